@@ -1,0 +1,68 @@
+"""One error root for graphmem; other libraries' errors are translated into these."""
+
+from __future__ import annotations
+
+
+class GraphmemError(Exception):
+    """Base of every error graphmem raises on purpose."""
+
+    code = "INTERNAL"
+
+
+class InvalidInput(GraphmemError):
+    """A user-supplied value is wrong; names the field and the problem."""
+
+    code = "BAD_INPUT"
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
+
+
+class NotFound(GraphmemError):
+    """The requested item does not exist."""
+
+    code = "NOT_FOUND"
+
+
+class AlreadyExists(GraphmemError):
+    """An item with the same identity is already stored."""
+
+    code = "ALREADY_EXISTS"
+
+
+class StoreError(GraphmemError):
+    """The graph store failed to run a statement."""
+
+    code = "STORE_ERROR"
+
+
+class StoreUnavailable(StoreError):
+    """The graph store cannot be reached or started."""
+
+    code = "STORE_UNAVAILABLE"
+
+
+class ReadOnlyViolation(StoreError):
+    """A write was sent through the read-only path."""
+
+    code = "READ_ONLY"
+
+
+class CypherLoadError(GraphmemError):
+    """The cypher/ statement files are malformed, or a statement name is unknown."""
+
+    code = "CYPHER_LOAD"
+
+
+class LLMError(GraphmemError):
+    """The configured LLM endpoint failed or answered badly."""
+
+    code = "LLM_ERROR"
+
+
+class LLMNotConfigured(LLMError):
+    """An operation needs an LLM and none is configured."""
+
+    code = "LLM_NOT_CONFIGURED"

@@ -1,0 +1,1 @@
+"""Numeric series memory: changepoint segmentation, segments, meta-segments, tools."""
