@@ -1,0 +1,24 @@
+// Series nodes: the root every chunk, segment and meta-segment of a series hangs off.
+
+// name: create
+CREATE (s:Series {id: $id, name: $name, unit: $unit, description: $description,
+                  created_at: $created_at, created_at_iso: $created_at_iso})
+RETURN s
+
+// name: get
+MATCH (s:Series {id: $id}) RETURN s
+
+// name: get_by_name
+MATCH (s:Series {name: $name}) RETURN s
+
+// name: list
+MATCH (s:Series) RETURN s ORDER BY s.name SKIP $offset LIMIT $limit
+
+// name: delete
+MATCH (s:Series {id: $id})
+CALL { MATCH (c:Chunk {series_id: $id}) DETACH DELETE c }
+CALL { MATCH (g:Segment {series_id: $id}) DETACH DELETE g }
+CALL { MATCH (m:MetaSegment {series_id: $id}) DETACH DELETE m }
+CALL { MATCH (t:ToolCall {series_id: $id}) DETACH DELETE t }
+DETACH DELETE s
+RETURN $id AS id

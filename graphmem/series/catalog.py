@@ -1,0 +1,109 @@
+"""Series nodes: create, get, list and delete (with everything hanging off them)."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from graphmem.errors import AlreadyExists, InvalidInput, NotFound
+from graphmem.store import Store
+from graphmem.timeutil import iso
+
+MAX_NAME = 200
+MAX_UNIT = 50
+MAX_DESCRIPTION = 4000
+
+
+@dataclass(frozen=True)
+class SeriesInfo:
+    """A stored series."""
+
+    id: str
+    name: str
+    unit: str | None
+    description: str | None
+    created_at: int
+    t0: float | None = None  # epoch seconds of the first point: the origin of segment time sums
+
+    @classmethod
+    def from_node(cls, node: dict[str, Any]) -> SeriesInfo:
+        return cls(
+            id=node["id"],
+            name=node["name"],
+            unit=node.get("unit"),
+            description=node.get("description"),
+            created_at=node["created_at"],
+            t0=node.get("t0"),
+        )
+
+
+def series_id_for(name: str) -> str:
+    """Deterministic id from the name, so re-creating the same series is detected."""
+    return "ser_" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:16]
+
+
+def _clean(field: str, value: str | None, limit: int, required: bool = False) -> str | None:
+    if value is None:
+        if required:
+            raise InvalidInput(field, "is required")
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(field, f"must be a string, got {type(value).__name__}")
+    value = value.strip()
+    if required and not value:
+        raise InvalidInput(field, "must not be empty")
+    if len(value) > limit:
+        raise InvalidInput(field, f"is {len(value)} characters long; the limit is {limit}")
+    return value or None
+
+
+def create_series(
+    store: Store, name: str, unit: str | None = None, description: str | None = None
+) -> SeriesInfo:
+    """Create a series; a second series with the same name is refused."""
+    name = _clean("name", name, MAX_NAME, required=True)
+    unit = _clean("unit", unit, MAX_UNIT)
+    description = _clean("description", description, MAX_DESCRIPTION)
+    now = int(time.time())
+    try:
+        rows = store.write(
+            "series.create",
+            id=series_id_for(name),
+            name=name,
+            unit=unit,
+            description=description,
+            created_at=now,
+            created_at_iso=iso(now),
+        )
+    except AlreadyExists:
+        raise AlreadyExists(f"name: a series named {name!r} already exists") from None
+    return SeriesInfo.from_node(rows[0]["s"])
+
+
+def get_series(store: Store, ref: str) -> SeriesInfo:
+    """The series with this id or, failing that, this name."""
+    if not isinstance(ref, str) or not ref.strip():
+        raise InvalidInput("series", "a series id or name is required")
+    rows = store.read("series.get", id=ref) or store.read("series.get_by_name", name=ref.strip())
+    if not rows:
+        raise NotFound(f"series: no series with id or name {ref!r}")
+    return SeriesInfo.from_node(rows[0]["s"])
+
+
+def list_series(store: Store, limit: int = 1000, offset: int = 0) -> list[SeriesInfo]:
+    """Series ordered by name."""
+    if limit < 1 or limit > 10_000:
+        raise InvalidInput("limit", "must be between 1 and 10000")
+    if offset < 0:
+        raise InvalidInput("offset", "must not be negative")
+    rows = store.read("series.list", limit=limit, offset=offset)
+    return [SeriesInfo.from_node(r["s"]) for r in rows]
+
+
+def delete_series(store: Store, ref: str) -> SeriesInfo:
+    """Delete a series with its chunks, segments, meta-segments and tool calls."""
+    info = get_series(store, ref)
+    store.write("series.delete", id=info.id)
+    return info

@@ -1,0 +1,31 @@
+"""The one table of DDL differences between engines; queries themselves are shared."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How an engine creates graphmem's constraints and indexes."""
+
+    index_ddl: str  # statement name of the index template
+    unique_ddl: str | None  # statement name, or None when the engine needs a command instead
+    unique_needs_index: bool  # FalkorDB builds unique constraints on an existing index
+    if_not_exists: bool  # DDL is idempotent by itself; otherwise list what exists first
+
+
+DIALECTS: dict[str, Dialect] = {
+    "neo4j": Dialect(
+        index_ddl="schema.neo4j_index",
+        unique_ddl="schema.neo4j_unique",
+        unique_needs_index=False,
+        if_not_exists=True,
+    ),
+    "falkordb": Dialect(
+        index_ddl="schema.falkordb_index",
+        unique_ddl=None,
+        unique_needs_index=True,
+        if_not_exists=False,
+    ),
+}

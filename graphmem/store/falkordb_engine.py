@@ -1,0 +1,140 @@
+"""FalkorDB adapter: connect, run, translate errors, return plain values."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import redis.exceptions
+from falkordb import Edge, FalkorDB, Node, Path
+
+from graphmem.cypher import statement
+from graphmem.errors import AlreadyExists, ReadOnlyViolation, StoreError, StoreUnavailable
+from graphmem.store.base import Health, Row, Store
+
+CLIENT_NAME = "graphmem"
+
+
+def literal(value: Any) -> str:
+    """A parameter value as a Cypher literal for FalkorDB's `CYPHER k=v` header."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        # json escapes quotes, backslashes and control characters the way the parser expects
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ",".join(literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"`{k}`:{literal(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"cannot send {type(value).__name__} to FalkorDB")
+
+
+def to_plain(value: Any) -> Any:
+    """FalkorDB result values as plain Python: nodes and edges become property dicts."""
+    if isinstance(value, Node | Edge):
+        return {k: to_plain(v) for k, v in value.properties.items()}
+    if isinstance(value, Path):
+        return [to_plain(n) for n in value.nodes()]
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_plain(v) for v in value]
+    return value
+
+
+def translate(error: Exception, what: str) -> Exception:
+    """One place where FalkorDB/redis errors become graphmem errors."""
+    msg = str(error)
+    if isinstance(error, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
+        return StoreUnavailable(f"FalkorDB is not reachable: {msg}")
+    if "unique constraint violation" in msg:
+        return AlreadyExists(f"{what}: an item with the same id already exists ({msg})")
+    if "read-only" in msg:
+        return ReadOnlyViolation(f"{what}: refused, the read-only path cannot write ({msg})")
+    return StoreError(f"{what}: {msg}")
+
+
+class FalkorDBStore(Store):
+    """A graph in a FalkorDB server (embedded child process or external)."""
+
+    engine = "falkordb"
+
+    def __init__(
+        self, client: FalkorDB, graph: str, on_close: Callable[[], None] | None = None
+    ) -> None:
+        self._client = client
+        self._graph = client.select_graph(graph)
+        self._on_close = on_close
+        self.graph_name = graph
+
+    def _run(
+        self, text: str, params: dict[str, Any], *, write: bool, what: str = "query"
+    ) -> list[Row]:
+        if params:
+            header = " ".join(f"{k}={literal(v)}" for k, v in params.items())
+            text = f"CYPHER {header} {text}"
+        try:
+            result = self._graph.query(text) if write else self._graph.ro_query(text)
+        except redis.exceptions.RedisError as error:
+            if not write and "empty key" in str(error):
+                return []  # the graph does not exist until its first write: nothing to read
+            raise translate(error, what) from error
+        names = [col[1] for col in result.header]
+        return [{n: to_plain(v) for n, v in zip(names, row, strict=True)} for row in result.result_set]
+
+    def _existing_schema(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+        indexes = self._run(statement("schema.falkordb_list_indexes").text, {}, write=False)
+        uniques = self._run(statement("schema.falkordb_list_constraints").text, {}, write=False)
+        have_index = {(r["label"], p) for r in indexes for p in r["properties"]}
+        have_unique = {
+            (r["label"], p) for r in uniques if r["type"] == "UNIQUE" for p in r["properties"]
+        }
+        return have_index, have_unique
+
+    def _create_unique(self, label: str, prop: str) -> None:
+        try:
+            self._client.connection.execute_command(
+                "GRAPH.CONSTRAINT", "CREATE", self.graph_name, "UNIQUE", "NODE", label,
+                "PROPERTIES", 1, prop,
+            )  # fmt: skip
+        except redis.exceptions.RedisError as error:
+            raise translate(error, f"unique constraint on {label}.{prop}") from error
+
+    def _await_schema(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            rows = self._run(statement("schema.falkordb_list_constraints").text, {}, write=False)
+            failed = [r for r in rows if r["status"] == "FAILED"]
+            if failed:
+                raise StoreError(f"constraints could not be built (duplicates stored?): {failed}")
+            if all(r["status"] == "OPERATIONAL" for r in rows):
+                return
+            time.sleep(0.05)
+        raise StoreError("constraints still pending after 30 s")
+
+    def health(self) -> Health:
+        try:
+            info = self._client.connection.info("server")
+            modules = self._client.connection.execute_command("MODULE", "LIST")
+        except redis.exceptions.RedisError as error:
+            return Health(self.engine, False, None, str(error))
+        code = next((int(m[3]) for m in modules if m[1] in ("graph", b"graph")), 0)
+        version = f"{code // 10000}.{code // 100 % 100}.{code % 100}"
+        return Health(self.engine, True, f"FalkorDB {version} (redis {info['redis_version']})")
+
+    def close(self) -> None:
+        try:
+            self._client.connection.close()
+            self._client.connection.connection_pool.disconnect()
+        except redis.exceptions.RedisError:
+            pass
+        if self._on_close is not None:
+            on_close, self._on_close = self._on_close, None
+            on_close()
+

@@ -1,0 +1,37 @@
+"""The graph schema as data: unique ids and lookup indexes, applied by each engine's dialect."""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.cypher import statement
+
+UNIQUE: tuple[tuple[str, str], ...] = (
+    ("Series", "id"),
+    ("Series", "name"),
+    ("Chunk", "id"),
+    ("Segment", "id"),
+    ("MetaSegment", "id"),
+    ("ToolCall", "id"),
+    ("Document", "id"),
+    ("Proposition", "id"),
+    ("Event", "id"),
+)
+
+INDEXES: tuple[tuple[str, str], ...] = (
+    ("Chunk", "series_id"),
+    ("Segment", "series_id"),
+    ("Segment", "start"),
+    ("MetaSegment", "series_id"),
+    ("Proposition", "date"),
+    ("Event", "date"),
+)
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def ddl(name: str, label: str, prop: str) -> str:
+    """Fill a DDL template from cypher/schema.cypher; labels and properties are ours, never user input."""
+    if not (_IDENT.match(label) and _IDENT.match(prop)):
+        raise ValueError(f"bad schema identifier {label}.{prop}")
+    return statement(name).text.replace("<label>", label).replace("<prop>", prop)
