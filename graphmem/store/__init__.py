@@ -76,4 +76,3 @@ def data_dir_of(url: str) -> Path | None:
     """The data dir of an embedded store URL (where FAISS indexes live too), else None."""
     parsed = urlparse(url)
     return Path(unquote(parsed.path)) if parsed.scheme == "falkordb+embedded" else None
-

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.cypher import statement
+from graphmem.cypher import Statement, statement
 from graphmem.errors import InvalidInput
 from graphmem.store.dialect import DIALECTS
 from graphmem.store.schema import INDEXES, UNIQUE, ddl
@@ -47,20 +47,28 @@ def plain(value: Any, path: str = "$") -> Any:
     raise InvalidInput(path, f"values of type {type(value).__name__} cannot be stored")
 
 
+def _resolve(name: str | Statement) -> Statement:
+    return name if isinstance(name, Statement) else statement(name)
+
+
 class Store(ABC):
     """A graph store: run named statements from cypher/ with parameters."""
 
     engine: str = "abstract"
 
-    def read(self, name: str, /, **params: Any) -> list[Row]:
+    def read(self, name: str | Statement, /, **params: Any) -> list[Row]:
         """Run a named statement on the read-only path."""
-        return self._run(statement(name).text, plain(params), write=False, what=name)
+        stmt = _resolve(name)
+        return self._run(stmt.text, plain(params), write=False, what=stmt.name)
 
-    def write(self, name: str, /, **params: Any) -> list[Row]:
+    def write(self, name: str | Statement, /, **params: Any) -> list[Row]:
         """Run a named statement on the write path; it lands whole or not at all."""
-        return self._run(statement(name).text, plain(params), write=True, what=name)
+        stmt = _resolve(name)
+        return self._run(stmt.text, plain(params), write=True, what=stmt.name)
 
-    def write_batch(self, name: str, rows: Sequence[Mapping[str, Any]], /, **params: Any) -> list[Row]:
+    def write_batch(
+        self, name: str | Statement, rows: Sequence[Mapping[str, Any]], /, **params: Any
+    ) -> list[Row]:
         """Run a named `UNWIND $rows` statement once over all rows: the batch lands whole."""
         return self.write(name, rows=list(rows), **params)
 
@@ -77,7 +85,9 @@ class Store(ABC):
     def apply_schema(self) -> None:
         """Create the unique constraints and indexes of graphmem.store.schema; idempotent."""
         dialect = DIALECTS[self.engine]
-        have_index, have_unique = (set(), set()) if dialect.if_not_exists else self._existing_schema()
+        have_index, have_unique = (
+            (set(), set()) if dialect.if_not_exists else self._existing_schema()
+        )
         wanted = INDEXES + (UNIQUE if dialect.unique_needs_index else ())
         for label, prop in wanted:
             if (label, prop) not in have_index:
@@ -97,14 +107,14 @@ class Store(ABC):
     def _create_unique(self, label: str, prop: str) -> None:
         raise NotImplementedError(f"{self.engine} needs a unique-constraint command")
 
-    def _await_schema(self) -> None:
+    def _await_schema(self) -> None:  # noqa: B027 - most engines build constraints at once
         """Wait until new constraints are enforced, on engines that build them in the background."""
 
     @abstractmethod
     def health(self) -> Health:
         """Engine, reachability and server version; never raises."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - engines without resources need nothing
         """Release connections (and the embedded server when this is its last user)."""
 
     def __enter__(self) -> Store:

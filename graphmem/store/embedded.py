@@ -20,6 +20,8 @@ from pathlib import Path
 
 import redis
 from falkordb import FalkorDB
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from graphmem.errors import StoreUnavailable
 from graphmem.store.falkordb_engine import CLIENT_NAME
@@ -32,12 +34,15 @@ CONTROL_NAME = "graphmem-control"
 MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux
 
 
+# servers this process started, so whichever of its stores shuts one down can reap it
+_children: dict[Path, subprocess.Popen[bytes]] = {}
+
+
 @dataclass
 class EmbeddedServer:
     """A running embedded server and this process's share of it."""
 
     data_dir: Path
-    process: subprocess.Popen[bytes] | None  # set when this process started it
 
     @property
     def socket_path(self) -> Path:
@@ -49,6 +54,8 @@ class EmbeddedServer:
 
     def release(self) -> None:
         """Shut the server down if no graphmem connection is left (call after closing ours)."""
+        if not self.data_dir.is_dir():
+            return  # the data dir was removed under us: nothing left to stop
         with _locked(self.data_dir):
             try:
                 control = _control(self.socket_path)
@@ -58,22 +65,23 @@ class EmbeddedServer:
                     _cleanup(self.data_dir)
             except redis.exceptions.RedisError:
                 pass  # already gone
-        if self.process is not None:
+        child = _children.get(self.data_dir)
+        if child is not None and not (self.data_dir / PIDFILE).exists():
             with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=10)  # reap our child if it exited
+                child.wait(timeout=10)  # our child has been told to exit: reap it
+            _children.pop(self.data_dir, None)
 
 
-def acquire(data_dir: Path, appendfsync: str = "everysec", timeout: float = 20.0) -> tuple[
-    EmbeddedServer, FalkorDB
-]:
+def acquire(
+    data_dir: Path, appendfsync: str = "everysec", timeout: float = 20.0
+) -> tuple[EmbeddedServer, FalkorDB]:
     """Start the server for `data_dir`, or reuse the one running there, and connect to it."""
     data_dir = _prepare_dir(data_dir)
     with _locked(data_dir):
-        process = None
         if not _answers(data_dir):
             _cleanup(data_dir)  # stale pid file or socket left by a killed server
-            process = _start(data_dir, appendfsync, timeout)
-        server = EmbeddedServer(data_dir, process)
+            _children[data_dir] = _start(data_dir, appendfsync, timeout)
+        server = EmbeddedServer(data_dir)
         client = server.connect()
         client.connection.ping()  # registered as a user before the lock is released
         return server, client
@@ -85,8 +93,10 @@ def _prepare_dir(data_dir: Path) -> Path:
         data_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise StoreUnavailable(f"cannot create data dir {data_dir}: {error.strerror}") from None
-    if not os.access(data_dir, os.W_OK | os.X_OK):
-        raise StoreUnavailable(f"data dir {data_dir} is not writable by this user")
+    try:  # a real write, not os.access: root passes access checks on read-only file systems
+        (data_dir / LOCKFILE).touch()
+    except OSError as error:
+        raise StoreUnavailable(f"data dir {data_dir} is not writable: {error.strerror}") from None
     if len(str(data_dir / SOCKET)) > MAX_SOCKET_PATH:
         raise StoreUnavailable(
             f"data dir path {data_dir} is too long for a unix socket "
@@ -106,7 +116,10 @@ def _locked(data_dir: Path) -> Iterator[None]:
 
 
 def _control(socket_path: Path) -> redis.Redis:
-    return redis.Redis(unix_socket_path=str(socket_path), client_name=CONTROL_NAME)
+    # no retries: a server that is gone should be reported at once, not after back-off
+    return redis.Redis(
+        unix_socket_path=str(socket_path), client_name=CONTROL_NAME, retry=Retry(NoBackoff(), 0)
+    )
 
 
 def _answers(data_dir: Path) -> bool:
@@ -128,13 +141,18 @@ def _read_pid(data_dir: Path) -> int | None:
 
 
 def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie waiting to be reaped."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True  # no /proc: trust kill()
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def _cleanup(data_dir: Path) -> None:

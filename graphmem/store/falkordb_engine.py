@@ -86,7 +86,9 @@ class FalkorDBStore(Store):
                 return []  # the graph does not exist until its first write: nothing to read
             raise translate(error, what) from error
         names = [col[1] for col in result.header]
-        return [{n: to_plain(v) for n, v in zip(names, row, strict=True)} for row in result.result_set]
+        return [
+            {n: to_plain(v) for n, v in zip(names, row, strict=True)} for row in result.result_set
+        ]
 
     def _existing_schema(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
         indexes = self._run(statement("schema.falkordb_list_indexes").text, {}, write=False)
@@ -137,4 +139,3 @@ class FalkorDBStore(Store):
         if self._on_close is not None:
             on_close, self._on_close = self._on_close, None
             on_close()
-

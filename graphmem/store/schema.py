@@ -31,7 +31,7 @@ _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def ddl(name: str, label: str, prop: str) -> str:
-    """Fill a DDL template from cypher/schema.cypher; labels and properties are ours, never user input."""
+    """Fill a DDL template from cypher/schema.cypher; labels and properties are ours, not users'."""
     if not (_IDENT.match(label) and _IDENT.match(prop)):
         raise ValueError(f"bad schema identifier {label}.{prop}")
     return statement(name).text.replace("<label>", label).replace("<prop>", prop)

@@ -1,0 +1,115 @@
+"""Deterministic one-line plain-English summaries of segment features."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import numbers
+
+from graphmem.errors import InvalidInput
+from graphmem.series.stats import Features
+from graphmem.timeutil import iso_date
+
+# A change smaller than this fraction of the level (or of the std, if larger) reads as flat.
+_FLAT_FRACTION = 0.005
+# Bounds between low, moderate and high volatility for detrended std / |mean|.
+_CV_LOW = 0.05
+_CV_HIGH = 0.20
+# The same for detrended std / |change|, used when the level is too close to zero.
+_CHANGE_LOW = 0.25
+_CHANGE_HIGH = 1.0
+
+
+def fmt_num(x: float, sig: int = 4) -> str:
+    """Compact number: sig significant digits (all integer digits kept), no trailing zeros."""
+    if isinstance(sig, bool) or not isinstance(sig, int) or sig < 1:
+        raise InvalidInput("sig", f"{sig!r} is not a positive integer")
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise InvalidInput("x", f"{x!r} is not a number")
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(x)))
+    # Scientific notation only outside the magnitudes people read as plain numbers.
+    if magnitude >= 15 or magnitude < -6:
+        return f"{x:.{sig}g}"
+    # Enough decimals for sig digits, never rounding away integer digits (12345.6 -> 12346).
+    text = f"{x:.{max(0, sig - 1 - magnitude)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _signed(x: float) -> str:
+    """fmt_num with an explicit sign for nonzero values."""
+    text = fmt_num(x)
+    return text if text.startswith("-") or text == "0" else "+" + text
+
+
+def _with_unit(text: str, unit: str | None) -> str:
+    """Attach the unit after a number, if there is one."""
+    return f"{text} {unit}" if unit else text
+
+
+def _span(t_start: float, t_end: float) -> str:
+    """'start to end (N days)' with N counting calendar days inclusively."""
+    first, last = iso_date(t_start), iso_date(t_end)
+    days = (dt.date.fromisoformat(last) - dt.date.fromisoformat(first)).days + 1
+    plural = "day" if days == 1 else "days"
+    dates = first if first == last else f"{first} to {last}"
+    return f"{dates} ({days} {plural})"
+
+
+def _direction(f: Features, unit: str | None) -> str:
+    """'rose X (+P %)', 'fell X (-P %)' or 'was flat', from last - first."""
+    scale = max(abs(f.mean), f.std)
+    if f.change == 0 or abs(f.change) <= _FLAT_FRACTION * scale:
+        return "was flat"
+    verb = "rose" if f.change > 0 else "fell"
+    text = f"{verb} {_with_unit(fmt_num(abs(f.change)), unit)}"
+    if f.pct_change is not None:
+        text += f" ({_signed(f.pct_change)} %)"
+    return text
+
+
+def _volatility(f: Features, unit: str | None) -> str:
+    """Volatility word from the spread around the trend, relative to the level or the change."""
+    std_text = f"(std {_with_unit(fmt_num(f.std), unit)})"
+    if f.std == 0:
+        return f"no volatility {std_text}"
+    # The spread the linear trend does not explain: a steady rise is not volatile.
+    noise = f.std * math.sqrt(max(0.0, 1.0 - f.r2))
+    if abs(f.mean) > f.std:
+        ratio, low, high = noise / abs(f.mean), _CV_LOW, _CV_HIGH
+    else:
+        # Near a zero level std/|mean| explodes; compare with the size of the move instead.
+        ratio = noise / abs(f.change) if f.change else math.inf
+        low, high = _CHANGE_LOW, _CHANGE_HIGH
+    word = "low" if ratio < low else "moderate" if ratio < high else "high"
+    return f"{word} volatility {std_text}"
+
+
+def summarize_segment(features: Features, unit: str | None, t_start: float, t_end: float) -> str:
+    """One deterministic sentence: span, mean level, change, slope and volatility."""
+    if not isinstance(features, Features):
+        raise InvalidInput("features", f"expected Features, got {type(features).__name__}")
+    for name, value in (("t_start", t_start), ("t_end", t_end)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise InvalidInput(name, f"{value!r} is not a number of epoch seconds")
+        if not math.isfinite(value):
+            raise InvalidInput(name, "must be finite")
+    if t_end < t_start:
+        raise InvalidInput("t_end", "must not be before t_start")
+    unit = unit.strip() if unit else None
+    span = _span(t_start, t_end)
+    if features.n == 1:
+        return f"{span}: single value {_with_unit(fmt_num(features.mean), unit)}."
+    parts = [
+        f"mean {_with_unit(fmt_num(features.mean), unit)}",
+        _direction(features, unit),
+        f"slope {_signed(features.slope_per_day)} {unit + '/day' if unit else 'per day'}",
+        _volatility(features, unit),
+    ]
+    return f"{span}: {', '.join(parts)}."
