@@ -64,3 +64,46 @@ def store(_embedded_session: Store) -> Iterator[Store]:
     _embedded_session.write("admin.wipe")
     yield _embedded_session
     _embedded_session.write("admin.wipe")
+
+
+@pytest.fixture(scope="session")
+def api_url(embedded_url: str, _embedded_session: Store) -> Iterator[str]:
+    """The real ASGI app served by uvicorn on a free local port, on the embedded store."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from api.app import create_app
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    app = create_app(Settings(store_url=embedded_url))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def gql(api_url: str, store: Store):
+    """POST a GraphQL document to the running app; returns the decoded JSON body."""
+    import httpx
+
+    def call(query: str, **variables: object) -> dict:
+        response = httpx.post(
+            f"{api_url}/graphql", json={"query": query, "variables": variables}, timeout=60
+        )
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    return call

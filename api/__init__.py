@@ -1,0 +1,1 @@
+"""graphmem's GraphQL API: strawberry schema and the ASGI app served by uvicorn."""

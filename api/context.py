@@ -1,0 +1,24 @@
+"""The typed per-request context every resolver receives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from strawberry.types import Info as StrawberryInfo
+
+from api.state import AppState
+from graphmem.store import Store
+
+
+@dataclass
+class Context:
+    """Per-request access to the app's services."""
+
+    state: AppState
+
+    @property
+    def store(self) -> Store:
+        return self.state.store()
+
+
+Info = StrawberryInfo[Context, None]

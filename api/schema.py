@@ -1,0 +1,15 @@
+"""The GraphQL schema: one Query and one Mutation merged from each concern."""
+
+from __future__ import annotations
+
+import strawberry
+from strawberry.tools import merge_types
+
+from api.errors import GraphmemErrors
+from api.health import HealthQuery
+from api.series import SeriesMutation, SeriesQuery
+
+Query = merge_types("Query", (HealthQuery, SeriesQuery))
+Mutation = merge_types("Mutation", (SeriesMutation,))
+
+schema = strawberry.Schema(query=Query, mutation=Mutation, extensions=[GraphmemErrors])
