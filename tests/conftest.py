@@ -107,3 +107,20 @@ def gql(api_url: str, store: Store):
         return response.json()
 
     return call
+
+
+@pytest.fixture
+def llm_server() -> Iterator:
+    """A scripted OpenAI-compatible server on localhost (see tests/llm_server.py)."""
+    from llm_server import ScriptedLLM
+
+    scripted = ScriptedLLM()
+    server = scripted.serve()
+    yield scripted
+    server.shutdown()
+
+
+@pytest.fixture
+def llm_settings(llm_server) -> Settings:
+    """Settings pointing the real openai client at the scripted server."""
+    return Settings(llm_base_url=llm_server.url, llm_api_key="test-key", llm_timeout=5.0)
