@@ -1,0 +1,14 @@
+// Statements tests/test_vectors.py uses to put embedded nodes into the graph.
+
+// name: create_propositions
+UNWIND $rows AS row
+CREATE (n:Proposition {id: row.id, vid: row.vid, ts: row.ts, embedding: row.embedding})
+RETURN count(n) AS created
+
+// name: create_bare_proposition
+CREATE (n:Proposition {id: $id}) RETURN n.id AS id
+
+// name: delete_propositions
+UNWIND $ids AS node_id
+MATCH (n:Proposition {id: node_id}) DETACH DELETE n
+RETURN count(*) AS deleted

@@ -1,0 +1,260 @@
+"""FAISS indexes against a real embedded FalkorDB: search, as-of filter, restart and repair."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphmem.cypher import load_dir
+from graphmem.errors import InvalidInput
+from graphmem.store import Store
+from graphmem.vectors import (
+    Hit,
+    VectorConfig,
+    VectorIndex,
+    VectorIndexError,
+    VectorStore,
+    vector_id,
+)
+
+Q = load_dir(Path(__file__).parent / "cypher")
+DIM = 32  # random vectors of a small dim keep graph writes fast; the model is tested elsewhere
+HNSW = VectorConfig(flat_threshold=50, kind="hnsw")
+
+
+@dataclass
+class Items:
+    """Random embedded propositions."""
+
+    ids: list[str]
+    vids: list[int]
+    ts: np.ndarray
+    vecs: np.ndarray
+
+
+def make_items(n: int, seed: int = 0, prefix: str = "p") -> Items:
+    rng = np.random.default_rng(seed)
+    vecs = rng.standard_normal((n, DIM)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    ids = [f"{prefix}{i}" for i in range(n)]
+    ts = rng.integers(1_600_000_000, 1_700_000_000, n)
+    return Items(ids, [vector_id(i) for i in ids], ts, vecs)
+
+
+def write(store: Store, items: Items, rows: slice = slice(None)) -> None:
+    batch = [
+        {"id": i, "vid": v, "ts": int(t), "embedding": e.tolist()}
+        for i, v, t, e in zip(
+            items.ids[rows], items.vids[rows], items.ts[rows], items.vecs[rows], strict=True
+        )
+    ]
+    for start in range(0, len(batch), 200):
+        store.write_batch(Q["vectors_test.create_propositions"], batch[start : start + 200])
+
+
+def brute(items: Items, query: np.ndarray, k: int, as_of: int | None = None) -> list[str]:
+    scores = items.vecs @ query
+    order = [i for i in np.argsort(-scores, kind="stable") if as_of is None or items.ts[i] <= as_of]
+    return [items.ids[i] for i in order[:k]]
+
+
+def ids(hits: list[Hit]) -> list[str]:
+    return [h.node_id for h in hits]
+
+
+def open_vs(store: Store, data_dir: Path, model: str = "test-model", **config) -> VectorStore:
+    return VectorStore(store, data_dir, model, DIM, VectorConfig(**config) if config else None)
+
+
+def test_vector_id_is_a_stable_non_negative_int64() -> None:
+    assert vector_id("abc") == vector_id("abc") != vector_id("abd")
+    assert 0 <= vector_id("abc") < 1 << 63
+
+
+def test_search_matches_brute_force(store: Store, tmp_path: Path) -> None:
+    items = make_items(300)
+    write(store, items)
+    vs = open_vs(store, tmp_path)
+    rng = np.random.default_rng(7)
+    for query in rng.standard_normal((5, DIM)).astype(np.float32):
+        query /= np.linalg.norm(query)
+        hits = vs.search("Proposition", query, 10)
+        assert ids(hits) == brute(items, query, 10)
+        assert [h.score for h in hits] == pytest.approx(sorted(items.vecs @ query)[::-1][:10])
+    report = vs.report("Proposition")
+    assert report is not None and not report.loaded and report.added == 300
+
+
+@pytest.mark.parametrize(
+    "config",
+    [VectorConfig(), HNSW, VectorConfig(flat_threshold=50, kind="hnsw", exact_below=0)],
+    ids=["flat", "hnsw-exact-fallback", "hnsw-filtered"],
+)
+def test_as_of_never_returns_later_items_and_still_fills_k(
+    store: Store, tmp_path: Path, config: VectorConfig
+) -> None:
+    items = make_items(300, seed=1)
+    write(store, items)
+    vs = VectorStore(store, tmp_path, "test-model", DIM, config)
+    cuts = np.quantile(items.ts, [0.01, 0.1, 0.5, 0.9]).astype(int).tolist()
+    for cut in [int(items.ts.min()) - 1, *cuts]:
+        older = int(np.count_nonzero(items.ts <= cut))
+        for q in (0, 17, 123):
+            hits = vs.search("Proposition", items.vecs[q], 10, as_of_ts=cut)
+            assert all(h.ts <= cut for h in hits)
+            assert len(hits) == min(10, older)
+            if config.exact_below > 0:  # exact paths must agree with brute force
+                assert ids(hits) == brute(items, items.vecs[q], 10, cut)
+
+
+def test_restart_loads_the_saved_index_without_rebuild(store: Store, tmp_path: Path) -> None:
+    items = make_items(200, seed=2)
+    write(store, items)
+    first = open_vs(store, tmp_path)
+    before = [first.search("Proposition", items.vecs[i], 5, as_of_ts=1_650_000_000) for i in (3, 9)]
+    first.close()
+    second = open_vs(store, tmp_path)
+    after = [second.search("Proposition", items.vecs[i], 5, as_of_ts=1_650_000_000) for i in (3, 9)]
+    report = second.report("Proposition")
+    assert report is not None and report.loaded and (report.added, report.removed) == (0, 0)
+    assert after == before
+
+
+def test_crash_between_graph_write_and_index_add_is_repaired(store: Store, tmp_path: Path) -> None:
+    items = make_items(101, seed=3)
+    write(store, items, slice(0, 100))
+    first = open_vs(store, tmp_path)
+    first.index("Proposition")
+    first.close()
+    # the "crash": node 100 reaches the graph but never the index; node 0 is deleted likewise
+    write(store, items, slice(100, 101))
+    store.write(Q["vectors_test.delete_propositions"], ids=[items.ids[0]])
+    second = open_vs(store, tmp_path)
+    assert ids(second.search("Proposition", items.vecs[100], 1)) == [items.ids[100]]
+    assert items.ids[0] not in ids(second.search("Proposition", items.vecs[0], 100))
+    report = second.report("Proposition")
+    assert report is not None and report.loaded and (report.added, report.removed) == (1, 1)
+
+
+def test_deleted_index_files_are_rebuilt_with_identical_results(
+    store: Store, tmp_path: Path
+) -> None:
+    items = make_items(150, seed=4)
+    write(store, items)
+    first = open_vs(store, tmp_path)
+    before = first.search("Proposition", items.vecs[5], 20)
+    first.close()
+    for path in (tmp_path / "vectors").iterdir():
+        path.unlink()
+    second = open_vs(store, tmp_path)
+    after = second.search("Proposition", items.vecs[5], 20)
+    assert ids(after) == ids(before)
+    assert [h.score for h in after] == pytest.approx([h.score for h in before])
+    report = second.report("Proposition")
+    assert report is not None and not report.loaded and report.added == 150
+    assert (tmp_path / "vectors" / "Proposition.faiss").is_file()  # saved right after a rebuild
+
+
+def test_index_for_another_model_is_rebuilt(store: Store, tmp_path: Path) -> None:
+    items = make_items(60, seed=5)
+    write(store, items)
+    first = open_vs(store, tmp_path, model="model-a")
+    first.index("Proposition")
+    first.close()
+    other = open_vs(store, tmp_path, model="model-b")
+    assert ids(other.search("Proposition", items.vecs[1], 1)) == [items.ids[1]]
+    report = other.report("Proposition")
+    assert report is not None and not report.loaded and "model-a" in (report.reason or "")
+
+
+@pytest.mark.parametrize("damage", ["garbage", "stale-sidecar"])
+def test_damaged_index_files_are_rebuilt(store: Store, tmp_path: Path, damage: str) -> None:
+    items = make_items(80, seed=6)
+    write(store, items, slice(0, 40))
+    vs = open_vs(store, tmp_path)
+    vs.index("Proposition")
+    vs.close()
+    sidecar = (tmp_path / "vectors" / "Proposition.npz").read_bytes()
+    write(store, items, slice(40, 80))
+    vs = open_vs(store, tmp_path)
+    vs.index("Proposition")
+    vs.close()
+    if damage == "garbage":
+        (tmp_path / "vectors" / "Proposition.faiss").write_bytes(b"not a faiss index")
+    else:  # a crash between the two renames of a save: new index, old sidecar
+        (tmp_path / "vectors" / "Proposition.npz").write_bytes(sidecar)
+    again = open_vs(store, tmp_path)
+    assert ids(again.search("Proposition", items.vecs[70], 1)) == [items.ids[70]]
+    report = again.report("Proposition")
+    assert report is not None and not report.loaded and report.added == 80
+
+
+def test_hnsw_above_the_threshold_finds_exact_matches(store: Store, tmp_path: Path) -> None:
+    items = make_items(300, seed=8)
+    write(store, items)
+    vs = VectorStore(store, tmp_path, "test-model", DIM, HNSW)
+    assert vs.index("Proposition").kind == "hnsw"
+    for i in range(0, 300, 7):
+        assert ids(vs.search("Proposition", items.vecs[i], 1)) == [items.ids[i]]
+    vs.close()
+    again = VectorStore(store, tmp_path, "test-model", DIM, HNSW)
+    assert again.index("Proposition").kind == "hnsw"
+    assert again.report("Proposition").loaded  # type: ignore[union-attr]
+    assert ids(again.search("Proposition", items.vecs[42], 1)) == [items.ids[42]]
+
+
+def test_index_switches_to_hnsw_when_adds_cross_the_threshold(tmp_path: Path) -> None:
+    items = make_items(80, seed=9)
+    index = VectorIndex("Proposition", DIM, "test-model", HNSW)
+    index.add(items.ids[:50], items.vids[:50], items.ts[:50], items.vecs[:50])
+    assert index.kind == "flat"
+    index.add(items.ids, items.vids, items.ts, items.vecs)
+    assert index.kind == "hnsw" and len(index) == 80
+    assert ids(index.search(items.vecs[77], 1)) == [items.ids[77]]
+    assert index.remove(items.vids[:40]) == 40 and len(index) == 40
+    assert items.ids[77] in ids(index.search(items.vecs[77], 1))
+    assert not set(ids(index.search(items.vecs[0], 40))) & set(items.ids[:40])
+
+
+def test_add_after_graph_write_is_idempotent_and_remove_drops(store: Store, tmp_path: Path) -> None:
+    items = make_items(20, seed=10)
+    write(store, items, slice(0, 10))
+    store.write(Q["vectors_test.create_bare_proposition"], id="no-embedding")
+    vs = open_vs(store, tmp_path)
+    assert len(vs.index("Proposition")) == 10  # the node without an embedding is ignored
+    write(store, items, slice(10, 20))
+    assert vs.add("Proposition", items.ids, items.vids, items.ts, items.vecs) == 10
+    assert vs.add("Proposition", items.ids, items.vids, items.ts, items.vecs) == 0
+    assert vs.remove("Proposition", items.vids[:5]) == 5
+    assert len(vs.index("Proposition")) == 15
+    assert items.ids[0] not in ids(vs.search("Proposition", items.vecs[0], 20))
+
+
+def test_bad_input_is_refused(store: Store, tmp_path: Path) -> None:
+    items = make_items(3, seed=11)
+    vs = open_vs(store, tmp_path)
+    with pytest.raises(InvalidInput, match="label"):
+        vs.index("Person")
+    with pytest.raises(InvalidInput, match=r"vids\[1\]"):
+        vs.add("Proposition", items.ids, [items.vids[0]] * 3, items.ts, items.vecs)
+    with pytest.raises(InvalidInput, match="embeddings"):
+        vs.add("Proposition", items.ids, items.vids, items.ts, items.vecs[:, :5])
+    with pytest.raises(InvalidInput, match="ts"):
+        vs.add("Proposition", items.ids, items.vids, [1.5, 2.5, 3.5], items.vecs)
+    with pytest.raises(InvalidInput, match="query_vec"):
+        vs.search("Proposition", np.zeros(DIM), 3)
+    with pytest.raises(InvalidInput, match="k"):
+        vs.search("Proposition", items.vecs[0], 0)
+    with pytest.raises(InvalidInput, match="kind"):
+        VectorConfig(kind="annoy")
+
+
+def test_embedding_of_the_wrong_size_in_the_graph_is_named(store: Store, tmp_path: Path) -> None:
+    items = make_items(3, seed=12)
+    items.vecs = items.vecs[:, :8].copy()  # as if embedded by another model
+    write(store, items)
+    with pytest.raises(VectorIndexError, match="'p0'.*size 8.*dim 32"):
+        open_vs(store, tmp_path).index("Proposition")
