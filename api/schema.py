@@ -7,9 +7,10 @@ from strawberry.tools import merge_types
 
 from api.errors import GraphmemErrors
 from api.health import HealthQuery
+from api.segments import SegmentMutation, SegmentQuery
 from api.series import SeriesMutation, SeriesQuery
 
-Query = merge_types("Query", (HealthQuery, SeriesQuery))
-Mutation = merge_types("Mutation", (SeriesMutation,))
+Query = merge_types("Query", (HealthQuery, SeriesQuery, SegmentQuery))
+Mutation = merge_types("Mutation", (SeriesMutation, SegmentMutation))
 
 schema = strawberry.Schema(query=Query, mutation=Mutation, extensions=[GraphmemErrors])

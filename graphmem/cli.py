@@ -6,9 +6,11 @@ import argparse
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from graphmem.config import Settings
 from graphmem.errors import GraphmemError, ReadOnlyViolation
+from graphmem.series.catalog import ensure_series
 from graphmem.store import Store, open_store
 from graphmem.tables import render
 
@@ -49,6 +51,61 @@ def cmd_cypher(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
+    """Load a CSV (timestamp,value) into a series, in atomic batches, with a progress bar."""
+    from tqdm import tqdm
+
+    from graphmem.series.csvload import load_csv
+    from graphmem.series.ingest import ingest_all
+    from graphmem.series.segments import time_bounds
+
+    data = load_csv(args.file)
+    if len(data.ts) == 0:
+        print(f"error: {args.file} holds no points", file=sys.stderr)
+        return 1
+    with _open(args, settings) as store:
+        series = ensure_series(store, args.series, args.unit, args.description)
+        with tqdm(total=len(data.ts), unit="pt", desc=f"ingest {series.name}") as bar:
+            results = ingest_all(
+                store, series.id, data.ts, data.xs, args.batch_size, progress=bar.update
+            )
+        bounds = time_bounds(store, series.id)
+    accepted = sum(r.accepted for r in results)
+    skipped = sum(r.skipped for r in results)
+    dupes = sum(r.duplicate for r in results)
+    print(
+        f"{series.name}: {accepted} points stored, {skipped} missing values skipped"
+        + (f", {dupes} batches already ingested" if dupes else "")
+        + f"; {bounds.n_segments} segments, {bounds.start_iso} to {bounds.end_iso}"
+    )
+    return 0
+
+
+def cmd_segments(args: argparse.Namespace, settings: Settings) -> int:
+    """Print the segments of a series."""
+    from graphmem.series.segments import list_segments
+
+    with _open(args, settings) as store:
+        segs = list_segments(store, args.series, limit=args.limit)
+    rows = [
+        {"#": s.idx, "start": s.start_iso[:10], "end": s.end_iso[:10], "n": s.n,
+         "open": "open" if s.open else "", "summary": s.summary}
+        for s in segs
+    ]  # fmt: skip
+    print(render(rows, max_cell=200))
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace, settings: Settings) -> int:
+    """Plot a series with its segments to a PNG."""
+    from graphmem.plot import plot_series
+
+    with _open(args, settings) as store:
+        n = plot_series(store, args.series, args.output)
+    print(f"wrote {args.output} ({n} segments)")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     """Run the demo on the embedded store."""
     from graphmem.demo import run_demo
@@ -75,6 +132,24 @@ def build_parser() -> argparse.ArgumentParser:
     cypher = sub.add_parser("cypher", help="run a read-only Cypher query, print a table")
     cypher.add_argument("query")
     cypher.set_defaults(handler=cmd_cypher)
+
+    ingest = sub.add_parser("ingest-series", help="load a CSV (timestamp,value) into a series")
+    ingest.add_argument("file", type=Path)
+    ingest.add_argument("--series", required=True, help="series name (created if missing)")
+    ingest.add_argument("--unit", help="unit, when the series is created")
+    ingest.add_argument("--description", help="description, when the series is created")
+    ingest.add_argument("--batch-size", type=int, default=10_000)
+    ingest.set_defaults(handler=cmd_ingest_series)
+
+    segs = sub.add_parser("segments", help="print the segments of a series")
+    segs.add_argument("series", help="series name or id")
+    segs.add_argument("--limit", type=int, default=1000)
+    segs.set_defaults(handler=cmd_segments)
+
+    plot = sub.add_parser("plot", help="plot a series with its segments to a PNG")
+    plot.add_argument("series", help="series name or id")
+    plot.add_argument("-o", "--output", type=Path, required=True)
+    plot.set_defaults(handler=cmd_plot)
 
     demo = sub.add_parser("demo", help="load the demo data and show what graphmem does")
     demo.set_defaults(handler=cmd_demo)

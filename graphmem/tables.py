@@ -9,7 +9,7 @@ from typing import Any
 MAX_CELL = 60
 
 
-def cell(value: Any) -> str:
+def cell(value: Any, max_cell: int = MAX_CELL) -> str:
     """One value as short text: JSON for containers, truncated to keep rows readable."""
     if value is None:
         text = ""
@@ -20,15 +20,19 @@ def cell(value: Any) -> str:
     else:
         text = json.dumps(value, ensure_ascii=False, default=str)
     text = text.replace("\n", " ")
-    return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
+    return text if len(text) <= max_cell else text[: max_cell - 1] + "…"
 
 
-def render(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
+def render(
+    rows: Sequence[Mapping[str, Any]],
+    columns: Sequence[str] | None = None,
+    max_cell: int = MAX_CELL,
+) -> str:
     """Rows of dicts as an aligned text table."""
     if not rows:
         return "(no rows)"
     columns = list(columns or rows[0].keys())
-    cells = [[cell(row.get(c)) for c in columns] for row in rows]
+    cells = [[cell(row.get(c), max_cell) for c in columns] for row in rows]
     widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
     line = "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))
     rule = "  ".join("-" * w for w in widths)

@@ -76,13 +76,13 @@ def test_rising_segment_example_shape() -> None:
 
 def test_falling_segment() -> None:
     text = summarize_segment(_features([200.0, 180.0, 150.0]), "kg", *_span(3))
-    assert "fell 50 kg (-25 %)" in text
+    assert "fell 50 kg (-24.79 %)" in text  # along the fitted trend, from its start level
     assert "slope -25 kg/day" in text
     assert "(3 days)" in text
 
 
 def test_flat_segment() -> None:
-    text = summarize_segment(_features([100.0, 103.0, 97.0, 100.1]), "USD", *_span(4))
+    text = summarize_segment(_features([100.0, 101.0, 101.0, 100.0]), "USD", *_span(4))
     assert "was flat" in text
     assert "rose" not in text and "fell" not in text
 

@@ -107,3 +107,13 @@ def delete_series(store: Store, ref: str) -> SeriesInfo:
     info = get_series(store, ref)
     store.write("series.delete", id=info.id)
     return info
+
+
+def ensure_series(
+    store: Store, name: str, unit: str | None = None, description: str | None = None
+) -> SeriesInfo:
+    """The series with this name, created (with unit and description) if it does not exist."""
+    try:
+        return get_series(store, name)
+    except NotFound:
+        return create_series(store, name, unit, description)

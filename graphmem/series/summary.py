@@ -63,14 +63,20 @@ def _span(t_start: float, t_end: float) -> str:
 
 
 def _direction(f: Features, unit: str | None) -> str:
-    """'rose X (+P %)', 'fell X (-P %)' or 'was flat', from last - first."""
+    """'rose X (+P %)', 'fell X (-P %)' or 'was flat', along the fitted trend.
+
+    The trend (slope x duration) rather than last - first: single noisy end points would
+    otherwise contradict the slope printed beside them.
+    """
+    change = f.slope_per_day * f.duration_days
     scale = max(abs(f.mean), f.std)
-    if f.change == 0 or abs(f.change) <= _FLAT_FRACTION * scale:
+    if change == 0 or abs(change) <= _FLAT_FRACTION * scale:
         return "was flat"
-    verb = "rose" if f.change > 0 else "fell"
-    text = f"{verb} {_with_unit(fmt_num(abs(f.change)), unit)}"
-    if f.pct_change is not None:
-        text += f" ({_signed(f.pct_change)} %)"
+    verb = "rose" if change > 0 else "fell"
+    text = f"{verb} {_with_unit(fmt_num(abs(change)), unit)}"
+    start_level = f.mean - change / 2  # the fitted line's value at the start, evenly spaced
+    if start_level != 0:
+        text += f" ({_signed(100 * change / abs(start_level))} %)"
     return text
 
 

@@ -16,6 +16,7 @@ UNIQUE: tuple[tuple[str, str], ...] = (
     ("Document", "id"),
     ("Proposition", "id"),
     ("Event", "id"),
+    ("Batch", "id"),
 )
 
 INDEXES: tuple[tuple[str, str], ...] = (
@@ -25,6 +26,7 @@ INDEXES: tuple[tuple[str, str], ...] = (
     ("MetaSegment", "series_id"),
     ("Proposition", "date"),
     ("Event", "date"),
+    ("Batch", "series_id"),
 )
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -26,3 +26,19 @@ MATCH (n:Item) RETURN count(n) AS n
 
 // name: create_series_like
 CREATE (s:Series {id: $id, name: $name}) RETURN s
+
+// name: plant_batch
+CREATE (b:Batch {id: $id, series_id: $series_id})
+
+// name: series_graph
+MATCH (s:Series {id: $series_id})
+OPTIONAL MATCH (s)-[:HAS_SEGMENT]->(g:Segment)
+WITH s, g ORDER BY g.idx
+WITH s, collect(g {.*}) AS segments
+OPTIONAL MATCH (s)-[:HAS_CHUNK]->(c:Chunk)
+WITH s, segments, c ORDER BY c.idx
+RETURN s {.*} AS series, segments, collect(c {.*}) AS chunks
+
+// name: next_links
+MATCH (a:Segment {series_id: $series_id})-[:NEXT]->(b:Segment)
+RETURN a.idx AS a, b.idx AS b ORDER BY a

@@ -1,0 +1,13 @@
+// Chunk nodes: the raw points archive of a series, CHUNK_SIZE points each, by index.
+
+// name: by_index_range
+MATCH (c:Chunk {series_id: $series_id})
+WHERE c.idx >= $k0 AND c.idx <= $k1
+RETURN c.idx AS idx, c.ts AS ts, c.xs AS xs
+ORDER BY idx
+
+// name: by_time_range
+MATCH (c:Chunk {series_id: $series_id})
+WHERE c.t1 >= $start AND c.t0 <= $end
+RETURN c.idx AS idx, c.ts AS ts, c.xs AS xs
+ORDER BY idx

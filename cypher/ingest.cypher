@@ -1,0 +1,35 @@
+// Appending a batch of points: one statement, so points, segments and detector state land
+// together or not at all. The n_points guard makes a concurrent append fail instead of
+// interleaving.
+
+// name: batch_seen
+MATCH (b:Batch {id: $id}) RETURN b.id AS id, b.n AS n, b.n_skipped AS n_skipped
+
+// name: append
+MATCH (s:Series {id: $series_id})
+WHERE coalesce(s.n_points, 0) = $expected_points AND coalesce(s.n_batches, 0) = $expected_batches
+SET s += $series
+WITH s
+CALL {
+  WITH s
+  UNWIND $chunks AS c
+  MERGE (ch:Chunk {id: c.id})
+  SET ch += c
+  MERGE (s)-[:HAS_CHUNK]->(ch)
+}
+CALL {
+  WITH s
+  UNWIND $segments AS g
+  MERGE (seg:Segment {id: g.id})
+  SET seg += g
+  MERGE (s)-[:HAS_SEGMENT]->(seg)
+}
+CALL {
+  UNWIND $links AS link
+  MATCH (a:Segment {id: link.prev})
+  MATCH (b:Segment {id: link.next})
+  MERGE (a)-[:NEXT]->(b)
+}
+CREATE (b:Batch {id: $batch.id, series_id: $series_id, n: $batch.n, n_skipped: $batch.n_skipped,
+                 first_ts: $batch.first_ts, last_ts: $batch.last_ts, at: $batch.at})
+RETURN s.n_points AS n_points

@@ -1,0 +1,55 @@
+"""Pictures for people: a series with its segments."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+
+from graphmem.series.archive import read_time_range
+from graphmem.series.catalog import get_series
+from graphmem.series.segments import list_segments
+from graphmem.store import Store
+
+MAX_SEGMENTS = 10_000
+
+
+def _dates(ts: np.ndarray) -> np.ndarray:
+    return np.array([dt.datetime.fromtimestamp(t, dt.UTC) for t in ts], dtype=object)
+
+
+def plot_series(
+    store: Store, series_ref: str, path: Path, start: float | None = None, end: float | None = None
+) -> int:
+    """Write a PNG of the series, segment boundaries and per-segment means; returns #segments."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, never a window
+    import matplotlib.dates as mdates
+    import matplotlib.pyplot as plt
+
+    series = get_series(store, series_ref)
+    segs = list_segments(store, series.id, start, end, limit=MAX_SEGMENTS)
+    lo = start if start is not None else (segs[0].start if segs else 0.0)
+    hi = end if end is not None else (segs[-1].end if segs else 0.0)
+    points = read_time_range(store, series.id, lo, hi)
+    fig, ax = plt.subplots(figsize=(14, 5), dpi=110)
+    ax.plot(_dates(points.ts), points.xs, lw=0.6, color="#4a6fa5", label=series.name)
+    for i, seg in enumerate(segs):
+        d0, d1 = _dates(np.array([seg.start, seg.end]))
+        ax.hlines(seg.features.mean, d0, d1, colors="#d1495b", lw=2,
+                  label="segment mean" if i == 0 else None)  # fmt: skip
+        if i:
+            ax.axvline(d0, color="#888", lw=0.6, ls="--")
+    locator = mdates.AutoDateLocator()
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+    ax.set_ylabel(series.unit or "value")
+    ax.set_title(f"{series.name}: {len(points)} points, {len(segs)} segments")
+    ax.legend(loc="upper left")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return len(segs)

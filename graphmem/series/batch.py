@@ -1,0 +1,121 @@
+"""Validating a batch of (timestamp, value) points before anything is stored."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from graphmem.errors import InvalidInput
+from graphmem.timeutil import iso, parse_timestamp
+
+MAX_BATCH = 1_000_000
+SIGNIFICANT_DIGITS = 15  # what FalkorDB returns for a double; storing more would not round-trip
+
+
+def quantize(values: np.ndarray) -> np.ndarray:
+    """Round to 15 significant digits, so every value reads back from the store bit-exact."""
+    finite = np.isfinite(values)
+    out = values.copy()
+    if finite.any():
+        out[finite] = np.char.mod(f"%.{SIGNIFICANT_DIGITS}g", values[finite]).astype(np.float64)
+    return out
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A validated batch: strictly increasing epoch seconds, finite values or NaN for missing."""
+
+    ts: np.ndarray
+    xs: np.ndarray
+
+    @property
+    def missing(self) -> np.ndarray:
+        return np.isnan(self.xs)
+
+    def digest(self, series_id: str) -> str:
+        """Identity of the batch, so re-sending it is recognised and changes nothing."""
+        h = hashlib.sha1(series_id.encode())
+        h.update(self.ts.tobytes())
+        h.update(np.where(self.missing, 0.0, self.xs).tobytes())
+        h.update(self.missing.tobytes())
+        return "batch_" + h.hexdigest()
+
+
+def _timestamps(values: Sequence[Any] | np.ndarray) -> np.ndarray:
+    arr = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    if arr.dtype.kind in "iuf":
+        arr = arr.astype(np.float64)
+        bad = np.flatnonzero(~np.isfinite(arr))
+        if len(bad):
+            i = int(bad[0])
+            raise InvalidInput(f"timestamps[{i}]", f"{arr[i]} is not a finite epoch time")
+        for i in (0, len(arr) - 1):
+            parse_timestamp(float(arr[i]), field=f"timestamps[{i}]")  # range check
+        return arr
+    return np.array(
+        [float(parse_timestamp(v, field=f"timestamps[{i}]")) for i, v in enumerate(values)],
+        dtype=np.float64,
+    )
+
+
+def _value(v: Any, i: int) -> float:
+    if v is None:
+        return math.nan
+    if isinstance(v, bool | np.bool_) or not isinstance(v, int | float | np.number):
+        raise InvalidInput(f"values[{i}]", f"{v!r} is not a number")
+    x = float(v)
+    if math.isinf(x):
+        raise InvalidInput(f"values[{i}]", f"{v} is not finite (NaN marks a missing value)")
+    return x
+
+
+def _values(values: Sequence[Any] | np.ndarray) -> np.ndarray:
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+        arr = values.astype(np.float64)
+        bad = np.flatnonzero(np.isinf(arr))
+        if len(bad):
+            i = int(bad[0])
+            raise InvalidInput(
+                f"values[{i}]", f"{arr[i]} is not finite (NaN marks a missing value)"
+            )
+        return arr
+    return np.array([_value(v, i) for i, v in enumerate(values)], dtype=np.float64)
+
+
+def validate_batch(timestamps: Any, values: Any) -> Batch:
+    """Check a batch and name the first bad index; increasing order is checked within it."""
+    for field, seq in (("timestamps", timestamps), ("values", values)):
+        if isinstance(seq, str | bytes) or not hasattr(seq, "__len__"):
+            raise InvalidInput(field, "must be a list")
+    if len(timestamps) == 0:
+        raise InvalidInput("timestamps", "the batch is empty")
+    if len(values) != len(timestamps):
+        raise InvalidInput(
+            "values", f"has {len(values)} items but timestamps has {len(timestamps)}"
+        )
+    if len(timestamps) > MAX_BATCH:
+        raise InvalidInput("timestamps", f"a batch holds at most {MAX_BATCH:,} points")
+    ts = quantize(_timestamps(timestamps))
+    xs = quantize(_values(values))
+    steps = np.flatnonzero(np.diff(ts) <= 0)
+    if len(steps):
+        i = int(steps[0]) + 1
+        raise InvalidInput(
+            f"timestamps[{i}]",
+            f"{iso(ts[i])} is not after the previous timestamp {iso(ts[i - 1])}",
+        )
+    return Batch(ts, xs)
+
+
+def check_follows(batch: Batch, last_ts: float | None) -> None:
+    """Batches arrive in time order: the first point must come after everything stored."""
+    if last_ts is not None and batch.ts[0] <= last_ts:
+        raise InvalidInput(
+            "timestamps[0]",
+            f"{iso(batch.ts[0])} is not after the last stored timestamp {iso(last_ts)}",
+        )

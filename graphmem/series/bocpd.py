@@ -1,0 +1,521 @@
+"""Online Bayesian changepoint detection (Adams & MacKay 2007), Gaussian with unknown mean/variance.
+
+Run length convention: after point x_t, r_t is the number of points of the current segment that
+came before x_t, so the segment holding x_t started at index t - r_t (r_t = 0: x_t starts one).
+Hypotheses are kept in fixed-capacity arrays and pruned, so time and memory per point are bounded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+from graphmem.errors import InvalidInput
+
+# Rows of the hypothesis matrix: stored state first, per-step scratch after.
+_LP, _MU, _BETA, _Q, _N, _D, _W, _V, _BN, _LBN = range(10)
+_NROWS = 10
+_N_STORED = 7  # rows that make up the state; the rest is scratch
+_STATE_ROWS = {"log_prob": _LP, "mu": _MU, "beta": _BETA, "q": _Q, "n": _N, "d": _D, "w": _W}
+# Parameter vector slots.
+(_MU0, _KAPPA0, _ALPHA0, _BETA0, _Q0, _D0, _LOGH, _LOG1MH, _LOGTHR, _LOGNORM) = range(10)
+_NPAR = 10
+# Meta slots: live hypothesis count, points processed, capacity limit, cp window, protected age.
+_K, _T, _CAP, _WIN, _PROT = range(5)
+
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+# Sentinels for the integer-key reductions: below the key of every float, above that of every li <= 0.
+_KEY_LOW = -9218868437227405313  # the key of -inf
+_KEY_HIGH = 2**62
+_NEG_BIG = -1.0e300  # stands in for log(0) because the kernel is compiled without inf support
+_FLAGS = {"nsz", "arcp", "contract", "reassoc", "nnan", "ninf"}  # lets LLVM vectorise the sums and maxima
+
+
+@intrinsic
+def _f2i(typingctx, x):  # noqa: ARG001
+    """Reinterpret float64 bits as int64 (vectorisable, unlike a libm call)."""
+    if x != types.float64:
+        return None
+
+    def codegen(context, builder, sig, args):  # noqa: ARG001
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _i2f(typingctx, x):  # noqa: ARG001
+    """Reinterpret int64 bits as float64."""
+    if x != types.int64:
+        return None
+
+    def codegen(context, builder, sig, args):  # noqa: ARG001
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(types.int64), codegen
+
+
+_LN2_HI = 6.93147180369123816490e-01  # fdlibm split of ln 2: n * _LN2_HI is exact
+_LN2_LO = 1.90821492927058770002e-10
+
+
+@njit(cache=True, inline="always", fastmath={"nsz", "contract"})
+def _fexp(x: float) -> float:
+    """exp(x) for x <= 0 to ~1e-14 relative, branch-free so the loops around it vectorise."""
+    x = max(x, -745.0)
+    nf = math.floor(x * 1.4426950408889634 + 0.5)
+    r = (x - nf * _LN2_HI) - nf * _LN2_LO
+    p = 1.0 / 39916800.0
+    p = p * r + 1.0 / 3628800.0
+    p = p * r + 1.0 / 362880.0
+    p = p * r + 1.0 / 40320.0
+    p = p * r + 1.0 / 5040.0
+    p = p * r + 1.0 / 720.0
+    p = p * r + 1.0 / 120.0
+    p = p * r + 1.0 / 24.0
+    p = p * r + 1.0 / 6.0
+    p = p * r + 0.5
+    p = p * r + 1.0
+    p = p * r + 1.0
+    scale = _i2f((np.int64(nf) + 1023) << 52)
+    # Below -708 the scale would be subnormal; such masses are negligible against the maximum (1).
+    return p * scale if x > -708.0 else 0.0
+
+
+@njit(cache=True, inline="always", fastmath={"nsz", "contract"})
+def _flog(x: float) -> float:
+    """log(x) for positive normal x (fdlibm's e_log reduction and polynomial), branch-free."""
+    bits = _f2i(x)
+    e = (bits >> 52) - 1023
+    m = _i2f((bits & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000)
+    big = m > 1.4142135623730951
+    m = m * 0.5 if big else m
+    e = e + 1 if big else e
+    f = m - 1.0
+    s = f / (2.0 + f)
+    z = s * s
+    r = 1.479819860511658591e-01
+    r = r * z + 1.531383769920937332e-01
+    r = r * z + 1.818357216161805012e-01
+    r = r * z + 2.222219843214978396e-01
+    r = r * z + 2.857142874366239149e-01
+    r = r * z + 3.999999999940941908e-01
+    r = r * z + 6.666666666666735130e-01
+    r = r * z
+    hfsq = 0.5 * f * f
+    ef = float(e)
+    return ef * _LN2_HI - ((hfsq - (s * (hfsq + r) + ef * _LN2_LO)) - f)
+
+
+def _g0(alpha0: float) -> float:
+    """g(alpha0) = lgamma(alpha0 + 1/2) - lgamma(alpha0); the kernel carries g by recurrence."""
+    return math.lgamma(alpha0 + 0.5) - math.lgamma(alpha0)
+
+
+@njit(cache=True, inline="always")
+def _key(x: float) -> int:
+    """Order-preserving int64 image of a float: LLVM vectorises integer max/min, not float ones."""
+    b = _f2i(x)
+    return b ^ ((b >> 63) & 0x7FFFFFFFFFFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _unkey(k: int) -> float:
+    """Inverse of _key."""
+    return _i2f(k ^ ((k >> 63) & 0x7FFFFFFFFFFFFFFF))
+
+
+@njit(cache=True, fastmath=_FLAGS, error_model="numpy")
+def _kernel(xs, hyp, meta, par, out_cp, out_map):  # pragma: no cover - compiled
+    """Run the truncated BOCPD recursion over xs, updating hyp/meta/par in place.
+
+    Per hypothesis: n points seen, posterior mean mu and rate beta (kappa = kappa0 + n and
+    alpha = alpha0 + n/2 follow from n), w = 1/(kappa + 1), d = D(n) and q, the part of the
+    log predictive that does not depend on the next point: q = D(n) - log(2 pi)/2 + alpha log beta,
+    so log p(x) = q - (alpha + 1/2) log(beta'), beta' being beta updated with x.
+    """
+    mu0 = par[_MU0]
+    kappa0 = par[_KAPPA0]
+    alpha0 = par[_ALPHA0]
+    beta0 = par[_BETA0]
+    q0 = par[_Q0]
+    d0 = par[_D0]
+    logh = par[_LOGH]
+    log1mh = par[_LOG1MH]
+    logthr = par[_LOGTHR]
+    cap = meta[_CAP]
+    win = float(meta[_WIN])
+    prot = float(meta[_PROT])
+    k = meta[_K]
+    lognorm = par[_LOGNORM]
+    lp = hyp[_LP]
+    mu = hyp[_MU]
+    beta = hyp[_BETA]
+    q = hyp[_Q]
+    nn = hyp[_N]
+    dd = hyp[_D]
+    w = hyp[_W]
+    v = hyp[_V]
+    bn = hyp[_BN]
+    lbn = hyp[_LBN]
+    w0 = 1.0 / (kappa0 + 1.0)
+    for j in range(xs.shape[0]):
+        x = xs[j]
+        # Pass 1: joint log mass of every grown hypothesis, and the best one.
+        shift = lognorm + log1mh
+        mkey = np.int64(_KEY_LOW)
+        for i in range(k):
+            r = x - mu[i]
+            bi = beta[i] + 0.5 * (kappa0 + nn[i]) * w[i] * r * r
+            lbi = _flog(bi)
+            vi = lp[i] + shift + q[i] - (alpha0 + 0.5 * nn[i] + 0.5) * lbi
+            v[i] = vi
+            bn[i] = bi
+            lbn[i] = lbi
+            ki = _key(vi)
+            mkey = ki if ki > mkey else mkey
+        # The fresh run (x_t opens a segment) enters at slot k with the prior predictive.
+        r = x - mu0
+        bi = beta0 + 0.5 * kappa0 * w0 * r * r
+        lbi = _flog(bi)
+        vi = logh + q0 - (alpha0 + 0.5) * lbi
+        v[k] = vi
+        bn[k] = bi
+        lbn[k] = lbi
+        nn[k] = 0.0
+        mu[k] = mu0
+        dd[k] = d0
+        w[k] = w0
+        ki = _key(vi)
+        mkey = ki if ki > mkey else mkey
+        m = _unkey(mkey)
+        k += 1
+        # Pass 2: normalise against the best, grow the sufficient statistics, sum the masses.
+        # Integer keys and selects keep every reduction in a form LLVM can vectorise.
+        s_all = 0.0
+        s_drop = 0.0
+        s_recent = 0.0
+        n_drop = 0
+        map_n = np.int64(-1)
+        min_key = _key(0.0)
+        for i in range(k):
+            ni = nn[i]
+            li = v[i] - m
+            e = _fexp(li)
+            keep = (li >= logthr) | (ni < prot)
+            s_all += e
+            s_drop += 0.0 if keep else e
+            n_drop += 0 if keep else 1
+            s_recent += e if ((ni < win) & keep) else 0.0
+            cand = np.int64(ni) if li == 0.0 else np.int64(-1)
+            map_n = cand if cand > map_n else map_n
+            ki = _key(li) if keep else np.int64(_KEY_HIGH)
+            min_key = ki if ki < min_key else min_key
+            kap = kappa0 + ni
+            a = alpha0 + 0.5 * ni
+            w2 = 1.0 / (kap + 2.0)
+            # D(n+1) = -D(n) + log(a^2 kappa / (kappa + 2)) / 2, from lgamma(a+1) = log a + lgamma(a).
+            di = 0.5 * _flog(a * a * kap * w2) - dd[i]
+            lp[i] = li
+            mu[i] = mu[i] + (x - mu[i]) * w[i]
+            beta[i] = bn[i]
+            nn[i] = ni + 1.0
+            w[i] = w2
+            dd[i] = di
+            q[i] = di - _HALF_LOG_2PI + (a + 0.5) * lbn[i]
+        lp_min = _unkey(min_key)
+        # Prune: drop everything below the relative threshold, then the least probable if full.
+        if n_drop > 0:
+            i = k - 1
+            while i >= 0:
+                if lp[i] < logthr and nn[i] > prot:
+                    k -= 1
+                    _move(hyp, k, i)
+                i -= 1
+        if k > cap:
+            i = 0
+            while lp[i] != lp_min:
+                i += 1
+            e = _fexp(lp_min)
+            s_drop += e
+            if nn[i] <= win:
+                s_recent -= e
+            k -= 1
+            _move(hyp, k, i)
+        s_kept = s_all - s_drop
+        lognorm = -_flog(s_kept)
+        out_cp[j] = min(max(s_recent / s_kept, 0.0), 1.0)
+        out_map[j] = map_n
+    meta[_K] = k
+    meta[_T] += xs.shape[0]
+    par[_LOGNORM] = lognorm
+
+
+@njit(cache=True, inline="always")
+def _move(hyp, src, dst):
+    """Copy hypothesis src over dst (order does not matter, so removal is O(1))."""
+    for row in range(_N_STORED):
+        hyp[row, dst] = hyp[row, src]
+
+
+@dataclass(frozen=True)
+class NormalGammaPrior:
+    """Normal-Gamma prior on a segment's mean and precision."""
+
+    mu0: float
+    kappa0: float
+    alpha0: float
+    beta0: float
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.mu0):
+            raise InvalidInput("prior.mu0", "must be finite")
+        for name in ("kappa0", "alpha0", "beta0"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise InvalidInput(f"prior.{name}", f"must be finite and > 0, got {value}")
+
+
+# Shape of the data-scaled prior. A weak prior (few pseudo-points, broad precision) keeps a fresh
+# segment plausible even when its level or noise drifts far from the warm-up's (chosen by F1).
+DEFAULT_KAPPA0 = 0.03
+DEFAULT_ALPHA0 = 0.1
+DEFAULT_VAR_SCALE = 0.1  # prior guess of the noise variance, relative to the warm-up estimate
+
+
+def prior_from_warmup(values: np.ndarray) -> NormalGammaPrior:
+    """Scale a Normal-Gamma prior to the data: median level, robust noise from first differences."""
+    x = np.asarray(values, dtype=np.float64)
+    mu0 = float(np.median(x))
+    dx = np.diff(x)
+    # MAD of first differences ignores level shifts inside the warm-up; /sqrt(2) undoes differencing.
+    sigma = 1.4826 * float(np.median(np.abs(dx - np.median(dx)))) / math.sqrt(2.0)
+    if not sigma > 0:
+        sigma = float(np.std(x))
+    if not sigma > 0:
+        sigma = 1e-6 * max(abs(mu0), 1.0)  # constant warm-up: any later movement is a change
+    return NormalGammaPrior(
+        mu0=mu0,
+        kappa0=DEFAULT_KAPPA0,
+        alpha0=DEFAULT_ALPHA0,
+        beta0=DEFAULT_ALPHA0 * DEFAULT_VAR_SCALE * sigma * sigma,
+    )
+
+
+@dataclass(frozen=True)
+class BOCPDOutput:
+    """Per-point results for points start, start+1, ... (warm-up points arrive when flushed).
+
+    cp_prob[i] = P(r_t < cp_window | x_0..x_t): the posterior probability that the segment
+    holding point t started within its last cp_window points. map_run_length[i] is the most
+    probable r_t, so the most probable start of the current segment is t - map_run_length[i].
+    """
+
+    start: int
+    cp_prob: np.ndarray
+    map_run_length: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.cp_prob.shape[0])
+
+
+def _as_series(xs: Any) -> np.ndarray:
+    arr = np.asarray(xs, dtype=np.float64)
+    if arr.ndim != 1:
+        raise InvalidInput("xs", f"must be one-dimensional, got {arr.ndim} dimensions")
+    if arr.size and not np.isfinite(arr).all():
+        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise InvalidInput("xs", f"value at position {bad} is not finite ({arr[bad]})")
+    return np.ascontiguousarray(arr)
+
+
+class OnlineBOCPD:
+    """Streaming BOCPD with constant hazard, Normal-Gamma prior and bounded run-length set."""
+
+    def __init__(
+        self,
+        hazard_lambda: float = 250.0,
+        *,
+        prior: NormalGammaPrior | None = None,
+        warmup: int = 32,
+        prune_threshold: float = 1e-10,
+        max_run_lengths: int = 400,
+        cp_window: int = 5,
+        protect_recent: int = 0,
+    ) -> None:
+        if not (math.isfinite(hazard_lambda) and hazard_lambda > 1):
+            raise InvalidInput("hazard_lambda", f"must be finite and > 1, got {hazard_lambda}")
+        if not (math.isfinite(prune_threshold) and 0 <= prune_threshold < 1):
+            raise InvalidInput("prune_threshold", f"must be in [0, 1), got {prune_threshold}")
+        if int(max_run_lengths) != max_run_lengths or max_run_lengths < 1:
+            raise InvalidInput("max_run_lengths", f"must be an integer >= 1, got {max_run_lengths}")
+        if int(warmup) != warmup or warmup < 2:
+            raise InvalidInput("warmup", f"must be an integer >= 2, got {warmup}")
+        if int(cp_window) != cp_window or cp_window < 1:
+            raise InvalidInput("cp_window", f"must be an integer >= 1, got {cp_window}")
+        if int(protect_recent) != protect_recent or protect_recent < 0:
+            raise InvalidInput("protect_recent", f"must be an integer >= 0, got {protect_recent}")
+        if prior is not None and not isinstance(prior, NormalGammaPrior):
+            raise InvalidInput("prior", "must be a NormalGammaPrior or None")
+        self.hazard_lambda = float(hazard_lambda)
+        self.warmup = int(warmup)
+        self.prune_threshold = float(prune_threshold)
+        self.max_run_lengths = int(max_run_lengths)
+        self.cp_window = int(cp_window)
+        self.protect_recent = int(protect_recent)
+        self._explicit_prior = prior is not None
+        self._prior: NormalGammaPrior | None = None
+        self._buffer: list[float] = []
+        self._n_pushed = 0
+        cap = self.max_run_lengths
+        self._hyp = np.zeros((_NROWS, cap + 1), dtype=np.float64)
+        self._meta = np.array([0, 0, cap, self.cp_window, self.protect_recent], dtype=np.int64)
+        self._par = np.zeros(_NPAR, dtype=np.float64)
+        self._one = np.zeros(1, dtype=np.float64)
+        if prior is not None:
+            self._set_prior(prior)
+
+    def _set_prior(self, prior: NormalGammaPrior) -> None:
+        self._prior = prior
+        h = 1.0 / self.hazard_lambda
+        par = self._par
+        par[_MU0] = prior.mu0
+        par[_KAPPA0] = prior.kappa0
+        par[_ALPHA0] = prior.alpha0
+        par[_BETA0] = prior.beta0
+        d0 = _g0(prior.alpha0) + 0.5 * math.log(prior.kappa0 / (prior.kappa0 + 1.0))
+        par[_D0] = d0
+        par[_Q0] = d0 - _HALF_LOG_2PI + prior.alpha0 * math.log(prior.beta0)
+        par[_LOGH] = math.log(h)
+        par[_LOG1MH] = math.log1p(-h)
+        par[_LOGTHR] = math.log(self.prune_threshold) if self.prune_threshold > 0 else _NEG_BIG
+
+    @property
+    def prior(self) -> NormalGammaPrior | None:
+        """The prior in use, or None while the warm-up buffer is still filling."""
+        return self._prior
+
+    @property
+    def n_seen(self) -> int:
+        """Points pushed so far, including any still in the warm-up buffer."""
+        return self._n_pushed
+
+    @property
+    def n_processed(self) -> int:
+        """Points whose results have been returned."""
+        return int(self._meta[_T])
+
+    def _run(self, xs: np.ndarray) -> BOCPDOutput:
+        start = int(self._meta[_T])
+        cp = np.empty(xs.shape[0], dtype=np.float64)
+        rl = np.empty(xs.shape[0], dtype=np.int64)
+        if xs.shape[0]:
+            _kernel(xs, self._hyp, self._meta, self._par, cp, rl)
+        return BOCPDOutput(start=start, cp_prob=cp, map_run_length=rl)
+
+    def update_batch(self, xs: np.ndarray) -> BOCPDOutput:
+        """Feed finite values; returns results for every point processed by this call."""
+        arr = _as_series(xs)
+        self._n_pushed += arr.shape[0]
+        if self._prior is None:
+            need = self.warmup - len(self._buffer)
+            self._buffer.extend(arr[:need].tolist())
+            if len(self._buffer) < self.warmup:
+                return self._run(arr[:0])
+            # The prior comes from the first `warmup` points whatever the batching.
+            head = np.array(self._buffer, dtype=np.float64)
+            self._buffer = []
+            self._set_prior(prior_from_warmup(head))
+            arr = np.concatenate([head, arr[need:]])
+        return self._run(arr)
+
+    def update(self, x: float) -> BOCPDOutput:
+        """Feed one value (same kernel as update_batch, so results are identical)."""
+        if self._prior is None:
+            return self.update_batch(np.array([x], dtype=np.float64))
+        xf = float(x)
+        if not math.isfinite(xf):
+            raise InvalidInput("x", f"is not finite ({xf})")
+        self._n_pushed += 1
+        self._one[0] = xf
+        return self._run(self._one)
+
+    def run_length_posterior(self) -> tuple[np.ndarray, np.ndarray]:
+        """Current run lengths r_t (ascending) with their posterior probabilities."""
+        k = int(self._meta[_K])
+        rl = self._hyp[_N, :k].astype(np.int64) - 1
+        lp = self._hyp[_LP, :k] + self._par[_LOGNORM]
+        order = np.argsort(rl, kind="stable")
+        return rl[order], np.exp(lp[order])
+
+    def state(self) -> dict[str, Any]:
+        """Everything needed to resume exactly, as JSON-ready plain values."""
+        k = int(self._meta[_K])
+        prior = self._prior
+        return {
+            "version": 1,
+            "config": {
+                "hazard_lambda": self.hazard_lambda,
+                "warmup": self.warmup,
+                "prune_threshold": self.prune_threshold,
+                "max_run_lengths": self.max_run_lengths,
+                "cp_window": self.cp_window,
+                "protect_recent": self.protect_recent,
+            },
+            "prior": None
+            if prior is None
+            else [prior.mu0, prior.kappa0, prior.alpha0, prior.beta0],
+            "explicit_prior": self._explicit_prior,
+            "buffer": list(self._buffer),
+            "n_pushed": self._n_pushed,
+            "n_processed": int(self._meta[_T]),
+            "lognorm": float(self._par[_LOGNORM]),
+            "hypotheses": {
+                name: (
+                    self._hyp[row, :k].astype(np.int64) if row == _N else self._hyp[row, :k]
+                ).tolist()
+                for name, row in _STATE_ROWS.items()
+            },
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> OnlineBOCPD:
+        """Rebuild a detector from state(); it continues bit-identically."""
+        try:
+            if state.get("version") != 1:
+                raise InvalidInput("state.version", f"unsupported {state.get('version')!r}")
+            cfg = state["config"]
+            raw_prior = state["prior"]
+            prior = None if raw_prior is None else NormalGammaPrior(*map(float, raw_prior))
+            det = cls(
+                hazard_lambda=cfg["hazard_lambda"],
+                prior=prior if state["explicit_prior"] else None,
+                warmup=cfg["warmup"],
+                prune_threshold=cfg["prune_threshold"],
+                max_run_lengths=cfg["max_run_lengths"],
+                cp_window=cfg["cp_window"],
+                protect_recent=cfg["protect_recent"],
+            )
+            if prior is not None and not state["explicit_prior"]:
+                det._set_prior(prior)
+            det._explicit_prior = bool(state["explicit_prior"])
+            det._buffer = [float(v) for v in state["buffer"]]
+            det._n_pushed = int(state["n_pushed"])
+            cols = {name: state["hypotheses"][name] for name in _STATE_ROWS}
+            k = len(cols["n"])
+            if any(len(c) != k for c in cols.values()) or k > det.max_run_lengths:
+                raise InvalidInput("state.hypotheses", "arrays are inconsistent")
+            for name, row in _STATE_ROWS.items():
+                det._hyp[row, :k] = np.asarray(cols[name], dtype=np.float64)
+            det._meta[_K] = k
+            det._meta[_T] = int(state["n_processed"])
+            det._par[_LOGNORM] = float(state["lognorm"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidInput("state", f"malformed detector state ({exc})") from exc
+        return det

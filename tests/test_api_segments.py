@@ -1,0 +1,80 @@
+"""GraphQL: appendPoints, segments, segment, timeBounds over HTTP."""
+
+from __future__ import annotations
+
+from graphmem.series.synthetic import piecewise_gaussian
+from graphmem.timeutil import iso
+
+APPEND = """
+mutation($id: ID!, $points: [PointInput!]!) {
+  appendPoints(seriesId: $id, points: $points) {
+    accepted skipped duplicate segments { id idx open n mean summary startIso }
+  }
+}"""
+
+
+def make_series(gql) -> str:
+    return gql('mutation { createSeries(name: "api-series", unit: "kW") { id } }')["data"][
+        "createSeries"
+    ]["id"]
+
+
+def points(n: int = 600, offset: int = 0) -> list[dict]:
+    xs = piecewise_gaussian(seed=4, n_segments=3, min_len=150, max_len=250).xs[:n]
+    t0 = 1_700_000_000 + offset * 3600
+    return [{"timestamp": iso(t0 + i * 3600), "value": float(x)} for i, x in enumerate(xs)]
+
+
+def test_append_points_then_query_segments(gql) -> None:
+    sid = make_series(gql)
+    pts = points()
+    pts[10]["value"] = None
+    body = gql(APPEND, id=sid, points=pts)["data"]["appendPoints"]
+    assert body["accepted"] == len(pts) - 1 and body["skipped"] == 1 and not body["duplicate"]
+    assert body["segments"][-1]["open"] and "kW" in body["segments"][0]["summary"]
+    again = gql(APPEND, id=sid, points=pts)["data"]["appendPoints"]
+    assert again["duplicate"] and again["accepted"] == 0
+
+    listed = gql(
+        "query($id: ID!) { segments(seriesId: $id, limit: 100) { id idx n open } }", id=sid
+    )["data"]["segments"]
+    assert [s["idx"] for s in listed] == list(range(len(listed)))
+    assert sum(s["n"] for s in listed) == len(pts) - 1
+    one = gql("query($id: ID!) { segment(id: $id) { id n } }", id=listed[0]["id"])
+    assert one["data"]["segment"] == {"id": listed[0]["id"], "n": listed[0]["n"]}
+    fields = "startIso endIso nPoints nSkipped nSegments"
+    bounds = gql(f"query($id: ID!) {{ timeBounds(seriesId: $id) {{ {fields} }} }}", id=sid)
+    bounds = bounds["data"]["timeBounds"]
+    assert bounds["startIso"] == pts[0]["timestamp"] and bounds["endIso"] == pts[-1]["timestamp"]
+    assert (bounds["nPoints"], bounds["nSkipped"], bounds["nSegments"]) == (
+        len(pts) - 1, 1, len(listed),
+    )  # fmt: skip
+    window = gql(
+        "query($id: ID!, $s: String, $e: String) "
+        "{ segments(seriesId: $id, start: $s, end: $e) { idx } }",
+        id=sid, s=pts[300]["timestamp"], e=pts[301]["timestamp"],
+    )["data"]["segments"]  # fmt: skip
+    assert len(window) == 1
+
+
+def test_bad_points_name_the_input_and_store_nothing(gql) -> None:
+    sid = make_series(gql)
+    pts = points(50)
+    pts[7]["timestamp"] = "not a date"
+    error = gql(APPEND, id=sid, points=pts)["errors"][0]
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "points[7].timestamp"}
+    pts = points(50)
+    pts[3]["timestamp"] = pts[2]["timestamp"]
+    error = gql(APPEND, id=sid, points=pts)["errors"][0]
+    assert error["extensions"]["field"] == "points[3].timestamp"
+    assert "not after the previous" in error["message"]
+    empty = gql(APPEND, id=sid, points=[])["errors"][0]
+    assert empty["extensions"]["field"] == "points" and "empty" in empty["message"]
+    bounds = gql("query($id: ID!) { timeBounds(seriesId: $id) { nPoints } }", id=sid)
+    assert bounds["data"]["timeBounds"]["nPoints"] == 0
+
+
+def test_unknown_series_or_segment(gql) -> None:
+    error = gql(APPEND, id="nope", points=points(3))["errors"][0]
+    assert error["extensions"]["code"] == "NOT_FOUND"
+    assert gql('{ segment(id: "nope") { id } }')["data"]["segment"] is None

@@ -1,0 +1,233 @@
+"""Series ingestion: atomic batches, idempotent re-sends, restart equivalence, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphmem.cypher import load_dir
+from graphmem.errors import AlreadyExists, InvalidInput, NotFound
+from graphmem.series import ingest
+from graphmem.series.archive import CHUNK_SIZE, range_stats, read_index_range
+from graphmem.series.batch import quantize
+from graphmem.series.catalog import create_series, delete_series
+from graphmem.series.segments import get_segment, list_segments, time_bounds
+from graphmem.series.stats import SuffStats, features
+from graphmem.series.synthetic import piecewise_gaussian, sales_series
+from graphmem.store import Store
+
+Q = load_dir(Path(__file__).parent / "cypher")
+DAY = 86400
+
+
+def snapshot(store: Store, series_id: str) -> dict:
+    """Everything stored for a series, minus wall-clock fields."""
+    row = store.read(Q["contract.series_graph"], series_id=series_id)[0]
+    series = {k: v for k, v in row["series"].items() if k not in ("created_at", "created_at_iso")}
+    return {"series": series, "segments": row["segments"], "chunks": row["chunks"]}
+
+
+def strip_ids(rows: list[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k not in ("id", "series_id")} for r in rows]
+
+
+def segment_rows(store: Store, series_id: str) -> list[dict]:
+    return store.read(Q["contract.series_graph"], series_id=series_id)[0]["segments"]
+
+
+@pytest.fixture
+def sales():
+    return sales_series(seed=3)
+
+
+def test_one_pass_segments_the_sales_series(store: Store, sales) -> None:
+    series = create_series(store, "sales", unit="units")
+    result = ingest.append(store, series.id, sales.ts, sales.xs)
+    assert result.accepted == len(sales.ts) and result.skipped == 0 and not result.duplicate
+    segs = list_segments(store, series.id, limit=1000)
+    assert len(segs) >= 5
+    assert [s.idx for s in segs] == list(range(len(segs)))
+    assert all(not s.open for s in segs[:-1]) and segs[-1].open
+    assert segs[0].start == sales.ts[0] and segs[-1].end == sales.ts[-1]
+    assert sum(s.n for s in segs) == len(sales.ts)
+    links = store.read(Q["contract.next_links"], series_id=series.id)
+    assert [(r["a"], r["b"]) for r in links] == [(i, i + 1) for i in range(len(segs) - 1)]
+    # most February boosts produce a boundary within a week of Feb 1 or Mar 1
+    starts = np.array([s.start for s in segs[1:]])
+    febs = [np.datetime64(f"{y}-02-01") for y in range(2010, 2021)]
+    hits = sum(
+        np.min(np.abs(starts - f.astype("datetime64[s]").astype(int))) <= 7 * DAY for f in febs
+    )
+    assert hits >= 8
+
+
+def test_segment_statistics_equal_numpy_over_raw_points(store: Store, sales) -> None:
+    series = create_series(store, "sales", unit="units")
+    ingest.ingest_all(store, series.id, sales.ts, sales.xs, batch_size=700)
+    for seg in list_segments(store, series.id, limit=1000):
+        xs = sales.xs[seg.i0 : seg.i0 + seg.n]
+        ts = sales.ts[seg.i0 : seg.i0 + seg.n]
+        assert seg.start == ts[0] and seg.end == ts[-1]
+        f = seg.features
+        assert f.mean == pytest.approx(xs.mean(), rel=1e-9)
+        assert f.std == pytest.approx(xs.std(), rel=1e-6, abs=1e-9)
+        # values are stored with 15 significant digits
+        want = (xs.min(), xs.max(), xs[0], xs[-1])
+        assert (f.min, f.max, f.first, f.last) == pytest.approx(want, rel=1e-14)
+        if len(xs) > 2:
+            slope = np.polyfit((ts - ts[0]) / DAY, xs, 1)[0]
+            assert f.slope_per_day == pytest.approx(slope, rel=1e-6, abs=1e-9)
+        assert "units" in seg.summary and seg.summary[:10] == seg.start_iso[:10]
+
+
+def test_batches_in_separate_processes_equal_one_pass(
+    store: Store, embedded_url: str, sales
+) -> None:
+    one = create_series(store, "one-pass")
+    ingest.append(store, one.id, sales.ts, sales.xs)
+    many = create_series(store, "ten-processes")
+    for part in np.array_split(np.arange(len(sales.ts)), 10):
+        code = (
+            "import json, sys; from graphmem.store import open_store; "
+            "from graphmem.series.ingest import append; "
+            f"s = open_store({embedded_url!r}); d = json.load(sys.stdin); "
+            "append(s, d['series'], d['ts'], d['xs']); s.close()"
+        )
+        payload = json.dumps(
+            {"series": many.id, "ts": sales.ts[part].tolist(), "xs": sales.xs[part].tolist()}
+        )
+        subprocess.run([sys.executable, "-c", code], input=payload, text=True, check=True)
+    a, b = strip_ids(segment_rows(store, one.id)), strip_ids(segment_rows(store, many.id))
+    assert len(a) == len(b) and a[:-1] == b[:-1], "closed segments are identical"
+    # the open segment grows by merging statistics, so only float rounding may differ
+    assert a[-1].keys() == b[-1].keys()
+    for key, value in a[-1].items():
+        want = pytest.approx(value, rel=1e-12) if isinstance(value, float) else value
+        assert b[-1][key] == want
+    assert time_bounds(store, many.id).n_points == len(sales.ts)
+
+
+def test_resending_a_batch_is_a_no_op(store: Store, sales) -> None:
+    series = create_series(store, "sales")
+    first = ingest.append(store, series.id, sales.ts[:500], sales.xs[:500])
+    ingest.append(store, series.id, sales.ts[500:900], sales.xs[500:900])
+    before = snapshot(store, series.id)
+    again = ingest.append(store, series.id, sales.ts[:500], sales.xs[:500])
+    assert again.duplicate and again.accepted == 0 and first.accepted == 500
+    assert snapshot(store, series.id) == before
+
+
+def test_batch_lands_whole_or_not_at_all(store: Store, sales, monkeypatch) -> None:
+    series = create_series(store, "sales")
+    ingest.append(store, series.id, sales.ts[:300], sales.xs[:300])
+    before = snapshot(store, series.id)
+    batch = ingest.validate_batch(sales.ts[300:2000], sales.xs[300:2000])
+    # another writer lands the same batch between our check and our write: the statement's
+    # last step (the Batch node) fails, and the chunks, segments and state written before it
+    # in the same statement must all be rolled back
+    store.write(Q["contract.plant_batch"], id=batch.digest(series.id), series_id="elsewhere")
+    real_read = store.read
+    monkeypatch.setattr(
+        store, "read", lambda name, **p: [] if name == "ingest.batch_seen" else real_read(name, **p)
+    )
+    with pytest.raises(AlreadyExists):
+        ingest.append(store, series.id, sales.ts[300:2000], sales.xs[300:2000])
+    assert snapshot(store, series.id) == before
+
+
+def test_missing_values_are_skipped_and_counted(store: Store) -> None:
+    series = create_series(store, "gappy")
+    ts = np.arange(100) * 3600.0 + 1_600_000_000
+    xs = np.sin(np.arange(100) / 5.0)
+    xs[[3, 50, 99]] = np.nan
+    result = ingest.append(store, series.id, ts, xs)
+    assert (result.accepted, result.skipped) == (97, 3)
+    bounds = time_bounds(store, series.id)
+    assert (bounds.n_points, bounds.n_skipped) == (97, 3)
+    assert bounds.end == ts[98], "the last stored point, not the skipped one"
+    with pytest.raises(InvalidInput, match=r"timestamps\[0\]"):
+        ingest.append(store, series.id, [ts[99]], [1.0])  # the skipped time still counts
+    mixed = ingest.append(store, series.id, [ts[-1] + 1, ts[-1] + 2], [None, 2.0])
+    assert (mixed.accepted, mixed.skipped) == (1, 1)
+
+
+BAD = [
+    ([], [], r"^timestamps: the batch is empty"),
+    ([1, 2, 3], [1.0, 2.0], r"^values: has 2 items but timestamps has 3"),
+    ([1, 2, 3], [1.0, float("inf"), 2.0], r"^values\[1\]: inf is not finite"),
+    ([1, 2, 3], [1.0, 2.0, -float("inf")], r"^values\[2\]"),
+    ([1, 2, 3], [1.0, "abc", 2.0], r"^values\[1\]: 'abc' is not a number"),
+    ([1, 2, 3], [1.0, 2.0, True], r"^values\[2\]"),
+    ([1, 3, 2], [1.0, 2.0, 3.0], r"^timestamps\[2\]: .* is not after the previous"),
+    ([1, 2, 2], [1.0, 2.0, 3.0], r"^timestamps\[2\]"),
+    (["2020-01-01", "yesterday"], [1.0, 2.0], r"^timestamps\[1\]"),
+    ([1, float("nan")], [1.0, 2.0], r"^timestamps\[1\]"),
+]
+
+
+@pytest.mark.parametrize(("ts", "xs", "message"), BAD)
+def test_bad_batches_are_rejected_and_store_nothing(store: Store, ts, xs, message) -> None:
+    series = create_series(store, "strict")
+    ingest.append(store, series.id, [0, 0.5], [1.0, 2.0])
+    before = snapshot(store, series.id)
+    with pytest.raises(InvalidInput, match=message):
+        ingest.append(store, series.id, ts, xs)
+    assert snapshot(store, series.id) == before
+
+
+def test_batch_not_after_stored_points_is_rejected(store: Store) -> None:
+    series = create_series(store, "ordered")
+    ingest.append(store, series.id, [10, 20, 30], [1.0, 2.0, 3.0])
+    with pytest.raises(InvalidInput, match=r"timestamps\[0\].*not after the last stored"):
+        ingest.append(store, series.id, [25, 40], [1.0, 2.0])
+    assert time_bounds(store, series.id).n_points == 3
+
+
+def test_unknown_series_is_not_found(store: Store) -> None:
+    with pytest.raises(NotFound):
+        ingest.append(store, "nope", [1], [1.0])
+
+
+def test_chunk_archive_gives_exact_range_statistics(store: Store) -> None:
+    series = create_series(store, "archive")
+    rng = np.random.default_rng(7)
+    # values with at most 15 significant digits, as stored, read back bit-exact
+    ts = quantize(np.cumsum(rng.uniform(1, 100, 5000)) + 1_500_000_000)
+    xs = quantize(rng.normal(size=5000))
+    ingest.ingest_all(store, series.id, ts, xs, batch_size=1500)
+    assert np.array_equal(read_index_range(store, series.id, 0, 5000).xs, xs)
+    assert np.array_equal(read_index_range(store, series.id, 1000, 2100).ts, ts[1000:2100])
+    for lo, hi in [(0, 4999), (17, 1030), (1023, 1025), (2500, 2500)]:
+        got = range_stats(store, series.id, ts[0], ts[lo], ts[hi])
+        want = SuffStats.from_points(ts[lo : hi + 1], xs[lo : hi + 1], ts[0])
+        assert got.n == want.n and features(got).mean == pytest.approx(features(want).mean)
+        assert (got.xmin, got.xmax) == (want.xmin, want.xmax)
+    chunks = store.read(Q["contract.series_graph"], series_id=series.id)[0]["chunks"]
+    assert [c["n"] for c in chunks] == [CHUNK_SIZE] * 4 + [5000 - 4 * CHUNK_SIZE]
+
+
+def test_open_segment_is_updated_then_closed(store: Store) -> None:
+    series = create_series(store, "steps")
+    signal = piecewise_gaussian(seed=1, n_segments=4)
+    ts = np.arange(len(signal.xs)) * 60.0 + 1_700_000_000
+    seen_open = set()
+    for lo in range(0, len(ts), 97):
+        result = ingest.append(store, series.id, ts[lo : lo + 97], signal.xs[lo : lo + 97])
+        assert result.segments[-1].open
+        seen_open.add(result.segments[-1].id)
+    segs = list_segments(store, series.id, limit=100)
+    assert len(segs) >= 3 and segs[-1].open
+    assert {s.id for s in segs[:-1]} <= seen_open, "every closed segment was open before"
+    assert get_segment(store, segs[0].id).n == segs[0].n
+
+
+def test_delete_series_removes_points_and_segments(store: Store, sales) -> None:
+    series = create_series(store, "doomed")
+    ingest.append(store, series.id, sales.ts[:2000], sales.xs[:2000])
+    delete_series(store, series.id)
+    assert store.read("admin.count_nodes")[0]["n"] == 0
