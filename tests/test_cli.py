@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
 
 from graphmem.cli import main
@@ -73,3 +74,41 @@ def test_serve_answers_graphql_on_the_embedded_store(short_tmp: Path) -> None:
         proc.terminate()
         proc.wait(timeout=20)
     assert not (short_tmp / "serve-home" / "falkordb.pid").exists(), "server stopped on exit"
+
+
+def test_ingest_series_csv_then_segments_and_plot(
+    cli_env: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from graphmem.series.synthetic import sales_series
+
+    data = sales_series(seed=1, start="2015-01-01", end="2017-12-31")
+    lines = ["timestamp,value"] + [
+        f"{np.datetime64(int(t), 's').astype('datetime64[D]')},{x}"
+        for t, x in zip(data.ts, data.xs)
+    ]
+    lines[40] = lines[40].split(",")[0] + ",nan"
+    csv = tmp_path / "sales.csv"
+    csv.write_text("\n".join(lines) + "\n")
+    assert main(["ingest-series", str(csv), "--series", "shop", "--unit", "EUR"]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(data.ts) - 1} points stored, 1 missing values skipped" in out
+    assert "2015-01-01T00:00:00Z to 2017-12-31T00:00:00Z" in out
+    # the same file again: every batch is recognised, nothing changes
+    assert main(["ingest-series", str(csv), "--series", "shop"]) == 0
+    assert "0 points stored" in capsys.readouterr().out
+    assert main(["segments", "shop"]) == 0
+    table = capsys.readouterr().out
+    assert "EUR" in table and "open" in table
+    png = tmp_path / "shop.png"
+    assert main(["plot", "shop", "-o", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+
+
+def test_ingest_series_bad_csv_names_the_line(
+    cli_env: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "bad.csv"
+    csv.write_text("timestamp,value\n2020-01-01,1\n2020-01-02,abc\n")
+    assert main(["ingest-series", str(csv), "--series", "bad"]) == 1
+    assert "line 3" in capsys.readouterr().err
+    assert cli_env.read("series.list", limit=10, offset=0) == []
