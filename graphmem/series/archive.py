@@ -10,6 +10,7 @@ import numpy as np
 from graphmem.errors import InvalidInput
 from graphmem.series.stats import SuffStats
 from graphmem.store import Store
+from graphmem.store.base import Floats
 
 CHUNK_SIZE = 1024
 
@@ -95,8 +96,8 @@ def chunk_rows(series_id: str, n_prev: int, partial: Points, new: Points) -> lis
                 "t0": float(part.ts[0]),
                 "t1": float(part.ts[-1]),
                 "n": len(part),
-                "ts": part.ts.tolist(),
-                "xs": part.xs.tolist(),
+                "ts": Floats(part.ts.tolist()),
+                "xs": Floats(part.xs.tolist()),
             }
         )
     return rows

@@ -19,11 +19,11 @@ SIGNIFICANT_DIGITS = 15  # what FalkorDB returns for a double; storing more woul
 
 def quantize(values: np.ndarray) -> np.ndarray:
     """Round to 15 significant digits, so every value reads back from the store bit-exact."""
-    finite = np.isfinite(values)
-    out = values.copy()
-    if finite.any():
-        out[finite] = np.char.mod(f"%.{SIGNIFICANT_DIGITS}g", values[finite]).astype(np.float64)
-    return out
+    if np.all(np.abs(values) < 1e15) and np.array_equal(values, np.round(values)):
+        return values.astype(np.float64)  # whole numbers (e.g. epoch seconds) are exact already
+    fmt = f"%.{SIGNIFICANT_DIGITS}g"
+    # NaN formats as 'nan' and parses back as NaN; faster than np.char.mod here
+    return np.array([float(fmt % v) for v in values.tolist()], dtype=np.float64)
 
 
 @dataclass(frozen=True)

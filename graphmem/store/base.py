@@ -40,11 +40,17 @@ def plain(value: Any, path: str = "$") -> Any:
         return value
     if isinstance(value, np.ndarray):
         value = value.tolist()
+    if type(value) is Floats:  # raw points, validated at ingestion: skip the per-item walk
+        return value
     if isinstance(value, Mapping):
         return {str(k): plain(v, f"{path}.{k}") for k, v in value.items()}
     if isinstance(value, Sequence):
         return [plain(v, f"{path}[{i}]") for i, v in enumerate(value)]
     raise InvalidInput(path, f"values of type {type(value).__name__} cannot be stored")
+
+
+class Floats(list):
+    """A list of finite Python floats, checked by its maker: passed to engines unexamined."""
 
 
 def _resolve(name: str | Statement) -> Statement:

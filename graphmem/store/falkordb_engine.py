@@ -12,7 +12,7 @@ from falkordb import Edge, FalkorDB, Node, Path
 
 from graphmem.cypher import statement
 from graphmem.errors import AlreadyExists, ReadOnlyViolation, StoreError, StoreUnavailable
-from graphmem.store.base import Health, Row, Store
+from graphmem.store.base import Floats, Health, Row, Store
 
 CLIENT_NAME = "graphmem"
 
@@ -28,6 +28,8 @@ def literal(value: Any) -> str:
     if isinstance(value, str):
         # json escapes quotes, backslashes and control characters the way the parser expects
         return json.dumps(value, ensure_ascii=False)
+    if type(value) is Floats:  # raw points: all floats, no per-item dispatch
+        return "[" + ",".join(map(float.__repr__, value)) + "]"
     if isinstance(value, list):
         return "[" + ",".join(literal(v) for v in value) + "]"
     if isinstance(value, dict):
