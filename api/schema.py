@@ -7,10 +7,11 @@ from strawberry.tools import merge_types
 
 from api.errors import GraphmemErrors
 from api.health import HealthQuery
+from api.meta import MetaMutation, MetaQuery
 from api.segments import SegmentMutation, SegmentQuery
 from api.series import SeriesMutation, SeriesQuery
 
-Query = merge_types("Query", (HealthQuery, SeriesQuery, SegmentQuery))
-Mutation = merge_types("Mutation", (SeriesMutation, SegmentMutation))
+Query = merge_types("Query", (HealthQuery, SeriesQuery, SegmentQuery, MetaQuery))
+Mutation = merge_types("Mutation", (SeriesMutation, SegmentMutation, MetaMutation))
 
 schema = strawberry.Schema(query=Query, mutation=Mutation, extensions=[GraphmemErrors])

@@ -11,3 +11,10 @@ MATCH (c:Chunk {series_id: $series_id})
 WHERE c.t1 >= $start AND c.t0 <= $end
 RETURN c.idx AS idx, c.ts AS ts, c.xs AS xs
 ORDER BY idx
+
+// name: by_time_ranges
+UNWIND $ranges AS r
+MATCH (c:Chunk {series_id: $series_id})
+WHERE c.t1 >= r.start AND c.t0 <= r.end
+RETURN DISTINCT c.idx AS idx, c.ts AS ts, c.xs AS xs
+ORDER BY idx

@@ -106,6 +106,21 @@ def cmd_plot(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    """Answer a question about a series with the LLM agent; prints the trace as it goes."""
+    from graphmem.agent import ask, format_step
+    from graphmem.llm import LLM
+
+    llm = LLM(settings)  # says plainly when no LLM is configured
+    with _open(args, settings) as store:
+        answer = ask(store, llm, args.question, args.series, args.max_steps,
+                     on_step=lambda step, n: print(format_step(step, n)))  # fmt: skip
+    print(f"\n{answer.answer}")
+    if answer.evidence:
+        print(f"\nevidence ({answer.session}): {', '.join(answer.evidence)}")
+    return 0 if answer.complete else 3
+
+
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     """Run the demo on the embedded store."""
     from graphmem.demo import run_demo
@@ -150,6 +165,12 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("series", help="series name or id")
     plot.add_argument("-o", "--output", type=Path, required=True)
     plot.set_defaults(handler=cmd_plot)
+
+    ask = sub.add_parser("ask", help="answer a question about a series with the LLM agent")
+    ask.add_argument("question")
+    ask.add_argument("--series", help="series name or id (default: all series)")
+    ask.add_argument("--max-steps", type=int, default=10)
+    ask.set_defaults(handler=cmd_ask)
 
     demo = sub.add_parser("demo", help="load the demo data and show what graphmem does")
     demo.set_defaults(handler=cmd_demo)

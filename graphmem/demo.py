@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from typing import TextIO
 
 from graphmem.config import Settings
+from graphmem.llm import llm_or_none
 from graphmem.series.catalog import SeriesInfo, ensure_series
 from graphmem.series.ingest import ingest_all
 from graphmem.series.segments import list_segments, time_bounds
 from graphmem.series.synthetic import sales_series
+from graphmem.series.tools import run_tool
 from graphmem.store import Store
 from graphmem.tables import render
 
@@ -38,8 +41,53 @@ def run_demo(store: Store, settings: Settings, out: TextIO) -> None:
         for s in list_segments(store, series.id, limit=10_000)
     ]  # fmt: skip
     print(render(rows, max_cell=200), file=out)
+    yearly_trend(store, settings, series, out)
     print(
         "\nNext: `graphmem plot synthetic-sales -o sales.png`, `graphmem serve` for GraphQL, "
         '`graphmem cypher "MATCH (g:Segment) RETURN g.summary LIMIT 5"`.',
         file=out,
     )
+
+
+YEARLY_QUESTION = (
+    "How did yearly sales develop from the first to the last year, and was any year unusual?"
+)
+
+
+def yearly_trend(store: Store, settings: Settings, series: SeriesInfo, out: TextIO) -> None:
+    """The source paper's yearly-trend analysis: time_bounds -> yearly meta-segments -> features.
+
+    With an LLM configured the agent runs it and its trace is printed; without one the
+    same tool calls run directly. Either way every call is stored as a ToolCall.
+    """
+    llm = llm_or_none(settings)
+    if llm is not None:
+        from graphmem.agent import ask, format_step
+
+        print(f"\nAsking the agent: {YEARLY_QUESTION}", file=out)
+        answer = ask(store, llm, YEARLY_QUESTION, series.id,
+                     on_step=lambda step, n: print(format_step(step, n), file=out))  # fmt: skip
+        print(f"\nAnswer: {answer.answer}", file=out)
+        return
+    print("\nYearly trend (no LLM configured: the agent's tool calls, run directly):", file=out)
+    bounds = json.loads(run_tool(store, "time_bounds", {"series": series.id}, "demo").content)
+    print(f"[Step 1/3] tool: time_bounds -> {bounds['start']} to {bounds['end']}", file=out)
+    args = {"series": series.id, "start": bounds["start"], "end": bounds["end"], "freq": "year"}
+    years = json.loads(
+        run_tool(store, "create_meta_segment_by_datetime_range", args, "demo").content
+    )
+    print(f"[Step 2/3] tool: create_meta_segment_by_datetime_range -> {len(years)} years", file=out)
+    rows = []
+    for year in years:
+        f = json.loads(
+            run_tool(store, "get_meta_features", {"meta_segment_id": year["id"]}, "demo").content
+        )
+        rows.append({"year": f["label"], "n": f["n"], "mean": f["mean"],
+                     "slope/day": f["slope_per_day"], "mean vs prev %": f.get("pct_change_vs_prev"),
+                     "segments": f["members"]})  # fmt: skip
+    print(f"[Step 3/3] tool: get_meta_features x{len(rows)}\n", file=out)
+    print(render(rows), file=out)
+    slowest = min((r for r in rows if r["mean vs prev %"] is not None),
+                  key=lambda r: r["mean vs prev %"])  # fmt: skip
+    print(f"\nSlowest growth: {slowest['year']} (+{slowest['mean vs prev %']} % vs the year "
+          "before); every February stands out in the monthly meta-segments.", file=out)  # fmt: skip

@@ -124,3 +124,16 @@ def llm_server() -> Iterator:
 def llm_settings(llm_server) -> Settings:
     """Settings pointing the real openai client at the scripted server."""
     return Settings(llm_base_url=llm_server.url, llm_api_key="test-key", llm_timeout=5.0)
+
+
+@pytest.fixture
+def sales_store(store: Store):
+    """The embedded store holding the synthetic sales series (seed 0), as `graphmem demo` loads it."""
+    from graphmem.series.catalog import create_series
+    from graphmem.series.ingest import append
+    from graphmem.series.synthetic import sales_series
+
+    data = sales_series(seed=0)
+    series = create_series(store, data.name, data.unit, data.description)
+    append(store, series.id, data.ts, data.xs)
+    return store, series, data

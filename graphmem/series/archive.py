@@ -69,6 +69,21 @@ def read_time_range(store: Store, series_id: str, start: float, end: float) -> P
     return points[lo:hi]
 
 
+def read_time_ranges(store: Store, series_id: str, ranges: list[tuple[float, float]]) -> Points:
+    """Every point of the chunks overlapping any of the [start, end] ranges, in time order.
+
+    Callers pick the points they need with searchsorted; one query however many ranges.
+    """
+    if not ranges:
+        return Points.empty()
+    rows = store.read(
+        "chunks.by_time_ranges",
+        series_id=series_id,
+        ranges=[{"start": a, "end": b} for a, b in ranges],
+    )
+    return _concat(rows)
+
+
 def range_stats(store: Store, series_id: str, t0: float, start: float, end: float) -> SuffStats:
     """Exact statistics of the points in [start, end] from the archive (empty() if none)."""
     points = read_time_range(store, series_id, start, end)

@@ -1,0 +1,218 @@
+"""GraphQL: meta-segments (members, features, provenance), building them, and the agent."""
+
+from __future__ import annotations
+
+import strawberry
+
+from api.context import Info
+from api.segments import Segment
+from graphmem import agent
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.llm import LLM
+from graphmem.series import catalog, meta
+from graphmem.series.tools import call_tool
+
+
+@strawberry.type
+class MetaFeatures:
+    n: int
+    mean: float
+    std: float
+    min: float
+    max: float
+    slope_per_day: float = strawberry.field(description="Least squares over all points")
+    slope_mean: float | None = strawberry.field(description="Mean of the members' slopes")
+    change: float
+    pct_change: float | None
+    change_vs_prev: float | None = strawberry.field(
+        description="Mean minus the previous period's mean (same frequency)"
+    )
+    pct_change_vs_prev: float | None
+    member_count: int
+    coverage: float = strawberry.field(description="Share of the interval spanned by data")
+
+
+@strawberry.type
+class ToolCall:
+    id: strawberry.ID
+    tool: str
+    args: str
+    result: str = strawberry.field(description="The result as JSON (truncated; see digest)")
+    digest: str
+    ok: bool
+    error: str | None
+    at_iso: str
+    session: str | None
+    how: str = strawberry.field(description="BUILT or READ")
+
+
+@strawberry.type
+class MetaSegment:
+    id: strawberry.ID
+    series_id: strawberry.ID
+    kind: str
+    label: str
+    start_iso: str
+    end_iso: str
+    summary: str
+    spec: str
+
+    @strawberry.field(description="Features computed exactly over the member points")
+    def features(self, info: Info) -> MetaFeatures:
+        m = meta.get_meta(info.context.store, str(self.id))
+        f = m.features
+        return MetaFeatures(
+            n=f.n, mean=f.mean, std=f.std, min=f.min, max=f.max,
+            slope_per_day=f.slope_per_day, slope_mean=m.slope_mean, change=f.change,
+            pct_change=f.pct_change, change_vs_prev=m.change_prev,
+            pct_change_vs_prev=m.pct_change_prev, member_count=m.member_count,
+            coverage=m.coverage,
+        )  # fmt: skip
+
+    @strawberry.field(description="Member segments, in time order")
+    def members(self, info: Info) -> list[Segment]:
+        return [Segment.of(g) for g in meta.get_members(info.context.store, str(self.id)).segments]
+
+    @strawberry.field(description="Member meta-segments (recursive groupings)")
+    def meta_members(self, info: Info) -> list[MetaSegment]:
+        found = meta.get_members(info.context.store, str(self.id)).metas
+        return [MetaSegment.of(m, info) for m in found]
+
+    @strawberry.field(description="Tool calls that built or read this meta-segment")
+    def tool_calls(self, info: Info) -> list[ToolCall]:
+        rows = info.context.store.read("meta.tool_calls", id=str(self.id))
+        return [
+            ToolCall(
+                id=strawberry.ID(r["t"]["id"]),
+                tool=r["t"]["tool"],
+                args=r["t"]["args"],
+                result=r["t"]["result"],
+                digest=r["t"]["digest"],
+                ok=r["t"]["ok"],
+                error=r["t"].get("error"),
+                at_iso=r["t"]["at_iso"],
+                session=r["t"].get("session"),
+                how=r["how"],
+            )  # fmt: skip
+            for r in rows
+        ]
+
+    @classmethod
+    def of(cls, m: meta.MetaSegment, info: Info) -> MetaSegment:
+        unit = catalog.get_series(info.context.store, m.series_id).unit
+        props = m.to_props(unit)
+        return cls(
+            id=strawberry.ID(m.id), series_id=strawberry.ID(m.series_id), kind=m.kind,
+            label=m.label, start_iso=props["start_iso"], end_iso=props["end_iso"],
+            summary=props["summary"], spec=props["spec"],
+        )  # fmt: skip
+
+
+@strawberry.input
+class MetaSpecInput:
+    series_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Required for range and filter"
+    )
+    kind: str = strawberry.field(description="range | filter | members")
+    start: str | None = None
+    end: str | None = None
+    freq: str | None = strawberry.field(
+        default=None, description="year | quarter | month | week | day (range only)"
+    )
+    slope_min: float | None = None
+    slope_max: float | None = None
+    std_min: float | None = None
+    std_max: float | None = None
+    mean_min: float | None = None
+    mean_max: float | None = None
+    duration_min: float | None = None
+    duration_max: float | None = None
+    member_ids: list[str] | None = None
+    label: str | None = None
+
+
+_TOOL_FOR_KIND = {
+    "range": "create_meta_segment_by_datetime_range",
+    "filter": "create_meta_segment_by_filter",
+    "members": "create_meta_segment_from_members",
+}
+_FILTER_FIELDS = ("slope_min", "slope_max", "std_min", "std_max", "mean_min", "mean_max",
+                  "duration_min", "duration_max", "start", "end")  # fmt: skip
+
+
+def _tool_args(spec: MetaSpecInput) -> dict[str, object]:
+    if spec.kind == "members":
+        args = {"member_ids": spec.member_ids, "label": spec.label}
+    elif spec.kind == "range":
+        args = {"series": spec.series_id, "start": spec.start, "end": spec.end, "freq": spec.freq}
+    else:
+        args = {"series": spec.series_id, **{k: getattr(spec, k) for k in _FILTER_FIELDS}}
+    return {k: (str(v) if k == "series" and v is not None else v)
+            for k, v in args.items() if v is not None}  # fmt: skip
+
+
+@strawberry.type
+class AskStep:
+    number: int
+    tool: str
+    arguments: str
+    ok: bool
+    result: str
+
+
+@strawberry.type
+class AskResult:
+    answer: str | None
+    complete: bool = strawberry.field(description="False when the step limit was reached")
+    steps: list[AskStep]
+    evidence: list[str] = strawberry.field(description="Ids of meta-segments/segments used")
+    session: str = strawberry.field(description="Groups this answer's ToolCall nodes")
+
+
+def meta_segments(
+    info: Info, series_id: strawberry.ID, limit: int = 1000, offset: int = 0
+) -> list[MetaSegment]:
+    found = meta.list_metas(info.context.store, str(series_id), limit, offset)
+    return [MetaSegment.of(m, info) for m in found]
+
+
+def meta_segment(info: Info, id: strawberry.ID) -> MetaSegment | None:  # noqa: A002
+    try:
+        return MetaSegment.of(meta.get_meta(info.context.store, str(id)), info)
+    except NotFound:
+        return None
+
+
+@strawberry.type
+class MetaQuery:
+    meta_segments: list[MetaSegment] = strawberry.field(resolver=meta_segments)
+    meta_segment: MetaSegment | None = strawberry.field(resolver=meta_segment)
+
+
+@strawberry.type
+class MetaMutation:
+    @strawberry.mutation(description="Build (or reuse) meta-segments; recorded as a tool call")
+    def build_meta_segments(self, info: Info, spec: MetaSpecInput) -> list[MetaSegment]:
+        if spec.kind not in _TOOL_FOR_KIND:
+            raise InvalidInput("spec.kind", f"must be one of {', '.join(_TOOL_FOR_KIND)}")
+        output, _ = call_tool(
+            info.context.store, _TOOL_FOR_KIND[spec.kind], _tool_args(spec), session="graphql"
+        )
+        found = meta.get_metas(info.context.store, output.built)
+        return [MetaSegment.of(found[i], info) for i in output.built if i in found]
+
+    @strawberry.mutation(description="Answer a question about a series with the LLM agent")
+    def ask(
+        self, info: Info, question: str, series_id: strawberry.ID | None = None,
+        max_steps: int = 10,
+    ) -> AskResult:  # fmt: skip
+        llm = LLM(info.context.state.settings)
+        result = agent.ask(
+            info.context.store, llm, question, str(series_id) if series_id else None, max_steps
+        )
+        return AskResult(
+            answer=result.answer, complete=result.complete,
+            steps=[AskStep(number=s.number, tool=s.tool, arguments=s.arguments, ok=s.ok,
+                           result=s.result) for s in result.steps],
+            evidence=result.evidence, session=result.session,
+        )  # fmt: skip

@@ -1,0 +1,48 @@
+// MetaSegment nodes: groups of segments (and of other meta-segments) built on demand.
+
+// name: get_many
+UNWIND $ids AS id
+MATCH (m:MetaSegment {id: id})
+RETURN m
+
+// name: list
+MATCH (m:MetaSegment {series_id: $series_id})
+RETURN m ORDER BY m.start, m.id SKIP $offset LIMIT $limit
+
+// name: members
+MATCH (x)-[:MEMBER_OF]->(m:MetaSegment {id: $id})
+RETURN x, x:Segment AS is_segment
+ORDER BY x.start, x.id
+
+// name: upsert
+// Unit subqueries over flat lists: FalkorDB runs a subquery that imports variables for the
+// first outer row only, so nothing here is per-row.
+WITH 1 AS one
+CALL {
+  UNWIND $metas AS row
+  MERGE (m:MetaSegment {id: row.id})
+  SET m += row.props
+}
+CALL {
+  UNWIND $ids AS meta_id
+  MATCH (x)-[r:MEMBER_OF]->(:MetaSegment {id: meta_id})
+  DELETE r
+}
+CALL {
+  UNWIND $links AS link
+  MATCH (s:Segment {id: link.member})
+  MATCH (m:MetaSegment {id: link.meta})
+  MERGE (s)-[:MEMBER_OF]->(m)
+}
+CALL {
+  UNWIND $links AS link
+  MATCH (x:MetaSegment {id: link.member})
+  MATCH (m:MetaSegment {id: link.meta})
+  MERGE (x)-[:MEMBER_OF]->(m)
+}
+RETURN size($metas) AS written
+
+// name: tool_calls
+MATCH (t:ToolCall)-[r:BUILT|READ]->(m:MetaSegment {id: $id})
+RETURN t, type(r) AS how
+ORDER BY t.at, t.id

@@ -1,0 +1,163 @@
+"""The agent: an OpenAI-compatible tool-calling loop over the series tools."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from graphmem.errors import InvalidInput
+from graphmem.llm import LLM
+from graphmem.series import catalog
+from graphmem.series.archive import read_index_range
+from graphmem.series.segments import time_bounds
+from graphmem.series.tools import TOOLS, ToolResult, run_tool, tool_schemas
+from graphmem.store import Store
+from graphmem.timeutil import iso_date
+
+SHORT_RESULT = 300
+
+SYSTEM = """You answer questions about long numeric time series stored in graphmem.
+You never see raw points. Series are cut into statistically stable segments; you build
+meta-segments that group segments at the granularity the question needs (a year, a month,
+all sharp drops...), read their features, and drill down to segments only for evidence.
+Call tools until you can answer, then answer in plain words with the numbers you used.
+Dates are YYYY-MM-DD. Keep tool calls few.
+
+{series}"""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One tool call the agent made."""
+
+    number: int
+    tool: str
+    arguments: str
+    ok: bool
+    result: str  # shortened
+
+
+@dataclass
+class Answer:
+    """The agent's final answer, what it did, and the evidence it read or built."""
+
+    question: str
+    answer: str | None
+    complete: bool
+    steps: list[Step] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)
+    session: str = ""
+    tokens: int = 0
+
+
+def _spacing(store: Store, series_id: str) -> str:
+    points = read_index_range(store, series_id, 0, 200)
+    if len(points) < 2:
+        return "unknown spacing"
+    gap = float(np.median(np.diff(points.ts)))
+    for seconds, word in (
+        (86400 * 7, "weekly"),
+        (86400, "daily"),
+        (3600, "hourly"),
+        (60, "minutely"),
+    ):
+        if abs(gap - seconds) < 0.01 * seconds:
+            return f"{word} points"
+    return f"about {gap:.0f} s between points"
+
+
+def describe_series(store: Store, series_ref: str | None) -> str:
+    """What the system prompt says about the series: name, unit, bounds, spacing."""
+    chosen = [catalog.get_series(store, series_ref)] if series_ref else catalog.list_series(store)
+    if not chosen:
+        return "No series are stored yet."
+    lines = ["Series:"]
+    for s in chosen:
+        b = time_bounds(store, s.id)
+        span = (
+            f"{iso_date(b.start)} to {iso_date(b.end)}, {b.n_points} points "
+            f"({_spacing(store, s.id)}), {b.n_segments} segments"
+            if b.n_points
+            else "no points yet"
+        )
+        unit = f", unit: {s.unit}" if s.unit else ""
+        desc = f" - {s.description}" if s.description else ""
+        lines.append(f"- {s.name} (id {s.id}{unit}): {span}{desc}")
+    return "\n".join(lines)
+
+
+def _tool_message(call_id: str, result: ToolResult) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": result.content}
+
+
+def ask(
+    store: Store,
+    llm: LLM,
+    question: str,
+    series_ref: str | None = None,
+    max_steps: int = 10,
+    on_step: Callable[[Step, int], None] | None = None,
+) -> Answer:
+    """Let the LLM answer `question` with the tools; every call is kept as provenance."""
+    if not isinstance(question, str) or not question.strip():
+        raise InvalidInput("question", "must not be empty")
+    if not 1 <= max_steps <= 50:
+        raise InvalidInput("max_steps", "must be between 1 and 50")
+    session = "ask_" + uuid.uuid4().hex[:16]
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM.format(series=describe_series(store, series_ref))},
+        {"role": "user", "content": question.strip()},
+    ]
+    answer = Answer(question=question, answer=None, complete=False, session=session)
+    schemas = tool_schemas()
+    while len(answer.steps) < max_steps:
+        reply = llm.chat(messages, tools=schemas)
+        answer.tokens += reply.usage_tokens
+        if not reply.tool_calls:
+            answer.answer, answer.complete = reply.content or "", True
+            return answer
+        messages.append(
+            {
+                "role": "assistant",
+                "content": reply.content,
+                "tool_calls": [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments},
+                    }
+                    for c in reply.tool_calls
+                ],
+            }  # fmt: skip
+        )
+        for call in reply.tool_calls:
+            if len(answer.steps) >= max_steps:
+                skipped = json.dumps({"error": "step limit reached; this call was not run"})
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": skipped})
+                continue
+            result = run_tool(store, call.name, call.arguments, session=session)
+            messages.append(_tool_message(call.id, result))
+            step = Step(len(answer.steps) + 1, call.name, call.arguments, result.ok,
+                        result.content[:SHORT_RESULT])  # fmt: skip
+            answer.steps.append(step)
+            answer.evidence.extend(
+                i for i in result.built + result.read if i not in answer.evidence
+            )
+            if on_step is not None:
+                on_step(step, max_steps)
+    answer.answer = f"No final answer within {max_steps} steps; the trace shows what was done."
+    return answer
+
+
+def format_step(step: Step, max_steps: int) -> str:
+    """'[Step 1/10] tool: time_bounds {"series": ...}' for traces."""
+    status = "" if step.ok else "  (error)"
+    return f"[Step {step.number}/{max_steps}] tool: {step.tool} {step.arguments}{status}"
+
+
+__all__ = ["TOOLS", "Answer", "Step", "ask", "describe_series", "format_step"]

@@ -1,0 +1,168 @@
+"""MetaSegment: a group of segments (or meta-segments) with exact statistics and a summary."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.series.catalog import get_series
+from graphmem.series.segments import Segment
+from graphmem.series.stats import Features, SuffStats, features
+from graphmem.series.summary import fmt_num, summarize_segment
+from graphmem.store import Store
+from graphmem.timeutil import iso
+
+KINDS = ("period", "range", "filter", "text", "members")
+
+
+def meta_id(spec: dict[str, Any]) -> str:
+    """Deterministic id from the spec: the same spec always names the same node."""
+    canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"))
+    return "meta_" + hashlib.sha1(canonical.encode()).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class MetaSegment:
+    """A built meta-segment; `start`/`end` bound what it covers (end exclusive for periods)."""
+
+    id: str
+    series_id: str
+    kind: str
+    label: str
+    spec: dict[str, Any]
+    start: float
+    end: float
+    stats: SuffStats
+    member_count: int
+    slope_mean: float | None
+    change_prev: float | None = None
+    pct_change_prev: float | None = None
+    prev_label: str | None = None
+    built_n_points: int = 0
+    built_at: int = 0
+    member_ids: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def features(self) -> Features:
+        return features(self.stats)
+
+    @property
+    def coverage(self) -> float:
+        """Share of [start, end] spanned by the data (1.0 = points from end to end)."""
+        span = self.end - self.start
+        return 1.0 if span <= 0 else min(1.0, (self.stats.t_last - self.stats.t_first) / span)
+
+    def summary(self, unit: str | None) -> str:
+        """One deterministic line: label, members, level, trend, volatility, change vs prev."""
+        base = summarize_segment(self.features, unit, self.stats.t_first, self.stats.t_last)
+        members = f"{self.member_count} segment{'s' if self.member_count != 1 else ''}"
+        if self.kind == "members":
+            members = f"{self.member_count} members"
+        text = f"{self.label} ({members}): {base}"
+        if self.change_prev is not None:
+            pct = "" if self.pct_change_prev is None else f" ({fmt_num(self.pct_change_prev)} %)"
+            sign = "+" if self.change_prev >= 0 else ""
+            text = text[:-1] + f"; mean vs {self.prev_label}: {sign}{fmt_num(self.change_prev)}"
+            text += f"{' ' + unit if unit else ''}{pct}."
+        return text
+
+    def to_props(self, unit: str | None) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "series_id": self.series_id,
+            "kind": self.kind,
+            "label": self.label,
+            "spec": json.dumps(self.spec, sort_keys=True),
+            "start": self.start,
+            "end": self.end,
+            "start_iso": iso(self.start),
+            "end_iso": iso(self.end),
+            "member_count": self.member_count,
+            "slope_mean": self.slope_mean,
+            "change_prev": self.change_prev,
+            "pct_change_prev": self.pct_change_prev,
+            "prev_label": self.prev_label,
+            "coverage": self.coverage,
+            "summary": self.summary(unit),
+            "built_n_points": self.built_n_points,
+            "built_at": self.built_at,
+            **self.stats.to_props(),
+            **self.features.to_props(),
+        }
+
+    @classmethod
+    def from_node(cls, node: dict[str, Any]) -> MetaSegment:
+        return cls(
+            id=node["id"],
+            series_id=node["series_id"],
+            kind=node["kind"],
+            label=node["label"],
+            spec=json.loads(node["spec"]),
+            start=node["start"],
+            end=node["end"],
+            stats=SuffStats.from_props(node),
+            member_count=node["member_count"],
+            slope_mean=node.get("slope_mean"),
+            change_prev=node.get("change_prev"),
+            pct_change_prev=node.get("pct_change_prev"),
+            prev_label=node.get("prev_label"),
+            built_n_points=node.get("built_n_points", 0),
+            built_at=node.get("built_at", 0),
+        )
+
+
+def save_metas(store: Store, metas: list[MetaSegment], unit: str | None) -> None:
+    """Write meta-segments and their MEMBER_OF edges (stale memberships removed): one statement."""
+    if metas:
+        store.write(
+            "meta.upsert",
+            metas=[{"id": m.id, "props": m.to_props(unit)} for m in metas],
+            ids=[m.id for m in metas],
+            links=[{"meta": m.id, "member": x} for m in metas for x in m.member_ids],
+        )
+
+
+def get_metas(store: Store, ids: list[str]) -> dict[str, MetaSegment]:
+    """The stored meta-segments among `ids`, by id."""
+    rows = store.read("meta.get_many", ids=ids)
+    return {r["m"]["id"]: MetaSegment.from_node(r["m"]) for r in rows}
+
+
+def get_meta(store: Store, meta_id_: str) -> MetaSegment:
+    found = get_metas(store, [meta_id_])
+    if meta_id_ not in found:
+        raise NotFound(f"meta_segment: no meta-segment with id {meta_id_!r}")
+    return found[meta_id_]
+
+
+def list_metas(
+    store: Store, series_ref: str, limit: int = 1000, offset: int = 0
+) -> list[MetaSegment]:
+    """Meta-segments of a series in time order."""
+    if not 1 <= limit <= 10_000:
+        raise InvalidInput("limit", "must be between 1 and 10000")
+    if offset < 0:
+        raise InvalidInput("offset", "must not be negative")
+    series = get_series(store, series_ref)
+    rows = store.read("meta.list", series_id=series.id, limit=limit, offset=offset)
+    return [MetaSegment.from_node(r["m"]) for r in rows]
+
+
+@dataclass(frozen=True)
+class Members:
+    """What a meta-segment groups: segments and meta-segments, in time order."""
+
+    segments: list[Segment]
+    metas: list[MetaSegment]
+
+
+def get_members(store: Store, meta_id_: str) -> Members:
+    get_meta(store, meta_id_)  # NotFound for an unknown id
+    rows = store.read("meta.members", id=meta_id_)
+    return Members(
+        segments=[Segment.from_node(r["x"]) for r in rows if r["is_segment"]],
+        metas=[MetaSegment.from_node(r["x"]) for r in rows if not r["is_segment"]],
+    )

@@ -1,0 +1,305 @@
+"""Building meta-segments on demand: by calendar period, by filter, from members; cached."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.series.archive import Points, read_time_ranges
+from graphmem.series.catalog import SeriesInfo, get_series
+from graphmem.series.ingest import IngestState
+from graphmem.series.meta import MetaSegment, get_metas, meta_id, save_metas
+from graphmem.series.periods import Period, check_freq, periods_between, previous
+from graphmem.series.segments import Segment, filter_segments
+from graphmem.series.stats import SuffStats
+from graphmem.store import Store
+from graphmem.timeutil import iso_date
+
+MAX_SEGMENTS = 10_000
+
+
+@dataclass(frozen=True)
+class _Context:
+    """A series and its ingestion state, read once per build."""
+
+    series: SeriesInfo
+    state: IngestState
+
+    @property
+    def t0(self) -> float:
+        return self.state.t0 or 0.0
+
+
+def _context(store: Store, series_ref: str) -> _Context:
+    series = get_series(store, series_ref)
+    state = IngestState.from_node(store.read("series.get", id=series.id)[0]["s"])
+    if state.n_points == 0 or state.t0 is None or state.end_ts is None:
+        raise InvalidInput("series", f"{series.name!r} holds no points yet")
+    return _Context(series, state)
+
+
+def _segments_between(store: Store, series_id: str, a: float, b: float) -> list[Segment]:
+    rows = store.read(
+        "segments.in_range", series_id=series_id, start=a, end=b, limit=MAX_SEGMENTS, offset=0
+    )
+    return [Segment.from_node(r["g"]) for r in rows]
+
+
+@dataclass(frozen=True)
+class _Interval:
+    """A half-open interval [a, b) to summarise, with the spec naming its meta-segment."""
+
+    a: float
+    b: float
+    label: str
+    spec: dict
+
+
+def _interval_stats(
+    segs: list[Segment], points: Points, a: float, b: float, t0: float
+) -> tuple[SuffStats, list[str]]:
+    """Exact statistics of [a, b): whole segments by their sums, cut ones from raw points."""
+    parts, members = [], []
+    for g in segs:
+        if g.end < a or g.start >= b:
+            continue
+        members.append(g.id)
+        if g.start >= a and g.end < b:
+            parts.append(g.stats)
+            continue
+        i = int(np.searchsorted(points.ts, max(a, g.start), "left"))
+        j = min(
+            int(np.searchsorted(points.ts, g.end, "right")),
+            int(np.searchsorted(points.ts, b, "left")),
+        )
+        if j > i:
+            parts.append(SuffStats.from_points(points.ts[i:j], points.xs[i:j], t0))
+    return SuffStats.merge_all(parts), members
+
+
+def _cut_ranges(
+    segs: list[Segment], intervals: list[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """Time ranges whose raw points are needed: where an interval cuts a segment."""
+    out = []
+    for a, b in intervals:
+        for g in segs:
+            if g.end >= a and g.start < b and not (g.start >= a and g.end < b):
+                out.append((max(a, g.start), min(b, g.end)))
+    return out
+
+
+def _slope_mean(segs: list[Segment], member_ids: list[str]) -> float | None:
+    wanted = set(member_ids)
+    slopes = [g.features.slope_per_day for g in segs if g.id in wanted]
+    return float(np.mean(slopes)) if slopes else None
+
+
+def build_by_range(
+    store: Store, series_ref: str, start: float, end: float, freq: str | None = None
+) -> list[MetaSegment]:
+    """Meta-segments over [start, end]: one per calendar period of `freq`, or one in all.
+
+    Cached by spec; a cached one is extended, not rebuilt, when points arrived since.
+    Periods without points are left out.
+    """
+    if end < start:
+        raise InvalidInput("end", "must not be before start")
+    ctx = _context(store, series_ref)
+    lo, hi = max(start, ctx.state.t0), min(end, ctx.state.end_ts)
+    if lo > hi:
+        raise InvalidInput(
+            "start",
+            f"[{iso_date(start)}, {iso_date(end)}] holds no points; the series covers "
+            f"{iso_date(ctx.state.t0)} to {iso_date(ctx.state.end_ts)}",
+        )
+    sid = ctx.series.id
+    if freq is None:
+        spec = {"kind": "range", "series_id": sid, "start": start, "end": end}
+        label = f"{iso_date(start)} to {iso_date(end)}"
+        intervals = [_Interval(start, math.nextafter(end, math.inf), label, spec)]
+        periods: list[Period] = []
+    else:
+        periods = periods_between(lo, hi, check_freq(freq))
+        intervals = [
+            _Interval(
+                p.start,
+                p.end,
+                p.label,
+                {"kind": "period", "series_id": sid, "freq": freq, "start": p.start},
+            )
+            for p in periods
+        ]
+    return _build_intervals(store, ctx, intervals, periods)
+
+
+def _build_intervals(
+    store: Store, ctx: _Context, intervals: list[_Interval], periods: list[Period]
+) -> list[MetaSegment]:
+    ids = [meta_id(iv.spec) for iv in intervals]
+    cached = get_metas(store, ids)
+    n_points = ctx.state.n_points
+    if all(m.built_n_points == n_points for m in cached.values()) and len(cached) == len(ids):
+        return [cached[i] for i in ids]  # every one cached and current: no write at all
+    prev = previous(periods[0]) if periods else None
+    span_a = prev.start if prev else intervals[0].a
+    segs = _segments_between(store, ctx.series.id, span_a, intervals[-1].b)
+    todo = [(iv, mid) for iv, mid in zip(intervals, ids, strict=True)
+            if mid not in cached or cached[mid].built_n_points != n_points]  # fmt: skip
+    wanted = [(_fresh_from(cached.get(mid), iv), iv.b) for iv, mid in todo]
+    if prev:
+        wanted.append((prev.start, prev.end))
+    points = read_time_ranges(store, ctx.series.id, _cut_ranges(segs, wanted))
+    built: dict[str, MetaSegment] = {}
+    prev_stats = _interval_stats(segs, points, prev.start, prev.end, ctx.t0)[0] if prev else None
+    prev_label = prev.label if prev else None
+    for iv, mid in zip(intervals, ids, strict=True):
+        meta = cached.get(mid)
+        if meta is None or meta.built_n_points != n_points:
+            meta = _build_one(ctx, segs, points, iv, mid, meta, prev_stats, prev_label)
+            if meta is not None:
+                built[mid] = meta
+        if meta is not None and periods:
+            prev_stats, prev_label = meta.stats, iv.label
+        elif periods:
+            prev_stats, prev_label = None, iv.label
+    save_metas(store, list(built.values()), ctx.series.unit)
+    result = {**cached, **built}
+    return [result[mid] for mid in ids if mid in result]
+
+
+def _fresh_from(old: MetaSegment | None, iv: _Interval) -> float:
+    """Where new points start: after the data a cached meta-segment already holds."""
+    return iv.a if old is None else max(iv.a, math.nextafter(old.stats.t_last, math.inf))
+
+
+def _build_one(
+    ctx: _Context,
+    segs: list[Segment],
+    points: Points,
+    iv: _Interval,
+    mid: str,
+    old: MetaSegment | None,
+    prev_stats: SuffStats | None,
+    prev_label: str | None,
+) -> MetaSegment | None:
+    new_stats, _ = _interval_stats(segs, points, _fresh_from(old, iv), iv.b, ctx.t0)
+    stats = new_stats if old is None else old.stats.merge(new_stats)
+    if stats.is_empty:
+        return None
+    _, members = _interval_stats(segs, Points.empty(), iv.a, iv.b, ctx.t0)
+    change = pct = None
+    if prev_stats is not None and not prev_stats.is_empty:
+        prev_mean = prev_stats.sx / prev_stats.n
+        change = stats.sx / stats.n - prev_mean
+        pct = None if prev_mean == 0 else 100 * change / abs(prev_mean)
+    return MetaSegment(
+        id=mid, series_id=ctx.series.id, kind=iv.spec["kind"], label=iv.label, spec=iv.spec,
+        start=iv.a, end=min(iv.b, iv.spec.get("end", iv.b)), stats=stats,
+        member_count=len(members), slope_mean=_slope_mean(segs, members),
+        change_prev=change, pct_change_prev=pct,
+        prev_label=prev_label if change is not None else None,
+        built_n_points=ctx.state.n_points, built_at=int(time.time()), member_ids=tuple(members),
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SegmentFilter:
+    """Conditions on segment statistics; None means no condition."""
+
+    slope_min: float | None = None
+    slope_max: float | None = None
+    std_min: float | None = None
+    std_max: float | None = None
+    mean_min: float | None = None
+    mean_max: float | None = None
+    min_below: float | None = None
+    max_above: float | None = None
+    duration_min: float | None = None
+    duration_max: float | None = None
+    start: float | None = None
+    end: float | None = None
+
+    def __post_init__(self) -> None:
+        for name, value in asdict(self).items():
+            if value is not None and (isinstance(value, bool) or not math.isfinite(value)):
+                raise InvalidInput(name, f"{value!r} is not a finite number")
+        for lo, hi in (("slope_min", "slope_max"), ("std_min", "std_max"),
+                       ("mean_min", "mean_max"), ("duration_min", "duration_max"),
+                       ("start", "end")):  # fmt: skip
+            a, b = getattr(self, lo), getattr(self, hi)
+            if a is not None and b is not None and b < a:
+                raise InvalidInput(hi, f"must not be below {lo}")
+
+
+def build_by_filter(store: Store, series_ref: str, filt: SegmentFilter) -> MetaSegment:
+    """One meta-segment grouping every segment that meets the filter."""
+    ctx = _context(store, series_ref)
+    segs = filter_segments(store, ctx.series.id, filt, MAX_SEGMENTS)
+    if not segs:
+        raise NotFound("filter: no segment of this series meets the filter")
+    conditions = {k: v for k, v in asdict(filt).items() if v is not None}
+    spec = {"kind": "filter", "series_id": ctx.series.id, **conditions}
+    label = "segments where " + (
+        ", ".join(f"{k}={v:g}" for k, v in sorted(conditions.items())) or "any"
+    )
+    return _group(store, ctx, spec, label, segs, [])
+
+
+def build_from_members(
+    store: Store, member_ids: list[str], label: str | None = None
+) -> MetaSegment:
+    """A meta-segment over given segments and/or meta-segments, statistics combined exactly."""
+    if not member_ids:
+        raise InvalidInput("members", "at least one member id is required")
+    ids = sorted(set(member_ids))
+    segs = [Segment.from_node(r["g"]) for r in store.read("segments.get_many", ids=ids)]
+    metas = list(get_metas(store, ids).values())
+    missing = set(ids) - {g.id for g in segs} - {m.id for m in metas}
+    if missing:
+        raise NotFound(f"members: no segment or meta-segment with id {sorted(missing)[0]!r}")
+    series_ids = {g.series_id for g in segs} | {m.series_id for m in metas}
+    if len(series_ids) > 1:
+        raise InvalidInput("members", "all members must belong to the same series")
+    ctx = _context(store, series_ids.pop())
+    spec = {"kind": "members", "series_id": ctx.series.id, "members": ids}
+    first = min([g.start for g in segs] + [m.stats.t_first for m in metas])
+    last = max([g.end for g in segs] + [m.stats.t_last for m in metas])
+    return _group(store, ctx, spec, label or f"{iso_date(first)} to {iso_date(last)}", segs, metas)
+
+
+def _group(
+    store: Store,
+    ctx: _Context,
+    spec: dict,
+    label: str,
+    segs: list[Segment],
+    metas: list[MetaSegment],
+) -> MetaSegment:
+    """Combine disjoint members exactly; overlapping ones would count points twice."""
+    spans = sorted(
+        [(g.start, g.end, g.id) for g in segs]
+        + [(m.stats.t_first, m.stats.t_last, m.id) for m in metas]
+    )
+    for (_, a1, a_id), (b0, _, b_id) in zip(spans, spans[1:], strict=False):
+        if b0 <= a1:
+            raise InvalidInput(
+                "members", f"{a_id} and {b_id} overlap in time; their points would count twice"
+            )
+    stats = SuffStats.merge_all([g.stats for g in segs] + [m.stats for m in metas])
+    slopes = [g.features.slope_per_day for g in segs] + [
+        m.slope_mean for m in metas if m.slope_mean is not None
+    ]
+    meta = MetaSegment(
+        id=meta_id(spec), series_id=ctx.series.id, kind=spec["kind"], label=label, spec=spec,
+        start=spans[0][0], end=spans[-1][1], stats=stats, member_count=len(spans),
+        slope_mean=float(np.mean(slopes)) if slopes else None,
+        built_n_points=ctx.state.n_points, built_at=int(time.time()),
+        member_ids=tuple(s[2] for s in spans),
+    )  # fmt: skip
+    save_metas(store, [meta], ctx.series.unit)
+    return meta

@@ -1,0 +1,324 @@
+"""The series tools: JSON-schema functions over segments and meta-segments, with provenance.
+
+Callable with or without an LLM (`run_tool`). Every call is stored as a ToolCall node
+linked to the meta-segments it built and the segments / meta-segments it read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphmem.errors import GraphmemError, InvalidInput
+from graphmem.jsonargs import parse_arguments, validate
+from graphmem.series import catalog, meta, metabuild, segments
+from graphmem.series.compact import bounds_view, meta_view, segment_view
+from graphmem.series.periods import FREQUENCIES
+from graphmem.store import Store
+from graphmem.timeutil import iso, parse_timestamp
+
+RESULT_CHARS = 4000  # stored on the ToolCall node; the digest covers the whole result
+
+
+@dataclass
+class ToolOutput:
+    """A tool's result and what it touched."""
+
+    result: Any
+    series_id: str | None = None
+    built: list[str] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: Callable[[Store, dict[str, Any]], ToolOutput]
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI function-calling description of this tool."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a caller (or the LLM) gets back: JSON content, or an error in plain words."""
+
+    tool: str
+    ok: bool
+    content: str
+    call_id: str
+    built: list[str]
+    read: list[str]
+
+
+def _obj(required: list[str], **props: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+SERIES = {"type": "string", "description": "series id or name"}
+DATE = {"type": "string", "description": "ISO date YYYY-MM-DD (or datetime)"}
+NUM = {"type": "number"}
+
+
+def _time(args: dict[str, Any], name: str) -> float | None:
+    value = args.get(name)
+    return None if value is None else float(parse_timestamp(value, field=name))
+
+
+def _list_series(store: Store, args: dict[str, Any]) -> ToolOutput:
+    out = []
+    for s in catalog.list_series(store):
+        out.append(bounds_view(segments.time_bounds(store, s.id), s.name, s.unit))
+    return ToolOutput(out)
+
+
+def _time_bounds(store: Store, args: dict[str, Any]) -> ToolOutput:
+    s = catalog.get_series(store, args["series"])
+    return ToolOutput(bounds_view(segments.time_bounds(store, s.id), s.name, s.unit), s.id)
+
+
+def _search_segments(store: Store, args: dict[str, Any]) -> ToolOutput:
+    s = catalog.get_series(store, args["series"])
+    filt = metabuild.SegmentFilter(
+        slope_min=args["slope_min"], slope_max=args["slope_max"], std_min=args["std_min"],
+        std_max=args["std_max"], mean_min=args["mean_min"], mean_max=args["mean_max"],
+        start=_time(args, "start"), end=_time(args, "end"),
+    )  # fmt: skip
+    found = segments.filter_segments(store, s.id, filt, args["limit"])
+    return ToolOutput(
+        [segment_view(g, summary=False) for g in found], s.id, read=[g.id for g in found]
+    )
+
+
+def _get_segment(store: Store, args: dict[str, Any]) -> ToolOutput:
+    g = segments.get_segment(store, args["segment_id"])
+    return ToolOutput(segment_view(g), g.series_id, read=[g.id])
+
+
+def _by_range(store: Store, args: dict[str, Any]) -> ToolOutput:
+    start, end = _time(args, "start"), _time(args, "end")
+    built = metabuild.build_by_range(store, args["series"], start, end, args.get("freq"))
+    sid = built[0].series_id if built else None
+    return ToolOutput([meta_view(m) for m in built], sid, built=[m.id for m in built])
+
+
+def _by_filter(store: Store, args: dict[str, Any]) -> ToolOutput:
+    conditions = {k: v for k, v in args.items() if k != "series"}
+    for key in ("start", "end"):
+        conditions[key] = _time(args, key)
+    m = metabuild.build_by_filter(store, args["series"], metabuild.SegmentFilter(**conditions))
+    return ToolOutput(meta_view(m), m.series_id, built=[m.id])
+
+
+def _from_members(store: Store, args: dict[str, Any]) -> ToolOutput:
+    m = metabuild.build_from_members(store, args["member_ids"], args.get("label"))
+    return ToolOutput(meta_view(m), m.series_id, built=[m.id], read=list(m.member_ids))
+
+
+def _features(store: Store, args: dict[str, Any]) -> ToolOutput:
+    m = meta.get_meta(store, args["meta_segment_id"])
+    return ToolOutput(meta_view(m, full=True), m.series_id, read=[m.id])
+
+
+def _members(store: Store, args: dict[str, Any]) -> ToolOutput:
+    members = meta.get_members(store, args["meta_segment_id"])
+    seg_views = [segment_view(g, summary=False) for g in members.segments]
+    meta_views = [meta_view(m) for m in members.metas]
+    read = (
+        [args["meta_segment_id"]] + [g.id for g in members.segments] + [m.id for m in members.metas]
+    )
+    series_id = meta.get_meta(store, args["meta_segment_id"]).series_id
+    return ToolOutput({"segments": seg_views, "meta_segments": meta_views}, series_id, read=read)
+
+
+def _list_metas(store: Store, args: dict[str, Any]) -> ToolOutput:
+    found = meta.list_metas(store, args["series"], limit=args["limit"])
+    sid = catalog.get_series(store, args["series"]).id
+    return ToolOutput([{"id": m.id, "label": m.label, "kind": m.kind} for m in found], sid)
+
+
+_FILTERS = {
+    "slope_min": {**NUM, "description": "minimum slope per day"},
+    "slope_max": {**NUM, "description": "maximum slope per day"},
+    "std_min": NUM, "std_max": NUM, "mean_min": NUM, "mean_max": NUM,
+    "start": {**DATE, "description": "segments ending on or after this date"},
+    "end": {**DATE, "description": "segments starting on or before this date"},
+}  # fmt: skip
+_META_ID = {"type": "string", "description": "a meta-segment id"}
+
+TOOLS: dict[str, Tool] = {
+    t.name: t
+    for t in [
+        Tool(
+            "list_series", "List the stored series with their time bounds.", _obj([]), _list_series
+        ),
+        Tool(
+            "time_bounds",
+            "First and last date of a series, number of points and of segments.",
+            _obj(["series"], series=SERIES),
+            _time_bounds,
+        ),
+        Tool(
+            "search_segments",
+            "Find segments of a series by time range and statistics (slope, std, mean).",
+            _obj(
+                ["series"],
+                series=SERIES,
+                **_FILTERS,
+                limit={"type": "integer", "minimum": 1, "maximum": 500, "default": 50},
+            ),
+            _search_segments,
+        ),  # fmt: skip
+        Tool(
+            "get_segment",
+            "Statistics and summary of one segment.",
+            _obj(["segment_id"], segment_id={"type": "string"}),
+            _get_segment,
+        ),
+        Tool(
+            "create_meta_segment_by_datetime_range",
+            "Group segments by a date range, optionally one meta-segment per calendar period "
+            "(freq). Returns each meta-segment's id and features.",
+            _obj(
+                ["series", "start", "end"],
+                series=SERIES,
+                start=DATE,
+                end=DATE,
+                freq={"type": "string", "enum": list(FREQUENCIES)},
+            ),
+            _by_range,
+        ),  # fmt: skip
+        Tool(
+            "create_meta_segment_by_filter",
+            "Group every segment whose statistics meet the conditions into one meta-segment.",
+            _obj(
+                ["series"],
+                series=SERIES,
+                **_FILTERS,
+                duration_min={**NUM, "description": "minimum duration in days"},
+                duration_max=NUM,
+                min_below=NUM,
+                max_above=NUM,
+            ),
+            _by_filter,
+        ),  # fmt: skip
+        Tool(
+            "create_meta_segment_from_members",
+            "Combine segments and/or meta-segments (e.g. months into a quarter) into one.",
+            _obj(
+                ["member_ids"],
+                member_ids={"type": "array", "items": {"type": "string"}, "minItems": 1},
+                label={"type": "string"},
+            ),
+            _from_members,
+        ),  # fmt: skip
+        Tool(
+            "get_meta_features",
+            "Features of a meta-segment: n, mean, std, min, max, slope, change vs previous.",
+            _obj(["meta_segment_id"], meta_segment_id=_META_ID),
+            _features,
+        ),
+        Tool(
+            "get_members",
+            "The segments and meta-segments a meta-segment groups (for evidence).",
+            _obj(["meta_segment_id"], meta_segment_id=_META_ID),
+            _members,
+        ),
+        Tool(
+            "list_meta_segments",
+            "Meta-segments already built for a series (ids and labels).",
+            _obj(
+                ["series"],
+                series=SERIES,
+                limit={"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
+            ),
+            _list_metas,
+        ),  # fmt: skip
+    ]
+}
+
+
+def tool_schemas() -> list[dict[str, Any]]:
+    return [t.schema() for t in TOOLS.values()]
+
+
+def call_tool(
+    store: Store, name: str, arguments: str | dict[str, Any] | None, session: str | None = None
+) -> tuple[ToolOutput, str]:
+    """Validate, run and record one tool call; returns (output, ToolCall id), raises on error."""
+    call_id = "tc_" + uuid.uuid4().hex
+    try:
+        tool = TOOLS.get(name)
+        if tool is None:
+            raise InvalidInput("tool", f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
+        output = tool.handler(store, validate(parse_arguments(arguments), tool.parameters))
+    except GraphmemError as exc:
+        content = json.dumps({"error": str(exc)}, ensure_ascii=False)
+        _record(store, call_id, name, arguments, content, None, str(exc), session)
+        raise
+    content = json.dumps(output.result, separators=(",", ":"), ensure_ascii=False)
+    _record(store, call_id, name, arguments, content, output, None, session)
+    return output, call_id
+
+
+def run_tool(
+    store: Store, name: str, arguments: str | dict[str, Any] | None, session: str | None = None
+) -> ToolResult:
+    """Like call_tool, but errors come back in plain words (for the LLM), not raised."""
+    try:
+        output, call_id = call_tool(store, name, arguments, session)
+    except GraphmemError as exc:
+        content = json.dumps({"error": str(exc)}, ensure_ascii=False)
+        return ToolResult(name, False, content, "", [], [])
+    content = json.dumps(output.result, separators=(",", ":"), ensure_ascii=False)
+    return ToolResult(name, True, content, call_id, output.built, output.read)
+
+
+def _record(
+    store: Store,
+    call_id: str,
+    name: str,
+    arguments: Any,
+    content: str,
+    output: ToolOutput | None,
+    error: str | None,
+    session: str | None,
+) -> None:
+    now = time.time()
+    args_text = arguments if isinstance(arguments, str) else json.dumps(arguments or {})
+    store.write(
+        "toolcalls.record",
+        id=call_id,
+        series_id=output.series_id if output else None,
+        session=session,
+        tool=name,
+        args=args_text[:RESULT_CHARS],
+        result=content[:RESULT_CHARS],
+        digest=hashlib.sha1(content.encode()).hexdigest(),
+        ok=error is None,
+        error=error,
+        at=now,
+        at_iso=iso(round(now, 3)),
+        built=output.built if output else [],
+        read=output.read if output else [],
+    )

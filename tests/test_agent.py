@@ -1,0 +1,97 @@
+"""The agent through the real openai client against a scripted local server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from llm_server import tool_call
+
+from graphmem.agent import ask, format_step
+from graphmem.errors import LLMError
+from graphmem.llm import LLM
+from graphmem.series.meta import meta_id
+from graphmem.series.periods import period_of
+from graphmem.timeutil import parse_timestamp
+
+Y = "create_meta_segment_by_datetime_range"
+
+
+def year_id(series_id: str, year: int) -> str:
+    start = period_of(float(parse_timestamp(f"{year}-06-01")), "year").start
+    return meta_id({"kind": "period", "series_id": series_id, "freq": "year", "start": start})
+
+
+def test_paper_trace_is_reproduced(sales_store, llm_server, llm_settings) -> None:
+    store, series, _ = sales_store
+    ids = [year_id(series.id, y) for y in (2015, 2016, 2017)]
+    llm_server.script(
+        {"tool_calls": [tool_call("time_bounds", {"series": series.name})]},
+        {"tool_calls": [tool_call(Y, {"series": series.id, "start": "2010-01-01", "end": "2020-12-31", "freq": "year"})]},
+        *({"tool_calls": [tool_call("get_meta_features", {"meta_segment_id": i}, f"c{i}")]} for i in ids),
+        {"content": "Sales grew every year; growth slowed markedly in 2016."},
+    )  # fmt: skip
+    lines = []
+    answer = ask(store, LLM(llm_settings), "How did the yearly trend change?", series.name,
+                 on_step=lambda step, n: lines.append(format_step(step, n)))  # fmt: skip
+    assert answer.complete and answer.answer.startswith("Sales grew every year")
+    assert [s.tool for s in answer.steps] == ["time_bounds", Y] + ["get_meta_features"] * 3
+    assert all(s.ok for s in answer.steps)
+    assert lines[0].startswith("[Step 1/10] tool: time_bounds")
+    assert set(ids) <= set(answer.evidence)
+    system = llm_server.requests[0]["messages"][0]["content"]
+    assert series.name in system and "units sold" in system and "daily points" in system
+    assert "2010-01-01 to 2020-12-31" in system
+    assert {t["function"]["name"] for t in llm_server.requests[0]["tools"]} >= {"time_bounds", Y}
+    fed_back = llm_server.requests[3]["messages"][-1]
+    assert fed_back["role"] == "tool" and json.loads(fed_back["content"])["label"] == "2015"
+    calls = store.read("toolcalls.by_session", session=answer.session)
+    assert len(calls) == 5 and calls[2]["targets"] == [ids[0]]
+
+
+def test_tool_error_is_fed_back_and_the_model_recovers(
+    sales_store, llm_server, llm_settings
+) -> None:
+    store, series, _ = sales_store
+    llm_server.script(
+        {"tool_calls": [tool_call("get_meta_features", {"meta_segment_id": "meta_missing"})]},
+        {"tool_calls": [tool_call("no_such_tool", {})]},
+        {"tool_calls": [tool_call("time_bounds", "{broken json")]},
+        {"tool_calls": [tool_call("time_bounds", {"series": series.name})]},
+        {"content": "The series covers 2010-2020."},
+    )
+    answer = ask(store, LLM(llm_settings), "What period does it cover?", series.name)
+    assert answer.complete and [s.ok for s in answer.steps] == [False, False, False, True]
+    errors = [
+        json.loads(llm_server.requests[i]["messages"][-1]["content"])["error"] for i in (1, 2, 3)
+    ]
+    assert "no meta-segment with id 'meta_missing'" in errors[0]
+    assert "unknown tool 'no_such_tool'" in errors[1]
+    assert "not valid JSON" in errors[2]
+
+
+def test_step_limit_stops_the_loop(sales_store, llm_server, llm_settings) -> None:
+    store, series, _ = sales_store
+    llm_server.script(
+        *(
+            {"tool_calls": [tool_call("time_bounds", {"series": series.name}, f"c{i}")]}
+            for i in range(5)
+        )
+    )
+    answer = ask(store, LLM(llm_settings), "Loop forever", series.name, max_steps=3)
+    assert not answer.complete and len(answer.steps) == 3
+    assert "No final answer within 3 steps" in answer.answer
+    assert len(llm_server.requests) == 3
+
+
+def test_server_error_is_a_clear_llm_error(sales_store, llm_server, llm_settings) -> None:
+    store, series, _ = sales_store
+    llm_server.script({"status": 500}, {"status": 500})
+    with pytest.raises(LLMError, match="answered 500"):
+        ask(store, LLM(llm_settings), "Anything?", series.name)
+
+
+def test_empty_question_is_refused(sales_store, llm_settings) -> None:
+    store, series, _ = sales_store
+    with pytest.raises(Exception, match="question: must not be empty"):
+        ask(store, LLM(llm_settings), "  ", series.name)

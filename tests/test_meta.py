@@ -1,0 +1,161 @@
+"""Meta-segments: calendar periods, filters, members; cache, exact statistics, extension."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.series.batch import quantize
+from graphmem.series.catalog import create_series
+from graphmem.series.ingest import append
+from graphmem.series.meta import get_members, get_meta, list_metas
+from graphmem.series.metabuild import (
+    SegmentFilter,
+    build_by_filter,
+    build_by_range,
+    build_from_members,
+)
+from graphmem.timeutil import parse_timestamp
+
+T = lambda s: float(parse_timestamp(s))  # noqa: E731
+
+
+def numpy_stats(data, a: float, b: float) -> dict:
+    mask = (data.ts >= a) & (data.ts < b)
+    ts, xs = data.ts[mask], quantize(data.xs[mask])
+    slope = np.polyfit((ts - ts[0]) / 86400, xs, 1)[0]
+    return {"n": len(xs), "mean": xs.mean(), "std": xs.std(), "min": xs.min(), "max": xs.max(),
+            "slope": slope}  # fmt: skip
+
+
+def test_yearly_statistics_equal_numpy_over_raw_points(sales_store) -> None:
+    store, series, data = sales_store
+    years = build_by_range(store, series.id, T("2010-01-01"), T("2020-12-31"), "year")
+    assert [m.label for m in years] == [str(y) for y in range(2010, 2021)]
+    for m in years:
+        want, f = numpy_stats(data, m.start, m.end), m.features
+        assert f.n == want["n"]
+        assert f.mean == pytest.approx(want["mean"], rel=1e-12)
+        assert f.std == pytest.approx(want["std"], rel=1e-9)
+        assert (f.min, f.max) == (want["min"], want["max"])
+        assert f.slope_per_day == pytest.approx(want["slope"], rel=1e-8)
+
+
+def test_a_segment_crossing_a_boundary_belongs_to_both_periods(sales_store) -> None:
+    store, series, _ = sales_store
+    years = build_by_range(store, series.id, T("2010-01-01"), T("2020-12-31"), "year")
+    members = [{g.id for g in get_members(store, m.id).segments} for m in years]
+    shared = [a & b for a, b in zip(members, members[1:], strict=False)]
+    assert any(shared), "segments spanning New Year sit in both years"
+    for m, ids in zip(years, members, strict=True):
+        assert m.member_count == len(ids)
+
+
+def test_cache_hit_returns_the_same_nodes_without_duplicates(sales_store) -> None:
+    store, series, _ = sales_store
+    first = build_by_range(store, series.id, T("2012-01-01"), T("2013-12-31"), "month")
+    again = build_by_range(store, series.id, T("2012-01-01"), T("2013-12-31"), "month")
+    assert [m.id for m in first] == [m.id for m in again] and len(first) == 24
+    assert [m.built_at for m in first] == [m.built_at for m in again]
+    overlapping = build_by_range(store, series.id, T("2013-06-01"), T("2014-02-01"), "month")
+    assert {m.id for m in overlapping} & {m.id for m in first}, "same period, same node"
+    assert len(list_metas(store, series.id)) == 24 + 8 - 7 + 1
+
+
+def test_range_without_frequency_is_one_meta_segment(sales_store) -> None:
+    store, series, data = sales_store
+    [m] = build_by_range(store, series.id, T("2016-03-15"), T("2016-09-30"))
+    want = numpy_stats(data, T("2016-03-15"), T("2016-09-30") + 1)
+    assert m.features.n == want["n"] and m.features.mean == pytest.approx(want["mean"])
+
+
+def test_recursion_months_to_quarter_to_year(sales_store) -> None:
+    store, series, data = sales_store
+    months = build_by_range(store, series.id, T("2015-01-01"), T("2015-12-31"), "month")
+    quarters = [
+        build_from_members(store, [m.id for m in months[q * 3 : q * 3 + 3]], f"2015-Q{q + 1}")
+        for q in range(4)
+    ]
+    year = build_from_members(store, [q.id for q in quarters], "2015")
+    [direct] = build_by_range(store, series.id, T("2015-01-01"), T("2015-12-31"), "year")
+    assert year.features.n == direct.features.n == 365
+    assert year.features.mean == pytest.approx(direct.features.mean, rel=1e-12)
+    assert year.features.std == pytest.approx(direct.features.std, rel=1e-9)
+    assert year.features.slope_per_day == pytest.approx(direct.features.slope_per_day, rel=1e-8)
+    assert [m.id for m in get_members(store, year.id).metas] == [q.id for q in quarters]
+    assert get_members(store, quarters[0].id).metas[0].id == months[0].id
+
+
+def test_overlapping_members_are_refused(sales_store) -> None:
+    store, series, _ = sales_store
+    [year] = build_by_range(store, series.id, T("2015-01-01"), T("2015-12-31"), "year")
+    [month] = build_by_range(store, series.id, T("2015-03-01"), T("2015-03-31"), "month")
+    with pytest.raises(InvalidInput, match="overlap in time"):
+        build_from_members(store, [year.id, month.id])
+    with pytest.raises(NotFound):
+        build_from_members(store, [year.id, "nope"])
+    with pytest.raises(InvalidInput, match="members"):
+        build_from_members(store, [])
+
+
+def test_extension_after_appending_points(store) -> None:
+    from graphmem.series.synthetic import sales_series
+
+    data = sales_series(seed=2)
+    series = create_series(store, "growing")
+    cut = int(np.searchsorted(data.ts, T("2015-07-01")))
+    append(store, series.id, data.ts[:cut], data.xs[:cut])
+    [before] = build_by_range(store, series.id, T("2015-01-01"), T("2015-12-31"), "year")
+    assert before.features.n == cut - int(np.searchsorted(data.ts, T("2015-01-01")))
+    append(store, series.id, data.ts[cut:], data.xs[cut:])
+    [after] = build_by_range(store, series.id, T("2015-01-01"), T("2015-12-31"), "year")
+    assert after.id == before.id and after.built_n_points == len(data.ts)
+    want = numpy_stats(data, after.start, after.end)
+    assert after.features.n == want["n"] == 365
+    assert after.features.mean == pytest.approx(want["mean"], rel=1e-12)
+    assert after.features.max == want["max"]
+    assert len(list_metas(store, series.id)) == 1
+
+
+def test_filter_groups_matching_segments(sales_store) -> None:
+    store, series, _ = sales_store
+    m = build_by_filter(store, series.id, SegmentFilter(mean_min=200.0))
+    members = get_members(store, m.id).segments
+    assert members and all(g.features.mean >= 200 for g in members)
+    assert m.features.n == sum(g.n for g in members)
+    again = build_by_filter(store, series.id, SegmentFilter(mean_min=200.0))
+    assert again.id == m.id
+    with pytest.raises(NotFound, match="no segment"):
+        build_by_filter(store, series.id, SegmentFilter(mean_min=1e9))
+    with pytest.raises(InvalidInput, match="mean_max"):
+        SegmentFilter(mean_min=5, mean_max=1)
+
+
+def test_range_outside_the_data_is_a_clear_error(sales_store) -> None:
+    store, series, _ = sales_store
+    with pytest.raises(InvalidInput, match="holds no points; the series covers 2010-01-01"):
+        build_by_range(store, series.id, T("2030-01-01"), T("2031-01-01"), "year")
+    with pytest.raises(InvalidInput, match="freq"):
+        build_by_range(store, series.id, T("2010-01-01"), T("2011-01-01"), "decade")
+    with pytest.raises(NotFound):
+        get_meta(store, "meta_nope")
+
+
+def test_2016_slowdown_visible_in_yearly_features(sales_store) -> None:
+    store, series, _ = sales_store
+    years = {m.label: m for m in build_by_range(store, series.id, 0, T("2021-01-01"), "year")}
+    slopes = {label: m.features.slope_per_day for label, m in years.items()}
+    assert min(slopes, key=slopes.get) == "2016"
+    growth = {label: m.pct_change_prev for label, m in years.items() if m.pct_change_prev}
+    assert growth["2016"] < np.median(list(growth.values())) * 0.75
+
+
+def test_february_boost_visible_in_monthly_features(sales_store) -> None:
+    store, series, _ = sales_store
+    months = {m.label: m for m in build_by_range(store, series.id, 0, T("2021-01-01"), "month")}
+    for year in range(2010, 2021):
+        feb, mar = months[f"{year}-02"], months[f"{year}-03"]
+        assert feb.pct_change_prev is not None and feb.pct_change_prev > 15
+        assert mar.pct_change_prev < -10
+        assert feb.features.mean > max(months[f"{year}-01"].features.mean, mar.features.mean)
