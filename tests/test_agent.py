@@ -25,12 +25,14 @@ def year_id(series_id: str, year: int) -> str:
 def test_paper_trace_is_reproduced(sales_store, llm_server, llm_settings) -> None:
     store, series, _ = sales_store
     ids = [year_id(series.id, y) for y in (2015, 2016, 2017)]
+    yearly = {"series": series.id, "start": "2010-01-01", "end": "2020-12-31", "freq": "year"}
+    features = [tool_call("get_meta_features", {"meta_segment_id": i}, f"c{i}") for i in ids]
     llm_server.script(
         {"tool_calls": [tool_call("time_bounds", {"series": series.name})]},
-        {"tool_calls": [tool_call(Y, {"series": series.id, "start": "2010-01-01", "end": "2020-12-31", "freq": "year"})]},
-        *({"tool_calls": [tool_call("get_meta_features", {"meta_segment_id": i}, f"c{i}")]} for i in ids),
+        {"tool_calls": [tool_call(Y, yearly)]},
+        *({"tool_calls": [call]} for call in features),
         {"content": "Sales grew every year; growth slowed markedly in 2016."},
-    )  # fmt: skip
+    )
     lines = []
     answer = ask(store, LLM(llm_settings), "How did the yearly trend change?", series.name,
                  on_step=lambda step, n: lines.append(format_step(step, n)))  # fmt: skip

@@ -1,0 +1,83 @@
+"""GraphQL: buildMetaSegments, metaSegments, metaSegment { members features toolCalls }, ask."""
+
+from __future__ import annotations
+
+from llm_server import tool_call
+
+BUILD = """
+mutation($spec: MetaSpecInput!) {
+  buildMetaSegments(spec: $spec) {
+    id label summary
+    features { n mean slopePerDay slopeMean changeVsPrev memberCount coverage }
+    members { id startIso }
+    toolCalls { tool how ok }
+  }
+}"""
+
+
+def test_build_and_read_meta_segments(gql, sales_store) -> None:
+    _, series, _ = sales_store
+    spec = {"seriesId": series.id, "kind": "range", "start": "2015-01-01",
+            "end": "2016-12-31", "freq": "year"}  # fmt: skip
+    built = gql(BUILD, spec=spec)["data"]["buildMetaSegments"]
+    assert [m["label"] for m in built] == ["2015", "2016"]
+    y2016 = built[1]
+    assert y2016["features"]["n"] == 366 and y2016["features"]["changeVsPrev"] is not None
+    assert y2016["members"] and y2016["features"]["memberCount"] == len(y2016["members"])
+    assert y2016["toolCalls"] == [
+        {"tool": "create_meta_segment_by_datetime_range", "how": "BUILT", "ok": True}
+    ]
+    assert "2016" in y2016["summary"] and "units sold" in y2016["summary"]
+    listed = gql("query($id: ID!) { metaSegments(seriesId: $id) { id } }", id=series.id)
+    assert {m["id"] for m in listed["data"]["metaSegments"]} == {m["id"] for m in built}
+    year = gql(
+        BUILD, spec={"kind": "members", "memberIds": [m["id"] for m in built], "label": "2015-16"}
+    )["data"]["buildMetaSegments"][0]
+    assert year["features"]["n"] == 365 + 366
+    nested = gql(
+        "query($id: ID!) { metaSegment(id: $id) { metaMembers { label } } }", id=year["id"]
+    )
+    assert [m["label"] for m in nested["data"]["metaSegment"]["metaMembers"]] == ["2015", "2016"]
+    assert gql('{ metaSegment(id: "nope") { id } }')["data"]["metaSegment"] is None
+
+
+def test_bad_spec_is_an_error_naming_the_field(gql, sales_store) -> None:
+    _, series, _ = sales_store
+    error = gql(BUILD, spec={"seriesId": series.id, "kind": "range", "start": "2015-01-01",
+                             "end": "2016-12-31", "freq": "fortnight"})["errors"][0]  # fmt: skip
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "freq"}
+    error = gql(BUILD, spec={"seriesId": series.id, "kind": "cluster"})["errors"][0]
+    assert error["extensions"]["field"] == "spec.kind"
+    listed = gql("query($id: ID!) { metaSegments(seriesId: $id) { id } }", id=series.id)
+    assert listed["data"]["metaSegments"] == []
+
+
+def test_ask_without_llm_says_so(gql, sales_store) -> None:
+    _, series, _ = sales_store
+    error = gql('mutation($id: ID) { ask(question: "trend?", seriesId: $id) { answer } }',
+                id=series.id)["errors"][0]  # fmt: skip
+    assert error["extensions"]["code"] == "LLM_NOT_CONFIGURED"
+    assert "no LLM is configured" in error["message"]
+
+
+def test_ask_with_scripted_llm(sales_store, llm_server, llm_settings, embedded_url) -> None:
+    """The ask mutation through a second app instance configured with the scripted LLM."""
+    import dataclasses
+
+    from starlette.testclient import TestClient
+
+    from api.app import create_app
+
+    _, series, _ = sales_store
+    llm_server.script(
+        {"tool_calls": [tool_call("time_bounds", {"series": series.name})]},
+        {"content": "It covers 2010 to 2020."},
+    )
+    settings = dataclasses.replace(llm_settings, store_url=embedded_url)
+    with TestClient(create_app(settings)) as client:
+        body = client.post("/graphql", json={"query": (
+            'mutation { ask(question: "What span?") { answer complete '
+            "steps { number tool ok } evidence session } }")}).json()  # fmt: skip
+    result = body["data"]["ask"]
+    assert result["answer"] == "It covers 2010 to 2020." and result["complete"]
+    assert result["steps"] == [{"number": 1, "tool": "time_bounds", "ok": True}]
