@@ -46,3 +46,8 @@ RETURN size($metas) AS written
 MATCH (t:ToolCall)-[r:BUILT|READ]->(m:MetaSegment {id: $id})
 RETURN t, type(r) AS how
 ORDER BY t.at, t.id
+
+// name: clear
+MATCH (m:MetaSegment {series_id: $series_id})
+DETACH DELETE m
+RETURN count(*) AS deleted

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from statistics import median
 from typing import TextIO
 
 from graphmem.config import Settings
@@ -87,7 +88,13 @@ def yearly_trend(store: Store, settings: Settings, series: SeriesInfo, out: Text
                      "segments": f["members"]})  # fmt: skip
     print(f"[Step 3/3] tool: get_meta_features x{len(rows)}\n", file=out)
     print(render(rows), file=out)
-    slowest = min((r for r in rows if r["mean vs prev %"] is not None),
-                  key=lambda r: r["mean vs prev %"])  # fmt: skip
-    print(f"\nSlowest growth: {slowest['year']} (+{slowest['mean vs prev %']} % vs the year "
-          "before); every February stands out in the monthly meta-segments.", file=out)  # fmt: skip
+    weakest = min(rows, key=lambda r: r["slope/day"])
+    growth = [r["mean vs prev %"] for r in rows if r["mean vs prev %"] is not None]
+    dips = [
+        f"{r['year']} (+{r['mean vs prev %']} %)"
+        for r in rows
+        if r["mean vs prev %"] is not None and r["mean vs prev %"] < 0.75 * median(growth)
+    ]
+    print(f"\nWeakest trend within a year: {weakest['year']} (slope {weakest['slope/day']} "
+          f"{series.unit or ''}/day). Year-over-year growth dips in {', '.join(dips)} against "
+          f"a median of +{median(growth):.3g} %.", file=out)  # fmt: skip

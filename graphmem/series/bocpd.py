@@ -23,18 +23,22 @@ _LP, _MU, _BETA, _Q, _N, _D, _W, _V, _BN, _LBN = range(10)
 _NROWS = 10
 _N_STORED = 7  # rows that make up the state; the rest is scratch
 _STATE_ROWS = {"log_prob": _LP, "mu": _MU, "beta": _BETA, "q": _Q, "n": _N, "d": _D, "w": _W}
-# Parameter vector slots.
-(_MU0, _KAPPA0, _ALPHA0, _BETA0, _Q0, _D0, _LOGH, _LOG1MH, _LOGTHR, _LOGNORM) = range(10)
-_NPAR = 10
-# Meta slots: live hypothesis count, points processed, capacity limit, cp window, protected age.
-_K, _T, _CAP, _WIN, _PROT = range(5)
+# Slots of the parameter row, the workspace's last row (one array keeps the call overhead low):
+# prior, cached logs, running normaliser and level, then hypothesis count, points processed,
+# capacity, cp window, protected age and the track_level flag (integers stored exactly).
+(_MU0, _KAPPA0, _ALPHA0, _BETA0, _Q0, _D0, _LOGH, _LOG1MH, _LOGTHR, _LOGNORM, _LEVEL) = range(11)
+_K, _T, _CAP, _WIN, _PROT, _ADAPT = range(11, 17)
+_NPAR = 17
+_PAR = _NROWS
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
-# Sentinels for the integer-key reductions: below the key of every float, above that of every li <= 0.
+_MAX_ABS = 1e100  # squares of larger values, summed over long runs, could overflow
+# Sentinels of the integer-key reductions: below every float's key; above every key of a value <= 0.
 _KEY_LOW = -9218868437227405313  # the key of -inf
 _KEY_HIGH = 2**62
 _NEG_BIG = -1.0e300  # stands in for log(0) because the kernel is compiled without inf support
-_FLAGS = {"nsz", "arcp", "contract", "reassoc", "nnan", "ninf"}  # lets LLVM vectorise the sums and maxima
+# No NaN or inf ever reaches the kernel; these flags let LLVM vectorise its sums.
+_FLAGS = {"nsz", "arcp", "contract", "reassoc", "nnan", "ninf"}
 
 
 @intrinsic
@@ -113,9 +117,10 @@ def _flog(x: float) -> float:
     return ef * _LN2_HI - ((hfsq - (s * (hfsq + r) + ef * _LN2_LO)) - f)
 
 
-def _g0(alpha0: float) -> float:
-    """g(alpha0) = lgamma(alpha0 + 1/2) - lgamma(alpha0); the kernel carries g by recurrence."""
-    return math.lgamma(alpha0 + 0.5) - math.lgamma(alpha0)
+def _d0(alpha0: float, kappa0: float) -> float:
+    """D(0), the start of the D(n) recurrence that the kernel carries per hypothesis."""
+    g = math.lgamma(alpha0 + 0.5) - math.lgamma(alpha0)
+    return g + 0.5 * math.log(kappa0 / (kappa0 + 1.0))
 
 
 @njit(cache=True, inline="always")
@@ -132,15 +137,17 @@ def _unkey(k: int) -> float:
 
 
 @njit(cache=True, fastmath=_FLAGS, error_model="numpy")
-def _kernel(xs, hyp, meta, par, out_cp, out_map):  # pragma: no cover - compiled
-    """Run the truncated BOCPD recursion over xs, updating hyp/meta/par in place.
+def _kernel(xs, hyp, out_cp, out_map):  # pragma: no cover - compiled
+    """Run the truncated BOCPD recursion over xs, updating the workspace hyp in place.
 
     Per hypothesis: n points seen, posterior mean mu and rate beta (kappa = kappa0 + n and
     alpha = alpha0 + n/2 follow from n), w = 1/(kappa + 1), d = D(n) and q, the part of the
     log predictive that does not depend on the next point: q = D(n) - log(2 pi)/2 + alpha log beta,
     so log p(x) = q - (alpha + 1/2) log(beta'), beta' being beta updated with x.
     """
-    mu0 = par[_MU0]
+    par = hyp[_PAR]
+    mu0 = par[_LEVEL]
+    adapt = par[_ADAPT] != 0.0
     kappa0 = par[_KAPPA0]
     alpha0 = par[_ALPHA0]
     beta0 = par[_BETA0]
@@ -149,10 +156,10 @@ def _kernel(xs, hyp, meta, par, out_cp, out_map):  # pragma: no cover - compiled
     logh = par[_LOGH]
     log1mh = par[_LOG1MH]
     logthr = par[_LOGTHR]
-    cap = meta[_CAP]
-    win = float(meta[_WIN])
-    prot = float(meta[_PROT])
-    k = meta[_K]
+    cap = np.int64(par[_CAP])
+    win = par[_WIN]
+    prot = par[_PROT]
+    k = np.int64(par[_K])
     lognorm = par[_LOGNORM]
     lp = hyp[_LP]
     mu = hyp[_MU]
@@ -202,7 +209,7 @@ def _kernel(xs, hyp, meta, par, out_cp, out_map):  # pragma: no cover - compiled
         s_drop = 0.0
         s_recent = 0.0
         n_drop = 0
-        map_n = np.int64(-1)
+        map_i = np.int64(-1)
         min_key = _key(0.0)
         for i in range(k):
             ni = nn[i]
@@ -213,14 +220,14 @@ def _kernel(xs, hyp, meta, par, out_cp, out_map):  # pragma: no cover - compiled
             s_drop += 0.0 if keep else e
             n_drop += 0 if keep else 1
             s_recent += e if ((ni < win) & keep) else 0.0
-            cand = np.int64(ni) if li == 0.0 else np.int64(-1)
-            map_n = cand if cand > map_n else map_n
+            cand = i if li == 0.0 else np.int64(-1)
+            map_i = cand if cand > map_i else map_i
             ki = _key(li) if keep else np.int64(_KEY_HIGH)
             min_key = ki if ki < min_key else min_key
             kap = kappa0 + ni
             a = alpha0 + 0.5 * ni
             w2 = 1.0 / (kap + 2.0)
-            # D(n+1) = -D(n) + log(a^2 kappa / (kappa + 2)) / 2, from lgamma(a+1) = log a + lgamma(a).
+            # D(n+1) = -D(n) + log(a^2 kappa / (kappa + 2)) / 2, as lgamma(a+1) = log a + lgamma(a).
             di = 0.5 * _flog(a * a * kap * w2) - dd[i]
             lp[i] = li
             mu[i] = mu[i] + (x - mu[i]) * w[i]
@@ -230,6 +237,10 @@ def _kernel(xs, hyp, meta, par, out_cp, out_map):  # pragma: no cover - compiled
             dd[i] = di
             q[i] = di - _HALF_LOG_2PI + (a + 0.5) * lbn[i]
         lp_min = _unkey(min_key)
+        map_n = np.int64(nn[map_i]) - 1
+        if adapt:
+            # Centre the next fresh run's prior on the current level, so drift does not penalise it.
+            mu0 = mu[map_i]
         # Prune: drop everything below the relative threshold, then the least probable if full.
         if n_drop > 0:
             i = k - 1
@@ -252,9 +263,10 @@ def _kernel(xs, hyp, meta, par, out_cp, out_map):  # pragma: no cover - compiled
         lognorm = -_flog(s_kept)
         out_cp[j] = min(max(s_recent / s_kept, 0.0), 1.0)
         out_map[j] = map_n
-    meta[_K] = k
-    meta[_T] += xs.shape[0]
+    par[_K] = k
+    par[_T] += xs.shape[0]
     par[_LOGNORM] = lognorm
+    par[_LEVEL] = mu0
 
 
 @njit(cache=True, inline="always")
@@ -262,6 +274,11 @@ def _move(hyp, src, dst):
     """Copy hypothesis src over dst (order does not matter, so removal is O(1))."""
     for row in range(_N_STORED):
         hyp[row, dst] = hyp[row, src]
+
+
+# Ranges the kernel's arithmetic is exact over (its fast log needs normal, non-overflowing inputs).
+_PRIOR_RANGES = {"kappa0": (1e-8, 1e8), "alpha0": (1e-8, 1e8), "beta0": (1e-200, 1e200)}
+_PRIOR_FIELDS = ("mu0", "kappa0", "alpha0", "beta0")
 
 
 @dataclass(frozen=True)
@@ -274,17 +291,21 @@ class NormalGammaPrior:
     beta0: float
 
     def __post_init__(self) -> None:
-        if not math.isfinite(self.mu0):
-            raise InvalidInput("prior.mu0", "must be finite")
-        for name in ("kappa0", "alpha0", "beta0"):
+        for name in _PRIOR_FIELDS:
             value = getattr(self, name)
-            if not (math.isfinite(value) and value > 0):
-                raise InvalidInput(f"prior.{name}", f"must be finite and > 0, got {value}")
+            if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+                raise InvalidInput(f"prior.{name}", f"must be a number, got {value!r}")
+        if not abs(self.mu0) < _MAX_ABS:
+            raise InvalidInput("prior.mu0", f"must be finite and below 1e100, got {self.mu0}")
+        for name, (lo, hi) in _PRIOR_RANGES.items():
+            value = getattr(self, name)
+            if not lo <= value <= hi:
+                raise InvalidInput(f"prior.{name}", f"must be in [{lo:g}, {hi:g}], got {value}")
 
 
 # Shape of the data-scaled prior. A weak prior (few pseudo-points, broad precision) keeps a fresh
 # segment plausible even when its level or noise drifts far from the warm-up's (chosen by F1).
-DEFAULT_KAPPA0 = 0.03
+DEFAULT_KAPPA0 = 0.01
 DEFAULT_ALPHA0 = 0.1
 DEFAULT_VAR_SCALE = 0.1  # prior guess of the noise variance, relative to the warm-up estimate
 
@@ -294,12 +315,13 @@ def prior_from_warmup(values: np.ndarray) -> NormalGammaPrior:
     x = np.asarray(values, dtype=np.float64)
     mu0 = float(np.median(x))
     dx = np.diff(x)
-    # MAD of first differences ignores level shifts inside the warm-up; /sqrt(2) undoes differencing.
+    # MAD of first differences ignores level shifts in the warm-up; /sqrt(2) undoes differencing.
     sigma = 1.4826 * float(np.median(np.abs(dx - np.median(dx)))) / math.sqrt(2.0)
     if not sigma > 0:
         sigma = float(np.std(x))
     if not sigma > 0:
         sigma = 1e-6 * max(abs(mu0), 1.0)  # constant warm-up: any later movement is a change
+    sigma = min(max(sigma, 1e-90), 1e90)  # keep beta0 inside the prior's supported range
     return NormalGammaPrior(
         mu0=mu0,
         kappa0=DEFAULT_KAPPA0,
@@ -308,7 +330,13 @@ def prior_from_warmup(values: np.ndarray) -> NormalGammaPrior:
     )
 
 
-@dataclass(frozen=True)
+# Pruning defaults: chosen for F1 on synthetic and TCPD series at >= 1e6 points/s (bench/).
+DEFAULT_PRUNE_THRESHOLD = 1e-3
+DEFAULT_MAX_RUN_LENGTHS = 300
+DEFAULT_PROTECT_RECENT = 20
+
+
+@dataclass(slots=True)
 class BOCPDOutput:
     """Per-point results for points start, start+1, ... (warm-up points arrive when flushed).
 
@@ -329,14 +357,38 @@ def _as_series(xs: Any) -> np.ndarray:
     arr = np.asarray(xs, dtype=np.float64)
     if arr.ndim != 1:
         raise InvalidInput("xs", f"must be one-dimensional, got {arr.ndim} dimensions")
-    if arr.size and not np.isfinite(arr).all():
-        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise InvalidInput("xs", f"value at position {bad} is not finite ({arr[bad]})")
-    return np.ascontiguousarray(arr)
+    if arr.size and not (np.abs(arr) < _MAX_ABS).all():
+        bad = int(np.flatnonzero(~(np.abs(arr) < _MAX_ABS))[0])
+        raise InvalidInput("xs", f"value at position {bad} is not a finite number below 1e100")
+    # One compiled kernel for every call: a read-only array would get a specialisation of its own.
+    return arr.copy() if not (arr.flags.c_contiguous and arr.flags.writeable) else arr
+
+
+def _check_int(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise InvalidInput(name, f"must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_real(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise InvalidInput(name, f"must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise InvalidInput(name, f"must be finite, got {value!r}")
+    return float(value)
 
 
 class OnlineBOCPD:
-    """Streaming BOCPD with constant hazard, Normal-Gamma prior and bounded run-length set."""
+    """Streaming BOCPD with constant hazard, Normal-Gamma prior and a bounded run-length set.
+
+    Without an explicit prior the first `warmup` points are buffered to scale one to the data
+    (prior_from_warmup); their results are returned by the call that completes the warm-up, so
+    over all calls exactly one result per pushed point comes back once warm-up is over.
+    Pruning after each point drops run lengths whose posterior is below prune_threshold times
+    the most probable one (except those younger than protect_recent points, which may still be
+    gathering evidence), then the least probable while more than max_run_lengths remain.
+    With track_level, each fresh run's prior mean is the current most probable segment's mean.
+    """
 
     def __init__(
         self,
@@ -344,39 +396,42 @@ class OnlineBOCPD:
         *,
         prior: NormalGammaPrior | None = None,
         warmup: int = 32,
-        prune_threshold: float = 1e-10,
-        max_run_lengths: int = 400,
+        prune_threshold: float = DEFAULT_PRUNE_THRESHOLD,
+        max_run_lengths: int = DEFAULT_MAX_RUN_LENGTHS,
+        protect_recent: int = DEFAULT_PROTECT_RECENT,
         cp_window: int = 5,
-        protect_recent: int = 0,
+        track_level: bool = True,
     ) -> None:
-        if not (math.isfinite(hazard_lambda) and hazard_lambda > 1):
-            raise InvalidInput("hazard_lambda", f"must be finite and > 1, got {hazard_lambda}")
-        if not (math.isfinite(prune_threshold) and 0 <= prune_threshold < 1):
+        self.hazard_lambda = _check_real("hazard_lambda", hazard_lambda)
+        if self.hazard_lambda <= 1:
+            raise InvalidInput("hazard_lambda", f"must be > 1, got {hazard_lambda}")
+        self.prune_threshold = _check_real("prune_threshold", prune_threshold)
+        if not 0 <= self.prune_threshold < 1:
             raise InvalidInput("prune_threshold", f"must be in [0, 1), got {prune_threshold}")
-        if int(max_run_lengths) != max_run_lengths or max_run_lengths < 1:
-            raise InvalidInput("max_run_lengths", f"must be an integer >= 1, got {max_run_lengths}")
-        if int(warmup) != warmup or warmup < 2:
-            raise InvalidInput("warmup", f"must be an integer >= 2, got {warmup}")
-        if int(cp_window) != cp_window or cp_window < 1:
-            raise InvalidInput("cp_window", f"must be an integer >= 1, got {cp_window}")
-        if int(protect_recent) != protect_recent or protect_recent < 0:
-            raise InvalidInput("protect_recent", f"must be an integer >= 0, got {protect_recent}")
+        self.max_run_lengths = _check_int("max_run_lengths", max_run_lengths, 1)
+        self.warmup = _check_int("warmup", warmup, 2)
+        self.protect_recent = _check_int("protect_recent", protect_recent, 0)
+        self.cp_window = _check_int("cp_window", cp_window, 1)
+        if not isinstance(track_level, bool):
+            raise InvalidInput("track_level", f"must be a bool, got {track_level!r}")
+        self.track_level = track_level
         if prior is not None and not isinstance(prior, NormalGammaPrior):
             raise InvalidInput("prior", "must be a NormalGammaPrior or None")
-        self.hazard_lambda = float(hazard_lambda)
-        self.warmup = int(warmup)
-        self.prune_threshold = float(prune_threshold)
-        self.max_run_lengths = int(max_run_lengths)
-        self.cp_window = int(cp_window)
-        self.protect_recent = int(protect_recent)
         self._explicit_prior = prior is not None
         self._prior: NormalGammaPrior | None = None
         self._buffer: list[float] = []
         self._n_pushed = 0
         cap = self.max_run_lengths
-        self._hyp = np.zeros((_NROWS, cap + 1), dtype=np.float64)
-        self._meta = np.array([0, 0, cap, self.cp_window, self.protect_recent], dtype=np.int64)
-        self._par = np.zeros(_NPAR, dtype=np.float64)
+        # Workspace: one column per hypothesis slot (capacity cap + 1), parameters in the last row.
+        self._hyp = np.zeros((_NROWS + 1, max(cap + 1, _NPAR)), dtype=np.float64)
+        self._par = self._hyp[_PAR]
+        self._par[[_CAP, _WIN, _PROT, _ADAPT]] = [
+            cap,
+            self.cp_window,
+            self.protect_recent,
+            track_level,
+        ]
+        self._t = 0  # points processed, mirrored here to spare the single-point path a read
         self._one = np.zeros(1, dtype=np.float64)
         if prior is not None:
             self._set_prior(prior)
@@ -386,10 +441,11 @@ class OnlineBOCPD:
         h = 1.0 / self.hazard_lambda
         par = self._par
         par[_MU0] = prior.mu0
+        par[_LEVEL] = prior.mu0
         par[_KAPPA0] = prior.kappa0
         par[_ALPHA0] = prior.alpha0
         par[_BETA0] = prior.beta0
-        d0 = _g0(prior.alpha0) + 0.5 * math.log(prior.kappa0 / (prior.kappa0 + 1.0))
+        d0 = _d0(prior.alpha0, prior.kappa0)
         par[_D0] = d0
         par[_Q0] = d0 - _HALF_LOG_2PI + prior.alpha0 * math.log(prior.beta0)
         par[_LOGH] = math.log(h)
@@ -409,15 +465,22 @@ class OnlineBOCPD:
     @property
     def n_processed(self) -> int:
         """Points whose results have been returned."""
-        return int(self._meta[_T])
+        return self._t
 
-    def _run(self, xs: np.ndarray) -> BOCPDOutput:
-        start = int(self._meta[_T])
-        cp = np.empty(xs.shape[0], dtype=np.float64)
-        rl = np.empty(xs.shape[0], dtype=np.int64)
-        if xs.shape[0]:
-            _kernel(xs, self._hyp, self._meta, self._par, cp, rl)
-        return BOCPDOutput(start=start, cp_prob=cp, map_run_length=rl)
+    def _run(self, *parts: np.ndarray) -> BOCPDOutput:
+        start = self._t
+        n = sum(p.shape[0] for p in parts)
+        cp = np.empty(n, dtype=np.float64)
+        rl = np.empty(n, dtype=np.int64)
+        pos = 0
+        for part in parts:
+            m = part.shape[0]
+            if m:
+                # Consecutive calls continue exactly where the last stopped, so parts need no copy.
+                _kernel(part, self._hyp, cp[pos : pos + m], rl[pos : pos + m])
+                pos += m
+        self._t += n
+        return BOCPDOutput(start, cp, rl)
 
     def update_batch(self, xs: np.ndarray) -> BOCPDOutput:
         """Feed finite values; returns results for every point processed by this call."""
@@ -432,23 +495,28 @@ class OnlineBOCPD:
             head = np.array(self._buffer, dtype=np.float64)
             self._buffer = []
             self._set_prior(prior_from_warmup(head))
-            arr = np.concatenate([head, arr[need:]])
+            return self._run(head, arr[need:])
         return self._run(arr)
 
     def update(self, x: float) -> BOCPDOutput:
-        """Feed one value (same kernel as update_batch, so results are identical)."""
-        if self._prior is None:
+        """Feed one value; same kernel and results as update_batch, with less overhead."""
+        # Plain floats (np.float64 included) take the fast path; anything else is checked as xs.
+        if self._prior is None or not isinstance(x, float):
             return self.update_batch(np.array([x], dtype=np.float64))
-        xf = float(x)
-        if not math.isfinite(xf):
-            raise InvalidInput("x", f"is not finite ({xf})")
+        if not -_MAX_ABS < x < _MAX_ABS:
+            raise InvalidInput("x", f"{x} is not a finite number below 1e100")
         self._n_pushed += 1
-        self._one[0] = xf
-        return self._run(self._one)
+        one = self._one
+        one[0] = x
+        cp = np.empty(1)
+        rl = np.empty(1, dtype=np.int64)
+        _kernel(one, self._hyp, cp, rl)
+        self._t += 1
+        return BOCPDOutput(self._t - 1, cp, rl)
 
     def run_length_posterior(self) -> tuple[np.ndarray, np.ndarray]:
         """Current run lengths r_t (ascending) with their posterior probabilities."""
-        k = int(self._meta[_K])
+        k = int(self._par[_K])
         rl = self._hyp[_N, :k].astype(np.int64) - 1
         lp = self._hyp[_LP, :k] + self._par[_LOGNORM]
         order = np.argsort(rl, kind="stable")
@@ -456,7 +524,7 @@ class OnlineBOCPD:
 
     def state(self) -> dict[str, Any]:
         """Everything needed to resume exactly, as JSON-ready plain values."""
-        k = int(self._meta[_K])
+        k = int(self._par[_K])
         prior = self._prior
         return {
             "version": 1,
@@ -465,17 +533,17 @@ class OnlineBOCPD:
                 "warmup": self.warmup,
                 "prune_threshold": self.prune_threshold,
                 "max_run_lengths": self.max_run_lengths,
-                "cp_window": self.cp_window,
                 "protect_recent": self.protect_recent,
+                "cp_window": self.cp_window,
+                "track_level": self.track_level,
             },
-            "prior": None
-            if prior is None
-            else [prior.mu0, prior.kappa0, prior.alpha0, prior.beta0],
+            "prior": None if prior is None else [getattr(prior, f) for f in _PRIOR_FIELDS],
             "explicit_prior": self._explicit_prior,
             "buffer": list(self._buffer),
             "n_pushed": self._n_pushed,
-            "n_processed": int(self._meta[_T]),
+            "n_processed": self._t,
             "lognorm": float(self._par[_LOGNORM]),
+            "level": float(self._par[_LEVEL]),
             "hypotheses": {
                 name: (
                     self._hyp[row, :k].astype(np.int64) if row == _N else self._hyp[row, :k]
@@ -490,21 +558,12 @@ class OnlineBOCPD:
         try:
             if state.get("version") != 1:
                 raise InvalidInput("state.version", f"unsupported {state.get('version')!r}")
-            cfg = state["config"]
             raw_prior = state["prior"]
             prior = None if raw_prior is None else NormalGammaPrior(*map(float, raw_prior))
-            det = cls(
-                hazard_lambda=cfg["hazard_lambda"],
-                prior=prior if state["explicit_prior"] else None,
-                warmup=cfg["warmup"],
-                prune_threshold=cfg["prune_threshold"],
-                max_run_lengths=cfg["max_run_lengths"],
-                cp_window=cfg["cp_window"],
-                protect_recent=cfg["protect_recent"],
-            )
-            if prior is not None and not state["explicit_prior"]:
+            explicit = bool(state["explicit_prior"])
+            det = cls(prior=prior if explicit else None, **state["config"])
+            if prior is not None and not explicit:
                 det._set_prior(prior)
-            det._explicit_prior = bool(state["explicit_prior"])
             det._buffer = [float(v) for v in state["buffer"]]
             det._n_pushed = int(state["n_pushed"])
             cols = {name: state["hypotheses"][name] for name in _STATE_ROWS}
@@ -513,9 +572,11 @@ class OnlineBOCPD:
                 raise InvalidInput("state.hypotheses", "arrays are inconsistent")
             for name, row in _STATE_ROWS.items():
                 det._hyp[row, :k] = np.asarray(cols[name], dtype=np.float64)
-            det._meta[_K] = k
-            det._meta[_T] = int(state["n_processed"])
+            det._par[_K] = k
+            det._t = int(state["n_processed"])
+            det._par[_T] = det._t
             det._par[_LOGNORM] = float(state["lognorm"])
-        except (KeyError, TypeError, ValueError) as exc:
+            det._par[_LEVEL] = float(state["level"])
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InvalidInput("state", f"malformed detector state ({exc})") from exc
         return det

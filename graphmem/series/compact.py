@@ -39,6 +39,19 @@ def segment_view(s: Segment, summary: bool = True) -> dict[str, Any]:
     return view
 
 
+def meta_brief(m: MetaSegment) -> dict[str, Any]:
+    """What a build returns per meta-segment: enough to choose which ones to read in full."""
+    view: dict[str, Any] = {
+        "id": m.id,
+        "label": m.label,
+        "n": m.stats.n,
+        "mean": rnd(m.stats.sx / m.stats.n),
+    }
+    if m.pct_change_prev is not None:
+        view["pct_vs_prev"] = rnd(m.pct_change_prev, 3)
+    return view
+
+
 def meta_view(m: MetaSegment, full: bool = False) -> dict[str, Any]:
     """The meta-segment's label, dates and features; `full` adds members and summary fields."""
     f = m.features

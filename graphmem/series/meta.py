@@ -21,7 +21,7 @@ KINDS = ("period", "range", "filter", "text", "members")
 def meta_id(spec: dict[str, Any]) -> str:
     """Deterministic id from the spec: the same spec always names the same node."""
     canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"))
-    return "meta_" + hashlib.sha1(canonical.encode()).hexdigest()[:20]
+    return "meta_" + hashlib.sha1(canonical.encode()).hexdigest()[:12]
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,23 @@
-"""Online segment boundaries: confirm OnlineBOCPD changepoints once they have held for `lag` points."""
+"""Online segment boundaries: confirm OnlineBOCPD changepoints that have held for `lag` points."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from graphmem.errors import InvalidInput
-from graphmem.series.bocpd import OnlineBOCPD
+from graphmem.series.bocpd import (
+    DEFAULT_MAX_RUN_LENGTHS,
+    DEFAULT_PROTECT_RECENT,
+    DEFAULT_PRUNE_THRESHOLD,
+    OnlineBOCPD,
+)
+
+_NO_START = -(2**62)  # MAP start recorded for "before the stream": never within tolerance
 
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
@@ -19,29 +27,42 @@ def _check_int(name: str, value: Any, minimum: int) -> None:
 
 @dataclass(frozen=True)
 class SegmenterConfig:
-    """Detector and confirmation settings; the defaults are chosen by F1, not per series."""
+    """Detector and confirmation settings; defaults chosen by F1 on synthetic and TCPD series.
+
+    lag: points a candidate start must hold (as the MAP start, within +-tolerance) before it is
+    confirmed; min_segment_length: least distance between boundaries (and from the stream start).
+    The other fields configure OnlineBOCPD.
+    """
 
     hazard_lambda: float = 250.0
     lag: int = 20
+    tolerance: int = 2
     min_segment_length: int = 10
     warmup: int = 32
-    prune_threshold: float = 1e-8
-    max_run_lengths: int = 300
-    protect_recent: int = 0
+    prune_threshold: float = DEFAULT_PRUNE_THRESHOLD
+    max_run_lengths: int = DEFAULT_MAX_RUN_LENGTHS
+    protect_recent: int = DEFAULT_PROTECT_RECENT
+    track_level: bool = True
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.hazard_lambda, int | float) and math.isfinite(self.hazard_lambda)):
-            raise InvalidInput("hazard_lambda", f"must be a finite number, got {self.hazard_lambda!r}")
-        if self.hazard_lambda <= 1:
-            raise InvalidInput("hazard_lambda", f"must be > 1, got {self.hazard_lambda}")
+        lam = self.hazard_lambda
+        if isinstance(lam, bool) or not isinstance(lam, int | float) or not math.isfinite(lam):
+            raise InvalidInput("hazard_lambda", f"must be a finite number, got {lam!r}")
+        if lam <= 1:
+            raise InvalidInput("hazard_lambda", f"must be > 1, got {lam}")
         _check_int("lag", self.lag, 1)
+        _check_int("tolerance", self.tolerance, 0)
         _check_int("min_segment_length", self.min_segment_length, 1)
         _check_int("warmup", self.warmup, 2)
         _check_int("max_run_lengths", self.max_run_lengths, 1)
         _check_int("protect_recent", self.protect_recent, 0)
         thr = self.prune_threshold
-        if not (isinstance(thr, int | float) and math.isfinite(thr) and 0 <= thr < 1):
-            raise InvalidInput("prune_threshold", f"must be in [0, 1), got {thr!r}")
+        if isinstance(thr, bool) or not isinstance(thr, int | float) or not math.isfinite(thr):
+            raise InvalidInput("prune_threshold", f"must be a finite number, got {thr!r}")
+        if not 0 <= thr < 1:
+            raise InvalidInput("prune_threshold", f"must be in [0, 1), got {thr}")
+        if not isinstance(self.track_level, bool):
+            raise InvalidInput("track_level", f"must be a bool, got {self.track_level!r}")
 
     def detector(self) -> OnlineBOCPD:
         """A fresh detector with these settings."""
@@ -51,22 +72,18 @@ class SegmenterConfig:
             prune_threshold=self.prune_threshold,
             max_run_lengths=self.max_run_lengths,
             protect_recent=self.protect_recent,
+            track_level=self.track_level,
         )
-
-
-@dataclass
-class _Progress:
-    last: int = 0  # start of the current confirmed segment (0 before any boundary)
-    boundaries: list[int] = field(default_factory=list)
 
 
 class OnlineSegmenter:
     """Feeds values to OnlineBOCPD and reports confirmed segment starts, never retracted.
 
-    After point t the most probable run length r gives the candidate start c = t - r. The
-    candidate is confirmed as soon as that run has lasted `lag` points (r >= lag, so the push
-    holding point c + lag or later reports it), provided it lies at least min_segment_length
-    after the previous boundary (or the start of the stream).
+    After point t the most probable run length r_t gives the candidate start c_t = t - r_t.
+    c = c_t is confirmed at t when r_t >= lag and every MAP start of points t-lag+1..t lies
+    within +-tolerance of c (so the push holding point c + lag or later reports it), and c is at
+    least min_segment_length after the previous boundary (or the stream start). State stays
+    bounded: the detector, the last boundary and the last lag-1 MAP starts.
     """
 
     def __init__(self, config: SegmenterConfig | None = None) -> None:
@@ -74,7 +91,10 @@ class OnlineSegmenter:
             raise InvalidInput("config", "must be a SegmenterConfig or None")
         self.config = config or SegmenterConfig()
         self._det = self.config.detector()
-        self._prog = _Progress()
+        self._last = 0  # start of the current confirmed segment (0 before any boundary)
+        self._n_boundaries = 0
+        self._tail = [_NO_START] * (self.config.lag - 1)  # MAP starts of the last lag-1 points
+        self._confirmed: list[int] = []
 
     @property
     def n_seen(self) -> int:
@@ -82,45 +102,43 @@ class OnlineSegmenter:
         return self._det.n_seen
 
     @property
-    def boundaries(self) -> list[int]:
-        """Every boundary confirmed so far, ascending."""
-        return list(self._prog.boundaries)
+    def n_boundaries(self) -> int:
+        """Boundaries confirmed over the whole stream."""
+        return self._n_boundaries
 
     @property
     def last_boundary(self) -> int | None:
-        """The latest confirmed boundary, if any."""
-        return self._prog.boundaries[-1] if self._prog.boundaries else None
+        """The latest confirmed boundary over the whole stream, if any."""
+        return self._last if self._n_boundaries else None
+
+    @property
+    def boundaries(self) -> list[int]:
+        """Boundaries confirmed by this object (since it was created or restored), ascending."""
+        return list(self._confirmed)
 
     def push(self, values: np.ndarray) -> list[int]:
         """Feed finite values; return the segment starts confirmed by this call."""
         out = self._det.update_batch(values)
         if len(out) == 0:
             return []
-        cfg = self.config
-        rl = out.map_run_length
-        # Only points whose MAP run is old enough can confirm anything; test those in order.
-        idx = np.flatnonzero(rl >= cfg.lag)
-        starts = out.start + idx - rl[idx]
-        new: list[int] = []
-        last = self._prog.last
-        floor = last + cfg.min_segment_length
-        for c in starts[starts >= floor].tolist():
-            if c >= floor:
-                new.append(c)
-                last = c
-                floor = c + cfg.min_segment_length
-        self._prog.last = last
-        self._prog.boundaries.extend(new)
+        new, self._tail = _confirm(
+            out.map_run_length, out.start, self._tail, self._last, self.config
+        )
+        if new:
+            self._last = new[-1]
+            self._n_boundaries += len(new)
+            self._confirmed.extend(new)
         return new
 
     def state(self) -> dict[str, Any]:
-        """Everything needed to resume exactly, as JSON-ready plain values."""
+        """Everything needed to resume exactly, as JSON-ready plain values (bounded size)."""
         return {
             "version": 1,
             "config": asdict(self.config),
             "detector": self._det.state(),
-            "last": self._prog.last,
-            "boundaries": list(self._prog.boundaries),
+            "last": self._last,
+            "n_boundaries": self._n_boundaries,
+            "tail": list(self._tail),
         }
 
     @classmethod
@@ -131,12 +149,51 @@ class OnlineSegmenter:
                 raise InvalidInput("state.version", f"unsupported {state.get('version')!r}")
             seg = cls(SegmenterConfig(**state["config"]))
             seg._det = OnlineBOCPD.from_state(state["detector"])
-            seg._prog = _Progress(
-                last=int(state["last"]), boundaries=[int(b) for b in state["boundaries"]]
-            )
+            seg._last = int(state["last"])
+            seg._n_boundaries = int(state["n_boundaries"])
+            tail = [int(v) for v in state["tail"]]
+            if len(tail) != seg.config.lag - 1:
+                raise InvalidInput("state.tail", f"needs {seg.config.lag - 1} entries")
+            seg._tail = tail
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InvalidInput("state", f"malformed segmenter state ({exc})") from exc
         return seg
+
+
+def _confirm(
+    rl: np.ndarray, start: int, tail: list[int], last: int, cfg: SegmenterConfig
+) -> tuple[list[int], list[int]]:
+    """Boundaries confirmed by MAP run lengths rl of points start, start+1, ...; the new tail."""
+    starts = start + np.arange(len(rl), dtype=np.int64) - rl
+    if cfg.lag > 1:
+        ext = np.concatenate([np.asarray(tail, dtype=np.int64), starts])
+        window = sliding_window_view(ext, cfg.lag)
+        hi, lo = window.max(axis=1), window.min(axis=1)
+        tail = ext[-(cfg.lag - 1) :].tolist()
+    else:
+        hi = lo = starts
+    ok = (rl >= cfg.lag) & (hi - starts <= cfg.tolerance) & (starts - lo <= cfg.tolerance)
+    new: list[int] = []
+    floor = last + cfg.min_segment_length
+    for c in starts[ok].tolist():
+        if c >= floor:
+            new.append(c)
+            floor = c + cfg.min_segment_length
+    return new, tail
+
+
+def boundaries_from_run_lengths(
+    map_run_length: np.ndarray, config: SegmenterConfig | None = None
+) -> list[int]:
+    """The confirmation rule applied to a whole MAP run-length sequence (r_t as in OnlineBOCPD).
+
+    Lets other BOCPD implementations be scored exactly the way OnlineSegmenter scores its own.
+    """
+    cfg = config or SegmenterConfig()
+    rl = np.asarray(map_run_length, dtype=np.int64)
+    if rl.ndim != 1:
+        raise InvalidInput("map_run_length", "must be one-dimensional")
+    return _confirm(rl, 0, [_NO_START] * (cfg.lag - 1), 0, cfg)[0]
 
 
 def segment_all(values: np.ndarray, config: SegmenterConfig | None = None) -> list[int]:

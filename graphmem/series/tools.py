@@ -17,7 +17,7 @@ from typing import Any
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.jsonargs import parse_arguments, validate
 from graphmem.series import catalog, meta, metabuild, segments
-from graphmem.series.compact import bounds_view, meta_view, segment_view
+from graphmem.series.compact import bounds_view, meta_brief, meta_view, segment_view
 from graphmem.series.periods import FREQUENCIES
 from graphmem.store import Store
 from graphmem.timeutil import iso, parse_timestamp
@@ -119,7 +119,7 @@ def _by_range(store: Store, args: dict[str, Any]) -> ToolOutput:
     start, end = _time(args, "start"), _time(args, "end")
     built = metabuild.build_by_range(store, args["series"], start, end, args.get("freq"))
     sid = built[0].series_id if built else None
-    return ToolOutput([meta_view(m) for m in built], sid, built=[m.id for m in built])
+    return ToolOutput([meta_brief(m) for m in built], sid, built=[m.id for m in built])
 
 
 def _by_filter(store: Store, args: dict[str, Any]) -> ToolOutput:
