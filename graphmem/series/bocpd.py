@@ -341,8 +341,9 @@ class BOCPDOutput:
     """Per-point results for points start, start+1, ... (warm-up points arrive when flushed).
 
     cp_prob[i] = P(r_t < cp_window | x_0..x_t): the posterior probability that the segment
-    holding point t started within its last cp_window points. map_run_length[i] is the most
-    probable r_t, so the most probable start of the current segment is t - map_run_length[i].
+    holding point t started within its last cp_window points (run lengths that young are never
+    pruned while cp_window <= protect_recent). map_run_length[i] is the most probable r_t, so
+    the most probable start of the current segment is t - map_run_length[i].
     """
 
     start: int
@@ -354,7 +355,10 @@ class BOCPDOutput:
 
 
 def _as_series(xs: Any) -> np.ndarray:
-    arr = np.asarray(xs, dtype=np.float64)
+    try:
+        arr = np.asarray(xs, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput("xs", f"must be an array of numbers ({exc})") from None
     if arr.ndim != 1:
         raise InvalidInput("xs", f"must be one-dimensional, got {arr.ndim} dimensions")
     if arr.size and not (np.abs(arr) < _MAX_ABS).all():
@@ -515,7 +519,7 @@ class OnlineBOCPD:
         return BOCPDOutput(self._t - 1, cp, rl)
 
     def run_length_posterior(self) -> tuple[np.ndarray, np.ndarray]:
-        """Current run lengths r_t (ascending) with their posterior probabilities."""
+        """Current run lengths r_t (ascending) with their posterior, normalised over those kept."""
         k = int(self._par[_K])
         rl = self._hyp[_N, :k].astype(np.int64) - 1
         lp = self._hyp[_LP, :k] + self._par[_LOGNORM]

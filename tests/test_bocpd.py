@@ -1,0 +1,221 @@
+"""OnlineBOCPD: exactness against a plain BOCPD, batch/state invariance, warm-up and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from graphmem.errors import InvalidInput
+from graphmem.series.bocpd import NormalGammaPrior, OnlineBOCPD
+
+
+def exact_bocpd(xs: np.ndarray, prior: NormalGammaPrior, hazard_lambda: float) -> list[np.ndarray]:
+    """Plain full-posterior BOCPD: after point t, P(r_t = r | x_0..x_t) for r = 0..t.
+
+    r_t counts the points of the current segment before x_t; r_t = 0 means x_t opens one.
+    """
+    h = 1.0 / hazard_lambda
+    mu = np.array([prior.mu0])
+    kappa = np.array([prior.kappa0])
+    alpha = np.array([prior.alpha0])
+    beta = np.array([prior.beta0])
+    log_post = None
+    out = []
+    for x in xs:
+        # Index j of these arrays: statistics of a run with j points before x (j = 0: prior).
+        scale = np.sqrt(beta * (kappa + 1) / (alpha * kappa))
+        log_pred = stats.t.logpdf(x, df=2 * alpha, loc=mu, scale=scale)
+        if log_post is None:
+            joint = log_pred[:1]
+        else:
+            grow = np.log1p(-h) + log_post + log_pred[1:]
+            fresh = np.log(h) + np.logaddexp.reduce(log_post) + log_pred[0]
+            joint = np.concatenate([[fresh], grow])
+        log_post = joint - np.logaddexp.reduce(joint)
+        out.append(np.exp(log_post))
+        new_mu = (kappa * mu + x) / (kappa + 1)
+        new_beta = beta + kappa * (x - mu) ** 2 / (2 * (kappa + 1))
+        mu = np.concatenate([[prior.mu0], new_mu])
+        beta = np.concatenate([[prior.beta0], new_beta])
+        kappa = np.concatenate([[prior.kappa0], kappa + 1])
+        alpha = np.concatenate([[prior.alpha0], alpha + 0.5])
+    return out
+
+
+def steps(seed: int = 0) -> np.ndarray:
+    """Mean and variance shifts, 300 points."""
+    rng = np.random.default_rng(seed)
+    return np.concatenate([rng.normal(0, 1, 90), rng.normal(4, 1, 110), rng.normal(3, 3, 100)])
+
+
+@pytest.mark.parametrize(
+    "prior",
+    [NormalGammaPrior(0.0, 0.1, 1.0, 1.0), NormalGammaPrior(1.0, 0.01, 0.1, 0.05)],
+)
+def test_matches_exact_bocpd_while_nothing_is_pruned(prior):
+    xs = steps()
+    ref = exact_bocpd(xs, prior, 100.0)
+    det = OnlineBOCPD(
+        100.0, prior=prior, prune_threshold=0.0, max_run_lengths=400, track_level=False
+    )
+    for t, x in enumerate(xs):
+        out = det.update(x)
+        rl, prob = det.run_length_posterior()
+        assert np.array_equal(rl, np.arange(t + 1))
+        np.testing.assert_allclose(prob, ref[t], rtol=0, atol=1e-6)
+        assert out.start == t
+        assert out.map_run_length[0] == int(np.argmax(ref[t]))
+        assert out.cp_prob[0] == pytest.approx(ref[t][:5].sum(), abs=1e-6)
+
+
+def test_pruning_keeps_the_set_bounded_and_the_mass_normalised():
+    xs = np.random.default_rng(1).normal(size=5000)
+    det = OnlineBOCPD(max_run_lengths=50, prune_threshold=0.0, protect_recent=0)
+    det.update_batch(xs)
+    rl, prob = det.run_length_posterior()
+    assert len(rl) == 50
+    assert prob.sum() == pytest.approx(1.0, abs=1e-9)
+    assert len(np.unique(rl)) == len(rl)
+
+
+def _random_splits(n: int, rng: np.random.Generator) -> list[int]:
+    cuts, pos = [], 0
+    while pos < n:
+        size = int(rng.choice([1, 1, 2, 5, 17, 31, 64, 200]))
+        pos = min(n, pos + size)
+        cuts.append(pos)
+    return cuts
+
+
+def test_any_batch_split_with_state_round_trips_is_bit_identical():
+    rng = np.random.default_rng(7)
+    xs = np.concatenate([rng.normal(0, 1, 400), rng.normal(3, 0.5, 300), rng.normal(-2, 2, 300)])
+    one = OnlineBOCPD().update_batch(xs)
+    assert one.start == 0 and len(one) == len(xs)
+    for trial in range(3):
+        det = OnlineBOCPD()
+        cps, rls, start = [], [], 0
+        prev = 0
+        for cut in _random_splits(len(xs), np.random.default_rng(trial)):
+            out = det.update_batch(xs[prev:cut])
+            if len(out):
+                assert out.start == start
+                start += len(out)
+            cps.append(out.cp_prob)
+            rls.append(out.map_run_length)
+            det = OnlineBOCPD.from_state(json.loads(json.dumps(det.state())))
+            prev = cut
+        assert np.array_equal(np.concatenate(cps), one.cp_prob)
+        assert np.array_equal(np.concatenate(rls), one.map_run_length)
+
+
+def test_single_point_updates_equal_batch_and_resume():
+    xs = steps(3)
+    batch = OnlineBOCPD().update_batch(xs)
+    det = OnlineBOCPD()
+    cps, rls = [], []
+    for i, x in enumerate(xs):
+        out = det.update(float(x))
+        cps.append(out.cp_prob)
+        rls.append(out.map_run_length)
+        if i % 37 == 0:
+            det = OnlineBOCPD.from_state(json.loads(json.dumps(det.state())))
+    assert np.array_equal(np.concatenate(cps), batch.cp_prob)
+    assert np.array_equal(np.concatenate(rls), batch.map_run_length)
+    a, b = OnlineBOCPD(), det
+    a.update_batch(xs)
+    for pa, pb in zip(a.run_length_posterior(), b.run_length_posterior(), strict=True):
+        assert np.array_equal(pa, pb)
+
+
+def test_warmup_prior_comes_from_the_first_points_whatever_the_batching():
+    xs = steps(5)
+    det = OnlineBOCPD(warmup=32)
+    for i in range(31):
+        assert len(det.update(xs[i])) == 0
+        assert det.prior is None
+    flushed = det.update(xs[31])
+    assert flushed.start == 0 and len(flushed) == 32
+    other = OnlineBOCPD(warmup=32)
+    assert len(other.update_batch(xs[:10])) == 0
+    rest = other.update_batch(xs[10:100])
+    assert rest.start == 0 and len(rest) == 100
+    assert det.prior == other.prior
+    assert det.n_seen == 32 and other.n_seen == other.n_processed == 100
+
+
+def test_results_do_not_depend_on_units():
+    rng = np.random.default_rng(11)
+    xs = np.concatenate([rng.normal(0, 1, 200), rng.normal(2, 1, 200), rng.normal(2, 3, 200)])
+    base = OnlineBOCPD().update_batch(xs).map_run_length
+    scaled = OnlineBOCPD().update_batch(xs * 1e6 - 3e7).map_run_length
+    assert np.array_equal(base, scaled)
+
+
+def test_constant_input_is_handled():
+    out = OnlineBOCPD().update_batch(np.full(300, 5.0))
+    assert np.isfinite(out.cp_prob).all()
+    assert out.map_run_length[-1] == 299
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [np.array([1.0, np.nan]), np.array([np.inf]), np.array([-np.inf, 1.0]), np.array([1e200])],
+)
+def test_non_finite_values_are_rejected(bad):
+    det = OnlineBOCPD(prior=NormalGammaPrior(0.0, 1.0, 1.0, 1.0))
+    with pytest.raises(InvalidInput) as err:
+        det.update_batch(bad)
+    assert err.value.field == "xs"
+    with pytest.raises(InvalidInput):
+        det.update(float(bad[-1]) if not np.isfinite(bad[-1]) else float("nan"))
+    assert det.n_seen == 0
+
+
+@pytest.mark.parametrize("bad", [np.zeros((3, 2)), ["a", "b"], [[1.0], [2.0, 3.0]]])
+def test_wrong_shapes_and_types_are_rejected(bad):
+    with pytest.raises(InvalidInput) as err:
+        OnlineBOCPD().update_batch(bad)
+    assert err.value.field == "xs"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"hazard_lambda": 1.0}, "hazard_lambda"),
+        ({"hazard_lambda": 0.5}, "hazard_lambda"),
+        ({"hazard_lambda": float("nan")}, "hazard_lambda"),
+        ({"prune_threshold": -1e-3}, "prune_threshold"),
+        ({"prune_threshold": 1.0}, "prune_threshold"),
+        ({"max_run_lengths": 0}, "max_run_lengths"),
+        ({"max_run_lengths": 2.5}, "max_run_lengths"),
+        ({"warmup": 1}, "warmup"),
+        ({"protect_recent": -1}, "protect_recent"),
+        ({"cp_window": 0}, "cp_window"),
+        ({"track_level": 1}, "track_level"),
+        ({"prior": (0.0, 1.0, 1.0, 1.0)}, "prior"),
+    ],
+)
+def test_bad_config_is_rejected(kwargs, field):
+    with pytest.raises(InvalidInput) as err:
+        OnlineBOCPD(**kwargs)
+    assert err.value.field == field
+
+
+@pytest.mark.parametrize("field", ["kappa0", "alpha0", "beta0"])
+def test_bad_prior_is_rejected(field):
+    values = {"mu0": 0.0, "kappa0": 1.0, "alpha0": 1.0, "beta0": 1.0, field: 0.0}
+    with pytest.raises(InvalidInput) as err:
+        NormalGammaPrior(**values)
+    assert err.value.field == f"prior.{field}"
+
+
+def test_malformed_state_is_rejected():
+    state = OnlineBOCPD().state()
+    del state["hypotheses"]
+    with pytest.raises(InvalidInput) as err:
+        OnlineBOCPD.from_state(state)
+    assert err.value.field == "state"
