@@ -128,6 +128,10 @@ class MetaSpecInput:
     duration_min: float | None = None
     duration_max: float | None = None
     member_ids: list[str] | None = None
+    text: str | None = strawberry.field(
+        default=None, description="filter only: segments whose summaries mean this"
+    )
+    k: int | None = strawberry.field(default=None, description="how many for text (10)")
     label: str | None = None
 
 
@@ -146,7 +150,8 @@ def _tool_args(spec: MetaSpecInput) -> dict[str, object]:
     elif spec.kind == "range":
         args = {"series": spec.series_id, "start": spec.start, "end": spec.end, "freq": spec.freq}
     else:
-        args = {"series": spec.series_id, **{k: getattr(spec, k) for k in _FILTER_FIELDS}}
+        args = {"series": spec.series_id, "text": spec.text, "k": spec.k,
+                **{k: getattr(spec, k) for k in _FILTER_FIELDS}}  # fmt: skip
     return {k: (str(v) if k == "series" and v is not None else v)
             for k, v in args.items() if v is not None}  # fmt: skip
 
@@ -195,9 +200,8 @@ class MetaMutation:
     def build_meta_segments(self, info: Info, spec: MetaSpecInput) -> list[MetaSegment]:
         if spec.kind not in _TOOL_FOR_KIND:
             raise InvalidInput("spec.kind", f"must be one of {', '.join(_TOOL_FOR_KIND)}")
-        output, _ = call_tool(
-            info.context.store, _TOOL_FOR_KIND[spec.kind], _tool_args(spec), session="graphql"
-        )
+        env = info.context.state.tool_env()
+        output, _ = call_tool(env, _TOOL_FOR_KIND[spec.kind], _tool_args(spec), session="graphql")
         found = meta.get_metas(info.context.store, output.built)
         return [MetaSegment.of(found[i], info) for i in output.built if i in found]
 
@@ -208,8 +212,9 @@ class MetaMutation:
     ) -> AskResult:  # fmt: skip
         llm = LLM(info.context.state.settings)
         result = agent.ask(
-            info.context.store, llm, question, str(series_id) if series_id else None, max_steps
-        )
+            info.context.store, llm, question, str(series_id) if series_id else None, max_steps,
+            env=info.context.state.tool_env(),
+        )  # fmt: skip
         return AskResult(
             answer=result.answer, complete=result.complete,
             steps=[AskStep(number=s.number, tool=s.tool, arguments=s.arguments, ok=s.ok,

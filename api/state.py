@@ -6,6 +6,7 @@ import threading
 from dataclasses import dataclass, field
 
 from graphmem.config import Settings
+from graphmem.series.tools import ToolEnv
 from graphmem.store import Health, Store, open_store
 
 
@@ -15,6 +16,7 @@ class AppState:
 
     settings: Settings
     _store: Store | None = None
+    _tools: ToolEnv | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def store(self) -> Store:
@@ -22,6 +24,14 @@ class AppState:
             if self._store is None:
                 self._store = open_store(settings=self.settings)
             return self._store
+
+    def tool_env(self) -> ToolEnv:
+        """Tools' environment, kept for the app's life (its vector index stays open)."""
+        store = self.store()
+        with self._lock:
+            if self._tools is None:
+                self._tools = ToolEnv(store, self.settings)
+            return self._tools
 
     def health(self) -> Health:
         """Never raises: an unreachable store is reported, not thrown."""
@@ -33,6 +43,9 @@ class AppState:
 
     def close(self) -> None:
         with self._lock:
+            if self._tools is not None:
+                self._tools.close()
+                self._tools = None
             if self._store is not None:
                 self._store.close()
                 self._store = None

@@ -3,15 +3,15 @@
 // name: get_many
 UNWIND $ids AS id
 MATCH (m:MetaSegment {id: id})
-RETURN m
+RETURN m {.*, embedding: null} AS m
 
 // name: list
 MATCH (m:MetaSegment {series_id: $series_id})
-RETURN m ORDER BY m.start, m.id SKIP $offset LIMIT $limit
+RETURN m {.*, embedding: null} AS m ORDER BY m.start, m.id SKIP $offset LIMIT $limit
 
 // name: members
 MATCH (x)-[:MEMBER_OF]->(m:MetaSegment {id: $id})
-RETURN x, x:Segment AS is_segment
+RETURN x {.*, embedding: null} AS x, x:Segment AS is_segment
 ORDER BY x.start, x.id
 
 // name: upsert

@@ -3,10 +3,10 @@
 // name: in_range
 MATCH (g:Segment {series_id: $series_id})
 WHERE g.end >= $start AND g.start <= $end
-RETURN g ORDER BY g.start SKIP $offset LIMIT $limit
+RETURN g {.*, embedding: null} AS g ORDER BY g.start SKIP $offset LIMIT $limit
 
 // name: get
-MATCH (g:Segment {id: $id}) RETURN g
+MATCH (g:Segment {id: $id}) RETURN g {.*, embedding: null} AS g
 
 // name: bounds
 MATCH (s:Series {id: $series_id})
@@ -17,7 +17,7 @@ RETURN s.t0 AS start, s.end_ts AS end, s.n_points AS n_points,
 // name: get_many
 UNWIND $ids AS id
 MATCH (g:Segment {id: id})
-RETURN g
+RETURN g {.*, embedding: null} AS g
 
 // name: filtered
 MATCH (g:Segment {series_id: $series_id})
@@ -33,5 +33,16 @@ WHERE ($slope_min IS NULL OR g.slope_per_day >= $slope_min)
   AND ($duration_max IS NULL OR g.duration_days <= $duration_max)
   AND ($start IS NULL OR g.end >= $start)
   AND ($end IS NULL OR g.start <= $end)
-RETURN g ORDER BY g.start
+RETURN g {.*, embedding: null} AS g ORDER BY g.start
 LIMIT $limit
+
+// name: unembedded
+// Segments whose summary has no embedding yet, or changed since (the open segment grows).
+MATCH (g:Segment {series_id: $series_id})
+WHERE g.embedding IS NULL OR g.embedded_summary <> g.summary
+RETURN g.id AS id, g.summary AS summary, g.start AS start, g.vid AS vid
+
+// name: set_embeddings
+UNWIND $rows AS r
+MATCH (g:Segment {id: r.id})
+SET g.vid = r.vid, g.ts = r.ts, g.embedding = r.embedding, g.embedded_summary = r.summary

@@ -15,7 +15,7 @@ from graphmem.llm import LLM
 from graphmem.series import catalog
 from graphmem.series.archive import read_index_range
 from graphmem.series.segments import time_bounds
-from graphmem.series.tools import TOOLS, ToolResult, run_tool, tool_schemas
+from graphmem.series.tools import TOOLS, ToolEnv, ToolResult, run_tool, tool_schemas
 from graphmem.store import Store
 from graphmem.timeutil import iso_date
 
@@ -102,8 +102,27 @@ def ask(
     series_ref: str | None = None,
     max_steps: int = 10,
     on_step: Callable[[Step, int], None] | None = None,
+    env: ToolEnv | None = None,
 ) -> Answer:
     """Let the LLM answer `question` with the tools; every call is kept as provenance."""
+    own_env = env is None
+    env = env or ToolEnv(store)
+    try:
+        return _loop(store, env, llm, question, series_ref, max_steps, on_step)
+    finally:
+        if own_env:
+            env.close()
+
+
+def _loop(
+    store: Store,
+    env: ToolEnv,
+    llm: LLM,
+    question: str,
+    series_ref: str | None,
+    max_steps: int,
+    on_step: Callable[[Step, int], None] | None,
+) -> Answer:
     if not isinstance(question, str) or not question.strip():
         raise InvalidInput("question", "must not be empty")
     if not 1 <= max_steps <= 50:
@@ -140,7 +159,7 @@ def ask(
                 skipped = json.dumps({"error": "step limit reached; this call was not run"})
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": skipped})
                 continue
-            result = run_tool(store, call.name, call.arguments, session=session)
+            result = run_tool(env, call.name, call.arguments, session=session)
             messages.append(_tool_message(call.id, result))
             step = Step(len(answer.steps) + 1, call.name, call.arguments, result.ok,
                         result.content[:SHORT_RESULT])  # fmt: skip

@@ -159,3 +159,35 @@ def test_february_boost_visible_in_monthly_features(sales_store) -> None:
         assert feb.pct_change_prev is not None and feb.pct_change_prev > 15
         assert mar.pct_change_prev < -10
         assert feb.features.mean > max(months[f"{year}-01"].features.mean, mar.features.mean)
+
+
+def test_meta_segment_by_text_over_summaries(sales_store, short_tmp) -> None:
+    import json
+
+    from graphmem.config import Settings
+    from graphmem.series.metabuild import build_by_text
+    from graphmem.series.segments import list_segments
+    from graphmem.series.tools import ToolEnv, run_tool
+
+    store, series, data = sales_store
+    env = ToolEnv(store, Settings(home=short_tmp / "text-search"))
+    try:
+        segs = list_segments(store, series.id, limit=1000)
+        target = next(g for g in segs if g.start_iso.startswith("2014-02-01"))
+        query = target.summary  # its own summary: similarity 1, whatever the model
+        meta = build_by_text(store, series.id, query, env.search(), k=3)
+        members = get_members(store, meta.id).segments
+        assert len(members) == 3 and target.id in {g.id for g in members}
+        assert meta.features.n == sum(g.n for g in members)
+        assert env.search().ensure_embedded(series.id) == 0, "embedded once"
+        result = run_tool(env, "create_meta_segment_by_filter",
+                          {"series": series.id, "text": query, "k": 2})  # fmt: skip
+        assert result.ok and json.loads(result.content)["members"] == 2
+        found = json.loads(run_tool(env, "search_segments", {"series": series.id, "text": query,
+                                                              "limit": 1}).content)  # fmt: skip
+        assert found[0]["id"] == target.id
+        # new points change the open segment's summary: it is embedded again
+        append(store, series.id, [data.ts[-1] + 86400.0], [300.0])
+        assert env.search().ensure_embedded(series.id) >= 1
+    finally:
+        env.close()

@@ -16,6 +16,7 @@ from graphmem.series.meta import MetaSegment, get_metas, meta_id, save_metas
 from graphmem.series.periods import Period, check_freq, periods_between, previous
 from graphmem.series.segments import Segment, filter_segments
 from graphmem.series.stats import SuffStats
+from graphmem.series.textsearch import SegmentSearch
 from graphmem.store import Store
 from graphmem.timeutil import iso_date
 
@@ -270,6 +271,25 @@ def build_from_members(
     first = min([g.start for g in segs] + [m.stats.t_first for m in metas])
     last = max([g.end for g in segs] + [m.stats.t_last for m in metas])
     return _group(store, ctx, spec, label or f"{iso_date(first)} to {iso_date(last)}", segs, metas)
+
+
+def build_by_text(
+    store: Store,
+    series_ref: str,
+    text: str,
+    search: SegmentSearch,
+    k: int = 10,
+    min_score: float | None = None,
+) -> MetaSegment:
+    """One meta-segment grouping the k segments whose summaries are closest to `text`."""
+    ctx = _context(store, series_ref)
+    found = search.search(ctx.series.id, text, k, min_score)
+    if not found:
+        raise NotFound("text: no segment summary is similar enough")
+    segs = sorted((g for g, _ in found), key=lambda g: g.start)
+    spec = {"kind": "text", "series_id": ctx.series.id, "text": text.strip(), "k": k,
+            "min_score": min_score}  # fmt: skip
+    return _group(store, ctx, spec, f"segments like {text.strip()!r}", segs, [])
 
 
 def _group(

@@ -14,15 +14,43 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphmem.config import Settings
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.jsonargs import parse_arguments, validate
 from graphmem.series import catalog, meta, metabuild, segments
 from graphmem.series.compact import bounds_view, meta_brief, meta_view, segment_view
 from graphmem.series.periods import FREQUENCIES
+from graphmem.series.textsearch import SegmentSearch
 from graphmem.store import Store
 from graphmem.timeutil import iso, parse_timestamp
 
 RESULT_CHARS = 4000  # stored on the ToolCall node; the digest covers the whole result
+
+
+@dataclass
+class ToolEnv:
+    """What tools run against: the store and, opened on first use, segment text search."""
+
+    store: Store
+    settings: Settings | None = None
+    _search: SegmentSearch | None = None
+
+    def search(self) -> SegmentSearch:
+        if self._search is None:
+            from graphmem.embed import Embedder
+            from graphmem.vectors import VectorStore
+
+            settings = self.settings or Settings.from_env()
+            embedder = Embedder(settings.embed_model)
+            vectors = VectorStore(self.store, settings.home, embedder.name, embedder.dim)
+            self._search = SegmentSearch(self.store, embedder, vectors)
+        return self._search
+
+    def close(self) -> None:
+        """Save the vector index if text search was used."""
+        if self._search is not None:
+            self._search.vectors.close()
+            self._search = None
 
 
 @dataclass
@@ -40,7 +68,7 @@ class Tool:
     name: str
     description: str
     parameters: dict[str, Any]
-    handler: Callable[[Store, dict[str, Any]], ToolOutput]
+    handler: Callable[[ToolEnv, dict[str, Any]], ToolOutput]
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-calling description of this tool."""
@@ -85,62 +113,88 @@ def _time(args: dict[str, Any], name: str) -> float | None:
     return None if value is None else float(parse_timestamp(value, field=name))
 
 
-def _list_series(store: Store, args: dict[str, Any]) -> ToolOutput:
+def _list_series(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
+    store = env.store
     out = []
     for s in catalog.list_series(store):
         out.append(bounds_view(segments.time_bounds(store, s.id), s.name, s.unit))
     return ToolOutput(out)
 
 
-def _time_bounds(store: Store, args: dict[str, Any]) -> ToolOutput:
+def _time_bounds(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
+    store = env.store
     s = catalog.get_series(store, args["series"])
     return ToolOutput(bounds_view(segments.time_bounds(store, s.id), s.name, s.unit), s.id)
 
 
-def _search_segments(store: Store, args: dict[str, Any]) -> ToolOutput:
+def _search_segments(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
+    store = env.store
     s = catalog.get_series(store, args["series"])
     filt = metabuild.SegmentFilter(
         slope_min=args["slope_min"], slope_max=args["slope_max"], std_min=args["std_min"],
         std_max=args["std_max"], mean_min=args["mean_min"], mean_max=args["mean_max"],
         start=_time(args, "start"), end=_time(args, "end"),
     )  # fmt: skip
-    found = segments.filter_segments(store, s.id, filt, args["limit"])
+    if args.get("text"):
+        hits = env.search().search(s.id, args["text"], args["limit"])
+        found = [g for g, _ in hits if _meets(g, filt)]
+    else:
+        found = segments.filter_segments(store, s.id, filt, args["limit"])
     return ToolOutput(
         [segment_view(g, summary=False) for g in found], s.id, read=[g.id for g in found]
     )
 
 
-def _get_segment(store: Store, args: dict[str, Any]) -> ToolOutput:
+def _meets(g: segments.Segment, filt: metabuild.SegmentFilter) -> bool:
+    """The statistics conditions of a filter, applied to a segment found by text."""
+    f = g.features
+    checks = [(filt.slope_min, f.slope_per_day, 1), (filt.slope_max, f.slope_per_day, -1),
+              (filt.std_min, f.std, 1), (filt.std_max, f.std, -1),
+              (filt.mean_min, f.mean, 1), (filt.mean_max, f.mean, -1),
+              (filt.start, g.end, 1), (filt.end, g.start, -1)]  # fmt: skip
+    return all(bound is None or (value - bound) * sign >= 0 for bound, value, sign in checks)
+
+
+def _get_segment(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
+    store = env.store
     g = segments.get_segment(store, args["segment_id"])
     return ToolOutput(segment_view(g), g.series_id, read=[g.id])
 
 
-def _by_range(store: Store, args: dict[str, Any]) -> ToolOutput:
+def _by_range(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
+    store = env.store
     start, end = _time(args, "start"), _time(args, "end")
     built = metabuild.build_by_range(store, args["series"], start, end, args.get("freq"))
     sid = built[0].series_id if built else None
     return ToolOutput([meta_brief(m) for m in built], sid, built=[m.id for m in built])
 
 
-def _by_filter(store: Store, args: dict[str, Any]) -> ToolOutput:
-    conditions = {k: v for k, v in args.items() if k != "series"}
+def _by_filter(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
+    store = env.store
+    if args.get("text"):
+        m = metabuild.build_by_text(store, args["series"], args["text"], env.search(), args["k"])
+        return ToolOutput(meta_view(m), m.series_id, built=[m.id], read=list(m.member_ids))
+    conditions = {k: v for k, v in args.items() if k not in ("series", "text", "k")}
     for key in ("start", "end"):
         conditions[key] = _time(args, key)
     m = metabuild.build_by_filter(store, args["series"], metabuild.SegmentFilter(**conditions))
     return ToolOutput(meta_view(m), m.series_id, built=[m.id])
 
 
-def _from_members(store: Store, args: dict[str, Any]) -> ToolOutput:
+def _from_members(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
+    store = env.store
     m = metabuild.build_from_members(store, args["member_ids"], args.get("label"))
     return ToolOutput(meta_view(m), m.series_id, built=[m.id], read=list(m.member_ids))
 
 
-def _features(store: Store, args: dict[str, Any]) -> ToolOutput:
+def _features(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
+    store = env.store
     m = meta.get_meta(store, args["meta_segment_id"])
     return ToolOutput(meta_view(m, full=True), m.series_id, read=[m.id])
 
 
-def _members(store: Store, args: dict[str, Any]) -> ToolOutput:
+def _members(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
+    store = env.store
     members = meta.get_members(store, args["meta_segment_id"])
     seg_views = [segment_view(g, summary=False) for g in members.segments]
     meta_views = [meta_view(m) for m in members.metas]
@@ -151,7 +205,8 @@ def _members(store: Store, args: dict[str, Any]) -> ToolOutput:
     return ToolOutput({"segments": seg_views, "meta_segments": meta_views}, series_id, read=read)
 
 
-def _list_metas(store: Store, args: dict[str, Any]) -> ToolOutput:
+def _list_metas(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
+    store = env.store
     found = meta.list_metas(store, args["series"], limit=args["limit"])
     sid = catalog.get_series(store, args["series"]).id
     return ToolOutput([{"id": m.id, "label": m.label, "kind": m.kind} for m in found], sid)
@@ -165,6 +220,7 @@ _FILTERS = {
     "end": {**DATE, "description": "segments starting on or before this date"},
 }  # fmt: skip
 _META_ID = {"type": "string", "description": "a meta-segment id"}
+TEXT = {"type": "string", "description": "what the segments look like, e.g. 'sharp drop'"}
 
 TOOLS: dict[str, Tool] = {
     t.name: t
@@ -180,11 +236,13 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(
             "search_segments",
-            "Find segments of a series by time range and statistics (slope, std, mean).",
+            "Find segments of a series by time range, statistics (slope, std, mean) and/or "
+            "meaning of their summaries (text).",
             _obj(
                 ["series"],
                 series=SERIES,
                 **_FILTERS,
+                text=TEXT,
                 limit={"type": "integer", "minimum": 1, "maximum": 500, "default": 50},
             ),
             _search_segments,
@@ -210,11 +268,14 @@ TOOLS: dict[str, Tool] = {
         ),  # fmt: skip
         Tool(
             "create_meta_segment_by_filter",
-            "Group every segment whose statistics meet the conditions into one meta-segment.",
+            "Group every segment whose statistics meet the conditions into one meta-segment; "
+            "or, with text, the k segments whose summaries are closest in meaning.",
             _obj(
                 ["series"],
                 series=SERIES,
                 **_FILTERS,
+                text=TEXT,
+                k={"type": "integer", "minimum": 1, "maximum": 200, "default": 10},
                 duration_min={**NUM, "description": "minimum duration in days"},
                 duration_max=NUM,
                 min_below=NUM,
@@ -263,30 +324,41 @@ def tool_schemas() -> list[dict[str, Any]]:
 
 
 def call_tool(
-    store: Store, name: str, arguments: str | dict[str, Any] | None, session: str | None = None
+    target: Store | ToolEnv,
+    name: str,
+    arguments: str | dict[str, Any] | None,
+    session: str | None = None,
 ) -> tuple[ToolOutput, str]:
     """Validate, run and record one tool call; returns (output, ToolCall id), raises on error."""
+    env = target if isinstance(target, ToolEnv) else ToolEnv(target)
+    store = env.store
     call_id = "tc_" + uuid.uuid4().hex
     try:
         tool = TOOLS.get(name)
         if tool is None:
             raise InvalidInput("tool", f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
-        output = tool.handler(store, validate(parse_arguments(arguments), tool.parameters))
+        output = tool.handler(env, validate(parse_arguments(arguments), tool.parameters))
     except GraphmemError as exc:
         content = json.dumps({"error": str(exc)}, ensure_ascii=False)
         _record(store, call_id, name, arguments, content, None, str(exc), session)
         raise
+    finally:
+        if env is not target:
+            env.close()
     content = json.dumps(output.result, separators=(",", ":"), ensure_ascii=False)
     _record(store, call_id, name, arguments, content, output, None, session)
     return output, call_id
 
 
 def run_tool(
-    store: Store, name: str, arguments: str | dict[str, Any] | None, session: str | None = None
+    target: Store | ToolEnv,
+    name: str,
+    arguments: str | dict[str, Any] | None,
+    session: str | None = None,
 ) -> ToolResult:
     """Like call_tool, but errors come back in plain words (for the LLM), not raised."""
     try:
-        output, call_id = call_tool(store, name, arguments, session)
+        output, call_id = call_tool(target, name, arguments, session)
     except GraphmemError as exc:
         content = json.dumps({"error": str(exc)}, ensure_ascii=False)
         return ToolResult(name, False, content, "", [], [])
