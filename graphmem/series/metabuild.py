@@ -60,14 +60,31 @@ class _Interval:
     spec: dict
 
 
+@dataclass(frozen=True)
+class _Segs:
+    """Segments in time order (disjoint), with their bounds as arrays for bisection."""
+
+    items: list[Segment]
+    starts: np.ndarray
+    ends: np.ndarray
+
+    @classmethod
+    def of(cls, segs: list[Segment]) -> _Segs:
+        return cls(segs, np.array([g.start for g in segs]), np.array([g.end for g in segs]))
+
+    def overlapping(self, a: float, b: float) -> list[Segment]:
+        """Segments with a point in [a, b): end >= a and start < b."""
+        lo = int(np.searchsorted(self.ends, a, "left"))
+        hi = int(np.searchsorted(self.starts, b, "left"))
+        return self.items[lo:hi]
+
+
 def _interval_stats(
-    segs: list[Segment], points: Points, a: float, b: float, t0: float
+    segs: _Segs, points: Points, a: float, b: float, t0: float
 ) -> tuple[SuffStats, list[str]]:
     """Exact statistics of [a, b): whole segments by their sums, cut ones from raw points."""
     parts, members = [], []
-    for g in segs:
-        if g.end < a or g.start >= b:
-            continue
+    for g in segs.overlapping(a, b):
         members.append(g.id)
         if g.start >= a and g.end < b:
             parts.append(g.stats)
@@ -82,21 +99,19 @@ def _interval_stats(
     return SuffStats.merge_all(parts), members
 
 
-def _cut_ranges(
-    segs: list[Segment], intervals: list[tuple[float, float]]
-) -> list[tuple[float, float]]:
+def _cut_ranges(segs: _Segs, intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
     """Time ranges whose raw points are needed: where an interval cuts a segment."""
     out = []
     for a, b in intervals:
-        for g in segs:
-            if g.end >= a and g.start < b and not (g.start >= a and g.end < b):
+        for g in segs.overlapping(a, b):
+            if not (g.start >= a and g.end < b):
                 out.append((max(a, g.start), min(b, g.end)))
     return out
 
 
-def _slope_mean(segs: list[Segment], member_ids: list[str]) -> float | None:
-    wanted = set(member_ids)
-    slopes = [g.features.slope_per_day for g in segs if g.id in wanted]
+def _slope_mean(members: list[Segment]) -> float | None:
+    """Mean of the member segments' slopes, as the source paper reports it."""
+    slopes = [g.features.slope_per_day for g in members]
     return float(np.mean(slopes)) if slopes else None
 
 
@@ -148,7 +163,7 @@ def _build_intervals(
         return [cached[i] for i in ids]  # every one cached and current: no write at all
     prev = previous(periods[0]) if periods else None
     span_a = prev.start if prev else intervals[0].a
-    segs = _segments_between(store, ctx.series.id, span_a, intervals[-1].b)
+    segs = _Segs.of(_segments_between(store, ctx.series.id, span_a, intervals[-1].b))
     todo = [(iv, mid) for iv, mid in zip(intervals, ids, strict=True)
             if mid not in cached or cached[mid].built_n_points != n_points]  # fmt: skip
     wanted = [(_fresh_from(cached.get(mid), iv), iv.b) for iv, mid in todo]
@@ -180,7 +195,7 @@ def _fresh_from(old: MetaSegment | None, iv: _Interval) -> float:
 
 def _build_one(
     ctx: _Context,
-    segs: list[Segment],
+    segs: _Segs,
     points: Points,
     iv: _Interval,
     mid: str,
@@ -201,7 +216,7 @@ def _build_one(
     return MetaSegment(
         id=mid, series_id=ctx.series.id, kind=iv.spec["kind"], label=iv.label, spec=iv.spec,
         start=iv.a, end=min(iv.b, iv.spec.get("end", iv.b)), stats=stats,
-        member_count=len(members), slope_mean=_slope_mean(segs, members),
+        member_count=len(members), slope_mean=_slope_mean(segs.overlapping(iv.a, iv.b)),
         change_prev=change, pct_change_prev=pct,
         prev_label=prev_label if change is not None else None,
         built_n_points=ctx.state.n_points, built_at=int(time.time()), member_ids=tuple(members),

@@ -12,7 +12,7 @@ import numpy as np
 
 from graphmem.cypher import Statement, statement
 from graphmem.errors import InvalidInput
-from graphmem.store.dialect import DIALECTS
+from graphmem.store.dialect import DIALECTS, Dialect
 from graphmem.store.schema import INDEXES, UNIQUE, ddl
 
 Row = dict[str, Any]
@@ -62,6 +62,10 @@ class Store(ABC):
 
     engine: str = "abstract"
 
+    @property
+    def dialect(self) -> Dialect:
+        return DIALECTS[self.engine]
+
     def read(self, name: str | Statement, /, **params: Any) -> list[Row]:
         """Run a named statement on the read-only path."""
         stmt = _resolve(name)
@@ -90,7 +94,7 @@ class Store(ABC):
 
     def apply_schema(self) -> None:
         """Create the unique constraints and indexes of graphmem.store.schema; idempotent."""
-        dialect = DIALECTS[self.engine]
+        dialect = self.dialect
         have_index, have_unique = (
             (set(), set()) if dialect.if_not_exists else self._existing_schema()
         )

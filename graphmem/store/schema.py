@@ -25,7 +25,9 @@ INDEXES: tuple[tuple[str, str], ...] = (
     ("Segment", "start"),
     ("MetaSegment", "series_id"),
     ("Proposition", "date"),
+    ("Proposition", "ts"),  # as-of filters and the back-fill check in graphmem/props
     ("Event", "date"),
+    ("Event", "ts"),  # as-of filters and time ranges in graphmem/timeline
     ("Batch", "series_id"),
 )
 
