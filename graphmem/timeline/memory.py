@@ -1,0 +1,109 @@
+"""TimelineMemory: the store, embedder, vector indexes and settings the timeline functions share."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphmem.config import Settings
+from graphmem.embed import Embedder
+from graphmem.errors import InvalidInput
+from graphmem.store.base import Store
+from graphmem.timeline.formula import TimelineConfig
+from graphmem.timeutil import parse_timestamp
+from graphmem.vectors import LABELS, VectorConfig, VectorStore
+
+DEFAULT_LABELS = ("Event", "Proposition")
+MAX_IDS = 10_000  # ids per reinforce or stats call: bounds one statement's size
+
+
+def _epoch_now() -> int:
+    return int(time.time())
+
+
+@dataclass
+class TimelineMemory:
+    """Everything the timeline functions need.
+
+    Share one VectorStore with the propositions memory (pass it as `vectors`): two VectorStores
+    on one data dir would each hold their own copy of the Proposition index.
+    """
+
+    store: Store
+    embedder: Embedder
+    vectors: VectorStore
+    config: TimelineConfig = field(default_factory=TimelineConfig)
+    now: Callable[[], int] = field(default=_epoch_now)  # epoch seconds when no `now` is given
+
+    @classmethod
+    def open(
+        cls,
+        settings: Settings,
+        store: Store,
+        *,
+        embedder: Embedder | None = None,
+        vectors: VectorStore | None = None,
+        vector_config: VectorConfig | None = None,
+        config: TimelineConfig | None = None,
+    ) -> TimelineMemory:
+        """Bundle `store` with the embedder and the vector indexes in `settings.home`.
+
+        Loads the embedding model when `vectors` is not given (its dimension sizes the indexes).
+        """
+        embedder = embedder or Embedder(settings.embed_model)
+        if vectors is None:
+            vectors = VectorStore(store, settings.home, embedder.name, embedder.dim, vector_config)
+        return cls(store, embedder, vectors, config or TimelineConfig())
+
+    def close(self) -> None:
+        """Save the vector indexes that changed."""
+        self.vectors.save()
+
+
+def checked_now(value: Any, field_name: str = "now") -> int:
+    """A time as whole epoch seconds (sub-second parts are dropped); else InvalidInput."""
+    return math.floor(parse_timestamp(value, field_name))
+
+
+def checked_labels(labels: Any) -> tuple[str, ...]:
+    """A non-empty list of distinct embedded labels."""
+    if isinstance(labels, str):
+        labels = (labels,)
+    if not isinstance(labels, Iterable):
+        raise InvalidInput("labels", f"must be a list of {', '.join(LABELS)}")
+    out = tuple(dict.fromkeys(labels))
+    if not out or any(label not in LABELS for label in out):
+        raise InvalidInput("labels", f"must be a non-empty list of {', '.join(LABELS)}")
+    return out
+
+
+def checked_ids(ids: Any) -> list[str]:
+    """Distinct non-empty id strings in first-seen order, at most MAX_IDS."""
+    if isinstance(ids, str | bytes) or not isinstance(ids, Sequence):
+        raise InvalidInput("ids", "must be a list of id strings")
+    for i, node_id in enumerate(ids):
+        if not isinstance(node_id, str) or not node_id.strip():
+            raise InvalidInput(f"ids[{i}]", "must be a non-empty string")
+    out = list(dict.fromkeys(ids))
+    if len(out) > MAX_IDS:
+        raise InvalidInput("ids", f"at most {MAX_IDS} ids per call")
+    return out
+
+
+def per_label(ids_by_label: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """Statement parameters $event, $proposition, $segment, $metasegment (empty when absent)."""
+    return {label.lower(): list(ids_by_label.get(label, ())) for label in LABELS}
+
+
+def packed_per_label(ids_by_label: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """Like `per_label`, as one comma-joined string per label plus a list of ids with commas."""
+    params: dict[str, Any] = {}
+    for label in LABELS:
+        ids = ids_by_label.get(label, ())
+        plain = [i for i in ids if "," not in i]
+        params[label.lower()] = ",".join(plain)
+        params[f"{label.lower()}_extra"] = [i for i in ids if "," in i]
+    return params

@@ -1,0 +1,211 @@
+"""Recall: search candidates by relevance, then rank them by recall probability at `now`.
+
+Per label, the `candidates` memories dated at or before `now` most similar to the query come
+from the vector index (with their relevance r and their ts). Only the few that were ever
+recalled need their statistics from the graph: one read by id list. Scoring is vectorised,
+and a second read fetches text and date for the k winners only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from graphmem.errors import InvalidInput
+from graphmem.timeline.formula import (
+    TimelineConfig,
+    checked_count,
+    checked_threshold,
+    elapsed,
+    probabilities,
+)
+from graphmem.timeline.memory import (
+    DEFAULT_LABELS,
+    TimelineMemory,
+    checked_labels,
+    checked_now,
+    packed_per_label,
+    per_label,
+)
+from graphmem.timeline.reinforce import reinforce as record_recall
+from graphmem.timeutil import iso_date
+
+MAX_K = 1000
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """A memory as recall scored it (statistics as they were before any reinforcement)."""
+
+    label: str
+    id: str
+    text: str
+    date: str
+    ts: int
+    r: float  # relevance: cosine similarity to the query, clipped to [0, 1]
+    t: float  # time units since the last recall, or since ts if never recalled
+    n: int  # recall count
+    g: float
+    p: float  # recall probability
+    recalled: bool  # p >= threshold
+    last_recalled_at: int | None = None
+    source: str | None = None
+
+
+def recall(
+    ctx: TimelineMemory,
+    query: str,
+    now: Any,
+    k: int = 10,
+    threshold: float | None = None,
+    labels: Sequence[str] = DEFAULT_LABELS,
+    candidates: int | None = None,
+    reinforce: bool = False,
+) -> list[Recalled]:
+    """The k memories most likely recalled by `query` at `now`, highest p first.
+
+    `reinforce=True` also records a recall (see `reinforce`) of those with p >= threshold.
+    """
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("query", "must be a non-empty string")
+    args = _checked(ctx.config, now, k, threshold, labels, candidates)  # before the model runs
+    vector = ctx.embedder.encode_one(query)
+    return _recall(ctx, vector, *args, reinforce)
+
+
+def recall_vector(
+    ctx: TimelineMemory,
+    vector: Sequence[float] | np.ndarray,
+    now: Any,
+    k: int = 10,
+    threshold: float | None = None,
+    labels: Sequence[str] = DEFAULT_LABELS,
+    candidates: int | None = None,
+    reinforce: bool = False,
+) -> list[Recalled]:
+    """`recall` for an already embedded query (a unit vector of the index's dimension)."""
+    args = _checked(ctx.config, now, k, threshold, labels, candidates)
+    return _recall(ctx, vector, *args, reinforce)
+
+
+def _checked(
+    config: TimelineConfig, now: Any, k: Any, threshold: Any, labels: Any, candidates: Any
+) -> tuple[int, int, float, tuple[str, ...], int]:
+    now_ts = checked_now(now)
+    k = checked_count(k, "k", MAX_K)
+    cutoff = checked_threshold(config.threshold if threshold is None else threshold)
+    pool = checked_count(config.candidates if candidates is None else candidates,
+                         "candidates", 100_000)  # fmt: skip
+    return now_ts, k, cutoff, checked_labels(labels), max(pool, k)
+
+
+def _recall(
+    ctx: TimelineMemory,
+    vector: Any,
+    now: int,
+    k: int,
+    threshold: float,
+    labels: tuple[str, ...],
+    pool: int,
+    reinforce: bool,
+) -> list[Recalled]:
+    hits = [(label, h) for label in labels for h in ctx.vectors.search(label, vector, pool, now)]
+    if not hits:
+        return []
+    by_label: dict[str, list[str]] = {}
+    for label, h in hits:
+        by_label.setdefault(label, []).append(h.node_id)
+    params = packed_per_label(by_label)
+    stats = {row["id"]: row for row in ctx.store.read("timeline.recalled_stats", **params)}
+    r = np.fromiter((h.score for _, h in hits), np.float64, len(hits))
+    since = np.fromiter((h.ts for _, h in hits), np.float64, len(hits))
+    g = np.ones(len(hits))
+    n = np.zeros(len(hits), dtype=np.int64)
+    last: dict[int, int] = {}
+    for i, (_, h) in enumerate(hits):
+        row = stats.get(h.node_id)
+        if row is not None:  # recalled before: decay runs from the last recall
+            last[i] = int(row["last_recalled_at"])
+            since[i] = last[i]
+            g[i] = float(row["g"] if row["g"] is not None else 1.0)
+            n[i] = int(row["recall_count"] or 0)
+    t = elapsed(now, since, ctx.config.time_unit_seconds)
+    r = np.clip(r, 0.0, 1.0)
+    p = probabilities(r, t, g)
+    ids = [h.node_id for _, h in hits]
+    order = _top(p, r, ids, k)
+    top: dict[str, list[str]] = {}
+    for i in order:
+        top.setdefault(hits[i][0], []).append(ids[i])
+    details = {row["id"]: row for row in ctx.store.read("timeline.details", **per_label(top))}
+    out = [
+        Recalled(
+            hits[i][0], ids[i], details[ids[i]]["text"],
+            details[ids[i]]["date"] or iso_date(hits[i][1].ts), hits[i][1].ts, float(r[i]),
+            float(t[i]), int(n[i]), float(g[i]), float(p[i]), bool(p[i] >= threshold),
+            last.get(i), details[ids[i]]["source"],
+        )
+        for i in order
+        if ids[i] in details  # deleted since the search
+    ]  # fmt: skip
+    chosen = [m.id for m in out if m.recalled]
+    if reinforce and chosen:
+        record_recall(ctx, chosen, now)
+    return out
+
+
+def _top(p: np.ndarray, r: np.ndarray, ids: list[str], k: int) -> list[int]:
+    """Indexes of the k best by p, then r, then id; only the front runners are fully sorted."""
+    front = np.arange(len(p))
+    if len(p) > k:
+        kth = np.partition(p, len(p) - k)[len(p) - k]
+        front = np.flatnonzero(p >= kth)  # ties with the k-th stay in the running
+    return sorted(front.tolist(), key=lambda i: (-p[i], -r[i], ids[i]))[:k]
+
+
+def _get(item: Any, name: str) -> Any:
+    """A candidate's field, from a mapping or an attribute."""
+    if isinstance(item, Mapping):
+        return item.get(name)
+    return getattr(item, name, None)
+
+
+Ranker = Callable[[Sequence[Any]], list[float]]
+
+
+def ranker(now: Any, config: TimelineConfig | None = None) -> Ranker:
+    """A ranking function for retrieval candidates: their recall probability p at `now`.
+
+    A candidate is either a mapping or an object (e.g. `graphmem.props.retrieve.Scored`) with
+    `similarity` (the cosine: r of the formula), its own time `ts` (or `prop.ts`) in epoch
+    seconds, and optionally `g` and `last_recalled_at`; or a tuple (node, similarity, ts) whose
+    node is a mapping with those statistics, or just an id. Missing statistics mean never
+    recalled (g = 1, decay from ts). Returns one score per candidate, in order; higher first.
+    """
+    now_ts = checked_now(now)
+    unit = (config or TimelineConfig()).time_unit_seconds
+
+    def rank(candidates: Sequence[Any]) -> list[float]:
+        r, since, g = [], [], []
+        for i, c in enumerate(candidates):
+            if isinstance(c, tuple):
+                node, sim, ts = c if len(c) == 3 else (None, None, None)
+                stats = node if isinstance(node, Mapping) else {}
+            else:
+                stats, sim, ts = c, _get(c, "similarity"), _get(c, "ts")
+                ts = _get(_get(c, "prop"), "ts") if ts is None else ts
+            if ts is None or sim is None:
+                raise InvalidInput(f"candidates[{i}]", "needs a similarity and a ts")
+            last = _get(stats, "last_recalled_at")
+            r.append(float(sim))
+            since.append(float(ts if last is None else last))
+            g.append(float(_get(stats, "g") or 1.0))
+        if not r:
+            return []
+        t = elapsed(now_ts, np.array(since), unit)
+        return probabilities(np.array(r), t, np.array(g)).tolist()
+
+    return rank

@@ -1,0 +1,93 @@
+"""Reinforcement: record that memories were recalled at a time, once per (memory, time).
+
+Works on every label that carries recall statistics (Event, Proposition, Segment, MetaSegment),
+by id. All ids are checked first (unknown ids → NotFound, a `now` before a memory's own time →
+InvalidInput); then one statement updates them all, so a call lands whole or not at all.
+
+Once per (id, now): a memory whose last recall is at or after `now` is left unchanged. Re-sending
+the same call is therefore a no-op, and a late, out-of-order report cannot rewrite the history
+that later recalls already built on. The update itself runs inside the statement, from the
+stored values, so concurrent calls cannot lose a recall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.timeline.memory import TimelineMemory, checked_ids, checked_now, per_label
+from graphmem.timeutil import iso
+
+_SHOWN = 10  # ids named in an error message
+
+
+@dataclass(frozen=True)
+class RecallStats:
+    """A memory's recall statistics."""
+
+    label: str
+    id: str
+    ts: int  # the memory's own time: decay starts here until the first recall
+    recall_count: int
+    g: float
+    last_recalled_at: int | None
+    changed: bool = False  # this call recorded a recall
+
+
+def recall_stats(ctx: TimelineMemory, ids: Sequence[str]) -> list[RecallStats]:
+    """The statistics of these memories, in the order asked; unknown ids → NotFound."""
+    wanted = checked_ids(ids)
+    found = _locate(ctx, wanted)
+    return [found[i] for i in wanted]
+
+
+def reinforce(ctx: TimelineMemory, ids: Sequence[str], now: Any) -> list[RecallStats]:
+    """Record one recall at `now` of each memory; returns their statistics afterwards."""
+    wanted = checked_ids(ids)
+    now_ts = checked_now(now)
+    if not wanted:
+        return []
+    before = _locate(ctx, wanted)
+    early = [s for s in before.values() if now_ts < s.ts]
+    if early:
+        named = ", ".join(f"{s.id} ({iso(s.ts)})" for s in early[:_SHOWN])
+        raise InvalidInput("now", f"{iso(now_ts)} is before the time of memories {named}")
+    due: dict[str, list[str]] = {}
+    for s in before.values():
+        if s.last_recalled_at is None or s.last_recalled_at < now_ts:
+            due.setdefault(s.label, []).append(s.id)
+    if not due:
+        return [before[i] for i in wanted]
+    ctx.store.write(
+        "timeline.reinforce", now=now_ts, unit=float(ctx.config.time_unit_seconds),
+        **per_label(due),
+    )  # fmt: skip
+    after = _locate(ctx, wanted, missing_ok=True)
+    out = []
+    for i in wanted:
+        s, prev = after.get(i, before[i]), before[i].last_recalled_at
+        changed = s.last_recalled_at == now_ts and (prev is None or prev < now_ts)
+        out.append(RecallStats(s.label, s.id, s.ts, s.recall_count, s.g, s.last_recalled_at,
+                               changed))  # fmt: skip
+    return out
+
+
+def _locate(
+    ctx: TimelineMemory, ids: list[str], missing_ok: bool = False
+) -> dict[str, RecallStats]:
+    found: dict[str, RecallStats] = {}
+    for row in ctx.store.read("timeline.locate", ids=ids):
+        if row["ts"] is None:
+            continue  # no time of its own: not a timeline memory
+        last = row["last_recalled_at"]
+        found[row["id"]] = RecallStats(
+            row["label"], row["id"], int(row["ts"]), int(row["recall_count"]), float(row["g"]),
+            None if last is None else int(last),
+        )  # fmt: skip
+    missing = [i for i in ids if i not in found]
+    if missing and not missing_ok:
+        more = f" and {len(missing) - _SHOWN} more" if len(missing) > _SHOWN else ""
+        raise NotFound(f"no timeline memory with id {', '.join(missing[:_SHOWN])}{more}")
+    return found
