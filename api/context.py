@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from strawberry.types import Info as StrawberryInfo
 
 from api.state import AppState
+from graphmem.services import Services
 from graphmem.store import Store
 
 
@@ -19,6 +20,10 @@ class Context:
     @property
     def store(self) -> Store:
         return self.state.store()
+
+    @property
+    def services(self) -> Services:
+        return self.state.services()
 
 
 Info = StrawberryInfo[Context, None]

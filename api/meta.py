@@ -200,7 +200,7 @@ class MetaMutation:
     def build_meta_segments(self, info: Info, spec: MetaSpecInput) -> list[MetaSegment]:
         if spec.kind not in _TOOL_FOR_KIND:
             raise InvalidInput("spec.kind", f"must be one of {', '.join(_TOOL_FOR_KIND)}")
-        env = info.context.state.tool_env()
+        env = info.context.services.tools()
         output, _ = call_tool(env, _TOOL_FOR_KIND[spec.kind], _tool_args(spec), session="graphql")
         found = meta.get_metas(info.context.store, output.built)
         return [MetaSegment.of(found[i], info) for i in output.built if i in found]
@@ -213,7 +213,7 @@ class MetaMutation:
         llm = LLM(info.context.state.settings)
         result = agent.ask(
             info.context.store, llm, question, str(series_id) if series_id else None, max_steps,
-            env=info.context.state.tool_env(),
+            env=info.context.services.tools(),
         )  # fmt: skip
         return AskResult(
             answer=result.answer, complete=result.complete,

@@ -1,4 +1,4 @@
-"""What the app keeps between requests: settings and a lazily opened store."""
+"""What the app keeps between requests: settings and lazily opened services."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import threading
 from dataclasses import dataclass, field
 
 from graphmem.config import Settings
-from graphmem.series.tools import ToolEnv
-from graphmem.store import Health, Store, open_store
+from graphmem.services import Services
+from graphmem.store import Health, Store
 
 
 @dataclass
@@ -15,23 +15,17 @@ class AppState:
     """Opens the store on first use, so the app starts (and reports health) even if it is down."""
 
     settings: Settings
-    _store: Store | None = None
-    _tools: ToolEnv | None = None
+    _services: Services | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def store(self) -> Store:
+    def services(self) -> Services:
         with self._lock:
-            if self._store is None:
-                self._store = open_store(settings=self.settings)
-            return self._store
+            if self._services is None:
+                self._services = Services.open(self.settings)
+            return self._services
 
-    def tool_env(self) -> ToolEnv:
-        """Tools' environment, kept for the app's life (its vector index stays open)."""
-        store = self.store()
-        with self._lock:
-            if self._tools is None:
-                self._tools = ToolEnv(store, self.settings)
-            return self._tools
+    def store(self) -> Store:
+        return self.services().store
 
     def health(self) -> Health:
         """Never raises: an unreachable store is reported, not thrown."""
@@ -43,9 +37,6 @@ class AppState:
 
     def close(self) -> None:
         with self._lock:
-            if self._tools is not None:
-                self._tools.close()
-                self._tools = None
-            if self._store is not None:
-                self._store.close()
-                self._store = None
+            if self._services is not None:
+                self._services.close()
+                self._services = None

@@ -47,6 +47,9 @@ def test_paper_sequence_with_provenance(sales_store) -> None:
     assert set(calls[1]["targets"]) == {v["id"] for v in views}, "BUILT links to what it built"
     assert calls[2]["targets"] == [views[6]["id"]], "READ links to what it read"
     assert all(c["t"]["ok"] and len(c["t"]["digest"]) == 40 for c in calls)
+    # reading a meta-segment through a tool is a recall of it (timeline memory statistics)
+    [stats] = store.read("timeline.locate", ids=[views[6]["id"]])
+    assert stats["recall_count"] == 1 and stats["last_recalled_at"] is not None
 
 
 def test_members_and_segments_tools(sales_store) -> None:

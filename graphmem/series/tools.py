@@ -22,6 +22,7 @@ from graphmem.series.compact import bounds_view, meta_brief, meta_view, segment_
 from graphmem.series.periods import FREQUENCIES
 from graphmem.series.textsearch import SegmentSearch
 from graphmem.store import Store
+from graphmem.timeline.reinforce import reinforce_in
 from graphmem.timeutil import iso, parse_timestamp
 
 RESULT_CHARS = 4000  # stored on the ToolCall node; the digest covers the whole result
@@ -34,6 +35,7 @@ class ToolEnv:
     store: Store
     settings: Settings | None = None
     _search: SegmentSearch | None = None
+    owns_search: bool = True  # False when the search (and its vector index) is shared
 
     def search(self) -> SegmentSearch:
         if self._search is None:
@@ -48,7 +50,7 @@ class ToolEnv:
 
     def close(self) -> None:
         """Save the vector index if text search was used."""
-        if self._search is not None:
+        if self._search is not None and self.owns_search:
             self._search.vectors.close()
             self._search = None
 
@@ -347,6 +349,9 @@ def call_tool(
             env.close()
     content = json.dumps(output.result, separators=(",", ":"), ensure_ascii=False)
     _record(store, call_id, name, arguments, content, output, None, session)
+    touched = list(dict.fromkeys(output.built + output.read))
+    if touched:  # a tool reading a segment is a recall of it (timeline memory)
+        reinforce_in(store, touched, int(time.time()))
     return output, call_id
 
 

@@ -10,7 +10,7 @@ from graphmem.timeline.formula import (
 )
 from graphmem.timeline.memory import DEFAULT_LABELS, TimelineMemory
 from graphmem.timeline.recall import Ranker, Recalled, ranker, recall, recall_vector
-from graphmem.timeline.reinforce import RecallStats, recall_stats, reinforce
+from graphmem.timeline.reinforce import RecallStats, recall_stats, reinforce, reinforce_in
 from graphmem.timeline.view import TimelineItem, plot_timeline, timeline
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "recall_stats",
     "recall_vector",
     "reinforce",
+    "reinforce_in",
     "retention",
     "timeline",
 ]

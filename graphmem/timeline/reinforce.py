@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphmem.errors import InvalidInput, NotFound
+from graphmem.store.base import Store
+from graphmem.timeline.formula import TimelineConfig
 from graphmem.timeline.memory import TimelineMemory, checked_ids, checked_now, per_label
 from graphmem.timeutil import iso
 
@@ -39,17 +41,25 @@ class RecallStats:
 def recall_stats(ctx: TimelineMemory, ids: Sequence[str]) -> list[RecallStats]:
     """The statistics of these memories, in the order asked; unknown ids → NotFound."""
     wanted = checked_ids(ids)
-    found = _locate(ctx, wanted)
+    found = _locate(ctx.store, wanted)
     return [found[i] for i in wanted]
 
 
 def reinforce(ctx: TimelineMemory, ids: Sequence[str], now: Any) -> list[RecallStats]:
     """Record one recall at `now` of each memory; returns their statistics afterwards."""
+    return reinforce_in(ctx.store, ids, now, ctx.config)
+
+
+def reinforce_in(
+    store: Store, ids: Sequence[str], now: Any, config: TimelineConfig | None = None
+) -> list[RecallStats]:
+    """reinforce() for callers that hold only a store (the series tools, on every read)."""
+    config = config or TimelineConfig()
     wanted = checked_ids(ids)
     now_ts = checked_now(now)
     if not wanted:
         return []
-    before = _locate(ctx, wanted)
+    before = _locate(store, wanted)
     early = [s for s in before.values() if now_ts < s.ts]
     if early:
         named = ", ".join(f"{s.id} ({iso(s.ts)})" for s in early[:_SHOWN])
@@ -60,11 +70,11 @@ def reinforce(ctx: TimelineMemory, ids: Sequence[str], now: Any) -> list[RecallS
             due.setdefault(s.label, []).append(s.id)
     if not due:
         return [before[i] for i in wanted]
-    ctx.store.write(
-        "timeline.reinforce", now=now_ts, unit=float(ctx.config.time_unit_seconds),
+    store.write(
+        "timeline.reinforce", now=now_ts, unit=float(config.time_unit_seconds),
         **per_label(due),
     )  # fmt: skip
-    after = _locate(ctx, wanted, missing_ok=True)
+    after = _locate(store, wanted, missing_ok=True)
     out = []
     for i in wanted:
         s, prev = after.get(i, before[i]), before[i].last_recalled_at
@@ -74,11 +84,9 @@ def reinforce(ctx: TimelineMemory, ids: Sequence[str], now: Any) -> list[RecallS
     return out
 
 
-def _locate(
-    ctx: TimelineMemory, ids: list[str], missing_ok: bool = False
-) -> dict[str, RecallStats]:
+def _locate(store: Store, ids: list[str], missing_ok: bool = False) -> dict[str, RecallStats]:
     found: dict[str, RecallStats] = {}
-    for row in ctx.store.read("timeline.locate", ids=ids):
+    for row in store.read("timeline.locate", ids=ids):
         if row["ts"] is None:
             continue  # no time of its own: not a timeline memory
         last = row["last_recalled_at"]

@@ -1,0 +1,87 @@
+"""One store, one embedding model and one set of vector indexes, shared by every memory."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from graphmem.config import Settings
+from graphmem.store import Store, open_store
+
+if TYPE_CHECKING:
+    from graphmem.embed import Embedder
+    from graphmem.props.memory import PropsMemory
+    from graphmem.series.tools import ToolEnv
+    from graphmem.timeline import TimelineMemory
+    from graphmem.vectors import VectorStore
+
+
+@dataclass
+class Services:
+    """The store plus what is opened on first use: embedder, vectors, memories, tools.
+
+    Two VectorStores on one data dir would each keep their own copy of an index, so every
+    memory gets the one here.
+    """
+
+    settings: Settings
+    store: Store
+    _embedder: Embedder | None = None
+    _vectors: VectorStore | None = None
+    _props: PropsMemory | None = None
+    _timeline: TimelineMemory | None = None
+    _tools: ToolEnv | None = None
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+
+    @classmethod
+    def open(cls, settings: Settings, url: str | None = None) -> Services:
+        return cls(settings, open_store(url, settings))
+
+    def embedder(self) -> Embedder:
+        with self._lock:
+            if self._embedder is None:
+                from graphmem.embed import Embedder
+
+                self._embedder = Embedder(self.settings.embed_model)
+            return self._embedder
+
+    def vectors(self) -> VectorStore:
+        with self._lock:
+            if self._vectors is None:
+                from graphmem.vectors import VectorStore
+
+                emb = self.embedder()
+                self._vectors = VectorStore(self.store, self.settings.home, emb.name, emb.dim)
+            return self._vectors
+
+    def timeline(self) -> TimelineMemory:
+        with self._lock:
+            if self._timeline is None:
+                from graphmem.timeline import TimelineMemory
+
+                self._timeline = TimelineMemory(self.store, self.embedder(), self.vectors())
+            return self._timeline
+
+    def tools(self) -> ToolEnv:
+        with self._lock:
+            if self._tools is None:
+                from graphmem.series.textsearch import SegmentSearch
+                from graphmem.series.tools import ToolEnv
+
+                search = SegmentSearch(self.store, self.embedder(), self.vectors())
+                self._tools = ToolEnv(self.store, self.settings, search, owns_search=False)
+            return self._tools
+
+    def close(self) -> None:
+        """Save the vector indexes and close the store."""
+        with self._lock:
+            if self._vectors is not None:
+                self._vectors.close()
+            self.store.close()
+
+    def __enter__(self) -> Services:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
