@@ -10,8 +10,11 @@ from api.health import HealthQuery
 from api.meta import MetaMutation, MetaQuery
 from api.segments import SegmentMutation, SegmentQuery
 from api.series import SeriesMutation, SeriesQuery
+from api.timeline import TimelineMutation, TimelineQuery
 
-Query = merge_types("Query", (HealthQuery, SeriesQuery, SegmentQuery, MetaQuery))
-Mutation = merge_types("Mutation", (SeriesMutation, SegmentMutation, MetaMutation))
+Query = merge_types("Query", (HealthQuery, SeriesQuery, SegmentQuery, MetaQuery, TimelineQuery))
+Mutation = merge_types(
+    "Mutation", (SeriesMutation, SegmentMutation, MetaMutation, TimelineMutation)
+)
 
 schema = strawberry.Schema(query=Query, mutation=Mutation, extensions=[GraphmemErrors])

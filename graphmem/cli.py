@@ -11,6 +11,7 @@ from pathlib import Path
 from graphmem.config import Settings
 from graphmem.errors import GraphmemError, ReadOnlyViolation
 from graphmem.series.catalog import ensure_series
+from graphmem.services import Services
 from graphmem.store import Store, open_store
 from graphmem.tables import render
 
@@ -121,6 +122,49 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if answer.complete else 3
 
 
+def _services(args: argparse.Namespace, settings: Settings) -> Services:
+    from graphmem.services import Services
+
+    return Services.open(settings, args.store)
+
+
+def cmd_add_event(args: argparse.Namespace, settings: Settings) -> int:
+    """Store an episodic memory."""
+    from graphmem.timeline import add_event
+
+    with _services(args, settings) as services:
+        event = add_event(services.timeline(), args.text, args.date, args.source)
+    print(f"{event.id}  {event.date}  {event.text}")
+    return 0
+
+
+def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
+    """Memories ranked by recall probability at --now."""
+    from graphmem.timeline import recall
+
+    labels = tuple(args.labels.split(","))
+    with _services(args, settings) as services:
+        found = recall(services.timeline(), args.query, args.now, args.k, args.threshold, labels,
+                       reinforce=args.reinforce)  # fmt: skip
+    rows = [
+        {"p": f"{m.p:.3g}", "recalled": "yes" if m.recalled else "", "r": round(m.r, 3),
+         "t": round(m.t, 1), "n": m.n, "date": m.date, "label": m.label, "text": m.text}
+        for m in found
+    ]  # fmt: skip
+    print(render(rows, max_cell=100))
+    return 0
+
+
+def cmd_plot_timeline(args: argparse.Namespace, settings: Settings) -> int:
+    """Memories on a time axis shaded by importance, to a PNG."""
+    from graphmem.timeline import plot_timeline
+
+    with _services(args, settings) as services:
+        n = plot_timeline(services.timeline(), args.output, args.start, args.end, args.now)
+    print(f"wrote {args.output} ({n} memories)")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     """Run the demo on the embedded store."""
     from graphmem.demo import run_demo
@@ -171,6 +215,28 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--series", help="series name or id (default: all series)")
     ask.add_argument("--max-steps", type=int, default=10)
     ask.set_defaults(handler=cmd_ask)
+
+    event = sub.add_parser("add-event", help="store an episodic memory")
+    event.add_argument("text")
+    event.add_argument("--date", required=True, help="ISO date or datetime")
+    event.add_argument("--source")
+    event.set_defaults(handler=cmd_add_event)
+
+    rec = sub.add_parser("recall", help="memories ranked by recall probability at --now")
+    rec.add_argument("query")
+    rec.add_argument("--now", required=True, help="ISO date or datetime")
+    rec.add_argument("-k", type=int, default=10)
+    rec.add_argument("--threshold", type=float, default=0.9)
+    rec.add_argument("--labels", default="Event,Proposition", help="comma-separated labels")
+    rec.add_argument("--reinforce", action="store_true", help="record the recalls (p >= threshold)")
+    rec.set_defaults(handler=cmd_recall)
+
+    tplot = sub.add_parser("plot-timeline", help="memories on a time axis shaded by importance")
+    tplot.add_argument("-o", "--output", type=Path, required=True)
+    tplot.add_argument("--start")
+    tplot.add_argument("--end")
+    tplot.add_argument("--now", help="importance as of this time (default: now)")
+    tplot.set_defaults(handler=cmd_plot_timeline)
 
     demo = sub.add_parser("demo", help="load the demo data and show what graphmem does")
     demo.set_defaults(handler=cmd_demo)
