@@ -8,13 +8,16 @@ from strawberry.tools import merge_types
 from api.errors import GraphmemErrors
 from api.health import HealthQuery
 from api.meta import MetaMutation, MetaQuery
+from api.props import PropsMutation, PropsQuery
 from api.segments import SegmentMutation, SegmentQuery
 from api.series import SeriesMutation, SeriesQuery
 from api.timeline import TimelineMutation, TimelineQuery
 
-Query = merge_types("Query", (HealthQuery, SeriesQuery, SegmentQuery, MetaQuery, TimelineQuery))
+Query = merge_types(
+    "Query", (HealthQuery, SeriesQuery, SegmentQuery, MetaQuery, PropsQuery, TimelineQuery)
+)
 Mutation = merge_types(
-    "Mutation", (SeriesMutation, SegmentMutation, MetaMutation, TimelineMutation)
+    "Mutation", (SeriesMutation, SegmentMutation, MetaMutation, PropsMutation, TimelineMutation)
 )
 
 schema = strawberry.Schema(query=Query, mutation=Mutation, extensions=[GraphmemErrors])

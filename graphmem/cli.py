@@ -165,12 +165,41 @@ def cmd_plot_timeline(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_ingest_docs(args: argparse.Namespace, settings: Settings) -> int:
+    """Ingest documents from JSON lines ({text, date, source?}), with a progress bar."""
+    from tqdm import tqdm
+
+    from graphmem.props import add_document
+    from graphmem.props.jsonl import read_documents
+
+    docs = read_documents(args.file)  # every line checked before anything is stored
+    added = existing = relations = 0
+    with _services(args, settings) as services, tqdm(docs, unit="doc") as bar:
+        for doc in bar:
+            report = add_document(services.props(), doc["text"], doc["date"], doc.get("source"))
+            added, existing = added + report.added, existing + report.existing
+            relations += report.relations
+    print(f"{len(docs)} documents: {added} propositions added, {existing} already stored, "
+          f"{relations} relation edges")  # fmt: skip
+    return 0
+
+
+def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
+    """Print the rendered subgraph answering a question as of a date."""
+    from graphmem.props import render, subgraph
+
+    with _services(args, settings) as services:
+        graph = subgraph(services.props(), args.question, args.as_of, args.k, not args.no_expand)
+    print(render(graph, args.max_tokens))
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     """Run the demo on the embedded store."""
     from graphmem.demo import run_demo
 
-    with _open(args, settings) as store:
-        run_demo(store, settings, out=sys.stdout)
+    with _services(args, settings) as services:
+        run_demo(services, out=sys.stdout)
     return 0
 
 
@@ -215,6 +244,18 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--series", help="series name or id (default: all series)")
     ask.add_argument("--max-steps", type=int, default=10)
     ask.set_defaults(handler=cmd_ask)
+
+    docs = sub.add_parser("ingest-docs", help="ingest documents from a JSON-lines file")
+    docs.add_argument("file", type=Path, help="one {text, date, source?} object per line")
+    docs.set_defaults(handler=cmd_ingest_docs)
+
+    query = sub.add_parser("query", help="the rendered proposition subgraph for a question")
+    query.add_argument("question")
+    query.add_argument("--as-of", help="YYYY-MM-DD: only what was known by then")
+    query.add_argument("-k", type=int, default=10, help="anchor propositions")
+    query.add_argument("--max-tokens", type=int, help="budget for the rendered context")
+    query.add_argument("--no-expand", action="store_true", help="anchors only, no neighbours")
+    query.set_defaults(handler=cmd_query)
 
     event = sub.add_parser("add-event", help="store an episodic memory")
     event.add_argument("text")

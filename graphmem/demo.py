@@ -13,6 +13,7 @@ from graphmem.series.ingest import ingest_all
 from graphmem.series.segments import list_segments, time_bounds
 from graphmem.series.synthetic import sales_series
 from graphmem.series.tools import run_tool
+from graphmem.services import Services
 from graphmem.store import Store
 from graphmem.tables import render
 
@@ -26,8 +27,9 @@ def load_sales(store: Store) -> SeriesInfo:
     return series
 
 
-def run_demo(store: Store, settings: Settings, out: TextIO) -> None:
-    """Load the synthetic sales series and print its segments."""
+def run_demo(services: Services, out: TextIO) -> None:
+    """The series memory on synthetic sales, then propositions on a fictional corpus."""
+    store, settings = services.store, services.settings
     series = load_sales(store)
     bounds = time_bounds(store, series.id)
     print(
@@ -43,6 +45,7 @@ def run_demo(store: Store, settings: Settings, out: TextIO) -> None:
     ]  # fmt: skip
     print(render(rows, max_cell=200), file=out)
     yearly_trend(store, settings, series, out)
+    propositions_demo(services, out)
     print(
         "\nNext: `graphmem plot synthetic-sales -o sales.png`, `graphmem serve` for GraphQL, "
         '`graphmem cypher "MATCH (g:Segment) RETURN g.summary LIMIT 5"`.',
@@ -98,3 +101,18 @@ def yearly_trend(store: Store, settings: Settings, series: SeriesInfo, out: Text
     print(f"\nWeakest trend within a year: {weakest['year']} (slope {weakest['slope/day']} "
           f"{series.unit or ''}/day). Year-over-year growth dips in {', '.join(dips)} against "
           f"a median of +{median(growth):.3g} %.", file=out)  # fmt: skip
+
+
+def propositions_demo(services: Services, out: TextIO) -> None:
+    """Ingest the built-in fictional corpus and print the subgraph for a dated question."""
+    from graphmem.props import add_document, render, subgraph
+    from graphmem.props.demo_corpus import AS_OF, DOCUMENTS, QUESTION
+
+    memory = services.props()
+    how = "LLM extraction" if memory.llm is not None else "sentence splitting (no LLM configured)"
+    for doc in DOCUMENTS:
+        add_document(memory, doc["text"], doc["date"], doc["source"])
+    print(f"\nPropositions: {len(DOCUMENTS)} dated documents about a fictional town, by {how}.",
+          file=out)  # fmt: skip
+    print(f"Question: {QUESTION}  (as of {AS_OF})\n", file=out)
+    print(render(subgraph(memory, QUESTION, AS_OF, k=8), max_tokens=800), file=out)

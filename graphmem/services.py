@@ -63,6 +63,21 @@ class Services:
                 self._timeline = TimelineMemory(self.store, self.embedder(), self.vectors())
             return self._timeline
 
+    def props(self) -> PropsMemory:
+        """The propositions memory; its relation classifier uses the LLM when one is set."""
+        with self._lock:
+            if self._props is None:
+                from graphmem.llm import llm_or_none
+                from graphmem.props.classify import LLMClassifier
+                from graphmem.props.memory import PropsMemory
+                from graphmem.props.offline import OfflineClassifier
+
+                llm = llm_or_none(self.settings)
+                classifier = LLMClassifier(llm) if llm is not None else OfflineClassifier()
+                self._props = PropsMemory(self.store, self.embedder(), self.vectors(),
+                                          self.settings, classifier, llm)  # fmt: skip
+            return self._props
+
     def tools(self) -> ToolEnv:
         with self._lock:
             if self._tools is None:

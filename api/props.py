@@ -1,0 +1,174 @@
+"""GraphQL: propositions (ingestion, listing) and dated subgraphs with rendered context."""
+
+from __future__ import annotations
+
+import strawberry
+
+from api.context import Info
+from graphmem import props
+from graphmem.errors import InvalidInput
+from graphmem.props.model import checked_date
+
+MAX_LIST = 1000
+
+
+@strawberry.type
+class Proposition:
+    id: strawberry.ID
+    text: str
+    date: str
+    source: str | None
+
+
+@strawberry.type
+class IngestResult:
+    document_id: str | None
+    proposition_ids: list[str]
+    added: int
+    existing: int = strawberry.field(description="Already stored before: left untouched")
+    relations: int = strawberry.field(description="Relation edges created")
+
+
+@strawberry.type
+class SubgraphNode:
+    id: strawberry.ID
+    text: str
+    date: str
+    source: str | None
+    is_anchor: bool
+    score: float | None = strawberry.field(description="Cosine similarity to the question")
+    status: str = strawberry.field(description="current | updated | contradicted, as of the date")
+    updated_by: list[str]
+    contradicted_by: list[str]
+
+
+@strawberry.type
+class SubgraphEdge:
+    id: strawberry.ID
+    src: str = strawberry.field(description="The newer proposition")
+    dst: str = strawberry.field(description="The older proposition")
+    kind: str = strawberry.field(description="updates | contradicts | supports")
+    confidence: float
+    model: str
+    refined: bool
+
+
+@strawberry.type
+class Subgraph:
+    question: str
+    as_of: str | None
+    nodes: list[SubgraphNode]
+    edges: list[SubgraphEdge]
+    graph: strawberry.Private[props.Subgraph]
+
+    @strawberry.field(description="The subgraph rendered as prompt context, within a budget")
+    def context(self, max_tokens: int | None = None) -> str:
+        if max_tokens is not None and max_tokens < 1:
+            raise InvalidInput("maxTokens", "must be at least 1")
+        return props.render(self.graph, max_tokens)
+
+
+@strawberry.input
+class PropositionInput:
+    text: str
+    date: str = strawberry.field(description="YYYY-MM-DD")
+    source: str | None = None
+
+
+@strawberry.input
+class PropositionFilter:
+    source: str | None = None
+    start: str | None = strawberry.field(default=None, description="YYYY-MM-DD, inclusive")
+    end: str | None = strawberry.field(default=None, description="YYYY-MM-DD, inclusive")
+    contains: str | None = strawberry.field(default=None, description="text contains (any case)")
+    limit: int = 100
+    offset: int = 0
+
+
+def _report(r: props.IngestReport) -> IngestResult:
+    return IngestResult(
+        document_id=r.document_id, proposition_ids=list(r.proposition_ids), added=r.added,
+        existing=r.existing, relations=r.relations,
+    )  # fmt: skip
+
+
+def _subgraph(graph: props.Subgraph, as_of: str | None) -> Subgraph:
+    nodes = [
+        SubgraphNode(
+            id=strawberry.ID(n.prop.id),
+            text=n.prop.text,
+            date=n.prop.date,
+            source=n.prop.source,
+            is_anchor=n.is_anchor,
+            score=n.score,
+            status=n.status.state,
+            updated_by=list(n.status.updated_by),
+            contradicted_by=list(n.status.contradicted_by),
+        )  # fmt: skip
+        for n in graph.nodes
+    ]
+    edges = [
+        SubgraphEdge(
+            id=strawberry.ID(e.id),
+            src=e.src,
+            dst=e.dst,
+            kind=e.kind,
+            confidence=e.confidence,
+            model=e.model,
+            refined=e.refined,
+        )  # fmt: skip
+        for e in graph.edges
+    ]
+    return Subgraph(question=graph.question, as_of=as_of, nodes=nodes, edges=edges, graph=graph)
+
+
+def propositions(info: Info, filter: PropositionFilter | None = None) -> list[Proposition]:  # noqa: A002
+    f = filter or PropositionFilter()
+    if not 1 <= f.limit <= MAX_LIST:
+        raise InvalidInput("filter.limit", f"must be between 1 and {MAX_LIST}")
+    if f.offset < 0:
+        raise InvalidInput("filter.offset", "must not be negative")
+    start = None if f.start is None else checked_date(f.start, "filter.start")[1]
+    end = None if f.end is None else checked_date(f.end, "filter.end")[1]
+    rows = info.context.store.read(
+        "props.filtered", source=f.source, start=start, end=end, contains=f.contains,
+        offset=f.offset, limit=f.limit,
+    )  # fmt: skip
+    return [Proposition(id=strawberry.ID(r["id"]), text=r["text"], date=r["date"],
+                        source=r["source"]) for r in rows]  # fmt: skip
+
+
+def subgraph(
+    info: Info,
+    question: str,
+    as_of: str | None = None,
+    k: int = 10,
+    expand: bool = True,
+    refine: bool = False,
+) -> Subgraph:
+    ctx = info.context.services.props()
+    graph = props.subgraph(ctx, question, as_of, k, expand, refine)
+    return _subgraph(graph, as_of)
+
+
+@strawberry.type
+class PropsQuery:
+    propositions: list[Proposition] = strawberry.field(resolver=propositions)
+    subgraph: Subgraph = strawberry.field(
+        resolver=subgraph, description="Anchors, neighbours and relations as of a date"
+    )
+
+
+@strawberry.type
+class PropsMutation:
+    @strawberry.mutation(description="Store a document and the dated propositions it states")
+    def ingest_document(
+        self, info: Info, text: str, date: str, source: str | None = None
+    ) -> IngestResult:
+        return _report(props.add_document(info.context.services.props(), text, date, source))
+
+    @strawberry.mutation(description="Store already-extracted propositions")
+    def add_propositions(self, info: Info, propositions: list[PropositionInput]) -> IngestResult:
+        items = [{"text": p.text, "date": p.date, "source": p.source} for p in propositions]
+        items = [{k: v for k, v in item.items() if v is not None} for item in items]
+        return _report(props.add_propositions(info.context.services.props(), items))

@@ -1,0 +1,160 @@
+// Propositions memory: documents, propositions and the relation edges between propositions.
+// (:Document)-[:STATES]->(:Proposition)-[:UPDATES|CONTRADICTS|SUPPORTS]->(:Proposition)
+// Relation edges always point from the newer proposition to the older one and carry a
+// deterministic `id` (graphmem/props/model.py relation_id), one edge per ordered pair.
+
+// name: existing
+UNWIND $ids AS pid
+MATCH (p:Proposition {id: pid})
+RETURN p.id AS id
+
+// name: get
+UNWIND $ids AS pid
+MATCH (p:Proposition {id: pid})
+RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source
+
+// The same with what rankers and inspection need too.
+// name: fetch
+UNWIND $ids AS pid
+MATCH (p:Proposition {id: pid})
+RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source,
+       p.vid AS vid, p.recall_count AS recall_count, p.g AS g, p.last_recalled_at AS last_recalled_at,
+       p.created_at AS created_at
+
+// The newest stored date after $ts (an index range scan on Proposition.ts: empty, and fast,
+// when propositions arrive in date order); null when none is newer.
+// name: newest_after
+MATCH (p:Proposition)
+WHERE p.ts > $ts
+RETURN max(p.ts) AS ts
+
+// One statement per ingestion batch, so a batch lands whole or not at all: documents,
+// propositions, STATES edges and relation edges. MERGE on ids makes a re-sent batch a no-op.
+// Embeddings travel as one string of comma-separated integers (millionths) per row: the
+// FalkorDB adapter renders list parameters float by float in Python (about 0.7 ms per
+// 384-dim row), while a string goes through json.dumps in C. The stored property is still
+// the list of floats graphmem/vectors.py reads.
+// name: write_batch
+CALL {
+  UNWIND $docs AS doc
+  MERGE (d:Document {id: doc.id})
+  ON CREATE SET d.date = doc.date, d.ts = doc.ts, d.source = doc.source, d.text = doc.text,
+                d.created_at = $now
+}
+CALL {
+  UNWIND $props AS row
+  MERGE (p:Proposition {id: row.id})
+  ON CREATE SET p.text = row.text, p.date = row.date, p.ts = row.ts, p.source = row.source,
+                p.vid = row.vid,
+                p.embedding = [x IN split(row.embedding, ',') | toInteger(x) / 1000000.0],
+                p.recall_count = 0, p.g = 1.0, p.created_at = $now
+}
+CALL {
+  UNWIND $states AS st
+  MATCH (d:Document {id: st.doc})
+  MATCH (p:Proposition {id: st.prop})
+  MERGE (d)-[:STATES]->(p)
+}
+CALL {
+  UNWIND $rels AS rel
+  MATCH (a:Proposition {id: rel.src})
+  MATCH (b:Proposition {id: rel.dst})
+  FOREACH (_ IN CASE WHEN rel.kind = 'updates' THEN [1] ELSE [] END |
+    MERGE (a)-[e:UPDATES {id: rel.id}]->(b)
+    ON CREATE SET e.confidence = rel.confidence, e.model = rel.model, e.refined = false,
+                  e.created_at = $now)
+  FOREACH (_ IN CASE WHEN rel.kind = 'contradicts' THEN [1] ELSE [] END |
+    MERGE (a)-[e:CONTRADICTS {id: rel.id}]->(b)
+    ON CREATE SET e.confidence = rel.confidence, e.model = rel.model, e.refined = false,
+                  e.created_at = $now)
+  FOREACH (_ IN CASE WHEN rel.kind = 'supports' THEN [1] ELSE [] END |
+    MERGE (a)-[e:SUPPORTS {id: rel.id}]->(b)
+    ON CREATE SET e.confidence = rel.confidence, e.model = rel.model, e.refined = false,
+                  e.created_at = $now)
+}
+RETURN size($props) AS props, size($rels) AS relations
+
+// Each proposition of $ids with its incoming relations whose source is dated <= $as_of:
+// the neighbours of an anchor, and what a node's status as of the date depends on.
+// SUPPORTS edges only matter between members of the subgraph: $members limits them (null:
+// keep all, as for anchors, whose supporters become neighbours). src_refuted: the source is
+// itself contradicted by a proposition dated <= $as_of.
+// name: with_incoming
+UNWIND $ids AS pid
+MATCH (p:Proposition {id: pid})
+OPTIONAL MATCH (n:Proposition)-[r:UPDATES|CONTRADICTS|SUPPORTS]->(p)
+WHERE n.ts <= $as_of AND ($members IS NULL OR type(r) <> 'SUPPORTS' OR n.id IN $members)
+WITH p, n, r
+RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source,
+       collect(CASE WHEN r IS NULL THEN NULL ELSE {
+         id: r.id, src: n.id, type: type(r), confidence: r.confidence, model: r.model,
+         refined: r.refined, created_at: r.created_at,
+         src_refuted: size([(x:Proposition)-[:CONTRADICTS]->(n) WHERE x.ts <= $as_of | x.id]) > 0
+       } END) AS incoming
+
+// The embeddings of a few propositions. embeddings_json is FalkorDB's variant: one JSON
+// string per row parses much faster in its Python client than a list of floats.
+// name: embeddings
+UNWIND $ids AS pid
+MATCH (p:Proposition {id: pid})
+RETURN p.id AS id, p.embedding AS embedding
+
+// name: embeddings_json
+UNWIND $ids AS pid
+MATCH (p:Proposition {id: pid})
+RETURN p.id AS id, toJSON(p.embedding) AS embedding
+
+// Relation edges by id. Relationship properties are not indexed, so this is one scan of the
+// relation edges; it serves refinement, whose LLM calls cost far more.
+// name: relations_by_id
+MATCH (a:Proposition)-[r:UPDATES|CONTRADICTS|SUPPORTS]->(b:Proposition)
+WHERE r.id IN $ids
+RETURN r.id AS id, a.id AS src, b.id AS dst, type(r) AS type, r.confidence AS confidence,
+       r.model AS model, r.refined AS refined, r.created_at AS created_at
+
+// Every relation edge, a page at a time (inspection, export).
+// name: relations
+MATCH (a:Proposition)-[r:UPDATES|CONTRADICTS|SUPPORTS]->(b:Proposition)
+RETURN r.id AS id, a.id AS src, b.id AS dst, type(r) AS type, r.confidence AS confidence,
+       r.model AS model, r.refined AS refined, r.created_at AS created_at
+ORDER BY r.id SKIP $offset LIMIT $limit
+
+// Refinement: replace each edge by one of the re-judged kind (same id), or drop it (norel).
+// name: replace_relations
+UNWIND $rows AS row
+MATCH (a:Proposition {id: row.src})-[r:UPDATES|CONTRADICTS|SUPPORTS]->(b:Proposition {id: row.dst})
+WHERE r.id = row.id
+WITH a, b, r, row, r.created_at AS created_at
+DELETE r
+WITH a, b, row, created_at
+FOREACH (_ IN CASE WHEN row.kind = 'updates' THEN [1] ELSE [] END |
+  CREATE (a)-[:UPDATES {id: row.id, confidence: row.confidence, model: row.model,
+                        refined: true, created_at: created_at, refined_at: $now}]->(b))
+FOREACH (_ IN CASE WHEN row.kind = 'contradicts' THEN [1] ELSE [] END |
+  CREATE (a)-[:CONTRADICTS {id: row.id, confidence: row.confidence, model: row.model,
+                            refined: true, created_at: created_at, refined_at: $now}]->(b))
+FOREACH (_ IN CASE WHEN row.kind = 'supports' THEN [1] ELSE [] END |
+  CREATE (a)-[:SUPPORTS {id: row.id, confidence: row.confidence, model: row.model,
+                         refined: true, created_at: created_at, refined_at: $now}]->(b))
+RETURN count(*) AS replaced
+
+// name: counts
+OPTIONAL MATCH (p:Proposition)
+WITH count(p) AS propositions
+OPTIONAL MATCH (d:Document)
+WITH propositions, count(d) AS documents
+OPTIONAL MATCH (:Document)-[s:STATES]->(:Proposition)
+WITH propositions, documents, count(s) AS states
+OPTIONAL MATCH (:Proposition)-[r:UPDATES|CONTRADICTS|SUPPORTS]->(:Proposition)
+RETURN propositions, documents, states, count(r) AS relations
+
+// name: filtered
+// Propositions for listing (GraphQL `propositions`): by source, date range and text.
+MATCH (p:Proposition)
+WHERE ($source IS NULL OR p.source = $source)
+  AND ($start IS NULL OR p.ts >= $start)
+  AND ($end IS NULL OR p.ts <= $end)
+  AND ($contains IS NULL OR toLower(p.text) CONTAINS toLower($contains))
+RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source
+ORDER BY p.ts, p.id
+SKIP $offset LIMIT $limit

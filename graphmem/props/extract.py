@@ -1,0 +1,151 @@
+"""Documents → propositions: through the LLM when one is configured, else by sentence splitting.
+
+With an LLM, the document is cut at sentence boundaries into pieces of at most CHUNK_CHARS
+characters and each piece is turned into self-contained statements with references resolved
+and a YYYY-MM-DD date each. Without one, every sentence becomes a proposition dated with the
+document's date.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from graphmem.errors import InvalidInput
+from graphmem.llm import LLM
+from graphmem.props.ingest import (
+    DocumentRow,
+    IngestReport,
+    Progress,
+    add_propositions,
+    store_propositions,
+)
+from graphmem.props.llmjson import Malformed, ask_json
+from graphmem.props.memory import PropsMemory
+from graphmem.props.model import (
+    Proposition,
+    checked_date,
+    checked_source,
+    checked_text,
+    document_id,
+    make_proposition,
+)
+from graphmem.props.sentences import split_sentences
+
+__all__ = ["add_document", "add_propositions", "extract_with_llm", "split_into_propositions"]
+
+CHUNK_CHARS = 6000
+
+EXTRACT_PROMPT = """\
+You turn a document into propositions: short, self-contained factual statements.
+Rules:
+- Each proposition states one fact and can be understood on its own: replace pronouns and \
+references ("he", "the company", "last year") by the names and dates they refer to.
+- Keep claims as claims: "X said that Y" or "a report claimed Y", not "Y".
+- Give each proposition the date (YYYY-MM-DD) on which it was true or stated: the document \
+date unless the text says the fact dates from another day.
+- Do not invent facts that the text does not state.
+Answer with JSON only, in this form:
+{"propositions": [{"text": "Quillon Dynamics named Idris Okonjo chief executive.", \
+"date": "2019-03-18"}]}"""
+
+
+def _messages(text: str, date: str, source: str | None) -> list[dict[str, str]]:
+    header = f"Document date: {date}\nSource: {source or 'unknown'}\n\n"
+    return [
+        {"role": "system", "content": EXTRACT_PROMPT},
+        {"role": "user", "content": header + text},
+    ]
+
+
+def parse_extraction(answer: Any) -> list[dict[str, str]]:
+    """Validated [{text, date}] from the LLM's JSON answer; Malformed says what is wrong."""
+    if not isinstance(answer, Mapping) or not isinstance(answer.get("propositions"), list):
+        raise Malformed('expected an object with a "propositions" list')
+    out = []
+    for i, item in enumerate(answer["propositions"]):
+        if not isinstance(item, Mapping):
+            raise Malformed(f"propositions[{i}] is not an object")
+        try:
+            text = checked_text(item.get("text"), f"propositions[{i}].text")
+            date, _ = checked_date(item.get("date"), f"propositions[{i}].date")
+        except InvalidInput as error:
+            raise Malformed(str(error)) from None
+        out.append({"text": text, "date": date})
+    return out
+
+
+def chunks(text: str, limit: int = CHUNK_CHARS) -> list[str]:
+    """The text cut at sentence boundaries into pieces of at most `limit` characters.
+
+    A single sentence longer than the limit stays whole: cutting it would lose its meaning.
+    """
+    pieces: list[str] = []
+    current: list[str] = []
+    size = 0
+    for sentence in split_sentences(text):
+        if current and size + len(sentence) + 1 > limit:
+            pieces.append(" ".join(current))
+            current, size = [], 0
+        current.append(sentence)
+        size += len(sentence) + 1
+    if current:
+        pieces.append(" ".join(current))
+    return pieces
+
+
+def extract_with_llm(
+    llm: LLM, text: str, date: str, source: str | None = None, progress: Progress | None = None
+) -> list[dict[str, str]]:
+    """Propositions [{text, date}] of a document, one LLM call per chunk (one retry each)."""
+    pieces = chunks(text)
+    out: list[dict[str, str]] = []
+    for i, piece in enumerate(pieces):
+        out += ask_json(
+            llm,
+            _messages(piece, date, source),
+            parse_extraction,
+            what=f"extracting propositions (part {i + 1} of {len(pieces)})",
+        )
+        if progress is not None:
+            progress("extract", i + 1, len(pieces))
+    return out
+
+
+def split_into_propositions(text: str, date: str) -> list[dict[str, str]]:
+    """The offline extraction: one proposition per sentence, all with the document's date."""
+    return [{"text": sentence, "date": date} for sentence in split_sentences(text)]
+
+
+def add_document(
+    ctx: PropsMemory,
+    text: str,
+    date: str,
+    source: str | None = None,
+    *,
+    relate: bool = True,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Store a document and the propositions it states (LLM extraction, or sentences offline).
+
+    Re-adding the same document (same text, date and source) changes nothing.
+    """
+    clean = checked_text(text, "text")
+    day, ts = checked_date(date, "date")
+    src = checked_source(source, "source")
+    doc = DocumentRow(document_id(clean, day, src), clean, day, ts, src)
+    if ctx.llm is not None:
+        found = extract_with_llm(ctx.llm, clean, day, src, progress)
+    else:
+        found = split_into_propositions(clean, day)
+    props = _as_propositions(found, src, doc.id)
+    return store_propositions(ctx, props, doc, relate, progress)
+
+
+def _as_propositions(
+    found: Sequence[Mapping[str, str]], source: str | None, doc_id: str
+) -> list[Proposition]:
+    return [
+        make_proposition(p["text"], p["date"], source, doc_id, f"propositions[{i}]")
+        for i, p in enumerate(found)
+    ]

@@ -1,0 +1,191 @@
+"""Storing propositions: validate the whole input, embed, relate, then one write per batch.
+
+Ids are deterministic, so propositions already stored are skipped: not re-embedded, not
+re-classified, and no edge is duplicated. New propositions are processed in date order (then
+input order) in batches; each batch is one statement (documents, propositions, STATES edges,
+relation edges) and lands whole or not at all, then enters the vector index. If a batch fails
+(say the LLM classifier gives up), the batches before it stay stored and re-sending the same
+input completes the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from graphmem.errors import InvalidInput
+from graphmem.props.memory import PropsMemory
+from graphmem.props.model import Proposition, make_proposition
+from graphmem.props.relate import LABEL, judge, pairings, relation_rows
+from graphmem.vectors import vector_id
+
+BATCH = 256
+SCALE = 1_000_000  # embeddings are stored in millionths (see cypher/props.cypher write_batch)
+LOOKUP_BATCH = 5000
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    """A Document node to store with the propositions it states."""
+
+    id: str
+    text: str
+    date: str
+    ts: int
+    source: str | None
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What an ingestion call stored."""
+
+    document_id: str | None
+    proposition_ids: tuple[str, ...]  # every input proposition, input order, duplicates merged
+    added: int  # propositions newly stored
+    existing: int  # propositions that were already stored (left untouched)
+    relations: int  # relation edges created
+
+
+def validate_items(items: Any, doc_id: str | None = None) -> list[Proposition]:
+    """Every item as a Proposition; the first bad one raises InvalidInput naming its field."""
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
+        raise InvalidInput("propositions", "must be a list of {text, date, source?} objects")
+    out = []
+    for i, item in enumerate(items):
+        field = f"propositions[{i}]"
+        if isinstance(item, Proposition):
+            item = {"text": item.text, "date": item.date, "source": item.source}
+        if not isinstance(item, Mapping):
+            raise InvalidInput(field, "must be an object with text, date and optional source")
+        unknown = set(item) - {"text", "date", "source"}
+        if unknown:
+            raise InvalidInput(field, f"unknown keys {sorted(unknown)}")
+        out.append(make_proposition(item.get("text"), item.get("date"), item.get("source"),
+                                    doc_id, field))  # fmt: skip
+    return out
+
+
+def add_propositions(
+    ctx: PropsMemory,
+    items: Sequence[Mapping[str, Any]],
+    *,
+    relate: bool = True,
+    progress: Progress | None = None,
+    embeddings: np.ndarray | None = None,
+    batch_size: int = BATCH,
+) -> IngestReport:
+    """Store already-extracted propositions [{text, date: 'YYYY-MM-DD', source?}].
+
+    `embeddings` (one row per item, from ctx.embedder's model) skips embedding, for bulk
+    loads that embed elsewhere. `relate=False` stores without classifying relations.
+    """
+    props = validate_items(items)
+    return store_propositions(ctx, props, None, relate, progress, embeddings, batch_size)
+
+
+def store_propositions(
+    ctx: PropsMemory,
+    props: list[Proposition],
+    doc: DocumentRow | None,
+    relate: bool = True,
+    progress: Progress | None = None,
+    embeddings: np.ndarray | None = None,
+    batch_size: int = BATCH,
+) -> IngestReport:
+    """Store validated propositions (and the document stating them), batch by batch."""
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+        raise InvalidInput("batch_size", "must be a positive integer")
+    vectors = _checked_embeddings(embeddings, len(props), ctx)
+    first: dict[str, int] = {}
+    for i, prop in enumerate(props):
+        first.setdefault(prop.id, i)
+    ids = list(first)
+    existing = _existing(ctx, ids)
+    order = sorted((i for pid, i in first.items() if pid not in existing),
+                   key=lambda i: (props[i].ts, i))  # fmt: skip
+    backfill = _newest_after(ctx, props[order[0]].ts) if relate and order else None
+    docs = [_doc_row(doc)] if doc else []
+    # STATES edges go with the batch that stores their proposition; those to propositions
+    # stored before this call go with the first write, together with the document
+    states = [{"doc": doc.id, "prop": pid} for pid in ids if pid in existing] if doc else []
+    relations = 0
+    stored_here: dict[str, Proposition] = {}  # earlier batches: candidates without a read
+    if not order and docs:
+        _write(ctx, docs, [], states, [])
+    for start in range(0, len(order), batch_size):
+        chunk = order[start : start + batch_size]
+        batch = [props[i] for i in chunk]
+        raw = ctx.embedder.encode([p.text for p in batch]) if vectors is None else vectors[chunk]
+        quantised = np.round(raw.astype(np.float64) * SCALE).astype(np.int64)
+        vecs = (quantised / SCALE).astype(np.float32)  # exactly what the graph will hold
+        found = []
+        if relate:
+            todo = pairings(ctx, batch, vecs, backfill, stored_here)
+            found = judge(ctx.classifier, todo, ctx.now())
+        rows = [_prop_row(p, q) for p, q in zip(batch, quantised, strict=True)]
+        mine = [{"doc": doc.id, "prop": p.id} for p in batch] if doc else []
+        first_write = start == 0
+        _write(ctx, docs if first_write else [], rows, (states if first_write else []) + mine,
+               relation_rows(found))  # fmt: skip
+        ctx.vectors.add(LABEL, [p.id for p in batch], [r["vid"] for r in rows],
+                        [p.ts for p in batch], vecs)  # fmt: skip
+        relations += len(found)
+        stored_here.update((p.id, p) for p in batch)
+        if progress is not None:
+            progress("store", start + len(chunk), len(order))
+    return IngestReport(
+        doc.id if doc else None, tuple(ids), len(order), len(ids) - len(order), relations
+    )
+
+
+def _write(ctx: PropsMemory, docs: list, props: list, states: list, rels: list) -> None:
+    ctx.store.write(
+        "props.write_batch", docs=docs, props=props, states=states, rels=rels, now=ctx.now()
+    )
+
+
+def _existing(ctx: PropsMemory, ids: list[str]) -> set[str]:
+    found: set[str] = set()
+    for start in range(0, len(ids), LOOKUP_BATCH):
+        rows = ctx.store.read("props.existing", ids=ids[start : start + LOOKUP_BATCH])
+        found.update(row["id"] for row in rows)
+    return found
+
+
+def _newest_after(ctx: PropsMemory, ts: int) -> int | None:
+    """The newest stored date after `ts`, if any: new propositions before it need back-fill."""
+    rows = ctx.store.read("props.newest_after", ts=ts)
+    return rows[0]["ts"] if rows and rows[0]["ts"] is not None else None
+
+
+def _checked_embeddings(embeddings: Any, n: int, ctx: PropsMemory) -> np.ndarray | None:
+    if embeddings is None:
+        return None
+    try:
+        arr = np.asarray(embeddings, dtype=np.float32)
+    except (TypeError, ValueError):
+        raise InvalidInput("embeddings", "must be a numeric matrix") from None
+    if arr.shape != (n, ctx.vectors.dim):
+        raise InvalidInput("embeddings", f"must have shape ({n}, {ctx.vectors.dim})")
+    if not np.all(np.isfinite(arr)):
+        raise InvalidInput("embeddings", "contains NaN or infinite values")
+    return arr
+
+
+def _prop_row(prop: Proposition, quantised: np.ndarray) -> dict[str, Any]:
+    return {
+        "id": prop.id, "text": prop.text, "date": prop.date, "ts": prop.ts,
+        "source": prop.source, "vid": vector_id(prop.id),
+        # json's C encoder turns a list of ints into text far faster than a Python loop
+        "embedding": json.dumps(quantised.tolist(), separators=(",", ":"))[1:-1],
+    }  # fmt: skip
+
+
+def _doc_row(doc: DocumentRow) -> dict[str, Any]:
+    return {"id": doc.id, "text": doc.text, "date": doc.date, "ts": doc.ts, "source": doc.source}

@@ -1,0 +1,139 @@
+"""Propositions, relations between them, and their deterministic ids."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from graphmem.errors import InvalidInput
+from graphmem.timeutil import parse_timestamp
+
+KINDS = ("updates", "contradicts", "supports")  # relation kinds that become edges
+LABELS = (*KINDS, "norel")  # what a classifier may answer
+EDGE_TYPES = {"updates": "UPDATES", "contradicts": "CONTRADICTS", "supports": "SUPPORTS"}
+KIND_OF_TYPE = {v: k for k, v in EDGE_TYPES.items()}
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Proposition:
+    """A self-contained statement that was true (or claimed) on a date."""
+
+    id: str
+    text: str
+    date: str  # YYYY-MM-DD
+    ts: int  # epoch seconds of the date at 00:00 UTC
+    source: str | None = None
+    doc_id: str | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Proposition:
+        """Build from a graph row with id, text, date, ts and optionally source."""
+        return cls(
+            row["id"], row["text"], row["date"], int(row["ts"]), row.get("source"),
+            row.get("doc_id"),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Relation:
+    """An edge src → dst where src is the newer proposition (or the later stored, same date)."""
+
+    id: str
+    src: str
+    dst: str
+    kind: str  # one of KINDS
+    confidence: float
+    model: str
+    refined: bool = False
+    created_at: int = 0
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Relation:
+        """Build from a graph row (id, src, dst, type, confidence, model, refined, created_at)."""
+        return cls(
+            row["id"], row["src"], row["dst"], KIND_OF_TYPE[row["type"]],
+            float(row["confidence"]), row.get("model") or "", bool(row.get("refined")),
+            int(row.get("created_at") or 0),
+        )  # fmt: skip
+
+
+def clean_text(text: str) -> str:
+    """The text as stored: NFKC-normalised, whitespace collapsed, trimmed."""
+    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+
+
+def normalised(text: str) -> str:
+    """The identity of a statement's wording: case, spacing and a final full stop ignored."""
+    return clean_text(text).casefold().rstrip(".").rstrip()
+
+
+def _sha1(*parts: str) -> str:
+    # the unit separator cannot occur in user text after clean_text, so parts cannot blur
+    return hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+def proposition_id(text: str, date: str) -> str:
+    """'prop_' + sha1 of the normalised text and the date: the same statement on the same day."""
+    return "prop_" + _sha1(normalised(text), date)
+
+
+def document_id(text: str, date: str, source: str | None) -> str:
+    """'doc_' + sha1 of the text, date and source."""
+    return "doc_" + _sha1(clean_text(text), date, source or "")
+
+
+def relation_id(src: str, dst: str) -> str:
+    """'rel_' + sha1(src, dst): one edge per ordered pair, whatever its kind."""
+    return "rel_" + _sha1(src, dst)
+
+
+def checked_date(value: Any, field: str) -> tuple[str, int]:
+    """A 'YYYY-MM-DD' date (or datetime.date) as (date string, epoch seconds); else InvalidInput."""
+    if isinstance(value, dt.datetime):
+        value = value.date()
+    if isinstance(value, dt.date):
+        value = value.isoformat()
+    if not isinstance(value, str) or not _DATE.match(value.strip()):
+        raise InvalidInput(field, f"{value!r} is not a date in the form YYYY-MM-DD")
+    value = value.strip()
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        raise InvalidInput(field, f"{value!r} is not a valid calendar date") from None
+    return value, int(parse_timestamp(value, field))
+
+
+def checked_text(value: Any, field: str) -> str:
+    """A non-empty statement text, cleaned; else InvalidInput."""
+    if not isinstance(value, str):
+        raise InvalidInput(field, f"must be a string, not {type(value).__name__}")
+    text = clean_text(value)
+    if not text:
+        raise InvalidInput(field, "is empty")
+    return text
+
+
+def checked_source(value: Any, field: str) -> str | None:
+    """An optional source name."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(field, f"must be a string, not {type(value).__name__}")
+    return value.strip() or None
+
+
+def make_proposition(
+    text: Any, date: Any, source: Any = None, doc_id: str | None = None, field: str = "proposition"
+) -> Proposition:
+    """A validated Proposition with its deterministic id; errors name `field`.text / .date."""
+    clean = checked_text(text, f"{field}.text")
+    day, ts = checked_date(date, f"{field}.date")
+    src = checked_source(source, f"{field}.source")
+    return Proposition(proposition_id(clean, day), clean, day, ts, src, doc_id)

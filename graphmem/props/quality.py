@@ -1,0 +1,187 @@
+"""Quality measures: relation labels against gold labels, and a reader for dated questions.
+
+Used by bench/bench_props_quality.py, bench/bench_props.py and the tests.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphmem.props.classify import Candidate, Classifier, Judgement
+from graphmem.props.memory import PropsMemory
+from graphmem.props.model import KINDS, Proposition, normalised, proposition_id
+from graphmem.props.retrieve import Subgraph, subgraph_for_vector
+
+
+@dataclass(frozen=True)
+class Question:
+    """A multiple-choice question whose answer depends on the date it is asked."""
+
+    date: str
+    question: str
+    options: tuple[str, ...]
+    answer: int
+    topic: str
+
+
+@dataclass(frozen=True)
+class World:
+    """A test world: dated propositions, gold relation labels (newer → older), questions."""
+
+    propositions: tuple[dict[str, Any], ...]  # {key, date, source, text} in ingestion order
+    gold: dict[tuple[str, str], str]  # (newer key, older key) → label; absent pairs are norel
+    questions: tuple[Question, ...]
+
+    @classmethod
+    def load(cls, path: str | Path) -> World:
+        """Read a world file such as tests/fixtures/props_world.json."""
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        gold = {(r["src"], r["dst"]): r["label"] for r in data["relations"]}
+        questions = tuple(
+            Question(q["date"], q["question"], tuple(q["options"]), q["answer"], q["topic"])
+            for q in data["questions"]
+        )
+        return cls(tuple(data["propositions"]), gold, questions)
+
+    def items(self) -> list[dict[str, str]]:
+        """The propositions as add_propositions input."""
+        return [{k: p[k] for k in ("text", "date", "source")} for p in self.propositions]
+
+    @cached_property
+    def keys(self) -> dict[str, str]:
+        """Proposition id → world key."""
+        return {proposition_id(p["text"], p["date"]): p["key"] for p in self.propositions}
+
+    def label(self, newer_id: str, older_id: str) -> str:
+        """The gold label of a pair of proposition ids."""
+        pair = (self.keys.get(newer_id, ""), self.keys.get(older_id, ""))
+        return self.gold.get(pair, "norel")
+
+
+class GoldClassifier:
+    """Answers with a world's gold labels: an oracle, for tests and upper bounds."""
+
+    name = "gold"
+
+    def __init__(self, world: World) -> None:
+        texts = {p["key"]: normalised(p["text"]) for p in world.propositions}
+        self._gold = {(texts[s], texts[d]): label for (s, d), label in world.gold.items()}
+
+    def classify(self, new: Proposition, candidates: Sequence[Candidate]) -> list[Judgement]:
+        """The gold label of each pair; norel when the world lists none."""
+        mine = normalised(new.text)
+        return [
+            Judgement(i, self._gold.get((mine, normalised(c.prop.text)), "norel"), 1.0)
+            for i, c in enumerate(candidates)
+        ]
+
+
+@dataclass(frozen=True)
+class LabelScore:
+    """Precision and recall of one label."""
+
+    label: str
+    precision: float
+    recall: float
+    f1: float
+    support: int  # gold pairs with this label
+    predicted: int  # pairs predicted with this label
+
+
+@dataclass(frozen=True)
+class LabelReport:
+    """Per-label scores over a set of judged pairs."""
+
+    scores: tuple[LabelScore, ...]  # one per relation kind (updates, contradicts, supports)
+    accuracy: float  # over all pairs, norel included
+    macro_f1: float  # mean F1 of the relation kinds
+    pairs: int
+
+
+def score_labels(pairs: Iterable[tuple[str, str]]) -> LabelReport:
+    """Scores of (gold, predicted) label pairs; 'norel' is the negative class."""
+    confusion = Counter(pairs)
+    total = sum(confusion.values())
+    scores = []
+    for label in KINDS:
+        tp = confusion[(label, label)]
+        predicted = sum(v for (_, p), v in confusion.items() if p == label)
+        support = sum(v for (g, _), v in confusion.items() if g == label)
+        precision = tp / predicted if predicted else 0.0
+        recall = tp / support if support else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        scores.append(LabelScore(label, precision, recall, f1, support, predicted))
+    accuracy = sum(v for (g, p), v in confusion.items() if g == p) / total if total else 0.0
+    macro = float(np.mean([s.f1 for s in scores]))
+    return LabelReport(tuple(scores), accuracy, macro, total)
+
+
+@dataclass
+class RecordingClassifier:
+    """Wraps a classifier and records every pair it judged: (newer id, older id, label)."""
+
+    inner: Classifier
+    judged: list[tuple[str, str, str]] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def classify(self, new: Proposition, candidates: Sequence[Candidate]) -> list[Judgement]:
+        """Judge with the wrapped classifier and remember the answers."""
+        out = self.inner.classify(new, candidates)
+        self.judged += [(new.id, candidates[j.index].prop.id, j.label) for j in out]
+        return out
+
+
+@dataclass
+class Reader:
+    """Answers a dated multiple-choice question from a subgraph, by embedding similarity.
+
+    The chosen option is the one with the highest cosine to any kept proposition. Plain
+    (`use_relations=False`): the k anchors as retrieved. With relations: anchors plus
+    neighbours, keeping only propositions whose status as of the date is `current`.
+    """
+
+    ctx: PropsMemory
+    k: int = 10
+    _vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    _graphs: dict[tuple[str, str], Subgraph] = field(default_factory=dict)
+
+    def warm(self, texts: Sequence[str]) -> None:
+        """Embed texts the reader will need in one batch (questions, options, statements)."""
+        self._embed(list(texts))
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        todo = sorted({t for t in texts if t not in self._vectors})
+        if todo:
+            for text, vec in zip(todo, self.ctx.embedder.encode(todo), strict=True):
+                self._vectors[text] = vec
+        return np.array([self._vectors[t] for t in texts], dtype=np.float32)
+
+    def answer(self, question: str, as_of: str, options: Sequence[str], use_relations: bool) -> int:
+        """The index of the option the kept propositions support best."""
+        graph = self._subgraph(question, as_of)
+        nodes = [n for n in graph.nodes if n.is_anchor or use_relations]
+        if use_relations:
+            nodes = [n for n in nodes if n.status.state == "current"] or nodes
+        if not nodes:
+            return 0
+        sims = self._embed(list(options)) @ self._embed([n.prop.text for n in nodes]).T
+        return int(np.argmax(sims.max(axis=1)))
+
+    def _subgraph(self, question: str, as_of: str) -> Subgraph:
+        # plain top-k reads the anchors of the expanded subgraph: they are the same k
+        key = (question, as_of)
+        if key not in self._graphs:
+            vector = self._embed([question])[0]
+            self._graphs[key] = subgraph_for_vector(self.ctx, vector, question, as_of, self.k)
+        return self._graphs[key]

@@ -1,0 +1,80 @@
+"""A rule-based sentence splitter: the offline stand-in for LLM proposition extraction.
+
+A boundary is sentence-final punctuation (. ! ?), optional closing quotes or brackets,
+whitespace, then something that can start a sentence (a capital, a digit, an opening quote or
+bracket). It is not a boundary when the full stop ends a known abbreviation (Dr., Inc., e.g.),
+a single-letter initial (J. R. Smith) or a dotted acronym (U.S.), unless the next word is a
+common sentence opener ("... Acme Inc. The firm ..."). Decimals (3.5) and dotted versions
+never have whitespace after the dot, so they are never split. Blank lines always split.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BOUNDARY = re.compile(r"([.!?]+)([\"'\u201d\u2019)\]]*)\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
+_PARAGRAPH = re.compile(r"\n\s*\n")
+_LAST_WORD = re.compile(r"(\S+)$")
+_HAS_WORD = re.compile(r"\w")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+ABBREVIATIONS = _words(
+    """
+    mr mrs ms dr prof sr jr st mt ft rev hon gen col capt lt sgt gov pres sen rep inc ltd co
+    corp plc llc bros dept univ assn est approx ca cf vs etc al e.g i.e no nos vol fig figs pp p
+    ed eds op cit ibid jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat
+    sun ave blvd rd
+    """
+)
+# abbreviations that often end a sentence: split after them when a typical opener follows
+_SENTENCE_FINAL = frozenset({"inc", "ltd", "co", "corp", "plc", "llc", "bros", "etc", "al"})
+_OPENERS = _words(
+    """
+    the a an this that these those it its he she they we i in on at after before but however
+    meanwhile there his her their our one some
+    """
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of `text`, in order, whitespace collapsed; empty pieces dropped."""
+    out: list[str] = []
+    for paragraph in _PARAGRAPH.split(text):
+        out.extend(_split_paragraph(" ".join(paragraph.split())))
+    return out
+
+
+def _split_paragraph(text: str) -> list[str]:
+    pieces: list[str] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        end = match.end(2)
+        if _is_boundary(text[start : match.start(1)], match.group(1), text[match.end() :]):
+            pieces.append(text[start:end].strip())
+            start = match.end()
+    pieces.append(text[start:].strip())
+    return [p for p in pieces if _HAS_WORD.search(p)]
+
+
+def _is_boundary(before: str, punct: str, after: str) -> bool:
+    if punct != ".":
+        return True  # ! and ? (and ?!, ...) always end a sentence before a capital
+    word_match = _LAST_WORD.search(before)
+    if word_match is None:
+        return True
+    word = word_match.group(1).lstrip("\"'(\u201c\u2018[").lower()
+    next_word = after.split(" ", 1)[0].strip("\"'(\u201c\u2018[").lower()
+    opener_follows = next_word in _OPENERS
+    if word in _SENTENCE_FINAL:
+        return opener_follows
+    if word in ABBREVIATIONS:
+        return False
+    if len(word) == 1 and word.isalpha():
+        return False  # an initial: "J. Smith"
+    if "." in word and all(len(part) <= 2 for part in word.split(".")):
+        return opener_follows  # a dotted acronym ("U.S.") rarely ends a sentence
+    return True

@@ -1,0 +1,80 @@
+"""GraphQL and CLI over the propositions memory (real store, FAISS and model; no LLM)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphmem.cli import main
+from graphmem.store import Store
+
+ADD = """mutation($items: [PropositionInput!]!) {
+  addPropositions(propositions: $items) { propositionIds added existing relations } }"""
+SUBGRAPH = """query($q: String!, $asOf: String) {
+  subgraph(question: $q, asOf: $asOf, k: 5) {
+    nodes { id text date isAnchor status updatedBy } edges { src dst kind }
+    context(maxTokens: 400) } }"""
+
+ITEMS = [
+    {"text": "Mara Velsh is the chief executive of Quillmere Foundry.", "date": "2018-03-02"},
+    {"text": "Tomas Rilke replaced Mara Velsh as chief executive of Quillmere Foundry.",
+     "date": "2021-09-01"},
+    {"text": "Quillmere Foundry employs 1,200 people in Brackwater.", "date": "2018-03-02",
+     "source": "gazette"},
+]  # fmt: skip
+
+
+def test_add_propositions_and_dated_subgraph(gql) -> None:
+    first = gql(ADD, items=ITEMS)["data"]["addPropositions"]
+    assert first["added"] == 3 and len(first["propositionIds"]) == 3
+    again = gql(ADD, items=ITEMS)["data"]["addPropositions"]
+    assert again["added"] == 0 and again["existing"] == 3 and again["relations"] == 0
+    before = gql(SUBGRAPH, q="Who leads Quillmere Foundry?", asOf="2019-12-31")["data"]
+    dates = [n["date"] for n in before["subgraph"]["nodes"]]
+    assert dates and max(dates) <= "2019-12-31", "as of: nothing from after the date"
+    now = gql(SUBGRAPH, q="Who leads Quillmere Foundry?", asOf=None)["data"]["subgraph"]
+    assert any("Tomas Rilke" in n["text"] for n in now["nodes"])
+    context = now["context"]
+    assert context.startswith("[P1]\nDate: ") and "Statement: " in context
+    listed = gql('{ propositions(filter: {source: "gazette"}) { text date source } }')
+    assert listed["data"]["propositions"] == [{"text": ITEMS[2]["text"], "date": "2018-03-02",
+                                               "source": "gazette"}]  # fmt: skip
+    window = gql('{ propositions(filter: {start: "2020-01-01", end: "2021-12-31"}) { date } }')
+    assert window["data"]["propositions"] == [{"date": "2021-09-01"}]
+
+
+def test_ingest_document_without_llm_splits_sentences(gql) -> None:
+    doc = gql('mutation { ingestDocument(text: "The Verrin Bridge opened. It is 420 metres long.",'
+              ' date: "2012-05-05", source: "city") { documentId added } }')  # fmt: skip
+    result = doc["data"]["ingestDocument"]
+    assert result["documentId"].startswith("doc_") and result["added"] == 2
+
+
+def test_bad_propositions_name_the_field_and_store_nothing(gql) -> None:
+    bad = [ITEMS[0], {"text": "x", "date": "2018-13-40"}]
+    error = gql(ADD, items=bad)["errors"][0]
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "propositions[1].date"}
+    assert gql("{ propositions { id } }")["data"]["propositions"] == []
+    error = gql('{ subgraph(question: "x", asOf: "yesterday") { question } }')["errors"][0]
+    assert error["extensions"]["field"] == "as_of"
+
+
+def test_cli_ingest_docs_and_query(
+    monkeypatch: pytest.MonkeyPatch, embedded_url: str, store: Store, short_tmp: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    monkeypatch.setenv("GRAPHMEM_STORE", embedded_url)
+    monkeypatch.setenv("GRAPHMEM_HOME", str(short_tmp / "cli-props"))
+    path = tmp_path / "docs.jsonl"
+    path.write_text("\n".join(json.dumps({"text": i["text"], "date": i["date"]}) for i in ITEMS))
+    assert main(["ingest-docs", str(path)]) == 0
+    assert "3 documents: 3 propositions added" in capsys.readouterr().out
+    assert main(["query", "Who leads Quillmere Foundry?", "--as-of", "2022-01-01"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("[P1]") and "Tomas Rilke" in out
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "ok", "date": "2020-01-01"}\n{"text": "no date"}\n')
+    assert main(["ingest-docs", str(bad)]) == 1
+    assert "line 2" in capsys.readouterr().err

@@ -1,0 +1,225 @@
+"""Ingestion: graph shape, newer → older edges, same-date rule, back-fill, idempotency, input
+validation, progress, and LLM extraction through the scripted server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_props_world import ctx, llm_ctx, world  # noqa: F401 - fixtures
+
+from graphmem.config import Settings
+from graphmem.errors import InvalidInput, LLMError
+from graphmem.props import (
+    PropsMemory,
+    add_document,
+    add_propositions,
+    counts,
+    list_relations,
+)
+from graphmem.props.model import proposition_id
+from graphmem.props.quality import World
+from graphmem.props.retrieve import get_propositions
+from graphmem.store import Store
+from graphmem.timeutil import parse_timestamp
+from graphmem.vectors import vector_id
+
+EMPTY = {"propositions": 0, "documents": 0, "states": 0, "relations": 0}
+
+
+def test_world_edges_point_newer_to_older_and_reingest_changes_nothing(
+    ctx: PropsMemory,  # noqa: F811
+    world: World,  # noqa: F811
+) -> None:
+    first = add_propositions(ctx, world.items())
+    assert first.added == len(world.propositions) and first.existing == 0
+    assert first.relations > 0
+    position = {pid: i for i, pid in enumerate(first.proposition_ids)}
+    dates = {p.id: p.ts for p in get_propositions(ctx, first.proposition_ids)}
+    edges = list_relations(ctx)
+    assert len(edges) == first.relations
+    pairs = {(e.src, e.dst) for e in edges}
+    for e in edges:
+        assert dates[e.src] >= dates[e.dst], "edges point from the newer proposition"
+        if dates[e.src] == dates[e.dst]:
+            assert position[e.src] > position[e.dst], "same date: later in input is the source"
+        assert (e.dst, e.src) not in pairs, "never both directions"
+        assert e.model == "offline-v1" and not e.refined and 0 <= e.confidence <= 1
+    before = counts(ctx)
+    again = add_propositions(ctx, world.items())
+    assert (again.added, again.existing, again.relations) == (0, len(world.propositions), 0)
+    assert counts(ctx) == before
+    assert list_relations(ctx) == edges
+
+
+def test_same_date_rule_within_and_across_calls(
+    ctx: PropsMemory,  # noqa: F811
+    store: Store,
+    tmp_path: Path,
+) -> None:
+    claim = {"text": "The Verrin Bridge will be demolished in 2020.", "date": "2018-03-10"}
+    denial = {
+        "text": "The Halvek council denied that the Verrin Bridge will be demolished.",
+        "date": "2018-03-10",
+    }
+    add_propositions(ctx, [claim, denial])
+    (edge,) = list_relations(ctx)
+    ids = (
+        proposition_id(denial["text"], "2018-03-10"),
+        proposition_id(claim["text"], "2018-03-10"),
+    )
+    assert (edge.src, edge.dst, edge.kind) == (*ids, "contradicts")
+    store.write("admin.wipe")
+    with PropsMemory.open(Settings(home=tmp_path / "again"), store, llm=None) as fresh:
+        add_propositions(fresh, [denial])
+        add_propositions(fresh, [claim])  # stored later, so it is the source
+        (edge,) = list_relations(fresh)
+    assert (edge.src, edge.dst) == (ids[1], ids[0])
+
+
+def test_backfill_links_newer_stored_propositions(ctx: PropsMemory) -> None:  # noqa: F811
+    newer = {
+        "text": "Idris Okonjo is the chief executive of Quillon Dynamics.",
+        "date": "2019-03-18",
+    }
+    older = {
+        "text": "Marta Velkova is the chief executive of Quillon Dynamics.",
+        "date": "2015-03-02",
+    }
+    add_propositions(ctx, [newer])
+    report = add_propositions(ctx, [older])  # ingested after, dated before
+    assert report.relations == 1
+    (edge,) = list_relations(ctx)
+    assert edge.src == proposition_id(newer["text"], newer["date"])
+    assert edge.dst == proposition_id(older["text"], older["date"])
+    assert edge.kind == "updates"
+
+
+def test_graph_shape_of_documents_and_propositions(ctx: PropsMemory) -> None:  # noqa: F811
+    text = "Quillon Dynamics employs 1,200 people. Dr. Velkova leads it from Halvek."
+    report = add_document(ctx, text, "2016-06-01", "qd-annual-report")
+    assert report.document_id and report.document_id.startswith("doc_")
+    assert counts(ctx) == {"propositions": 2, "documents": 1, "states": 2, "relations": 0}
+    props = ctx.store.read("props.fetch", ids=list(report.proposition_ids))
+    embeddings = ctx.store.read("props.embeddings_json", ids=list(report.proposition_ids))
+    assert sorted(p["text"] for p in props) == [
+        "Dr. Velkova leads it from Halvek.",
+        "Quillon Dynamics employs 1,200 people.",
+    ]
+    for row in props:
+        assert row["vid"] == vector_id(row["id"])
+        assert row["ts"] == parse_timestamp("2016-06-01") and row["date"] == "2016-06-01"
+        assert row["source"] == "qd-annual-report"
+        assert (row["recall_count"], row["g"]) == (0, 1.0) and row["created_at"] > 0
+    vecs = np.array([json.loads(r["embedding"]) for r in embeddings])
+    assert vecs.shape == (2, 384)
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
+    hits = ctx.vectors.search("Proposition", vecs[0], 2)
+    assert {h.node_id for h in hits} == set(report.proposition_ids)
+
+
+def test_same_document_twice_changes_nothing(ctx: PropsMemory) -> None:  # noqa: F811
+    text = (
+        "The Lumen Kettle costs 89 dollars. The Lumen Kettle costs 99 dollars. "
+        "Farrowbright Appliances makes kettles."
+    )
+    first = add_document(ctx, text, "2018-02-12", "catalogue")
+    before, edges = counts(ctx), list_relations(ctx)
+    second = add_document(ctx, text, "2018-02-12", "catalogue")
+    assert second.document_id == first.document_id
+    assert (second.added, second.relations) == (0, 0)
+    assert counts(ctx) == before and list_relations(ctx) == edges
+    # the same statement in another document is one node stated twice
+    add_document(ctx, "The Lumen Kettle costs 89 dollars.", "2018-02-12", "shop")
+    after = counts(ctx)
+    assert (after["propositions"], after["documents"]) == (3, 2)
+    assert after["states"] == before["states"] + 1
+
+
+@pytest.mark.parametrize(
+    ("items", "field"),
+    [
+        ("not a list", "propositions"),
+        ([{"text": "a", "date": "2020-01-01"}, "b"], "propositions[1]"),
+        ([{"text": "a", "date": "2020-01-01"}, {"text": " ", "date": "2020-01-01"}],
+         "propositions[1].text"),
+        ([{"text": f"s{i}", "date": "2020-01-01"} for i in range(3)]
+         + [{"text": "s3", "date": "2020-13-01"}], "propositions[3].date"),
+        ([{"text": "a", "date": "2020-01-01", "when": 1}], "propositions[0]"),
+    ],
+)  # fmt: skip
+def test_bad_input_names_the_field_and_stores_nothing(
+    ctx: PropsMemory,  # noqa: F811
+    items: object,
+    field: str,
+) -> None:
+    with pytest.raises(InvalidInput) as info:
+        add_propositions(ctx, items)  # type: ignore[arg-type]
+    assert info.value.field == field
+    assert counts(ctx) == EMPTY
+
+
+def test_bad_document_input(ctx: PropsMemory) -> None:  # noqa: F811
+    for args, field in ((("", "2020-01-01"), "text"), (("Hi.", "yesterday"), "date")):
+        with pytest.raises(InvalidInput) as info:
+            add_document(ctx, *args)
+        assert info.value.field == field
+    with pytest.raises(InvalidInput, match="embeddings"):
+        add_propositions(ctx, [{"text": "a", "date": "2020-01-01"}], embeddings=np.zeros((1, 3)))
+    assert counts(ctx) == EMPTY
+
+
+def test_batches_report_progress(ctx: PropsMemory) -> None:  # noqa: F811
+    items = [{"text": f"Item {i} weighs {i} kilograms.", "date": "2020-01-01"} for i in range(25)]
+    calls: list[tuple[str, int, int]] = []
+    report = add_propositions(
+        ctx, items, batch_size=10, relate=False, progress=lambda *a: calls.append(a)
+    )
+    assert calls == [("store", 10, 25), ("store", 20, 25), ("store", 25, 25)]
+    assert report.added == 25 and report.relations == 0
+    assert counts(ctx)["propositions"] == 25
+
+
+def test_llm_extraction_through_the_scripted_server(
+    llm_server,
+    llm_ctx: PropsMemory,  # noqa: F811
+) -> None:
+    extracted = {
+        "propositions": [
+            {"text": "Marta Velkova is the chief executive of Quillon Dynamics.",
+             "date": "2015-03-02"},
+            {"text": "Idris Okonjo became chief executive of Quillon Dynamics.",
+             "date": "2019-03-18"},
+        ]
+    }  # fmt: skip
+    judged = {"judgements": [{"index": 1, "label": "updates", "confidence": 0.85}]}
+    llm_server.script(
+        {"content": "this is not JSON"},  # malformed: retried once
+        {"content": json.dumps(extracted)},
+        {"content": json.dumps(judged)},  # the 2019 statement against the 2015 one
+    )
+    text = "Marta Velkova ran Quillon Dynamics from 2015. In March 2019 Idris Okonjo took over."
+    report = add_document(llm_ctx, text, "2019-04-01", "halvek-herald")
+    assert report.added == 2 and report.relations == 1
+    first, retry, classify = llm_server.requests
+    assert first["response_format"] == {"type": "json_object"}
+    assert "Document date: 2019-04-01" in first["messages"][1]["content"]
+    assert text in first["messages"][1]["content"]
+    assert "invalid" in retry["messages"][-1]["content"]
+    assert "NEW (2019-03-18)" in classify["messages"][1]["content"]
+    assert "[1] (2015-03-02) Marta Velkova" in classify["messages"][1]["content"]
+    (edge,) = list_relations(llm_ctx)
+    assert (edge.kind, edge.confidence, edge.model) == ("updates", 0.85, llm_ctx.llm.model)
+    stored = get_propositions(llm_ctx, report.proposition_ids)
+    assert [p.date for p in stored] == ["2015-03-02", "2019-03-18"]
+
+
+def test_llm_extraction_malformed_twice_stores_nothing(llm_server, llm_ctx) -> None:  # noqa: F811
+    bad_date = {"propositions": [{"text": "Something happened.", "date": "March 2019"}]}
+    llm_server.script({"content": json.dumps(bad_date)}, {"content": '{"props": []}'})
+    with pytest.raises(LLMError, match="malformed output twice"):
+        add_document(llm_ctx, "Something happened.", "2019-04-01")
+    assert "propositions[0].date" in llm_server.requests[1]["messages"][-1]["content"]
+    assert counts(llm_ctx) == EMPTY

@@ -1,0 +1,147 @@
+"""Rendering a subgraph: exact format, both directions, token budget, determinism."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from graphmem.errors import InvalidInput
+from graphmem.props.model import Proposition, Relation, proposition_id, relation_id
+from graphmem.props.render import estimate_tokens, render, render_detail
+from graphmem.props.retrieve import Node, Status, Subgraph
+from graphmem.timeutil import parse_timestamp
+
+
+def node(key: str, date: str, text: str, anchor: bool, score: float) -> Node:
+    prop = Proposition(key, text, date, int(parse_timestamp(date)))
+    return Node(prop, anchor, score, Status("current"))
+
+
+def edge(src: str, dst: str, kind: str) -> Relation:
+    return Relation(relation_id(src, dst), src, dst, kind, 0.9, "test")
+
+
+NODES = (
+    node("e", "2019-05-05", "Beta is blue.", True, 0.2),
+    node("a", "2020-01-02", "Alpha costs 5 dollars.", True, 0.9),
+    node("b", "2021-09-01", "Alpha costs 7 dollars.", True, 0.8),
+    node("c", "2021-09-01", "Alpha never cost 5 dollars.", False, 0.3),
+    node("d", "2022-03-04", "Alpha costs 7 dollars, a report confirms.", False, 0.5),
+)
+EDGES = (
+    edge("b", "a", "updates"),
+    edge("c", "a", "contradicts"),
+    edge("d", "a", "updates"),
+    edge("d", "b", "supports"),
+)
+GRAPH = Subgraph("What does Alpha cost?", "2022-12-31", NODES, EDGES)
+
+GOLDEN = """\
+[P1]
+Date: 2019-05-05
+Statement: Beta is blue.
+Relations: none
+
+[P2]
+Date: 2020-01-02
+Statement: Alpha costs 5 dollars.
+Relations: This statement is updated by the following later propositions: P3 (2021-09-01), \
+P5 (2022-03-04). This statement is contradicted by the following later propositions: \
+P4 (2021-09-01).
+
+[P3]
+Date: 2021-09-01
+Statement: Alpha costs 7 dollars.
+Relations: This statement updates the following earlier propositions: P2 (2020-01-02). \
+This statement is supported by the following later propositions: P5 (2022-03-04).
+
+[P4]
+Date: 2021-09-01
+Statement: Alpha never cost 5 dollars.
+Relations: This statement contradicts the following earlier propositions: P2 (2020-01-02).
+
+[P5]
+Date: 2022-03-04
+Statement: Alpha costs 7 dollars, a report confirms.
+Relations: This statement updates the following earlier propositions: P2 (2020-01-02). \
+This statement supports the following earlier propositions: P3 (2021-09-01)."""
+
+
+def test_golden_format_with_both_directions() -> None:
+    assert render(GRAPH) == GOLDEN
+    detail = render_detail(GRAPH)
+    assert detail.labels == {"e": "P1", "a": "P2", "b": "P3", "c": "P4", "d": "P5"}
+    assert detail.dropped == () and detail.tokens == estimate_tokens(GOLDEN)
+
+
+def test_nearest_first_in_each_list() -> None:
+    older = [node(f"o{i}", f"201{i}-01-01", f"Old {i}.", False, 0.1) for i in range(3)]
+    newest = node("n", "2020-01-01", "New.", True, 0.9)
+    edges = tuple(edge("n", o.prop.id, "updates") for o in older)
+    text = render(Subgraph("q", None, (*older, newest), edges))
+    assert "updates the following earlier propositions: P3 (2012-01-01), P2 (2011-01-01), " \
+        "P1 (2010-01-01)." in text  # fmt: skip
+    assert "is updated by the following later propositions: P4 (2020-01-01)." in text
+
+
+def test_rendering_is_deterministic() -> None:
+    shuffled = Subgraph(GRAPH.question, GRAPH.as_of, NODES[::-1], EDGES[::-1])
+    assert render(shuffled) == render(GRAPH) == render(GRAPH)
+    assert render(shuffled, max_tokens=120) == render(GRAPH, max_tokens=120)
+
+
+def test_budget_drops_neighbours_first_then_weakest_anchors() -> None:
+    full = estimate_tokens(GOLDEN)
+    seen = []
+    for budget in range(full, -1, -1):
+        detail = render_detail(GRAPH, max_tokens=budget)
+        assert detail.tokens <= budget
+        shown = {n.prop.id for n in NODES} - set(detail.dropped)
+        for n in NODES:  # whole propositions only
+            assert (f"Statement: {n.prop.text}\n" in detail.text + "\n") == (n.prop.id in shown)
+        if detail.dropped not in seen:
+            seen.append(detail.dropped)
+    # least similar neighbour, then the other neighbour, then anchors by ascending score
+    assert seen[-1] == ("c", "d", "e", "b", "a")
+    assert [s for s in seen if s] == [("c", "d", "e", "b", "a")[:i] for i in range(1, 6)]
+
+
+def test_budget_removes_references_to_dropped_propositions() -> None:
+    without_c = render_detail(GRAPH, max_tokens=estimate_tokens(GOLDEN) - 1)
+    assert without_c.dropped == ("c",)
+    assert "contradict" not in without_c.text
+    assert "Alpha never cost" not in without_c.text
+    # the numbering closes up: four propositions, P1..P4
+    assert "[P4]" in without_c.text and "[P5]" not in without_c.text
+    assert "P4 (2022-03-04)" in without_c.text
+
+
+def test_relations_none_and_empty_subgraph() -> None:
+    lone = Subgraph("q", None, (NODES[0],), ())
+    assert render(lone).endswith("Relations: none")
+    assert render(Subgraph("q", None, (), ())) == ""
+    assert render(GRAPH, max_tokens=0) == ""
+
+
+def test_bad_budget_is_invalid_input() -> None:
+    with pytest.raises(InvalidInput) as info:
+        render(GRAPH, max_tokens=-1)
+    assert info.value.field == "max_tokens"
+
+
+def test_real_ids_render_the_same_way() -> None:
+    # P-numbers depend on dates first, so opaque ids only break ties
+    renamed = {n.prop.id: proposition_id(n.prop.text, n.prop.date) for n in NODES}
+    nodes = tuple(
+        dataclasses.replace(n, prop=dataclasses.replace(n.prop, id=renamed[n.prop.id]))
+        for n in NODES
+    )
+    edges = tuple(dataclasses.replace(e, src=renamed[e.src], dst=renamed[e.dst]) for e in EDGES)
+    text = render(Subgraph("q", None, nodes, edges))
+    same_day = sorted(["b", "c"], key=lambda k: renamed[k])
+    assert text.count("[P") == 5
+    assert (
+        f"Statement: {dict((n.prop.id, n.prop.text) for n in NODES)[same_day[0]]}"
+        in (text.split("[P4]")[0])
+    )
