@@ -2,9 +2,11 @@
 
 The fixture propositions go through the real ingestion pipeline (candidates from FAISS, as in
 production); every pair the classifier judged is scored against the gold label ('norel' when
-the world lists none). Gold pairs that never became candidates count as missed ('norel'
-predicted). The all-norel baseline is scored on the same pairs. Also prints how a simple
-embedding reader answers the fixture's dated questions with and without relations.
+the world lists none). Candidates below the classifier's min_similarity are never judged (the
+offline rules call them norel), so they are not counted here. Gold pairs that never became
+candidates count as missed ('norel' predicted). The all-norel baseline is scored on the same
+pairs. Also prints how a simple embedding reader answers the fixture's dated questions with
+and without relations.
 """
 
 from __future__ import annotations

@@ -21,6 +21,13 @@ RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS sourc
        p.vid AS vid, p.recall_count AS recall_count, p.g AS g, p.last_recalled_at AS last_recalled_at,
        p.created_at AS created_at
 
+// A document and the propositions it states (by date, then id); no row if it is not stored.
+// name: document
+MATCH (d:Document {id: $id})
+OPTIONAL MATCH (d)-[:STATES]->(p:Proposition)
+WITH d, p ORDER BY p.ts, p.id
+RETURN d.id AS id, collect(p.id) AS props
+
 // The newest stored date after $ts (an index range scan on Proposition.ts: empty, and fast,
 // when propositions arrive in date order); null when none is newer.
 // name: newest_after

@@ -128,7 +128,7 @@ def llm_settings(llm_server) -> Settings:
 
 @pytest.fixture
 def sales_store(store: Store):
-    """The embedded store holding the synthetic sales series (seed 0), as `graphmem demo` loads it."""
+    """The embedded store holding the synthetic sales series (seed 0), as `graphmem demo` has it."""
     from graphmem.series.catalog import create_series
     from graphmem.series.ingest import append
     from graphmem.series.synthetic import sales_series

@@ -84,7 +84,7 @@ def test_ingest_series_csv_then_segments_and_plot(
     data = sales_series(seed=1, start="2015-01-01", end="2017-12-31")
     lines = ["timestamp,value"] + [
         f"{np.datetime64(int(t), 's').astype('datetime64[D]')},{x}"
-        for t, x in zip(data.ts, data.xs)
+        for t, x in zip(data.ts, data.xs, strict=True)
     ]
     lines[40] = lines[40].split(",")[0] + ",nan"
     csv = tmp_path / "sales.csv"

@@ -19,7 +19,8 @@ from graphmem.props import (
     counts,
     list_relations,
 )
-from graphmem.props.model import proposition_id
+from graphmem.props.ingest import DocumentRow, store_propositions
+from graphmem.props.model import document_id, make_proposition, proposition_id
 from graphmem.props.quality import World
 from graphmem.props.retrieve import get_propositions
 from graphmem.store import Store
@@ -120,6 +121,15 @@ def test_graph_shape_of_documents_and_propositions(ctx: PropsMemory) -> None:  #
     assert {h.node_id for h in hits} == set(report.proposition_ids)
 
 
+def test_a_document_over_several_batches_states_all(ctx: PropsMemory) -> None:  # noqa: F811
+    doc = DocumentRow(document_id("Three.", "2020-01-01", None), "Three.", "2020-01-01", 0, None)
+    items = [make_proposition(f"Fact number {i}.", "2020-01-01", None, doc.id) for i in range(3)]
+    report = store_propositions(ctx, items, doc, relate=False, batch_size=1)
+    assert counts(ctx) == {"propositions": 3, "documents": 1, "states": 3, "relations": 0}
+    stored = ctx.store.read("props.document", id=doc.id)
+    assert stored[0]["props"] == sorted(report.proposition_ids)
+
+
 def test_same_document_twice_changes_nothing(ctx: PropsMemory) -> None:  # noqa: F811
     text = (
         "The Lumen Kettle costs 89 dollars. The Lumen Kettle costs 99 dollars. "
@@ -179,7 +189,23 @@ def test_batches_report_progress(ctx: PropsMemory) -> None:  # noqa: F811
     )
     assert calls == [("store", 10, 25), ("store", 20, 25), ("store", 25, 25)]
     assert report.added == 25 and report.relations == 0
+    assert report.proposition_ids == tuple(proposition_id(i["text"], i["date"]) for i in items)
     assert counts(ctx)["propositions"] == 25
+
+
+def test_batch_size_does_not_change_the_relations(
+    ctx: PropsMemory,  # noqa: F811
+    world: World,  # noqa: F811
+    store: Store,
+    tmp_path: Path,
+) -> None:
+    add_propositions(ctx, world.items())
+    one_batch = {(e.src, e.dst, e.kind) for e in list_relations(ctx)}
+    store.write("admin.wipe")
+    with PropsMemory.open(Settings(home=tmp_path / "small"), store, llm=None) as small:
+        report = add_propositions(small, world.items(), batch_size=7)
+        assert {(e.src, e.dst, e.kind) for e in list_relations(small)} == one_batch
+        assert report.relations == len(one_batch)
 
 
 def test_llm_extraction_through_the_scripted_server(
@@ -214,6 +240,12 @@ def test_llm_extraction_through_the_scripted_server(
     assert (edge.kind, edge.confidence, edge.model) == ("updates", 0.85, llm_ctx.llm.model)
     stored = get_propositions(llm_ctx, report.proposition_ids)
     assert [p.date for p in stored] == ["2015-03-02", "2019-03-18"]
+    before = counts(llm_ctx)
+    again = add_document(llm_ctx, text, "2019-04-01", "halvek-herald")
+    assert len(llm_server.requests) == 3, "a stored document is not extracted again"
+    assert (again.added, again.existing, again.relations) == (0, 2, 0)
+    assert again.proposition_ids == report.proposition_ids
+    assert counts(llm_ctx) == before
 
 
 def test_llm_extraction_malformed_twice_stores_nothing(llm_server, llm_ctx) -> None:  # noqa: F811

@@ -36,7 +36,11 @@ class Judgement:
 
 
 class Classifier(Protocol):
-    """Labels pairs (new → older); `name` is recorded on the edges it creates."""
+    """Labels pairs (new → older); `name` is recorded on the edges it creates.
+
+    A classifier may also have `min_similarity`: candidates less similar than that are norel
+    by its own rules, so ingestion leaves them out instead of reading and judging them.
+    """
 
     name: str
 

@@ -128,12 +128,17 @@ def add_document(
 ) -> IngestReport:
     """Store a document and the propositions it states (LLM extraction, or sentences offline).
 
-    Re-adding the same document (same text, date and source) changes nothing.
+    Re-adding the same document (same text, date and source) changes nothing and costs no
+    LLM call: the Document node is written last, so once it exists the work is done.
     """
     clean = checked_text(text, "text")
     day, ts = checked_date(date, "date")
     src = checked_source(source, "source")
     doc = DocumentRow(document_id(clean, day, src), clean, day, ts, src)
+    stored = ctx.store.read("props.document", id=doc.id)
+    if stored:  # written with its last batch, so complete: no extraction, no LLM call
+        ids = tuple(stored[0]["props"])
+        return IngestReport(doc.id, ids, added=0, existing=len(ids), relations=0)
     if ctx.llm is not None:
         found = extract_with_llm(ctx.llm, clean, day, src, progress)
     else:

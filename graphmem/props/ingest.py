@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,46 +103,73 @@ def store_propositions(
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise InvalidInput("batch_size", "must be a positive integer")
     vectors = _checked_embeddings(embeddings, len(props), ctx)
-    first: dict[str, int] = {}
+    first_seen: dict[str, int] = {}
     for i, prop in enumerate(props):
-        first.setdefault(prop.id, i)
-    ids = list(first)
+        first_seen.setdefault(prop.id, i)
+    ids = list(first_seen)
     existing = _existing(ctx, ids)
-    order = sorted((i for pid, i in first.items() if pid not in existing),
+    order = sorted((i for pid, i in first_seen.items() if pid not in existing),
                    key=lambda i: (props[i].ts, i))  # fmt: skip
     backfill = _newest_after(ctx, props[order[0]].ts) if relate and order else None
     docs = [_doc_row(doc)] if doc else []
-    # STATES edges go with the batch that stores their proposition; those to propositions
-    # stored before this call go with the first write, together with the document
-    states = [{"doc": doc.id, "prop": pid} for pid in ids if pid in existing] if doc else []
+    # the document and all its STATES edges go with the last write: a stored Document means
+    # every batch landed, so adding it again can stop at once (see extract.add_document)
+    states = [{"doc": doc.id, "prop": pid} for pid in ids] if doc else []
     relations = 0
     stored_here: dict[str, Proposition] = {}  # earlier batches: candidates without a read
     if not order and docs:
         _write(ctx, docs, [], states, [])
-    for start in range(0, len(order), batch_size):
-        chunk = order[start : start + batch_size]
-        batch = [props[i] for i in chunk]
-        raw = ctx.embedder.encode([p.text for p in batch]) if vectors is None else vectors[chunk]
-        quantised = np.round(raw.astype(np.float64) * SCALE).astype(np.int64)
-        vecs = (quantised / SCALE).astype(np.float32)  # exactly what the graph will hold
-        found = []
-        if relate:
-            todo = pairings(ctx, batch, vecs, backfill, stored_here)
-            found = judge(ctx.classifier, todo, ctx.now())
-        rows = [_prop_row(p, q) for p, q in zip(batch, quantised, strict=True)]
-        mine = [{"doc": doc.id, "prop": p.id} for p in batch] if doc else []
-        first_write = start == 0
-        _write(ctx, docs if first_write else [], rows, (states if first_write else []) + mine,
-               relation_rows(found))  # fmt: skip
-        ctx.vectors.add(LABEL, [p.id for p in batch], [r["vid"] for r in rows],
-                        [p.ts for p in batch], vecs)  # fmt: skip
-        relations += len(found)
-        stored_here.update((p.id, p) for p in batch)
-        if progress is not None:
-            progress("store", start + len(chunk), len(order))
+    # Pipelining: a background worker writes batch i to the graph and then adds it to the
+    # vector index while this thread embeds and encodes batch i+1. At most one batch is in
+    # flight; its failure surfaces before the next is submitted, so nothing later is written.
+    # Relating waits for the worker, since its candidates come from the index.
+    done = 0
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="props-store") as worker:
+        pending: Future | None = None
+
+        def settle() -> None:
+            nonlocal pending, done
+            if pending is not None:
+                done += pending.result()  # re-raises what went wrong in the worker
+                pending = None
+                if progress is not None:
+                    progress("store", done, len(order))
+
+        for start in range(0, len(order), batch_size):
+            chunk = order[start : start + batch_size]
+            batch = [props[i] for i in chunk]
+            raw = (
+                ctx.embedder.encode([p.text for p in batch]) if vectors is None else vectors[chunk]
+            )
+            quantised = np.round(raw.astype(np.float64) * SCALE).astype(np.int64)
+            vecs = (quantised / SCALE).astype(np.float32)  # exactly what the graph will hold
+            found = []
+            if relate:
+                settle()
+                floor = getattr(ctx.classifier, "min_similarity", -1.0)
+                todo = pairings(ctx, batch, vecs, backfill, stored_here, floor)
+                found = judge(ctx.classifier, todo, ctx.now())
+            rows = _prop_rows(batch, quantised)
+            last = start + batch_size >= len(order)
+            settle()
+            pending = worker.submit(_store_batch, ctx, docs if last else [], rows,
+                                    states if last else [], relation_rows(found), vecs)  # fmt: skip
+            relations += len(found)
+            stored_here.update((p.id, p) for p in batch)
+        settle()
     return IngestReport(
         doc.id if doc else None, tuple(ids), len(order), len(ids) - len(order), relations
     )
+
+
+def _store_batch(
+    ctx: PropsMemory, docs: list, rows: list, states: list, rels: list, vecs: np.ndarray
+) -> int:
+    """Write one batch to the graph, then add it to the vector index; how many propositions."""
+    _write(ctx, docs, rows, states, rels)
+    ids, vids, ts = [r["id"] for r in rows], [r["vid"] for r in rows], [r["ts"] for r in rows]
+    ctx.vectors.add(LABEL, ids, vids, ts, vecs)
+    return len(rows)
 
 
 def _write(ctx: PropsMemory, docs: list, props: list, states: list, rels: list) -> None:
@@ -178,13 +206,16 @@ def _checked_embeddings(embeddings: Any, n: int, ctx: PropsMemory) -> np.ndarray
     return arr
 
 
-def _prop_row(prop: Proposition, quantised: np.ndarray) -> dict[str, Any]:
-    return {
-        "id": prop.id, "text": prop.text, "date": prop.date, "ts": prop.ts,
-        "source": prop.source, "vid": vector_id(prop.id),
-        # json's C encoder turns a list of ints into text far faster than a Python loop
-        "embedding": json.dumps(quantised.tolist(), separators=(",", ":"))[1:-1],
-    }  # fmt: skip
+def _prop_rows(batch: list[Proposition], quantised: np.ndarray) -> list[dict[str, Any]]:
+    # one json.dumps for the whole matrix (C code), then one split into rows: far cheaper
+    # than formatting 384 numbers per row in Python
+    text = json.dumps(quantised.tolist(), separators=(",", ":"))
+    embeddings = text[2:-2].split("],[") if len(batch) else []
+    return [
+        {"id": p.id, "text": p.text, "date": p.date, "ts": p.ts, "source": p.source,
+         "vid": vector_id(p.id), "embedding": emb}
+        for p, emb in zip(batch, embeddings, strict=True)
+    ]  # fmt: skip
 
 
 def _doc_row(doc: DocumentRow) -> dict[str, Any]:

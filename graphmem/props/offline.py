@@ -21,6 +21,11 @@ Frame overlap is |A ∩ B| / min(|A|, |B|) (1.0 when one frame is empty and name
 Confidence is a fixed prior per rule scaled by the cosine, so stronger matches rank higher.
 The thresholds are tuned on tests/fixtures/props_world.json; bench/bench_props_quality.py
 reports precision and recall per label against its gold labels.
+
+Known blind spots: it cannot tell a subject from a value, so two statements sharing one name
+and differing in another look like an update ("A moved to Port Kelvary" vs "B is based in Port
+Kelvary"), as does "A succeeded B as chief" restating "A is chief"; state changes without a
+changed value ("the ferry was suspended") are missed; negations are matched by cue words only.
 """
 
 from __future__ import annotations
@@ -91,6 +96,7 @@ class _Features:
     changing: bool
 
 
+@lru_cache(maxsize=65536)  # the same few thousand words come back in every statement
 def _stem(word: str) -> str:
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -212,6 +218,8 @@ class OfflineClassifier:
 
     def __init__(self, rules: OfflineRules = DEFAULT_RULES) -> None:
         self.rules = rules
+        # below this every pair is norel (rule 1): such candidates need not be read or judged
+        self.min_similarity = rules.min_cosine
 
     def classify(self, new: Proposition, candidates: Sequence[Candidate]) -> list[Judgement]:
         """One judgement per candidate, in candidate order."""

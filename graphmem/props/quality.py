@@ -135,6 +135,10 @@ class RecordingClassifier:
     def name(self) -> str:
         return self.inner.name
 
+    @property
+    def min_similarity(self) -> float:
+        return getattr(self.inner, "min_similarity", -1.0)
+
     def classify(self, new: Proposition, candidates: Sequence[Candidate]) -> list[Judgement]:
         """Judge with the wrapped classifier and remember the answers."""
         out = self.inner.classify(new, candidates)

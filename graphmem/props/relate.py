@@ -64,13 +64,15 @@ def pairings(
     vectors: np.ndarray,
     backfill_before: int | None = None,
     known: Mapping[str, Proposition] | None = None,
+    min_similarity: float = -1.0,
     k: int = CANDIDATES,
 ) -> list[Pairing]:
     """Who is judged against whom for `new` (sorted by date, then arrival) before it is stored.
 
     `backfill_before`: the newest stored date (ts); new propositions dated before it also
     look for newer stored propositions. `known`: stored propositions already in memory (say,
-    earlier batches of the same call), so they need not be read back.
+    earlier batches of the same call), so they need not be read back. Candidates below
+    `min_similarity` are left out (the classifier would call them norel anyway).
     """
     known = known or {}
     batch_ids = {p.id: p for p in new}
@@ -78,17 +80,24 @@ def pairings(
     forward: list[list[tuple[float, str]]] = []
     later: dict[str, list[tuple[float, int]]] = defaultdict(list)  # stored id → (sim, new index)
     for i, prop in enumerate(new):
-        hits = ctx.vectors.search(LABEL, vectors[i], k, as_of_ts=prop.ts)
+        # no stored proposition is newer than the batch (the usual, date-ordered case): the
+        # as-of filter would pass everything, and an unfiltered search skips building it
+        as_of = prop.ts if backfill_before is not None else None
+        hits = ctx.vectors.search(LABEL, vectors[i], k, as_of_ts=as_of)
         # an index out of step with the graph could still list a new id: never pair with it
         scored = [(h.score, h.node_id) for h in hits if h.node_id not in batch_ids]
         earlier = in_batch[i, :i]
         best = np.argpartition(-earlier, k)[:k] if i > k else range(i)
         scored += [(float(earlier[j]), new[j].id) for j in best]
         scored.sort(key=lambda s: (-s[0], s[1]))
-        forward.append(scored[:k])
+        forward.append([s for s in scored[:k] if s[0] >= min_similarity])
         if backfill_before is not None and prop.ts < backfill_before:
             for hit in ctx.vectors.search(LABEL, vectors[i], 2 * k):
-                if hit.ts > prop.ts and hit.node_id not in batch_ids:
+                if (
+                    hit.ts > prop.ts
+                    and hit.node_id not in batch_ids
+                    and hit.score >= min_similarity
+                ):
                     later[hit.node_id].append((hit.score, i))
     wanted = {nid for s in forward for _, nid in s} | later.keys()
     stored = {nid: known[nid] for nid in wanted if nid in known}
