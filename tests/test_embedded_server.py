@@ -160,3 +160,40 @@ def test_server_failing_at_start_reports_its_log(
     with pytest.raises(StoreUnavailable, match="exited with code"):
         open_store(url(data_dir), Settings())
     assert not (data_dir / embedded.PIDFILE).exists()
+
+
+OPEN_WHEN_TOLD = """
+import sys, time
+from pathlib import Path
+from graphmem.store import open_store
+go = Path(sys.argv[2])
+print("ready", flush=True)
+while not go.exists():
+    time.sleep(0.005)
+store = open_store(sys.argv[1])
+print(store.health().reachable, flush=True)
+store.close()
+"""
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_processes_opening_a_fresh_dir_at_once_all_succeed(short_tmp: Path, attempt: int) -> None:
+    data_dir = short_tmp / f"race-{attempt}"
+    go = short_tmp / f"go-{attempt}"
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", OPEN_WHEN_TOLD, url(data_dir), str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        for _ in range(4)
+    ]
+    for child in children:  # every child has imported graphmem and waits at the starting line
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+    go.touch()
+    results = [child.communicate(timeout=120) for child in children]
+    for child, (out, err) in zip(children, results, strict=True):
+        assert child.returncode == 0, err
+        assert out.strip() == "True"
+    assert server_pid(data_dir) is None, "the last process to close stopped the server"

@@ -7,9 +7,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graphmem.config import Settings
 from graphmem.cypher import load_dir
-from graphmem.errors import AlreadyExists, InvalidInput, ReadOnlyViolation, StoreError
-from graphmem.store import Store
+from graphmem.errors import (
+    AlreadyExists,
+    InvalidInput,
+    ReadOnlyViolation,
+    StoreError,
+    StoreUnavailable,
+)
+from graphmem.store import Store, engine_of, open_store, redact
 
 Q = load_dir(Path(__file__).parent / "cypher")
 
@@ -60,21 +67,89 @@ def test_statement_failing_midway_leaves_nothing(any_store: Store) -> None:
     assert count(any_store) == 0
 
 
+ALL_CONTROL = "".join(chr(c) for c in range(1, 32)) + "\x7f"
+
+
 @pytest.mark.parametrize(
     "text",
     [
         'it\'s "quoted" and \\backslashed\\',
-        "unicode: Zürich — 東京 — 🚀",
+        "unicode: Zürich — 東京 — 🚀 👩‍👩‍👧 𝔘 \U0010fffd",
         "MATCH (n) DETACH DELETE n // ') RETURN 1 ; CREATE (x)",
         "line one\nline two\ttabbed\r\n",
         "`backticks` and $dollar {braces}",
         "",
+        ALL_CONTROL,
+        "escape-looking text: \\u0001 \\x41 \\n \\t \\\\ \\\" \\' \\/ \\q",
+        "\\",
+        '"',
+        '\\"',
+        "trailing backslash \\",
+        '" } MATCH (z) DETACH DELETE z //',
+        "\u2028\u2029\ufeff\u200b\x85\xa0",
     ],
 )
 def test_strings_stored_verbatim(any_store: Store, text: str) -> None:
-    any_store.write(Q["contract.create"], id="s", text=text, n=0, xs=[])
-    assert any_store.read(Q["contract.get"], id="s")[0]["props"]["text"] == text
+    any_store.write(Q["contract.create"], id="s", text=text, n=0, xs=[text, text[::-1]])
+    row = any_store.read(Q["contract.get"], id="s")[0]
+    assert row["props"]["text"] == text and row["xs"] == [text, text[::-1]]
     assert count(any_store) == 1
+
+
+def test_every_single_character_round_trips(any_store: Store) -> None:
+    # every control character and the ASCII range one by one, and astral-plane samples,
+    # each as a value and as a map key
+    chars = [chr(c) for c in range(1, 128)] + ["é", "東", "🚀", "\U0001f9ea", "\U000e0001"]
+    rows = [{"id": f"c{i}", "n": i} for i in range(len(chars))]
+    any_store.write(Q["contract.create"], id="chars", text="".join(chars), n=0, xs=chars)
+    keyed = {ch: i for i, ch in enumerate(chars) if ch != "`"}
+    got = any_store.read(Q["contract.echo"], value=keyed, rows=rows)[0]
+    assert got["value"] == keyed and got["rows"] == rows
+    stored = any_store.read(Q["contract.get"], id="chars")[0]
+    assert stored["props"]["text"] == "".join(chars) and stored["xs"] == chars
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("a\x00b", "NUL"),
+        ("lone \ud800 surrogate", "lone surrogate"),
+        (2**63, "64-bit integer range"),
+        (-(2**63) - 1, "64-bit integer range"),
+        (b"bytes", "bytes cannot be stored"),
+        (bytearray(b"x"), "bytes cannot be stored"),
+        ({"k": "\x00"}, "NUL"),
+    ],
+)
+def test_unstorable_values_are_refused(any_store: Store, value: object, problem: str) -> None:
+    with pytest.raises(InvalidInput, match=problem) as caught:
+        any_store.write(Q["contract.create"], id="bad", text="x", n=1, xs=[1.0, value])
+    assert caught.value.field.startswith("xs[1]")
+    assert count(any_store) == 0
+
+
+def test_int64_bounds_round_trip(any_store: Store) -> None:
+    for n in (2**63 - 1, -(2**63)):
+        assert any_store.read(Q["contract.echo"], value=n, rows=[])[0]["value"] == n
+
+
+def test_map_keys_cannot_inject_cypher(any_store: Store) -> None:
+    any_store.write(Q["contract.create"], id="keep", text="x", n=1, xs=[])
+    attack = "x`:1} MATCH (z) DETACH DELETE z //"
+    with pytest.raises(InvalidInput, match="backtick") as caught:
+        any_store.write(Q["contract.update"], id="keep", changes={attack: 1})
+    assert attack in caught.value.field
+    with pytest.raises(InvalidInput, match="backtick"):
+        any_store.read(Q["contract.echo"], value=[{"ok": {attack: 1}}], rows=[])
+    assert count(any_store) == 1, "nothing was deleted"
+    odd = {"a b": 1, "$x": 2, "ü": 3, "": 4, "\\": 5, '"': 6, "'": 7, "}": 8, "\n": 9}
+    assert any_store.read(Q["contract.echo"], value=odd, rows=[])[0]["value"] == odd
+
+
+def test_parameter_names_must_be_identifiers(any_store: Store) -> None:
+    with pytest.raises(InvalidInput, match="not a valid parameter name") as caught:
+        any_store.read(Q["contract.count"], **{"x=1 MATCH (z) DETACH DELETE z //": 1})
+    assert caught.value.field.startswith("x=1")
 
 
 def test_read_path_refuses_writes(any_store: Store) -> None:
@@ -102,3 +177,36 @@ def test_duplicate_id_is_rejected_clearly(any_store: Store) -> None:
 def test_health_reports_engine_and_version(any_store: Store) -> None:
     health = any_store.health()
     assert health.reachable and health.engine == any_store.engine and health.version
+
+
+@pytest.mark.parametrize(
+    ("url", "error", "message"),
+    [
+        ("falkordb://127.0.0.1:1", StoreUnavailable, "FalkorDB at 127.0.0.1:1 is not reachable"),
+        ("bolt://127.0.0.1:1", StoreUnavailable, "Neo4j is not reachable"),
+        ("neo4j://127.0.0.1:1?connect_timeout=2", StoreUnavailable, "Neo4j is not reachable"),
+        ("bolt://", InvalidInput, "bolt:// needs a host"),
+        ("neo4j+s://user:pw@/db", InvalidInput, "needs a host"),
+        ("falkordb+embedded://relative/dir", InvalidInput, "has a host part"),
+        ("falkordb://localhost:port", InvalidInput, "is malformed"),
+        ("bolt://localhost:7687?timeout=1", InvalidInput, "unknown option 'timeout'"),
+        ("bolt://localhost:7687?connect_timeout=0", InvalidInput, "not a positive number"),
+        ("mysql://u:secret@localhost/db", InvalidInput, "unsupported scheme"),
+    ],
+)
+def test_bad_store_urls_are_clear_errors(url: str, error: type, message: str) -> None:
+    with pytest.raises(error, match=message) as caught:
+        open_store(url, Settings())
+    assert "secret" not in str(caught.value)
+
+
+def test_redact_hides_passwords_only() -> None:
+    assert redact("bolt://neo4j:s3cr%40t@db:7687/x") == "bolt://neo4j:***@db:7687/x"
+    assert redact("falkordb://:pw@h:6379") == "falkordb://:***@h:6379"
+    assert redact("bolt://user@h") == "bolt://user@h"
+    assert redact("falkordb+embedded:///srv/gm") == "falkordb+embedded:///srv/gm"
+
+
+def test_engine_names() -> None:
+    assert engine_of("falkordb+embedded:///x") == engine_of("falkordb://h") == "falkordb"
+    assert {engine_of(f"{s}://h") for s in ("bolt", "neo4j", "neo4j+s", "bolt+s")} == {"neo4j"}

@@ -16,6 +16,9 @@ class Dialect:
     # Long float lists travel faster as one toJSON() string than as parsed values
     # (FalkorDB's client decodes each double in Python); Neo4j has no toJSON().
     json_lists: bool
+    # Error texts meaning "that index/constraint is there already": another process applying
+    # the schema at the same moment created it first, which is success for us.
+    exists_errors: tuple[str, ...] = ()
 
 
 DIALECTS: dict[str, Dialect] = {
@@ -32,5 +35,6 @@ DIALECTS: dict[str, Dialect] = {
         unique_needs_index=True,
         if_not_exists=False,
         json_lists=True,
+        exists_errors=("is already indexed", "Constraint already exists"),
     ),
 }

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -11,7 +10,13 @@ import redis.exceptions
 from falkordb import Edge, FalkorDB, Node, Path
 
 from graphmem.cypher import statement
-from graphmem.errors import AlreadyExists, ReadOnlyViolation, StoreError, StoreUnavailable
+from graphmem.errors import (
+    AlreadyExists,
+    InvalidInput,
+    ReadOnlyViolation,
+    StoreError,
+    StoreUnavailable,
+)
 from graphmem.store.base import Floats, Health, Row, Store
 
 CLIENT_NAME = "graphmem"
@@ -26,15 +31,31 @@ def literal(value: Any) -> str:
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, str):
-        # json escapes quotes, backslashes and control characters the way the parser expects
-        return json.dumps(value, ensure_ascii=False)
+        return quoted(value)
     if type(value) is Floats:  # raw points: all floats, no per-item dispatch
         return "[" + ",".join(map(float.__repr__, value)) + "]"
     if isinstance(value, list):
         return "[" + ",".join(literal(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ",".join(f"`{k}`:{literal(v)}" for k, v in value.items()) + "}"
+        return "{" + ",".join(f"{_key(k)}:{literal(v)}" for k, v in value.items()) + "}"
     raise TypeError(f"cannot send {type(value).__name__} to FalkorDB")
+
+
+def quoted(text: str) -> str:
+    r"""A string literal FalkorDB reads back verbatim.
+
+    Its parser decodes \\ and \" (and \n, \t) inside double quotes but not \uXXXX, which
+    would stay literal text, so characters are sent raw (control characters included) with
+    only the backslash and the quote escaped. NUL cannot travel at all: plain() refuses it.
+    """
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _key(key: str) -> str:
+    # backticks quote any key, but FalkorDB has no escape for a backtick inside one
+    if "`" in key or "\x00" in key:
+        raise InvalidInput(f"map key {key!r}", "must not contain a backtick or NUL")
+    return f"`{key}`"
 
 
 def to_plain(value: Any) -> Any:
@@ -78,7 +99,7 @@ class FalkorDBStore(Store):
     def _run(
         self, text: str, params: dict[str, Any], *, write: bool, what: str = "query"
     ) -> list[Row]:
-        if params:
+        if params:  # names were checked to be identifiers by Store.params_of()
             header = " ".join(f"{k}={literal(v)}" for k, v in params.items())
             text = f"CYPHER {header} {text}"
         try:

@@ -8,7 +8,13 @@ import neo4j
 import neo4j.exceptions
 from neo4j.graph import Node, Path, Relationship
 
-from graphmem.errors import AlreadyExists, ReadOnlyViolation, StoreError, StoreUnavailable
+from graphmem.errors import (
+    AlreadyExists,
+    InvalidInput,
+    ReadOnlyViolation,
+    StoreError,
+    StoreUnavailable,
+)
 from graphmem.store.base import Health, Row, Store
 
 
@@ -43,9 +49,27 @@ class Neo4jStore(Store):
 
     engine = "neo4j"
 
-    def __init__(self, uri: str, auth: tuple[str, str] | None, database: str | None) -> None:
-        self._driver = neo4j.GraphDatabase.driver(uri, auth=auth)
+    def __init__(
+        self,
+        uri: str,
+        auth: tuple[str, str] | None,
+        database: str | None,
+        connect_timeout: float = 5.0,
+    ) -> None:
+        try:
+            self._driver = neo4j.GraphDatabase.driver(
+                uri, auth=auth, connection_timeout=connect_timeout
+            )
+        except (neo4j.exceptions.ConfigurationError, ValueError) as error:
+            raise InvalidInput("store url", f"Neo4j refuses {uri}: {error}") from None
         self._database = database
+        # Fail fast when the server is down: without this check the first statement (the
+        # schema) would be retried by the driver for its max_transaction_retry_time (30 s).
+        try:
+            self._driver.verify_connectivity()
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as error:
+            self._driver.close()
+            raise translate(error, f"connecting to {uri}") from None
 
     def _run(
         self, text: str, params: dict[str, Any], *, write: bool, what: str = "query"

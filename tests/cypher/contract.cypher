@@ -42,3 +42,6 @@ RETURN s {.*} AS series, segments, collect(c {.*}) AS chunks
 // name: next_links
 MATCH (a:Segment {series_id: $series_id})-[:NEXT]->(b:Segment)
 RETURN a.idx AS a, b.idx AS b ORDER BY a
+
+// name: echo
+RETURN $value AS value, $rows AS rows
