@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -35,7 +36,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     state = AppState(settings or Settings.from_env())
 
     async def healthz(request: Request) -> JSONResponse:
-        h = state.health()
+        h = await run_in_threadpool(state.health)  # it may wait on the network: not on the loop
         body = {
             "engine": h.engine,
             "reachable": h.reachable,

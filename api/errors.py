@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
 
 from graphmem.errors import GraphmemError, InvalidInput
-
-log = logging.getLogger("graphmem.api")
 
 
 def error_extensions(error: GraphQLError) -> dict[str, object]:
@@ -26,7 +23,11 @@ def error_extensions(error: GraphQLError) -> dict[str, object]:
 
 
 class GraphmemErrors(SchemaExtension):
-    """Adds a code to every error; hides the text of unexpected ones (logged instead)."""
+    """Adds a code to every error; hides the text of unexpected ones.
+
+    Those are logged with their traceback by GraphmemSchema.process_errors (api/execution.py),
+    which sees them before this extension rewrites them.
+    """
 
     def on_operation(self) -> Iterator[None]:
         yield
@@ -38,7 +39,6 @@ class GraphmemErrors(SchemaExtension):
             extensions = error_extensions(error)
             message = error.message
             if extensions["code"] == "INTERNAL":
-                log.error("unexpected error", exc_info=error.original_error)
                 message = f"internal error: {type(error.original_error).__name__}"
             cleaned.append(
                 GraphQLError(message, error.nodes, path=error.path, extensions=extensions)

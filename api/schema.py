@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import strawberry
 from strawberry.tools import merge_types
 
 from api.errors import GraphmemErrors
+from api.execution import GraphmemSchema
 from api.health import HealthQuery
 from api.meta import MetaMutation, MetaQuery
 from api.props import PropsMutation, PropsQuery
@@ -20,4 +20,4 @@ Mutation = merge_types(
     "Mutation", (SeriesMutation, SegmentMutation, MetaMutation, PropsMutation, TimelineMutation)
 )
 
-schema = strawberry.Schema(query=Query, mutation=Mutation, extensions=[GraphmemErrors])
+schema = GraphmemSchema(query=Query, mutation=Mutation, extensions=[GraphmemErrors])

@@ -37,7 +37,7 @@ def series(info: Info, limit: int = 100, offset: int = 0) -> list[Series]:
 
 def series_by_id(info: Info, id: strawberry.ID) -> Series | None:  # noqa: A002 - GraphQL name
     try:
-        return Series.of(catalog.get_series(info.context.store, str(id)))
+        return Series.of(catalog.get_series(info.context.store, str(id), field="id"))
     except NotFound:
         return None
 
@@ -60,4 +60,4 @@ class SeriesMutation:
 
     @strawberry.mutation(description="Delete a series and everything hanging off it")
     def delete_series(self, info: Info, id: strawberry.ID) -> Series:  # noqa: A002
-        return Series.of(catalog.delete_series(info.context.store, str(id)))
+        return Series.of(catalog.delete_series(info.context.store, str(id), field="id"))

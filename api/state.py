@@ -1,13 +1,14 @@
-"""What the app keeps between requests: settings and lazily opened services."""
+"""What the app keeps between requests: settings, lazily opened services, the resolver thread."""
 
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from graphmem.config import Settings
 from graphmem.services import Services
-from graphmem.store import Health, Store
+from graphmem.store import Health, Store, engine_of
 
 
 @dataclass
@@ -16,6 +17,7 @@ class AppState:
 
     settings: Settings
     _services: Services | None = None
+    _worker: ThreadPoolExecutor | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def services(self) -> Services:
@@ -27,16 +29,30 @@ class AppState:
     def store(self) -> Store:
         return self.services().store
 
+    def worker(self) -> ThreadPoolExecutor:
+        """The one thread GraphQL operations run on, off the event loop.
+
+        One thread keeps operations serialised as they were on the loop (the memories are not
+        written for concurrent use), while /healthz and other requests keep being answered.
+        """
+        with self._lock:
+            if self._worker is None:
+                self._worker = ThreadPoolExecutor(1, thread_name_prefix="graphmem-graphql")
+            return self._worker
+
     def health(self) -> Health:
         """Never raises: an unreachable store is reported, not thrown."""
-        engine = self.settings.resolved_store_url.split(":", 1)[0]
         try:
             return self.store().health()
         except Exception as error:  # noqa: BLE001 - health reports every failure
+            engine = engine_of(self.settings.resolved_store_url)
             return Health(engine=engine, reachable=False, detail=str(error))
 
     def close(self) -> None:
         with self._lock:
-            if self._services is not None:
-                self._services.close()
-                self._services = None
+            worker, self._worker = self._worker, None
+            services, self._services = self._services, None
+        if worker is not None:
+            worker.shutdown(wait=True)
+        if services is not None:
+            services.close()

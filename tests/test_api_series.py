@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from api.app import create_app
+from graphmem.config import Settings
+from graphmem.series import catalog
 
 CREATE = """
 mutation($name: String!, $unit: String, $description: String) {
@@ -65,3 +75,66 @@ def test_unknown_series(gql) -> None:
 def test_malformed_query_has_a_code(gql) -> None:
     error = gql("{ series { nosuchfield } }")["errors"][0]
     assert error["extensions"]["code"] == "GRAPHQL_VALIDATION"
+
+
+def test_empty_id_names_the_id_argument(gql) -> None:
+    for query in ('{ seriesById(id: "") { id } }', 'mutation { deleteSeries(id: " ") { id } }'):
+        error = gql(query)["errors"][0]
+        assert error["extensions"] == {"code": "BAD_INPUT", "field": "id"}
+
+
+def test_expected_errors_are_not_logged_unexpected_ones_are(
+    gql, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with caplog.at_level(logging.ERROR):
+        gql(CREATE, name="   ")  # BAD_INPUT
+        gql('mutation { deleteSeries(id: "nope") { id } }')  # NOT_FOUND
+    assert caplog.records == []
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(catalog, "list_series", broken)
+    with caplog.at_level(logging.ERROR):
+        error = gql(LIST)["errors"][0]
+    assert error["extensions"] == {"code": "INTERNAL"}
+    assert error["message"] == "internal error: RuntimeError", "the text of a bug is not shown"
+    assert [r.exc_info[1].args for r in caplog.records if r.exc_info] == [("a bug",)]
+
+
+def test_healthz_answers_while_a_graphql_operation_is_busy(
+    api_url: str, store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release, entered = threading.Event(), threading.Event()
+    real = catalog.list_series
+
+    def slow(*args: object, **kwargs: object):  # holds the operation until /healthz answered
+        entered.set()
+        release.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(catalog, "list_series", slow)
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(httpx.post, f"{api_url}/graphql", json={"query": LIST}, timeout=60)
+        assert entered.wait(30)
+        try:
+            health = httpx.get(f"{api_url}/healthz", timeout=10)
+        finally:
+            release.set()
+        assert health.status_code == 200 and health.json()["reachable"] is True
+        assert pending.result().json()["data"]["series"] == []
+
+
+@pytest.mark.parametrize(
+    ("url", "engine"),
+    [("bolt://127.0.0.1:1", "neo4j"), ("falkordb://127.0.0.1:1", "falkordb")],
+)
+def test_healthz_when_the_store_cannot_be_opened(url: str, engine: str) -> None:
+    with TestClient(create_app(Settings(store_url=url))) as client:
+        response = client.get("/healthz")
+        health = client.post("/graphql", json={"query": "{ health { engine reachable } }"})
+    assert response.status_code == 503
+    body = response.json()
+    assert body["engine"] == engine and body["reachable"] is False
+    assert "not reachable" in body["detail"]
+    assert health.json()["data"]["health"] == {"engine": engine, "reachable": False}

@@ -82,10 +82,10 @@ def create_series(
     return SeriesInfo.from_node(rows[0]["s"])
 
 
-def get_series(store: Store, ref: str) -> SeriesInfo:
-    """The series with this id or, failing that, this name."""
+def get_series(store: Store, ref: str, field: str = "series") -> SeriesInfo:
+    """The series with this id or, failing that, this name; `field` names `ref` in errors."""
     if not isinstance(ref, str) or not ref.strip():
-        raise InvalidInput("series", "a series id or name is required")
+        raise InvalidInput(field, "a series id or name is required")
     rows = store.read("series.get", id=ref) or store.read("series.get_by_name", name=ref.strip())
     if not rows:
         raise NotFound(f"series: no series with id or name {ref!r}")
@@ -102,9 +102,9 @@ def list_series(store: Store, limit: int = 1000, offset: int = 0) -> list[Series
     return [SeriesInfo.from_node(r["s"]) for r in rows]
 
 
-def delete_series(store: Store, ref: str) -> SeriesInfo:
+def delete_series(store: Store, ref: str, field: str = "series") -> SeriesInfo:
     """Delete a series with its chunks, segments, meta-segments and tool calls."""
-    info = get_series(store, ref)
+    info = get_series(store, ref, field)
     store.write("series.delete", id=info.id)
     return info
 
