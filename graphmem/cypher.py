@@ -1,8 +1,10 @@
 """Loads the named Cypher statements in cypher/*.cypher: the only source of query text.
 
 A file holds statements introduced by a `// name: <name>` line; the statement's full
-name is `<file stem>.<name>`. Modules fetch their statements with `statement()` at
-import time, so a misspelt name fails when the module loads, not when a user runs it.
+name is `<file stem>.<name>`. Malformed files and duplicate names fail when the files
+load. A name is looked up when it is used (most code passes names to Store.read/write,
+a few modules resolve theirs at import), so an unknown name raises only then:
+tests/test_cypher_loader.py checks that every name written in graphmem/ and api/ resolves.
 """
 
 from __future__ import annotations
