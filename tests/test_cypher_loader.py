@@ -36,6 +36,7 @@ def test_every_module_imports() -> None:
 
 
 STORE_CALLS = {"read", "write", "write_batch", "statement"}
+NAME_LIKE = re.compile(r"[a-z][a-z0-9_]*\.[a-z0-9_]+")  # not "text\n" given to file.write()
 
 
 def statement_names_in_code() -> dict[str, list[str]]:
@@ -66,7 +67,7 @@ def _candidates(node: ast.AST, stems: set[str]) -> list[str]:
         func, first = node.func, node.args[0]
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
         if name in STORE_CALLS and isinstance(first, ast.Constant) and isinstance(first.value, str):
-            return [first.value]
+            return [first.value] if NAME_LIKE.fullmatch(first.value) else []
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         stem, dot, rest = node.value.partition(".")
         if dot and stem in stems and re.fullmatch(r"[a-z0-9_]+", rest):
@@ -84,6 +85,7 @@ def test_every_statement_name_written_in_the_code_resolves() -> None:
 
 def test_the_scan_catches_misspelt_names() -> None:
     code = 'store.read("seris.get", id=1)\nx = {"a": "series.craete"}\nstatement("schema.nope")'
+    code += '\nout.write("done.\\n")'
     stems = {"series", "schema"}
     found = sorted(text for text, _ in _scan(ast.parse(code + '\nf"series.{x}"'), stems))
     assert found == ["schema.nope", "series.craete", "seris.get"]
