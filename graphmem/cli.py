@@ -12,7 +12,7 @@ from graphmem.config import Settings
 from graphmem.errors import GraphmemError, ReadOnlyViolation
 from graphmem.series.catalog import ensure_series
 from graphmem.services import Services
-from graphmem.store import Store, open_store
+from graphmem.store import Store, open_store, redact
 from graphmem.tables import render
 
 Handler = Callable[[argparse.Namespace, Settings], int]
@@ -31,7 +31,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     if args.store:
         settings = settings.with_overrides(store_url=args.store)
     print(f"graphmem API on http://{args.host}:{args.port}/graphql (store: "
-          f"{settings.resolved_store_url})")  # fmt: skip
+          f"{redact(settings.resolved_store_url)})")  # fmt: skip
     uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
     return 0
 
@@ -194,6 +194,28 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_series_list(args: argparse.Namespace, settings: Settings) -> int:
+    """Print the stored series."""
+    from graphmem.series.catalog import list_series
+
+    with _open(args, settings) as store:
+        found = list_series(store, limit=10_000)
+    rows = [{"id": s.id, "name": s.name, "unit": s.unit or "", "description": s.description or ""}
+            for s in found]  # fmt: skip
+    print(render(rows, max_cell=80) if rows else "no series stored")
+    return 0
+
+
+def cmd_series_delete(args: argparse.Namespace, settings: Settings) -> int:
+    """Delete a series with everything hanging off it."""
+    from graphmem.series.catalog import delete_series
+
+    with _open(args, settings) as store:
+        info = delete_series(store, args.series)
+    print(f"deleted series {info.name} ({info.id}) with its chunks, segments and meta-segments")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     """Run the demo on the embedded store."""
     from graphmem.demo import run_demo
@@ -278,6 +300,15 @@ def build_parser() -> argparse.ArgumentParser:
     tplot.add_argument("--end")
     tplot.add_argument("--now", help="importance as of this time (default: now)")
     tplot.set_defaults(handler=cmd_plot_timeline)
+
+    series = sub.add_parser("series", help="list or delete series")
+    series_sub = series.add_subparsers(dest="series_command", required=True)
+    series_sub.add_parser("list", help="print the stored series").set_defaults(
+        handler=cmd_series_list
+    )
+    series_del = series_sub.add_parser("delete", help="delete a series and everything under it")
+    series_del.add_argument("series", help="series name or id")
+    series_del.set_defaults(handler=cmd_series_delete)
 
     demo = sub.add_parser("demo", help="load the demo data and show what graphmem does")
     demo.set_defaults(handler=cmd_demo)
