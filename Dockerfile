@@ -2,7 +2,7 @@
 FROM python:3.11-slim
 ENV PIP_NO_CACHE_DIR=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 GRAPHMEM_HOME=/data
 WORKDIR /app
-RUN pip install torch==2.13.0 --extra-index-url https://download.pytorch.org/whl/cpu
+RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 COPY pyproject.toml README.md ./
 COPY graphmem ./graphmem
 COPY api ./api
