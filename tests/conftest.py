@@ -16,7 +16,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-ENGINES = ["embedded"] + (["neo4j"] if os.environ.get("NEO4J_URI") else [])
+NO_NEO4J = pytest.mark.skipif(
+    not os.environ.get("NEO4J_URI"), reason="NEO4J_URI is not set: no Neo4j server to test"
+)
+ENGINES = ["embedded", pytest.param("neo4j", marks=[pytest.mark.neo4j, NO_NEO4J])]
 
 
 @pytest.fixture(scope="session")
