@@ -32,6 +32,7 @@ class Health:
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # NUL ends a string inside FalkorDB (C strings); lone surrogates are not encodable as UTF-8
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_UNSAFE_KEY = re.compile("[\x00\ud800-\udfff`]")
 _PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -79,10 +80,12 @@ def _checked_str(value: str, path: str) -> str:
 
 
 def _checked_key(key: object, path: str) -> str:
-    key = _checked_str(str(key), f"{path} key {str(key)!r}")
-    if "`" in key:  # FalkorDB quotes map keys in backticks and has no escape for one inside
-        raise InvalidInput(f"{path} key {key!r}", "map keys must not contain a backtick (`)")
-    return key
+    key = key if isinstance(key, str) else str(key)
+    if _UNSAFE_KEY.search(key) is None:
+        return key
+    _checked_str(key, f"{path} key {key!r}")
+    # FalkorDB quotes map keys in backticks and has no escape for one inside
+    raise InvalidInput(f"{path} key {key!r}", "map keys must not contain a backtick (`)")
 
 
 def params_of(params: Mapping[str, Any]) -> dict[str, Any]:
