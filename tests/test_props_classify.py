@@ -97,6 +97,15 @@ def test_parse_judgements_fills_norel_and_rejects_duplicates() -> None:
          "norel"),  # different periods
         ("Halvek has a population of 176,500.", "The population of Port Kelvary is 41,200.",
          "norel"),  # different subjects
+        # the demo's pair: a denial of a rumoured claim (a claim cue is not a negation)
+        ("Quillmere Foundry denied that it will close its Brackwater site.",
+         "A rumour claims that Quillmere Foundry will close its Brackwater site.", "contradicts"),
+        ("A travel blog claimed that the Serrin Glacier is growing.",
+         "Glaciologists said that the Serrin Glacier is not growing.", "contradicts"),
+        # confirming a claim takes the whole claim, not one shared word
+        ("Tomas Rilke, chief executive of Quillmere Foundry, said the Brackwater site will "
+         "stay open.", "A rumour claims that Quillmere Foundry will close its Brackwater site.",
+         "norel"),
     ],
 )  # fmt: skip
 def test_offline_rules(new: str, old: str, label: str, ctx: PropsMemory) -> None:  # noqa: F811

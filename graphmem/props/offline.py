@@ -5,17 +5,23 @@ Each statement is reduced to
   capitalised word opening the sentence counts as a name only if the other side agrees);
 - numbers: numeric tokens without thousands separators (2,050 → 2050), years included;
 - frame: the other content words, lower-cased and lightly stemmed (price, chief, elect);
-- negated: a negation or refutation cue (not, never, no evidence, denied, false, ...);
+- negated: a negation or refutation cue (not, never, no evidence, denied, false, myth, ...);
+- claimed: a claim or hedge cue (rumour, claimed, alleged, reportedly, ...). A claim is not a
+  denial: "A rumour claims that X" asserts X, however weakly, so a later "Y denied X"
+  contradicts it (an earlier version counted rumour as negation, so the claim and its denial
+  both looked negated and the pair came out as `supports`);
 - changing: a change verb (moved, raised, rose, fell, replaced, succeeded, revised, ...).
 
 A pair (new → old) with cosine `cos` is labelled by the first rule that fires:
 1. norel if cos < MIN_COSINE or the two share no name (different subjects).
 2. contradicts if exactly one side is negated, cos ≥ CONTRADICT_COSINE and their frames
    overlap by ≥ CONTRADICT_FRAME (the denied claim and the claim are about the same thing).
+   A denial of a claimed (hedged) statement is the clearest case and gets a higher confidence.
 3. updates if the values differ, i.e. each side has a name or number the other lacks (or the
    new side is `changing` and adds a value), and either the frames overlap by ≥ UPDATE_FRAME
    or cos ≥ UPDATE_COSINE (the same attribute phrased differently).
-4. supports if cos ≥ SUPPORT_COSINE and no value differs.
+4. supports if cos ≥ SUPPORT_COSINE, no value differs and the frames overlap by ≥ SUPPORT_FRAME
+   or share a number; when exactly one side is a claim, its whole frame must be shared.
 5. norel otherwise.
 Frame overlap is |A ∩ B| / min(|A|, |B|) (1.0 when one frame is empty and names are shared).
 Confidence is a fixed prior per rule scaled by the cosine, so stronger matches rank higher.
@@ -63,7 +69,14 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*|\d[\d,.]*\d|\d")
 _NEGATION = _words(
     """
     not no never none nothing neither nor false untrue incorrect denied deny denies refuted
-    refute refutes debunked myth hoax rumour rumor unfounded wrong n't cannot
+    refute refutes debunked myth hoax unfounded wrong n't cannot
+    """
+)
+# claim and hedge words: the statement asserts something, unconfirmed; never a denial
+_CLAIM = _words(
+    """
+    rumour rumor rumours rumors rumoured rumored claim claims claimed alleged allegedly allege
+    alleges reportedly speculation speculated unconfirmed supposedly
     """
 )
 _CHANGE = _words(
@@ -94,6 +107,7 @@ class _Features:
     initial: str  # the first word when capitalised only because it opens the sentence
     negated: bool
     changing: bool
+    claimed: bool = False
 
 
 @lru_cache(maxsize=65536)  # the same few thousand words come back in every statement
@@ -112,7 +126,7 @@ def features(text: str) -> _Features:
     numbers: set[str] = set()
     frame: set[str] = set()
     initial = ""
-    negated = changing = False
+    negated = changing = claimed = False
     phrase: list[str] = []  # stems of the capitalised words in a row
     phrase_start = -1
     last_end = -1
@@ -140,7 +154,9 @@ def features(text: str) -> _Features:
             negated = True
         if base in _CHANGE:
             changing = True
-        if base in _STOP or base in _NEGATION or len(base) < 2:
+        if base in _CLAIM:
+            claimed = True
+        if base in _STOP or base in _NEGATION or base in _CLAIM or len(base) < 2:
             close()
             continue
         if token[0].isupper():
@@ -152,9 +168,8 @@ def features(text: str) -> _Features:
             frame.add(_stem(base))
     close()
     years = frozenset(n for n in numbers if len(n) == 4 and n.isdigit() and 1800 <= int(n) <= 2200)
-    return _Features(
-        frozenset(names), frozenset(numbers), years, frozenset(frame), initial, negated, changing
-    )
+    words = frozenset(names), frozenset(numbers), years, frozenset(frame), initial
+    return _Features(*words, negated, changing, claimed)
 
 
 def _resolved(mine: _Features, other: _Features) -> tuple[frozenset[str], frozenset[str]]:
@@ -197,16 +212,16 @@ def judge_pair(
     )
     if new.negated != old.negated:
         if not differ and cosine >= rules.contradict_cosine and frame >= rules.contradict_frame:
-            return "contradicts", round(0.6 * cosine + 0.2, 3)
+            denied_claim = (new.claimed and old.negated) or (old.claimed and new.negated)
+            return "contradicts", round(0.6 * cosine + (0.3 if denied_claim else 0.2), 3)
         return "norel", round(1.0 - 0.5 * cosine, 3)
     if differ and (frame >= rules.update_frame or cosine >= rules.update_cosine):
         return "updates", round(0.6 * cosine + 0.2, 3)
     shared_number = bool(new.numbers & old.numbers)
-    if (
-        not differ
-        and cosine >= rules.support_cosine
-        and (frame >= rules.support_frame or shared_number)
-    ):
+    # confirming a claim takes the whole claim: "X said the site stays open" shares only
+    # "site" with "a rumour claims the site will close", which is no confirmation
+    support_frame = 1.0 if new.claimed != old.claimed else rules.support_frame
+    if not differ and cosine >= rules.support_cosine and (frame >= support_frame or shared_number):
         return "supports", round(0.5 * cosine + 0.2, 3)
     return "norel", round(1.0 - 0.5 * cosine, 3)
 
