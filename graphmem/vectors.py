@@ -22,11 +22,22 @@ pass (about 0.4 ms for 10^3, 1.7 ms for 10^4 items of dim 384).
 
 Removal. Flat indexes drop items at once; HNSW cannot remove, and IVF removal would break the
 slot numbering, so ANN indexes mark slots dead and rebuild once `compact_ratio` of them are.
+
+Freshness across processes. Another process (say `graphmem ingest-docs` beside a running
+`graphmem serve`) writes to the same graph and its own copy of the index. Before a search,
+at most every `refresh_ms`, VectorStore compares a cheap signature of the label in the graph
+(its embedded-node count: constant time for propositions and events) with the value it last
+synced to, counting its own adds and removes; on a change it diffs the graph's (vid, id) pairs
+against the index and fetches what is missing (about 0.1 s at 10^5 items). An index add that
+fails after the graph write marks the label stale, so the next search repairs it at once.
+Saving first catches up, then, under a file lock, never replaces a saved index whose
+watermark (the wall time at which it was last known to match the graph) is newer.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import logging
@@ -55,6 +66,8 @@ _MAX_VID = (1 << 63) - 1
 _MAX_EF = 4096  # caps how far a narrow filter may widen an HNSW search before going exact
 
 _VIDS = {label: statement(f"vectors.vids_{label.lower()}") for label in LABELS}
+_VID_PAIRS = {label: statement(f"vectors.vid_pairs_{label.lower()}") for label in LABELS}
+_COUNT = {label: statement(f"vectors.count_{label.lower()}") for label in LABELS}
 _FETCH = {label: statement(f"vectors.fetch_{label.lower()}") for label in LABELS}
 _FETCH_JSON = {label: statement(f"vectors.fetch_json_{label.lower()}") for label in LABELS}
 
@@ -83,6 +96,8 @@ class VectorConfig:
     nprobe: int = 16
     exact_below: int = 10_000  # filtered ANN searches passing at most this many go exact
     compact_ratio: float = 0.2  # share of dead ANN slots that triggers a rebuild
+    # how often (at most) a search checks the graph for writes by other processes; 0: always
+    refresh_ms: int = 500
 
     def __post_init__(self) -> None:
         if self.kind not in ("hnsw", "ivf"):
@@ -97,6 +112,12 @@ class VectorConfig:
             raise InvalidInput("exact_below", "must be a non-negative integer")
         if not 0 < self.compact_ratio < 1:
             raise InvalidInput("compact_ratio", "must be between 0 and 1")
+        if (
+            not isinstance(self.refresh_ms, int)
+            or isinstance(self.refresh_ms, bool)
+            or (self.refresh_ms < 0)
+        ):
+            raise InvalidInput("refresh_ms", "must be a non-negative integer")
 
 
 @dataclass(frozen=True)
@@ -329,8 +350,11 @@ class VectorIndex:
 
     # --- persistence -----------------------------------------------------------------------
 
-    def save(self, directory: str | Path) -> None:
-        """Write `<label>.faiss` and `<label>.npz` atomically into `directory`."""
+    def save(self, directory: str | Path, synced_at: float | None = None) -> None:
+        """Write `<label>.faiss` and `<label>.npz` atomically into `directory`.
+
+        `synced_at`: the wall time at which the index was last known to match the graph.
+        """
         directory = Path(directory)
         with self._lock:
             directory.mkdir(parents=True, exist_ok=True)
@@ -346,6 +370,7 @@ class VectorIndex:
                 "slots": len(self._vids),
                 "checksum": _checksum(live),
                 "saved_at": int(time.time()),
+                "synced_at": synced_at,
             }
             faiss_path, side_path = _paths(directory, self.label)
             # each file is replaced atomically; a crash between the two leaves a pair whose
@@ -447,7 +472,11 @@ class VectorStore:
         self._indexes: dict[str, VectorIndex] = {}
         self._reports: dict[str, OpenReport] = {}
         # one lock per label: a slow rebuild of one label must not block the others
-        self._locks = {label: threading.Lock() for label in LABELS}
+        self._locks = {label: threading.RLock() for label in LABELS}
+        self._seen: dict[str, int] = {}  # graph signature the index was last synced to
+        self._checked: dict[str, float] = {}  # monotonic time of the last signature read
+        self._synced_at: dict[str, float] = {}  # wall time the index last matched the graph
+        self._stale: set[str] = set()  # labels whose index add failed after a graph write
 
     def index(self, label: str) -> VectorIndex:
         """The index of `label`, opened (loaded or rebuilt, then checked) on first use."""
@@ -463,6 +492,9 @@ class VectorStore:
         return self._reports.get(label)
 
     def _open(self, label: str) -> VectorIndex:
+        # the signature is read before the graph is: a write in between is caught next time
+        wall, self._checked[label] = time.time(), time.monotonic()
+        self._seen[label] = self._signature(label)
         try:
             index = VectorIndex.load(
                 self.directory, label, self.dim, self.embedder_name, self.config
@@ -473,14 +505,57 @@ class VectorStore:
             loaded, reason = False, str(error)
             log.info("rebuilding the %s vector index from the graph: %s", label, reason)
         added, removed = self._sync(label, index)
+        self._synced_at[label] = wall
         self._reports[label] = OpenReport(label, loaded, reason, added, removed)
         if not loaded:
-            index.save(self.directory)  # a rebuild is costly: do not repeat it after a crash
+            # a rebuild is costly: do not repeat it after a crash
+            self._save_unless_newer(label, index)
         return index
+
+    def _signature(self, label: str) -> int:
+        """The graph's embedded-node count of `label` (see cypher/vectors.cypher count_*)."""
+        rows = self.store.read(_COUNT[label])
+        return int(rows[0]["n"]) if rows else 0
+
+    def refresh(self, label: str, force: bool = False) -> tuple[int, int]:
+        """Catch `label`'s index up with writes by other processes; (added, removed).
+
+        Reads the graph signature at most every `refresh_ms` unless `force` or the label is
+        stale, and diffs the whole label only when the signature moved.
+        """
+        index = self.index(label)
+        due = time.monotonic() - self._checked.get(label, 0.0) >= self.config.refresh_ms / 1000
+        if not (force or due or label in self._stale):
+            return 0, 0
+        with self._locks[label]:
+            wall, self._checked[label] = time.time(), time.monotonic()
+            signature = self._signature(label)
+            if signature == self._seen.get(label) and label not in self._stale:
+                self._synced_at[label] = wall
+                return 0, 0
+            self._stale.discard(label)
+            self._seen[label] = signature
+            try:
+                added, removed = self._sync(label, index)
+            except BaseException:
+                self._stale.add(label)
+                raise
+            self._synced_at[label] = wall
+        if added or removed:
+            log.info("%s vector index caught up with the graph: +%d -%d", label, added, removed)
+        return added, removed
+
+    def _graph_vids(self, label: str) -> dict[int, str]:
+        """vid → id of every embedded `label` node in the graph."""
+        if self.store.engine != "falkordb":
+            return {int(row["vid"]): row["id"] for row in self.store.read(_VIDS[label])}
+        rows = self.store.read(_VID_PAIRS[label])
+        text = rows[0]["pairs"] if rows else None
+        return {int(vid): node_id for vid, node_id in json.loads(text or "[]")}
 
     def _sync(self, label: str, index: VectorIndex) -> tuple[int, int]:
         """Make `index` hold exactly the graph's embedded nodes of `label`."""
-        in_graph = {int(row["vid"]): row["id"] for row in self.store.read(_VIDS[label])}
+        in_graph = self._graph_vids(label)
         have = index.vids()
         removed = index.remove(sorted(have - in_graph.keys()))
         missing = sorted(in_graph[v] for v in in_graph.keys() - have)
@@ -533,12 +608,36 @@ class VectorStore:
         ts: Sequence[int] | np.ndarray,
         embeddings: Sequence[Sequence[float]] | np.ndarray,
     ) -> int:
-        """Index nodes just written to the graph; already indexed vids are skipped."""
-        return self.index(label).add(node_ids, vids, ts, embeddings)
+        """Index nodes just written to the graph; already indexed vids are skipped.
+
+        If this fails, the nodes are in the graph but not the index: the label is marked
+        stale, so the next search (or `refresh`) fetches them from the graph.
+        """
+        index = self.index(label)
+        try:
+            added = index.add(node_ids, vids, ts, embeddings)
+        except BaseException:
+            self._stale.add(label)
+            raise
+        self._count_own(label, added)
+        return added
 
     def remove(self, label: str, vids: Sequence[int] | np.ndarray) -> int:
         """Drop nodes deleted from the graph; return how many were indexed."""
-        return self.index(label).remove(vids)
+        index = self.index(label)
+        try:
+            removed = index.remove(vids)
+        except BaseException:
+            self._stale.add(label)
+            raise
+        self._count_own(label, -removed)
+        return removed
+
+    def _count_own(self, label: str, change: int) -> None:
+        # this process's own writes move the graph signature too: not a reason to diff
+        with self._locks[label]:
+            if label in self._seen:
+                self._seen[label] += change
 
     def search(
         self,
@@ -548,14 +647,30 @@ class VectorStore:
         as_of_ts: int | None = None,
     ) -> list[Hit]:
         """The k `label` nodes most similar to `query_vec` with ts <= as_of_ts."""
+        self.refresh(label)
         return self.index(label).search(query_vec, k, as_of_ts)
 
     def save(self) -> None:
-        """Save every opened index that changed since it was loaded or saved."""
+        """Save every opened index that changed, after catching up with the graph."""
         for label, index in list(self._indexes.items()):
-            with self._locks[label]:
-                if index.dirty:
-                    index.save(self.directory)
+            if not index.dirty:
+                continue
+            try:
+                self.refresh(label, force=True)
+            except GraphmemError as error:  # the graph is unreachable: save what we have
+                log.warning("saving the %s index without catching up: %s", label, error)
+            self._save_unless_newer(label, index)
+
+    def _save_unless_newer(self, label: str, index: VectorIndex) -> None:
+        """Save `index` unless the saved one was in step with the graph at a later time."""
+        mine = self._synced_at.get(label)
+        with self._locks[label], _file_lock(self.directory):
+            theirs = saved_watermark(self.directory, label)
+            if theirs is not None and (mine is None or theirs > mine):
+                log.info("%s index on disk is newer than this process's: not replaced", label)
+                index.dirty = False
+                return
+            index.save(self.directory, mine)
 
     def close(self) -> None:
         """Save and forget every opened index."""
@@ -570,6 +685,29 @@ class VectorStore:
 
 
 # --- helpers -----------------------------------------------------------------------------------
+
+
+def saved_watermark(directory: str | Path, label: str) -> float | None:
+    """When the saved index of `label` was last known to match the graph, if readable."""
+    _, side_path = _paths(Path(directory), label)
+    try:
+        with np.load(side_path, allow_pickle=False) as side:
+            value = json.loads(str(side["meta"])).get("synced_at")
+    except (OSError, ValueError, KeyError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
+
+
+@contextlib.contextmanager
+def _file_lock(directory: Path) -> Any:
+    """An exclusive lock between processes saving into `directory`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".lock", "a+b") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
 def _paths(directory: Path, label: str) -> tuple[Path, Path]:

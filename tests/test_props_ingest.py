@@ -255,3 +255,67 @@ def test_llm_extraction_malformed_twice_stores_nothing(llm_server, llm_ctx) -> N
         add_document(llm_ctx, "Something happened.", "2019-04-01")
     assert "propositions[0].date" in llm_server.requests[1]["messages"][-1]["content"]
     assert counts(llm_ctx) == EMPTY
+
+
+NEW_OLD = {"text": "Quillon Dynamics acquired Brenmoor Labs.", "date": "2019-02-01"}
+LATE = [
+    {"text": "The Orrin ferry sails twice a day from Halvek.", "date": "2021-04-02"},
+    {"text": "Brenmoor Labs moved its research centre to Port Kelvary.", "date": "2021-05-10"},
+]
+
+
+def _fail_index_adds(memory: PropsMemory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the next index adds fail (a full disk, a bug), after the graph write."""
+    index = memory.vectors.index("Proposition")
+
+    def broken(*args: object, **kwargs: object) -> int:
+        raise RuntimeError("index add failed")
+
+    monkeypatch.setattr(index, "add", broken)
+
+
+def _found(memory: PropsMemory, text: str) -> bool:
+    hits = memory.vectors.search("Proposition", memory.embedder.encode_one(text), 1)
+    return bool(hits) and hits[0].node_id == proposition_id(text, _date_of(text))
+
+
+def _date_of(text: str) -> str:
+    return next(i["date"] for i in LATE if i["text"] == text)
+
+
+def test_a_failed_index_add_is_repaired_when_the_input_is_sent_again(
+    ctx: PropsMemory,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    add_propositions(ctx, [NEW_OLD])
+    _fail_index_adds(ctx, monkeypatch)
+    with pytest.raises(RuntimeError, match="index add failed"):
+        add_propositions(ctx, LATE)
+    monkeypatch.undo()
+    assert counts(ctx)["propositions"] == 3  # the graph write landed
+    again = add_propositions(ctx, LATE)
+    assert (again.added, again.existing) == (0, 2)  # skipped as already stored ...
+    assert all(_found(ctx, item["text"]) for item in LATE)  # ... yet searchable, no restart
+    assert len(ctx.vectors.index("Proposition")) == 3
+
+
+def test_a_crash_between_graph_write_and_index_add_is_repaired_on_reopen(
+    ctx: PropsMemory,  # noqa: F811
+    store: Store,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    add_propositions(ctx, [NEW_OLD])
+    ctx.vectors.save()  # the saved index holds the first proposition
+    _fail_index_adds(ctx, monkeypatch)
+    with pytest.raises(RuntimeError):
+        add_propositions(ctx, LATE)
+    # the "crash": this memory is never closed, so its index is never saved
+    reopened = PropsMemory.open(Settings(home=tmp_path), store, llm=None)
+    try:
+        assert all(_found(reopened, item["text"]) for item in LATE)
+        report = reopened.vectors.report("Proposition")
+        assert report is not None and report.loaded and (report.added, report.removed) == (2, 0)
+    finally:
+        reopened.close()
+    monkeypatch.undo()

@@ -258,3 +258,99 @@ def test_embedding_of_the_wrong_size_in_the_graph_is_named(store: Store, tmp_pat
     write(store, items)
     with pytest.raises(VectorIndexError, match="'p0'.*size 8.*dim 32"):
         open_vs(store, tmp_path).index("Proposition")
+
+
+def test_a_second_process_writes_are_seen_before_the_next_search(
+    store: Store, tmp_path: Path
+) -> None:
+    items = make_items(60, seed=11)
+    write(store, items, slice(0, 30))
+    serving = open_vs(store, tmp_path, refresh_ms=0)  # checks the graph before every search
+    assert len(serving.search("Proposition", items.vecs[40], 60)) == 30
+    # "another process": its own VectorStore on the same graph and data dir
+    ingesting = open_vs(store, tmp_path)
+    write(store, items, slice(30, 60))
+    ingesting.add("Proposition", items.ids[30:], items.vids[30:], items.ts[30:], items.vecs[30:])
+    ingesting.close()
+    assert ids(serving.search("Proposition", items.vecs[40], 1)) == [items.ids[40]]
+    assert len(serving.search("Proposition", items.vecs[40], 60)) == 60
+    store.write(Q["vectors_test.delete_propositions"], ids=[items.ids[40]])
+    assert items.ids[40] not in ids(serving.search("Proposition", items.vecs[40], 60))
+
+
+def test_refresh_interval_bounds_how_often_the_graph_is_checked(
+    store: Store, tmp_path: Path
+) -> None:
+    items = make_items(20, seed=12)
+    write(store, items, slice(0, 10))
+    serving = open_vs(store, tmp_path, refresh_ms=3_600_000)
+    serving.index("Proposition")
+    write(store, items, slice(10, 20))  # written by someone else
+    assert len(serving.search("Proposition", items.vecs[15], 20)) == 10  # not checked yet
+    assert serving.refresh("Proposition", force=True) == (10, 0)
+    assert ids(serving.search("Proposition", items.vecs[15], 1)) == [items.ids[15]]
+    # own adds move the graph count too, but are not mistaken for someone else's writes
+    more = make_items(5, seed=13, prefix="own")
+    write(store, more)
+    serving.add("Proposition", more.ids, more.vids, more.ts, more.vecs)
+    assert serving.refresh("Proposition", force=True) == (0, 0)
+
+
+def test_a_failed_index_add_is_repaired_by_the_next_search(store: Store, tmp_path: Path) -> None:
+    items = make_items(10, seed=14)
+    vs = open_vs(store, tmp_path)  # default interval: the repair must not wait for it
+    vs.index("Proposition")
+    write(store, items)
+    with pytest.raises(InvalidInput):  # the add fails after the graph write
+        vs.add("Proposition", items.ids, items.vids[::-1], items.ts, items.vecs)
+    assert ids(vs.search("Proposition", items.vecs[3], 1)) == [items.ids[3]]
+    assert len(vs.index("Proposition")) == 10
+
+
+def test_both_processes_saving_leave_a_complete_index(store: Store, tmp_path: Path) -> None:
+    items = make_items(30, seed=15)
+    write(store, items, slice(0, 10))
+    first = open_vs(store, tmp_path)
+    first.index("Proposition")
+    second = open_vs(store, tmp_path)
+    write(store, items, slice(10, 20))
+    second.add("Proposition", items.ids[10:20], items.vids[10:20], items.ts[10:20],
+               items.vecs[10:20])  # fmt: skip
+    second.close()
+    write(store, items, slice(20, 30))
+    first.add("Proposition", items.ids[20:], items.vids[20:], items.ts[20:], items.vecs[20:])
+    first.close()  # catches up with the second's writes before saving
+    third = open_vs(store, tmp_path)
+    assert len(third.index("Proposition")) == 30
+    report = third.report("Proposition")
+    assert report is not None and report.loaded and (report.added, report.removed) == (0, 0)
+
+
+def test_saving_never_replaces_a_newer_index(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphmem.errors import StoreUnavailable
+    from graphmem.vectors import saved_watermark
+
+    items = make_items(30, seed=16)
+    write(store, items, slice(0, 20))
+    old = open_vs(store, tmp_path)
+    old.index("Proposition")
+    old.add("Proposition", items.ids[:1], items.vids[:1], items.ts[:1], items.vecs[:1])
+    newer = open_vs(store, tmp_path)
+    write(store, items, slice(20, 30))
+    newer.add("Proposition", items.ids[20:], items.vids[20:], items.ts[20:], items.vecs[20:])
+    newer.close()
+    mark = saved_watermark(tmp_path / "vectors", "Proposition")
+    assert mark is not None
+
+    def unreachable(label: str) -> int:
+        raise StoreUnavailable("FalkorDB is not reachable")
+
+    monkeypatch.setattr(old, "_signature", unreachable)
+    old.close()  # cannot catch up, and its index is older than the saved one: not written
+    assert saved_watermark(tmp_path / "vectors", "Proposition") == mark
+    reopened = open_vs(store, tmp_path)
+    assert len(reopened.index("Proposition")) == 30
+    report = reopened.report("Proposition")
+    assert report is not None and report.loaded and report.added == 0

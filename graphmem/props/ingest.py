@@ -5,7 +5,9 @@ re-classified, and no edge is duplicated. New propositions are processed in date
 input order) in batches; each batch is one statement (documents, propositions, STATES edges,
 relation edges) and lands whole or not at all, then enters the vector index. If a batch fails
 (say the LLM classifier gives up), the batches before it stay stored and re-sending the same
-input completes the rest.
+input completes the rest. If the index add fails after the graph write, re-sending skips those
+propositions as stored, but the index marks itself stale and the next search fetches them from
+the graph (graphmem/vectors.py); after a crash in between, the next open does.
 """
 
 from __future__ import annotations
