@@ -6,10 +6,17 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import InvalidInput
 
+if TYPE_CHECKING:
+    from graphmem.timeline.formula import TimelineConfig
+    from graphmem.vectors import VectorConfig
+
 FSYNC_POLICIES = ("always", "everysec", "no")
+VECTOR_INDEXES = ("auto", "flat", "hnsw", "ivf")
+TIME_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400, "weeks": 604800}
 
 
 @dataclass(frozen=True)
@@ -28,6 +35,11 @@ class Settings:
     llm_strong_model: str | None = None
     llm_timeout: float = 60.0
     embed_model: str | None = None
+    vector_index: str = "auto"  # above vector_flat_max items: auto (= hnsw), hnsw or ivf; flat
+    vector_flat_max: int = 20_000  # indexes up to this size are exact (flat)
+    vector_refresh_ms: int = 500  # how often searches check the graph for other writers
+    time_unit: str = "days"  # unit of t in the recall probability
+    recall_threshold: float = 0.9  # p at which a memory counts as recalled
 
     def __post_init__(self) -> None:
         if self.appendfsync not in FSYNC_POLICIES:
@@ -36,6 +48,19 @@ class Settings:
             )
         if self.llm_timeout <= 0:
             raise InvalidInput("GRAPHMEM_LLM_TIMEOUT", "must be a positive number of seconds")
+        if self.vector_index not in VECTOR_INDEXES:
+            raise InvalidInput(
+                "GRAPHMEM_VECTOR_INDEX", f"must be one of {', '.join(VECTOR_INDEXES)}"
+            )
+        _check_int("GRAPHMEM_VECTOR_FLAT_MAX", self.vector_flat_max, 1)
+        _check_int("GRAPHMEM_VECTOR_REFRESH_MS", self.vector_refresh_ms, 0)
+        if self.time_unit not in TIME_UNITS:
+            raise InvalidInput("GRAPHMEM_TIME_UNIT", f"must be one of {', '.join(TIME_UNITS)}")
+        threshold = self.recall_threshold
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+            raise InvalidInput("GRAPHMEM_RECALL_THRESHOLD", "must be a number in (0, 1]")
+        if not 0 < threshold <= 1:
+            raise InvalidInput("GRAPHMEM_RECALL_THRESHOLD", "must be a number in (0, 1]")
 
     @property
     def resolved_store_url(self) -> str:
@@ -46,6 +71,26 @@ class Settings:
     def llm_configured(self) -> bool:
         return bool(self.llm_base_url or self.llm_api_key)
 
+    def vector_config(self) -> VectorConfig:
+        """How vector indexes are built and refreshed, from GRAPHMEM_VECTOR_*."""
+        from graphmem.vectors import VectorConfig
+
+        if self.vector_index == "flat":
+            # never leave exact search: the threshold is beyond any index's size
+            return VectorConfig(flat_threshold=1 << 62, refresh_ms=self.vector_refresh_ms)
+        kind = "hnsw" if self.vector_index == "auto" else self.vector_index
+        return VectorConfig(
+            flat_threshold=self.vector_flat_max, kind=kind, refresh_ms=self.vector_refresh_ms
+        )
+
+    def timeline_config(self) -> TimelineConfig:
+        """The recall probability's time unit and threshold, from GRAPHMEM_TIME_UNIT etc."""
+        from graphmem.timeline.formula import TimelineConfig
+
+        return TimelineConfig(
+            time_unit_seconds=TIME_UNITS[self.time_unit], threshold=float(self.recall_threshold)
+        )
+
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the given fields replaced (None values are ignored)."""
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -54,11 +99,7 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Settings from environment variables (GRAPHMEM_*, NEO4J_*, OPENAI_*)."""
         env = os.environ if env is None else env
-        timeout = env.get("GRAPHMEM_LLM_TIMEOUT", "60")
-        try:
-            timeout_s = float(timeout)
-        except ValueError:
-            raise InvalidInput("GRAPHMEM_LLM_TIMEOUT", f"{timeout!r} is not a number") from None
+        timeout_s = _number(env, "GRAPHMEM_LLM_TIMEOUT", "60", float)
         return cls(
             home=Path(env.get("GRAPHMEM_HOME") or ".graphmem"),
             store_url=env.get("GRAPHMEM_STORE", ""),
@@ -72,4 +113,30 @@ class Settings:
             llm_strong_model=env.get("GRAPHMEM_LLM_STRONG_MODEL"),
             llm_timeout=timeout_s,
             embed_model=env.get("GRAPHMEM_EMBED_MODEL"),
+            vector_index=env.get("GRAPHMEM_VECTOR_INDEX", "auto").strip().lower(),
+            vector_flat_max=_number(env, "GRAPHMEM_VECTOR_FLAT_MAX", "20000", int),
+            vector_refresh_ms=_number(env, "GRAPHMEM_VECTOR_REFRESH_MS", "500", int),
+            time_unit=_time_unit(env.get("GRAPHMEM_TIME_UNIT", "days")),
+            recall_threshold=_number(env, "GRAPHMEM_RECALL_THRESHOLD", "0.9", float),
         )
+
+
+def _number(env: Mapping[str, str], name: str, default: str, kind: type) -> Any:
+    """An int or float variable; InvalidInput naming it when it is not one."""
+    text = env.get(name, default).strip()
+    try:
+        return kind(text)
+    except ValueError:
+        what = "an integer" if kind is int else "a number"
+        raise InvalidInput(name, f"{text!r} is not {what}") from None
+
+
+def _check_int(name: str, value: object, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidInput(name, f"must be an integer >= {low}")
+
+
+def _time_unit(text: str) -> str:
+    """'day', 'Days', 'seconds' → the TIME_UNITS key; anything else is left for the check."""
+    unit = text.strip().lower()
+    return unit if unit in TIME_UNITS or f"{unit}s" not in TIME_UNITS else f"{unit}s"

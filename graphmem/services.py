@@ -52,7 +52,8 @@ class Services:
                 from graphmem.vectors import VectorStore
 
                 emb = self.embedder()
-                self._vectors = VectorStore(self.store, self.settings.home, emb.name, emb.dim)
+                self._vectors = VectorStore(self.store, self.settings.home, emb.name, emb.dim,
+                                            self.settings.vector_config())  # fmt: skip
             return self._vectors
 
     def timeline(self) -> TimelineMemory:
@@ -60,7 +61,8 @@ class Services:
             if self._timeline is None:
                 from graphmem.timeline import TimelineMemory
 
-                self._timeline = TimelineMemory(self.store, self.embedder(), self.vectors())
+                self._timeline = TimelineMemory(self.store, self.embedder(), self.vectors(),
+                                                self.settings.timeline_config())  # fmt: skip
             return self._timeline
 
     def props(self) -> PropsMemory:

@@ -394,3 +394,46 @@ def test_timeline_lists_memories_with_importance(ctx: TimelineMemory, tmp_path: 
     png = tmp_path / "timeline.png"
     assert plot_timeline(ctx, png, now="2024-12-31") == 3
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --- settings ----------------------------------------------------------------------------------
+
+
+def test_time_unit_and_threshold_come_from_the_environment(store: Store, tmp_path: Path) -> None:
+    from graphmem.config import Settings
+    from graphmem.services import Services
+
+    env = {"GRAPHMEM_HOME": str(tmp_path), "GRAPHMEM_TIME_UNIT": "hour",
+           "GRAPHMEM_RECALL_THRESHOLD": "0.3"}  # fmt: skip
+    services = Services(Settings.from_env(env), store)
+    try:
+        memory = services.timeline()
+        assert memory.config == TimelineConfig(time_unit_seconds=3600, threshold=0.3)
+        add_event(memory, "The harbour crane was repaired.", "2024-05-01T00:00:00Z")
+        (hit,) = recall(memory, "The harbour crane was repaired.", "2024-05-01T12:00:00Z", k=1)
+        assert hit.t == pytest.approx(12.0)  # hours, not days
+        assert hit.p == pytest.approx(recall_probability(hit.r, 12.0, 1.0))
+        assert hit.p < 0.3 and not hit.recalled  # e^-12 leaves almost nothing
+        (soon,) = recall(memory, "The harbour crane was repaired.", "2024-05-01T00:30:00Z", k=1)
+        assert soon.t == pytest.approx(0.5) and soon.p >= 0.3 and soon.recalled
+        (stats,) = reinforce(memory, [soon.id], "2024-05-01T02:00:00Z")
+        assert stats.g == pytest.approx(next_g(1.0, 2.0))  # t of 2 hours in the g update
+    finally:
+        services.vectors().close()
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("GRAPHMEM_TIME_UNIT", "fortnights"),
+        ("GRAPHMEM_RECALL_THRESHOLD", "high"),
+        ("GRAPHMEM_RECALL_THRESHOLD", "1.5"),
+        ("GRAPHMEM_RECALL_THRESHOLD", "0"),
+    ],
+)
+def test_bad_timeline_settings_name_the_variable(name: str, value: str) -> None:
+    from graphmem.config import Settings
+
+    with pytest.raises(InvalidInput) as info:
+        Settings.from_env({name: value})
+    assert info.value.field == name

@@ -354,3 +354,65 @@ def test_saving_never_replaces_a_newer_index(
     assert len(reopened.index("Proposition")) == 30
     report = reopened.report("Proposition")
     assert report is not None and report.loaded and report.added == 0
+
+
+# --- settings ------------------------------------------------------------------------------------
+
+
+def test_vector_settings_from_the_environment_build_an_ivf_index(
+    store: Store, tmp_path: Path
+) -> None:
+    from graphmem.config import Settings
+
+    env = {"GRAPHMEM_HOME": str(tmp_path), "GRAPHMEM_VECTOR_INDEX": "IVF",
+           "GRAPHMEM_VECTOR_FLAT_MAX": "100", "GRAPHMEM_VECTOR_REFRESH_MS": "0"}  # fmt: skip
+    config = Settings.from_env(env).vector_config()
+    assert (config.kind, config.flat_threshold, config.refresh_ms) == ("ivf", 100, 0)
+    items = make_items(400, seed=21)
+    write(store, items)
+    vs = VectorStore(store, tmp_path, "test-model", DIM, config)
+    assert vs.index("Proposition").kind == "ivf"
+    for q in (0, 57, 399):  # few lists, all probed: the IVF search is exhaustive here
+        assert ids(vs.search("Proposition", items.vecs[q], 10)) == brute(items, items.vecs[q], 10)
+        cut = int(np.median(items.ts))
+        hits = vs.search("Proposition", items.vecs[q], 10, as_of_ts=cut)
+        assert ids(hits) == brute(items, items.vecs[q], 10, cut)
+    always_exact = Settings.from_env({"GRAPHMEM_VECTOR_INDEX": "flat"}).vector_config()
+    assert VectorStore(store, tmp_path / "b", "m", DIM, always_exact).index("Proposition").kind == (
+        "flat"
+    )
+    default = Settings.from_env({}).vector_config()
+    assert (default.kind, default.flat_threshold, default.refresh_ms) == ("hnsw", 20_000, 500)
+
+
+def test_services_use_the_vector_settings(store: Store, tmp_path: Path) -> None:
+    from graphmem.config import Settings
+    from graphmem.services import Services
+
+    settings = Settings.from_env({"GRAPHMEM_HOME": str(tmp_path), "GRAPHMEM_VECTOR_INDEX": "ivf",
+                                  "GRAPHMEM_VECTOR_FLAT_MAX": "5"})  # fmt: skip
+    services = Services(settings, store)
+    try:
+        assert services.vectors().config == settings.vector_config()
+        assert services.props().vectors is services.vectors()
+    finally:
+        services.vectors().close()
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "problem"),
+    [
+        ("GRAPHMEM_VECTOR_INDEX", "annoy", "must be one of auto, flat, hnsw, ivf"),
+        ("GRAPHMEM_VECTOR_FLAT_MAX", "many", "'many' is not an integer"),
+        ("GRAPHMEM_VECTOR_FLAT_MAX", "0", "must be an integer >= 1"),
+        ("GRAPHMEM_VECTOR_REFRESH_MS", "-1", "must be an integer >= 0"),
+        ("GRAPHMEM_VECTOR_REFRESH_MS", "0.5", "'0.5' is not an integer"),
+    ],
+)
+def test_bad_vector_settings_name_the_variable(name: str, value: str, problem: str) -> None:
+    from graphmem.config import Settings
+
+    with pytest.raises(InvalidInput) as info:
+        Settings.from_env({name: value})
+    assert info.value.field == name
+    assert problem in str(info.value)

@@ -50,10 +50,12 @@ class PropsMemory:
         `llm="auto"` uses the configured LLM if any. The classifier defaults to the LLM
         classifier when there is an LLM, else the offline one. This loads the embedding model
         (its dimension sizes the vector indexes); the indexes themselves open on first use.
+        `vector_config` defaults to the settings' (GRAPHMEM_VECTOR_*).
         """
         chosen = llm_or_none(settings) if llm == "auto" else llm
         embedder = embedder or Embedder(settings.embed_model)
-        vectors = VectorStore(store, settings.home, embedder.name, embedder.dim, vector_config)
+        config = vector_config or settings.vector_config()
+        vectors = VectorStore(store, settings.home, embedder.name, embedder.dim, config)
         if classifier is None:
             classifier = LLMClassifier(chosen) if chosen is not None else OfflineClassifier()
         return cls(store, embedder, vectors, settings, classifier, chosen, close_store=close_store)

@@ -52,11 +52,13 @@ class TimelineMemory:
         """Bundle `store` with the embedder and the vector indexes in `settings.home`.
 
         Loads the embedding model when `vectors` is not given (its dimension sizes the indexes).
+        `config` and `vector_config` default to the settings' (GRAPHMEM_TIME_UNIT, ...).
         """
         embedder = embedder or Embedder(settings.embed_model)
         if vectors is None:
+            vector_config = vector_config or settings.vector_config()
             vectors = VectorStore(store, settings.home, embedder.name, embedder.dim, vector_config)
-        return cls(store, embedder, vectors, config or TimelineConfig())
+        return cls(store, embedder, vectors, config or settings.timeline_config())
 
     def close(self) -> None:
         """Save the vector indexes that changed."""
