@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import strawberry
 
 from api.context import Info
 from graphmem import props
 from graphmem.errors import InvalidInput
 from graphmem.props.model import checked_date
+from graphmem.props.retrieve import anchor_ranker
 
 MAX_LIST = 1000
 
@@ -145,9 +148,16 @@ def subgraph(
     k: int = 10,
     expand: bool = True,
     refine: bool = False,
+    rank_by: Annotated[
+        str, strawberry.argument(description="similarity | recall (recall probability at now)")
+    ] = "similarity",
+    now: Annotated[
+        str | None, strawberry.argument(description="For rankBy recall (default: asOf or now)")
+    ] = None,
 ) -> Subgraph:
     ctx = info.context.services.props()
-    graph = props.subgraph(ctx, question, as_of, k, expand, refine)
+    ranker = anchor_ranker(ctx, rank_by, now, as_of, ("rankBy", "now"))
+    graph = props.subgraph(ctx, question, as_of, k, expand, refine, ranker)
     return _subgraph(graph, as_of)
 
 

@@ -187,9 +187,13 @@ def cmd_ingest_docs(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
     """Print the rendered subgraph answering a question as of a date."""
     from graphmem.props import render, subgraph
+    from graphmem.props.retrieve import anchor_ranker
 
     with _services(args, settings) as services:
-        graph = subgraph(services.props(), args.question, args.as_of, args.k, not args.no_expand)
+        memory = services.props()
+        ranker = anchor_ranker(memory, args.rank_by, args.now, args.as_of, ("--rank-by", "--now"))
+        graph = subgraph(memory, args.question, args.as_of, args.k, not args.no_expand,
+                         ranker=ranker)  # fmt: skip
     print(render(graph, args.max_tokens))
     return 0
 
@@ -277,6 +281,9 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("-k", type=int, default=10, help="anchor propositions")
     query.add_argument("--max-tokens", type=int, help="budget for the rendered context")
     query.add_argument("--no-expand", action="store_true", help="anchors only, no neighbours")
+    rank_help = "similarity (default) or recall: anchors by recall probability at --now"
+    query.add_argument("--rank-by", default="similarity", help=rank_help)
+    query.add_argument("--now", help="for --rank-by recall (default: --as-of, else now)")
     query.set_defaults(handler=cmd_query)
 
     event = sub.add_parser("add-event", help="store an episodic memory")

@@ -78,3 +78,64 @@ def test_cli_ingest_docs_and_query(
     bad.write_text('{"text": "ok", "date": "2020-01-01"}\n{"text": "no date"}\n')
     assert main(["ingest-docs", str(bad)]) == 1
     assert "line 2" in capsys.readouterr().err
+
+
+CROWDS = [
+    # the more similar to the question, reported late
+    {"text": "Heavy crowds are expected at the Sendra crossing on Halloween night.",
+     "date": "2026-10-25"},
+    # less similar, recalled again and again this month
+    {"text": "The Sendra ward office asked residents to avoid the district on Halloween.",
+     "date": "2026-10-01"},
+]  # fmt: skip
+CROWD_QUESTION = "Will the Sendra crossing be crowded on Halloween night?"
+RANKED = """query($q: String!, $rankBy: String!, $now: String) {
+  subgraph(question: $q, k: 1, expand: false, rankBy: $rankBy, now: $now) {
+    nodes { id score isAnchor } } }"""
+REINFORCE = """mutation($ids: [ID!]!, $now: String!) {
+  reinforce(ids: $ids, now: $now) { recallCount } }"""
+RECALL_DAYS = ("2026-10-05", "2026-10-12", "2026-10-20", "2026-10-28")
+
+
+def test_subgraph_ranked_by_recall_lifts_a_repeatedly_recalled_proposition(gql) -> None:
+    similar, recalled = gql(ADD, items=CROWDS)["data"]["addPropositions"]["propositionIds"]
+    by_similarity = gql(RANKED, q=CROWD_QUESTION, rankBy="similarity")["data"]["subgraph"]
+    assert [n["id"] for n in by_similarity["nodes"]] == [similar]
+    for day in RECALL_DAYS:
+        gql(REINFORCE, ids=[recalled], now=day)
+    by_recall = gql(RANKED, q=CROWD_QUESTION, rankBy="recall", now="2026-10-31")["data"]
+    (anchor,) = by_recall["subgraph"]["nodes"]
+    assert anchor["id"] == recalled and anchor["isAnchor"]
+    assert anchor["score"] < by_similarity["nodes"][0]["score"], "less similar, yet first"
+    bad = gql(RANKED, q=CROWD_QUESTION, rankBy="popularity")["errors"][0]
+    assert bad["extensions"] == {"code": "BAD_INPUT", "field": "rankBy"}
+    bad = gql(RANKED, q=CROWD_QUESTION, rankBy="recall", now="soon")["errors"][0]
+    assert bad["extensions"]["field"] == "now"
+    bad = gql(RANKED, q=CROWD_QUESTION, rankBy="similarity", now="2026-10-31")["errors"][0]
+    assert bad["extensions"]["field"] == "now"
+
+
+def test_cli_query_ranked_by_recall(
+    monkeypatch: pytest.MonkeyPatch, embedded_url: str, store: Store, short_tmp: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    monkeypatch.setenv("GRAPHMEM_STORE", embedded_url)
+    monkeypatch.setenv("GRAPHMEM_HOME", str(short_tmp / "cli-rank"))
+    path = tmp_path / "docs.jsonl"
+    path.write_text("\n".join(json.dumps(item) for item in CROWDS))
+    assert main(["ingest-docs", str(path)]) == 0
+    capsys.readouterr()
+    recalled = store.read("props.filtered", source=None, start=None, end=None,
+                          contains="ward office", offset=0, limit=1)[0]["id"]  # fmt: skip
+    from graphmem.timeline import reinforce_in
+
+    for day in RECALL_DAYS:
+        reinforce_in(store, [recalled], day)
+    plain = ["query", CROWD_QUESTION, "-k", "1", "--no-expand"]
+    assert main(plain) == 0
+    assert CROWDS[0]["text"] in capsys.readouterr().out
+    assert main([*plain, "--rank-by", "recall", "--now", "2026-10-31"]) == 0
+    out = capsys.readouterr().out
+    assert CROWDS[1]["text"] in out and CROWDS[0]["text"] not in out
+    assert main([*plain, "--rank-by", "luck"]) == 1
+    assert "--rank-by" in capsys.readouterr().err

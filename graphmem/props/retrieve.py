@@ -88,6 +88,33 @@ class Scored:
 
 
 Ranker = Callable[[Sequence[Scored]], Sequence[float]]  # higher ranks first
+RANK_BY = ("similarity", "recall")
+
+
+def anchor_ranker(
+    ctx: PropsMemory,
+    rank_by: str = "similarity",
+    now: Any = None,
+    as_of: str | None = None,
+    fields: tuple[str, str] = ("rank_by", "now"),
+) -> Ranker | None:
+    """How anchors are chosen: None for plain similarity, or their recall probability p.
+
+    "recall" ranks the search pool by p at `now` (default: the as-of date, else the current
+    time) with the timeline's settings, so a proposition recalled often and lately can
+    outrank a more similar one. `fields` names the two arguments in error messages.
+    """
+    if rank_by not in RANK_BY:
+        raise InvalidInput(fields[0], f"must be one of {', '.join(RANK_BY)}")
+    if rank_by == "similarity":
+        if now is not None:
+            raise InvalidInput(fields[1], "applies only when ranking by recall")
+        return None
+    from graphmem.timeline.memory import checked_now
+    from graphmem.timeline.recall import ranker
+
+    when = now if now is not None else as_of if as_of is not None else ctx.now()
+    return ranker(checked_now(when, fields[1]), ctx.settings.timeline_config())
 
 
 def subgraph(
