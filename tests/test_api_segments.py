@@ -68,6 +68,12 @@ def test_bad_points_name_the_input_and_store_nothing(gql) -> None:
     error = gql(APPEND, id=sid, points=pts)["errors"][0]
     assert error["extensions"]["field"] == "points[3].timestamp"
     assert "not after the previous" in error["message"]
+    pts = points(50)
+    pts[2]["value"] = None
+    pts[5]["value"] = 1e150
+    error = gql(APPEND, id=sid, points=pts)["errors"][0]
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "points[5].value"}
+    assert "too large" in error["message"]
     empty = gql(APPEND, id=sid, points=[])["errors"][0]
     assert empty["extensions"]["field"] == "points" and "empty" in empty["message"]
     bounds = gql("query($id: ID!) { timeBounds(seriesId: $id) { nPoints } }", id=sid)
@@ -78,3 +84,25 @@ def test_unknown_series_or_segment(gql) -> None:
     error = gql(APPEND, id="nope", points=points(3))["errors"][0]
     assert error["extensions"]["code"] == "NOT_FOUND"
     assert gql('{ segment(id: "nope") { id } }')["data"]["segment"] is None
+
+
+def test_segments_pages_with_limit_and_offset(gql) -> None:
+    sid = make_series(gql)
+    gql(APPEND, id=sid, points=points())
+    query = (
+        "query($id: ID!, $limit: Int!, $offset: Int!) "
+        "{ segments(seriesId: $id, limit: $limit, offset: $offset) { id idx } }"
+    )
+    every = gql(query, id=sid, limit=100, offset=0)["data"]["segments"]
+    assert len(every) >= 3
+    pages = [
+        gql(query, id=sid, limit=2, offset=off)["data"]["segments"]
+        for off in range(0, len(every), 2)
+    ]
+    assert all(len(page) <= 2 for page in pages)
+    assert [s for page in pages for s in page] == every
+    assert gql(query, id=sid, limit=1, offset=1)["data"]["segments"] == every[1:2]
+    assert gql(query, id=sid, limit=5, offset=len(every))["data"]["segments"] == []
+    for limit, offset, field in [(0, 0, "limit"), (2, -1, "offset")]:
+        error = gql(query, id=sid, limit=limit, offset=offset)["errors"][0]
+        assert error["extensions"] == {"code": "BAD_INPUT", "field": field}

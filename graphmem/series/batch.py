@@ -11,10 +11,15 @@ from typing import Any
 import numpy as np
 
 from graphmem.errors import InvalidInput
+from graphmem.series.bocpd import MAX_ABS_VALUE
 from graphmem.timeutil import iso, parse_timestamp
 
 MAX_BATCH = 1_000_000
 SIGNIFICANT_DIGITS = 15  # what FalkorDB returns for a double; storing more would not round-trip
+# Epoch seconds of present-day dates have 10 integer digits, leaving 5 decimals: 10 µs.
+RESOLUTION_NOTE = (
+    "timestamps are kept to 15 significant digits (10 µs for dates between 2001 and 2286)"
+)
 
 
 def quantize(values: np.ndarray) -> np.ndarray:
@@ -63,26 +68,37 @@ def _timestamps(values: Sequence[Any] | np.ndarray) -> np.ndarray:
     )
 
 
+def _out_of_range(x: float, i: int) -> InvalidInput:
+    """The error for a value the detector cannot take, indexed as in the caller's batch."""
+    if math.isinf(x):
+        return InvalidInput(f"values[{i}]", f"{x} is not finite (NaN marks a missing value)")
+    return InvalidInput(
+        f"values[{i}]", f"{x:g} is too large: values must be below {MAX_ABS_VALUE:g} in magnitude"
+    )
+
+
 def _value(v: Any, i: int) -> float:
     if v is None:
         return math.nan
     if isinstance(v, bool | np.bool_) or not isinstance(v, int | float | np.number):
         raise InvalidInput(f"values[{i}]", f"{v!r} is not a number")
-    x = float(v)
-    if math.isinf(x):
-        raise InvalidInput(f"values[{i}]", f"{v} is not finite (NaN marks a missing value)")
+    try:
+        x = float(v)
+    except OverflowError:  # a Python int beyond float range
+        raise InvalidInput(f"values[{i}]", "is too large for a float") from None
+    if abs(x) >= MAX_ABS_VALUE:  # False for NaN, which marks a missing value
+        raise _out_of_range(x, i)
     return x
 
 
 def _values(values: Sequence[Any] | np.ndarray) -> np.ndarray:
     if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
         arr = values.astype(np.float64)
-        bad = np.flatnonzero(np.isinf(arr))
+        with np.errstate(invalid="ignore"):
+            bad = np.flatnonzero(np.abs(arr) >= MAX_ABS_VALUE)  # NaN compares False: missing
         if len(bad):
             i = int(bad[0])
-            raise InvalidInput(
-                f"values[{i}]", f"{arr[i]} is not finite (NaN marks a missing value)"
-            )
+            raise _out_of_range(float(arr[i]), i)
         return arr
     return np.array([_value(v, i) for i, v in enumerate(values)], dtype=np.float64)
 
@@ -100,11 +116,18 @@ def validate_batch(timestamps: Any, values: Any) -> Batch:
         )
     if len(timestamps) > MAX_BATCH:
         raise InvalidInput("timestamps", f"a batch holds at most {MAX_BATCH:,} points")
-    ts = quantize(_timestamps(timestamps))
+    raw = _timestamps(timestamps)
+    ts = quantize(raw)
     xs = quantize(_values(values))
     steps = np.flatnonzero(np.diff(ts) <= 0)
     if len(steps):
         i = int(steps[0]) + 1
+        if raw[i] > raw[i - 1]:  # increasing, but not at the resolution that is stored
+            raise InvalidInput(
+                f"timestamps[{i}]",
+                f"is only {raw[i] - raw[i - 1]:.3g} s after the previous timestamp "
+                f"{iso(ts[i - 1])}; {RESOLUTION_NOTE}, so both would be stored as the same time",
+            )
         raise InvalidInput(
             f"timestamps[{i}]",
             f"{iso(ts[i])} is not after the previous timestamp {iso(ts[i - 1])}",
@@ -115,7 +138,8 @@ def validate_batch(timestamps: Any, values: Any) -> Batch:
 def check_follows(batch: Batch, last_ts: float | None) -> None:
     """Batches arrive in time order: the first point must come after everything stored."""
     if last_ts is not None and batch.ts[0] <= last_ts:
+        note = f" ({RESOLUTION_NOTE})" if batch.ts[0] == last_ts else ""
         raise InvalidInput(
             "timestamps[0]",
-            f"{iso(batch.ts[0])} is not after the last stored timestamp {iso(last_ts)}",
+            f"{iso(batch.ts[0])} is not after the last stored timestamp {iso(last_ts)}{note}",
         )

@@ -32,7 +32,7 @@ _NPAR = 17
 _PAR = _NROWS
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
-_MAX_ABS = 1e100  # squares of larger values, summed over long runs, could overflow
+MAX_ABS_VALUE = 1e100  # squares of larger values, summed over long runs, could overflow
 # Sentinels of the integer-key reductions: below every float's key; above every key of a value <= 0.
 _KEY_LOW = -9218868437227405313  # the key of -inf
 _KEY_HIGH = 2**62
@@ -295,7 +295,7 @@ class NormalGammaPrior:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float | np.number):
                 raise InvalidInput(f"prior.{name}", f"must be a number, got {value!r}")
-        if not abs(self.mu0) < _MAX_ABS:
+        if not abs(self.mu0) < MAX_ABS_VALUE:
             raise InvalidInput("prior.mu0", f"must be finite and below 1e100, got {self.mu0}")
         for name, (lo, hi) in _PRIOR_RANGES.items():
             value = getattr(self, name)
@@ -361,8 +361,8 @@ def _as_series(xs: Any) -> np.ndarray:
         raise InvalidInput("xs", f"must be an array of numbers ({exc})") from None
     if arr.ndim != 1:
         raise InvalidInput("xs", f"must be one-dimensional, got {arr.ndim} dimensions")
-    if arr.size and not (np.abs(arr) < _MAX_ABS).all():
-        bad = int(np.flatnonzero(~(np.abs(arr) < _MAX_ABS))[0])
+    if arr.size and not (np.abs(arr) < MAX_ABS_VALUE).all():
+        bad = int(np.flatnonzero(~(np.abs(arr) < MAX_ABS_VALUE))[0])
         raise InvalidInput("xs", f"value at position {bad} is not a finite number below 1e100")
     # One compiled kernel for every call: a read-only array would get a specialisation of its own.
     return arr.copy() if not (arr.flags.c_contiguous and arr.flags.writeable) else arr
@@ -507,7 +507,7 @@ class OnlineBOCPD:
         # Plain floats (np.float64 included) take the fast path; anything else is checked as xs.
         if self._prior is None or not isinstance(x, float):
             return self.update_batch(np.array([x], dtype=np.float64))
-        if not -_MAX_ABS < x < _MAX_ABS:
+        if not -MAX_ABS_VALUE < x < MAX_ABS_VALUE:
             raise InvalidInput("x", f"{x} is not a finite number below 1e100")
         self._n_pushed += 1
         one = self._one

@@ -14,7 +14,7 @@ from graphmem.series.archive import CHUNK_SIZE, Points, chunk_rows, read_index_r
 from graphmem.series.batch import check_follows, validate_batch
 from graphmem.series.catalog import SeriesInfo, get_series
 from graphmem.series.segmenter import OnlineSegmenter, SegmenterConfig
-from graphmem.series.segments import Segment, build_segment, get_segment, segment_id
+from graphmem.series.segments import Segment, build_segment, segment_id
 from graphmem.series.stats import SuffStats
 from graphmem.store import Store
 
@@ -42,6 +42,7 @@ class IngestState:
     end_ts: float | None = None
     open_idx: int = 0
     open_i0: int = 0
+    open_prefix: str | None = None  # JSON: the open segment's folded statistics (see _fold)
     segmenter: str | None = None
 
     @classmethod
@@ -55,6 +56,7 @@ class IngestState:
             end_ts=node.get("end_ts"),
             open_idx=node.get("open_idx") or 0,
             open_i0=node.get("open_i0") or 0,
+            open_prefix=node.get("open_prefix"),
             segmenter=node.get("segmenter"),
         )
 
@@ -84,8 +86,8 @@ def append(
     segmenter = _segmenter(state, config)
     boundaries = segmenter.push(new.xs) if len(new) else []
     t0 = state.t0 if state.t0 is not None else (float(new.ts[0]) if len(new) else None)
-    segments = _segments(store, series, state, new, boundaries, t0)
     partial = _partial_chunk(store, series.id, state.n_points)
+    segments, prefix = _segments(store, series, state, new, boundaries, t0, partial)
 
     written = store.write(
         "ingest.append",
@@ -101,6 +103,7 @@ def append(
             "n_batches": state.n_batches + 1,
             "open_idx": state.open_idx + len(boundaries),
             "open_i0": boundaries[-1] if boundaries else state.open_i0,
+            "open_prefix": prefix,
             "segmenter": json.dumps(segmenter.state()),
         },
         chunks=chunk_rows(series.id, state.n_points, partial, new),
@@ -142,29 +145,72 @@ def _segments(
     new: Points,
     boundaries: list[int],
     t0: float | None,
-) -> list[Segment]:
+    partial: Points,
+) -> tuple[list[Segment], str | None]:
     """The segment that was open (grown or closed), then every segment this batch starts.
 
     A segment that closes gets its statistics from all of its raw points, read back from
-    the archive, so closed segments do not depend on how the stream was batched. The open
-    segment grows by merging sufficient statistics; it is recomputed when it closes.
+    the archive. The open one is a fold over pieces cut at chunk boundaries (_fold), carried
+    from batch to batch, so its statistics too are bit-identical however the stream was
+    batched. Also returns the open segment's fold prefix to store (JSON).
     """
     if len(new) == 0:
-        return []
+        return [], state.open_prefix
     n_prev, b = state.n_points, state.open_i0
     n_end = n_prev + len(new)
     if not boundaries and n_prev > b:
-        stored = get_segment(store, segment_id(series.id, state.open_idx)).stats
-        grown = stored.merge(SuffStats.from_points(new.ts, new.xs, t0))
-        return [build_segment(series, state.open_idx, b, grown, open=True)]
+        if state.open_prefix is None:  # stored before folds were kept: rebuild from the archive
+            g, acc, tail = b, SuffStats.empty(), read_index_range(store, series.id, b, n_prev)
+        else:
+            g, acc = _grid_start(b, n_prev), _load_prefix(state.open_prefix)
+            # Points g .. n_prev-1 lie in the last, partial chunk, which was read already.
+            tail = partial[len(partial) - (n_prev - g) :]
+        stats, prefix = _fold(acc, g, b, tail.then(new), t0)
+        return [build_segment(series, state.open_idx, b, stats, open=True)], prefix
     points = read_index_range(store, series.id, b, n_prev).then(new)  # points b .. n_end-1
     cuts = [b, *boundaries, n_end]
     out = []
     for k, (i, j) in enumerate(zip(cuts[:-1], cuts[1:], strict=True)):
         part = points[i - b : j - b]
-        stats = SuffStats.from_points(part.ts, part.xs, t0)
+        if j == n_end:
+            stats, prefix = _fold(SuffStats.empty(), i, i, part, t0)
+        else:
+            stats = SuffStats.from_points(part.ts, part.xs, t0)
         out.append(build_segment(series, state.open_idx + k, i, stats, open=j == n_end))
-    return out
+    return out, prefix
+
+
+def _grid_start(b: int, n: int) -> int:
+    """Where the open segment [b, n)'s last, unfinished fold piece starts."""
+    return max(b, n - n % CHUNK_SIZE)
+
+
+def _fold(
+    acc: SuffStats, g: int, b: int, points: Points, t0: float | None
+) -> tuple[SuffStats, str]:
+    """Fold points g, g+1, ... of the open segment starting at b into acc (its pieces before g).
+
+    Pieces end at multiples of CHUNK_SIZE, and each is summarised whole by from_points, so the
+    result depends only on the points, not on where batches began. Returns the statistics of
+    the whole open segment and, as JSON, those of its finished pieces (the next batch's acc).
+    """
+    n_end = g + len(points)
+    done = _grid_start(b, n_end)  # pieces before this are finished
+    cuts = [g, *range(g - g % CHUNK_SIZE + CHUNK_SIZE, done + 1, CHUNK_SIZE)]
+    for i, j in zip(cuts[:-1], cuts[1:], strict=True):
+        piece = points[i - g : j - g]
+        acc = acc.merge(SuffStats.from_points(piece.ts, piece.xs, t0))
+    prefix = json.dumps(None if acc.is_empty else acc.to_props())
+    if done < n_end:
+        rest = points[done - g :]
+        acc = acc.merge(SuffStats.from_points(rest.ts, rest.xs, t0))
+    return acc, prefix
+
+
+def _load_prefix(text: str | None) -> SuffStats:
+    """Inverse of _fold's prefix JSON (Python's float repr round-trips exactly)."""
+    props = json.loads(text) if text else None
+    return SuffStats.empty() if props is None else SuffStats.from_props(props)
 
 
 def ingest_all(
