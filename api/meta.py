@@ -140,8 +140,10 @@ _TOOL_FOR_KIND = {
     "filter": "create_meta_segment_by_filter",
     "members": "create_meta_segment_from_members",
 }
-_FILTER_FIELDS = ("slope_min", "slope_max", "std_min", "std_max", "mean_min", "mean_max",
-                  "duration_min", "duration_max", "start", "end")  # fmt: skip
+# the filter fields of the input, as conditions of the tools' `where` text
+_WHERE = {"slope_min": "slope>=", "slope_max": "slope<=", "std_min": "std>=", "std_max": "std<=",
+          "mean_min": "mean>=", "mean_max": "mean<=", "duration_min": "duration>=",
+          "duration_max": "duration<="}  # fmt: skip
 
 
 def _tool_args(spec: MetaSpecInput) -> dict[str, object]:
@@ -150,8 +152,10 @@ def _tool_args(spec: MetaSpecInput) -> dict[str, object]:
     elif spec.kind == "range":
         args = {"series": spec.series_id, "start": spec.start, "end": spec.end, "freq": spec.freq}
     else:
-        args = {"series": spec.series_id, "text": spec.text, "k": spec.k,
-                **{k: getattr(spec, k) for k in _FILTER_FIELDS}}  # fmt: skip
+        where = " ".join(f"{op}{getattr(spec, k)!r}" for k, op in _WHERE.items()
+                         if getattr(spec, k) is not None)  # fmt: skip
+        args = {"series": spec.series_id, "text": spec.text, "k": spec.k, "start": spec.start,
+                "end": spec.end, "where": where or None}  # fmt: skip
     return {k: (str(v) if k == "series" and v is not None else v)
             for k, v in args.items() if v is not None}  # fmt: skip
 

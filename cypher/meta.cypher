@@ -5,6 +5,12 @@ UNWIND $ids AS id
 MATCH (m:MetaSegment {id: id})
 RETURN m {.*, embedding: null} AS m
 
+// name: currency
+// What a cache check needs, without the full nodes: is each one current?
+UNWIND $ids AS id
+MATCH (m:MetaSegment {id: id})
+RETURN m.id AS id, m.built_n_points AS built_n_points, m.stable_before AS stable_before
+
 // name: list
 MATCH (m:MetaSegment {series_id: $series_id})
 RETURN m {.*, embedding: null} AS m ORDER BY m.start, m.id SKIP $offset LIMIT $limit
@@ -12,7 +18,24 @@ RETURN m {.*, embedding: null} AS m ORDER BY m.start, m.id SKIP $offset LIMIT $l
 // name: members
 MATCH (x)-[:MEMBER_OF]->(m:MetaSegment {id: $id})
 RETURN x {.*, embedding: null} AS x, x:Segment AS is_segment
-ORDER BY x.start, x.id
+ORDER BY x.start, x.id SKIP $offset LIMIT $limit
+
+// name: segments_filtered
+// One page of the segments of a series meeting a SegmentFilter (bounds inclusive).
+MATCH (g:Segment {series_id: $series_id})
+WHERE ($slope_min IS NULL OR g.slope_per_day >= $slope_min)
+  AND ($slope_max IS NULL OR g.slope_per_day <= $slope_max)
+  AND ($std_min IS NULL OR g.std >= $std_min)
+  AND ($std_max IS NULL OR g.std <= $std_max)
+  AND ($mean_min IS NULL OR g.mean >= $mean_min)
+  AND ($mean_max IS NULL OR g.mean <= $mean_max)
+  AND ($min_below IS NULL OR g.min <= $min_below)
+  AND ($max_above IS NULL OR g.max >= $max_above)
+  AND ($duration_min IS NULL OR g.duration_days >= $duration_min)
+  AND ($duration_max IS NULL OR g.duration_days <= $duration_max)
+  AND ($start IS NULL OR g.end >= $start)
+  AND ($end IS NULL OR g.start <= $end)
+RETURN g {.*, embedding: null} AS g ORDER BY g.start SKIP $offset LIMIT $limit
 
 // name: upsert
 // Unit subqueries over flat lists: FalkorDB runs a subquery that imports variables for the

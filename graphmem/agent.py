@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.errors import InvalidInput
+from graphmem.errors import InvalidInput, LLMError
 from graphmem.llm import LLM
 from graphmem.series import catalog
 from graphmem.series.archive import read_index_range
@@ -21,13 +21,13 @@ from graphmem.timeutil import iso_date
 
 SHORT_RESULT = 300
 
-SYSTEM = """You answer questions about long numeric time series stored in graphmem.
-You never see raw points. Series are cut into statistically stable segments; you build
-meta-segments that group segments at the granularity the question needs (a year, a month,
-all sharp drops...), read their features, and drill down to segments only for evidence.
-Call tools until you can answer, then answer in plain words with the numbers you used.
-Dates are YYYY-MM-DD. Keep tool calls few.
+DESCRIPTION_CHARS = 120  # of a series' own description, in the system prompt
 
+# Says only what the tool schemas do not: the series, the approach, the form of the answer.
+SYSTEM = """Answer questions about the time series below with the tools; you never see raw \
+points. A series is cut into stable segments; build meta-segments grouping them at the \
+granularity the question needs, compare their features, drill into segments for evidence. \
+Answer in plain words with the numbers used. Dates YYYY-MM-DD; a series' name is its id.
 {series}"""
 
 
@@ -44,7 +44,10 @@ class Step:
 
 @dataclass
 class Answer:
-    """The agent's final answer, what it did, and the evidence it read or built."""
+    """The agent's final answer, what it did, and the evidence it read or built.
+
+    `tokens` adds up the usage the endpoint reported over all requests.
+    """
 
     question: str
     answer: str | None
@@ -55,10 +58,24 @@ class Answer:
     tokens: int = 0
 
 
+class AskFailed(LLMError):
+    """The LLM failed part-way through an answer.
+
+    Every tool call made until then is stored whole (a ToolCall is written in one statement
+    once the call has run); `answer` holds the session id and those steps.
+    """
+
+    def __init__(self, cause: LLMError, answer: Answer) -> None:
+        done = ", ".join(s.tool for s in answer.steps) or "none"
+        super().__init__(f"{cause} (session {answer.session}; tool calls stored: {done})")
+        self.answer = answer
+
+
 def _spacing(store: Store, series_id: str) -> str:
+    """'daily points', 'hourly points', ... or 'points about N s apart'."""
     points = read_index_range(store, series_id, 0, 200)
     if len(points) < 2:
-        return "unknown spacing"
+        return "points"
     gap = float(np.median(np.diff(points.ts)))
     for seconds, word in (
         (86400 * 7, "weekly"),
@@ -68,7 +85,7 @@ def _spacing(store: Store, series_id: str) -> str:
     ):
         if abs(gap - seconds) < 0.01 * seconds:
             return f"{word} points"
-    return f"about {gap:.0f} s between points"
+    return f"points about {gap:.0f} s apart"
 
 
 def describe_series(store: Store, series_ref: str | None) -> str:
@@ -76,18 +93,21 @@ def describe_series(store: Store, series_ref: str | None) -> str:
     chosen = [catalog.get_series(store, series_ref)] if series_ref else catalog.list_series(store)
     if not chosen:
         return "No series are stored yet."
-    lines = ["Series:"]
+    lines = []
     for s in chosen:
         b = time_bounds(store, s.id)
         span = (
-            f"{iso_date(b.start)} to {iso_date(b.end)}, {b.n_points} points "
-            f"({_spacing(store, s.id)}), {b.n_segments} segments"
+            f"{iso_date(b.start)} to {iso_date(b.end)}, {b.n_points} {_spacing(store, s.id)}, "
+            f"{b.n_segments} segments"
             if b.n_points
             else "no points yet"
         )
-        unit = f", unit: {s.unit}" if s.unit else ""
-        desc = f" - {s.description}" if s.description else ""
-        lines.append(f"- {s.name} (id {s.id}{unit}): {span}{desc}")
+        unit = f" ({s.unit})" if s.unit else ""
+        desc = ""
+        if s.description:
+            cut = s.description[:DESCRIPTION_CHARS]
+            desc = ". " + (cut if cut == s.description else cut.rsplit(" ", 1)[0] + "...")
+        lines.append(f"Series {s.name}{unit}: {span}{desc}")
     return "\n".join(lines)
 
 
@@ -135,7 +155,10 @@ def _loop(
     answer = Answer(question=question, answer=None, complete=False, session=session)
     schemas = tool_schemas()
     while len(answer.steps) < max_steps:
-        reply = llm.chat(messages, tools=schemas)
+        try:
+            reply = llm.chat(messages, tools=schemas)
+        except LLMError as error:
+            raise AskFailed(error, answer) from None
         answer.tokens += reply.usage_tokens
         if not reply.tool_calls:
             answer.answer, answer.complete = reply.content or "", True
@@ -179,4 +202,4 @@ def format_step(step: Step, max_steps: int) -> str:
     return f"[Step {step.number}/{max_steps}] tool: {step.tool} {step.arguments}{status}"
 
 
-__all__ = ["TOOLS", "Answer", "Step", "ask", "describe_series", "format_step"]
+__all__ = ["TOOLS", "Answer", "AskFailed", "Step", "ask", "describe_series", "format_step"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from statistics import median
-from typing import TextIO
+from typing import Any, TextIO
 
 from graphmem.config import Settings
 from graphmem.llm import llm_or_none
@@ -58,11 +58,14 @@ YEARLY_QUESTION = (
 )
 
 
-def yearly_trend(store: Store, settings: Settings, series: SeriesInfo, out: TextIO) -> None:
+def yearly_trend(
+    store: Store, settings: Settings, series: SeriesInfo, out: TextIO
+) -> list[dict[str, Any]]:
     """The source paper's yearly-trend analysis: time_bounds -> yearly meta-segments -> features.
 
     With an LLM configured the agent runs it and its trace is printed; without one the
-    same tool calls run directly. Either way every call is stored as a ToolCall.
+    same tool calls run directly and the per-year rows are returned. Either way every call
+    is stored as a ToolCall.
     """
     llm = llm_or_none(settings)
     if llm is not None:
@@ -72,7 +75,7 @@ def yearly_trend(store: Store, settings: Settings, series: SeriesInfo, out: Text
         answer = ask(store, llm, YEARLY_QUESTION, series.id,
                      on_step=lambda step, n: print(format_step(step, n), file=out))  # fmt: skip
         print(f"\nAnswer: {answer.answer}", file=out)
-        return
+        return []
     print("\nYearly trend (no LLM configured: the agent's tool calls, run directly):", file=out)
     bounds = json.loads(run_tool(store, "time_bounds", {"series": series.id}, "demo").content)
     print(f"[Step 1/3] tool: time_bounds -> {bounds['start']} to {bounds['end']}", file=out)
@@ -80,14 +83,15 @@ def yearly_trend(store: Store, settings: Settings, series: SeriesInfo, out: Text
     years = json.loads(
         run_tool(store, "create_meta_segment_by_datetime_range", args, "demo").content
     )
-    print(f"[Step 2/3] tool: create_meta_segment_by_datetime_range -> {len(years)} years", file=out)
+    ids = [dict(zip(years["cols"].split(","), row, strict=True))["id"] for row in years["rows"]]
+    print(f"[Step 2/3] tool: create_meta_segment_by_datetime_range -> {len(ids)} years", file=out)
     rows = []
-    for year in years:
+    for meta_id in ids:
         f = json.loads(
-            run_tool(store, "get_meta_features", {"meta_segment_id": year["id"]}, "demo").content
+            run_tool(store, "get_meta_features", {"meta_segment_id": meta_id}, "demo").content
         )
         rows.append({"year": f["label"], "n": f["n"], "mean": f["mean"],
-                     "slope/day": f["slope_per_day"], "mean vs prev %": f.get("pct_change_vs_prev"),
+                     "slope/day": f["slope"], "mean vs prev %": f.get("pct_prev"),
                      "segments": f["members"]})  # fmt: skip
     print(f"[Step 3/3] tool: get_meta_features x{len(rows)}\n", file=out)
     print(render(rows), file=out)
@@ -101,6 +105,7 @@ def yearly_trend(store: Store, settings: Settings, series: SeriesInfo, out: Text
     print(f"\nWeakest trend within a year: {weakest['year']} (slope {weakest['slope/day']} "
           f"{series.unit or ''}/day). Year-over-year growth dips in {', '.join(dips)} against "
           f"a median of +{median(growth):.3g} %.", file=out)  # fmt: skip
+    return rows
 
 
 def propositions_demo(services: Services, out: TextIO) -> None:

@@ -39,7 +39,8 @@ def _check(name: str, value: Any, schema: dict[str, Any]) -> None:
             kind in ("number", "integer") and isinstance(value, bool)
         )
         if not ok:
-            raise InvalidInput(name, f"must be a {kind}, got {json.dumps(value)[:60]}")
+            article = "an" if kind[0] in "aeiou" else "a"
+            raise InvalidInput(name, f"must be {article} {kind}, got {json.dumps(value)[:60]}")
     if "enum" in schema and value not in schema["enum"]:
         raise InvalidInput(name, f"must be one of {', '.join(map(str, schema['enum']))}")
     if "minimum" in schema and value < schema["minimum"]:

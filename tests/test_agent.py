@@ -7,7 +7,7 @@ import json
 import pytest
 from llm_server import tool_call
 
-from graphmem.agent import ask, format_step
+from graphmem.agent import AskFailed, ask, format_step
 from graphmem.errors import LLMError
 from graphmem.llm import LLM
 from graphmem.series.meta import meta_id
@@ -97,3 +97,45 @@ def test_empty_question_is_refused(sales_store, llm_settings) -> None:
     store, series, _ = sales_store
     with pytest.raises(Exception, match="question: must not be empty"):
         ask(store, LLM(llm_settings), "  ", series.name)
+
+
+def test_llm_error_mid_answer_leaves_only_whole_tool_calls(
+    sales_store, llm_server, llm_settings
+) -> None:
+    store, series, _ = sales_store
+    yearly = {"series": series.name, "start": "2010-01-01", "end": "2020-12-31", "freq": "year"}
+    llm_server.script(
+        {"tool_calls": [tool_call("time_bounds", {"series": series.name})]},
+        {"tool_calls": [tool_call(Y, yearly)]},
+        {"status": 500},
+        {"status": 500},  # the client retries once
+    )
+    with pytest.raises(AskFailed, match="answered 500") as caught:
+        ask(store, LLM(llm_settings), "How did the yearly trend change?", series.name)
+    failed = caught.value
+    session = failed.answer.session
+    assert f"session {session}" in str(failed) and "time_bounds, " + Y in str(failed)
+    assert [s.tool for s in failed.answer.steps] == ["time_bounds", Y]
+    calls = store.read("toolcalls.by_session", session=session)
+    assert [c["t"]["tool"] for c in calls] == ["time_bounds", Y]
+    for c in calls:
+        t = c["t"]
+        assert t["ok"] and t["result"] and len(t["digest"]) == 40 and t["at_iso"]
+    assert len(calls[1]["targets"]) == 11, "the yearly build is linked to all it built"
+
+
+def test_timeout_through_ask_is_a_clear_error(sales_store, llm_server) -> None:
+    from graphmem.config import Settings
+
+    store, series, _ = sales_store
+    settings = Settings(llm_base_url=llm_server.url, llm_timeout=0.3)
+    llm_server.script(
+        {"tool_calls": [tool_call("time_bounds", {"series": series.name})]},
+        {"delay": 1.0, "content": "late"},
+        {"delay": 1.0, "content": "late"},
+    )
+    with pytest.raises(LLMError, match="did not answer within") as caught:
+        ask(store, LLM(settings), "When does it start?", series.name)
+    session = caught.value.answer.session
+    [call] = store.read("toolcalls.by_session", session=session)
+    assert call["t"]["tool"] == "time_bounds" and call["t"]["ok"]

@@ -112,3 +112,54 @@ def test_ingest_series_bad_csv_names_the_line(
     assert main(["ingest-series", str(csv), "--series", "bad"]) == 1
     assert "line 3" in capsys.readouterr().err
     assert cli_env.read("series.list", limit=10, offset=0) == []
+
+
+def test_ask_prints_the_trace_and_the_answer(
+    cli_env: Store, llm_server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from llm_server import tool_call
+
+    from graphmem.series.ingest import append
+    from graphmem.series.synthetic import sales_series
+
+    data = sales_series(seed=0)
+    series = create_series(cli_env, data.name, data.unit)
+    append(cli_env, series.id, data.ts, data.xs)
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.url)
+    llm_server.script(
+        {"tool_calls": [tool_call("time_bounds", {"series": data.name})]},
+        {"content": "It covers 2010-01-01 to 2020-12-31."},
+    )
+    assert main(["ask", "What period does it cover?", "--series", data.name]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith('[Step 1/10] tool: time_bounds {"series": "synthetic-sales"}')
+    assert "It covers 2010-01-01 to 2020-12-31." in out and "evidence (ask_" not in out
+    assert data.name in llm_server.requests[0]["messages"][0]["content"]
+
+
+def test_ask_without_an_llm_says_so(
+    cli_env: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["ask", "Anything?"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: no LLM is configured: set OPENAI_BASE_URL")
+
+
+def test_demo_yearly_trend_table_shows_the_2016_slowdown(sales_store) -> None:
+    import io
+
+    from graphmem.config import Settings
+    from graphmem.demo import yearly_trend
+
+    store, series, _ = sales_store
+    out = io.StringIO()
+    rows = yearly_trend(store, Settings(), series, out)
+    assert [r["year"] for r in rows] == [str(y) for y in range(2010, 2021)]
+    assert min(rows, key=lambda r: r["slope/day"])["year"] == "2016"
+    assert rows[0]["mean vs prev %"] is None, "2009 holds no points to compare with"
+    text = out.getvalue()
+    assert "[Step 3/3] tool: get_meta_features x11" in text
+    assert "Weakest trend within a year: 2016" in text
+    assert "2016" in text.split("Year-over-year growth dips in")[1]

@@ -185,9 +185,136 @@ def test_meta_segment_by_text_over_summaries(sales_store, short_tmp) -> None:
         assert result.ok and json.loads(result.content)["members"] == 2
         found = json.loads(run_tool(env, "search_segments", {"series": series.id, "text": query,
                                                               "limit": 1}).content)  # fmt: skip
-        assert found[0]["id"] == target.id
+        assert found["rows"][0][0] == target.id and found["more"]
         # new points change the open segment's summary: it is embedded again
         append(store, series.id, [data.ts[-1] + 86400.0], [300.0])
         assert env.search().ensure_embedded(series.id) >= 1
+    finally:
+        env.close()
+
+
+def test_statistics_stay_exact_beyond_one_page_of_segments(sales_store, monkeypatch) -> None:
+    """Segments are read page by page: a page of 10 still gives every point."""
+    from graphmem.series import meta, segquery
+
+    store, series, data = sales_store
+    monkeypatch.setattr(segquery, "PAGE", 10)
+    monkeypatch.setattr(meta, "PAGE", 10)
+    [whole] = build_by_range(store, series.id, T("2010-01-01"), T("2020-12-31"))
+    want = numpy_stats(data, T("2010-01-01"), T("2021-01-01"))
+    assert whole.features.n == want["n"] == 4018
+    assert whole.features.mean == pytest.approx(want["mean"], rel=1e-12)
+    assert whole.features.std == pytest.approx(want["std"], rel=1e-9)
+    assert (
+        whole.member_count > 10 and len(get_members(store, whole.id).segments) == whole.member_count
+    )
+    for m in build_by_range(store, series.id, T("2010-01-01"), T("2020-12-31"), "year"):
+        assert m.features.n == numpy_stats(data, m.start, m.end)["n"]
+    everything = build_by_filter(store, series.id, SegmentFilter())
+    assert everything.features.n == 4018 and everything.member_count == whole.member_count
+    rising = build_by_filter(store, series.id, SegmentFilter(slope_min=0.0))
+    members = get_members(store, rising.id).segments
+    assert len(members) > 10 and all(g.features.slope_per_day >= 0 for g in members)
+
+
+def _spy(monkeypatch, store):
+    """Record the store's statements (name, params) and the archive's time-range reads."""
+    from graphmem.series import metabuild
+
+    calls: dict[str, list] = {"read": [], "write": [], "ranges": []}
+    for kind in ("read", "write"):
+        real = getattr(store, kind)
+
+        def spy(name, /, _real=real, _kind=kind, **params):
+            calls[_kind].append((name, params))
+            return _real(name, **params)
+
+        monkeypatch.setattr(store, kind, spy)
+    real_ranges = metabuild.read_time_ranges
+
+    def ranges(store_, series_id, wanted):
+        calls["ranges"].extend(wanted)
+        return real_ranges(store_, series_id, wanted)
+
+    monkeypatch.setattr(metabuild, "read_time_ranges", ranges)
+    return calls
+
+
+def test_extension_reads_only_new_points_and_rewrites_only_open_periods(store, monkeypatch) -> None:
+    from graphmem.series.segments import list_segments
+    from graphmem.series.synthetic import sales_series
+
+    data = sales_series(seed=3)
+    series = create_series(store, "growing-months")
+    cut = int(np.searchsorted(data.ts, T("2015-07-10")))
+    append(store, series.id, data.ts[:cut], data.xs[:cut])
+    old_end = data.ts[cut - 1]
+    open_start = next(g.start for g in list_segments(store, series.id, limit=1000) if g.open)
+    span = (T("2014-01-01"), T("2015-12-31"))
+    before = {m.id: m for m in build_by_range(store, series.id, *span, "month")}
+    append(store, series.id, data.ts[cut:], data.xs[cut:])
+    calls = _spy(monkeypatch, store)
+    after = build_by_range(store, series.id, *span, "month")
+    assert calls["ranges"] and all(a > old_end for a, _ in calls["ranges"]), "only new points"
+    [upsert] = [p for name, p in calls["write"] if name == "meta.upsert"]
+    written = {row["id"] for row in upsert["metas"]}
+    new_months = {m.id for m in after} - set(before)
+    stale = {m.id for m in before.values() if m.end > open_start}
+    assert written == new_months | stale, "closed periods before the open segment stay as built"
+    assert len(written) < len(after) and len(new_months) == 5
+    for m in after:
+        want = numpy_stats(data, m.start, m.end)
+        assert m.features.n == want["n"]
+        assert m.features.mean == pytest.approx(want["mean"], rel=1e-12)
+        assert m.member_count == len(get_members(store, m.id).segments)
+        assert m.features.slope_per_day == pytest.approx(want["slope"], rel=1e-8)
+
+
+def test_a_cache_hit_reads_only_ids_and_writes_nothing(sales_store, monkeypatch) -> None:
+    from graphmem.series.metabuild import build_range
+
+    store, series, _ = sales_store
+    first = build_by_range(store, series.id, 0, T("2021-01-01"), "week")
+    calls = _spy(monkeypatch, store)
+    ids, loaded = build_range(store, series.id, 0, T("2021-01-01"), "week", load=3)
+    assert ids == [m.id for m in first] and [m.id for m in loaded] == ids[:3]
+    assert calls["write"] == [] and calls["ranges"] == []
+    full_reads = [p["ids"] for name, p in calls["read"] if name == "meta.get_many"]
+    assert full_reads == [ids[:3]], "full nodes only for the rows asked for"
+    assert [name for name, _ in calls["read"]].count("meta.currency") == 1
+
+
+def test_text_and_conditions_combine(sales_store, short_tmp) -> None:
+    """Text ranks only the segments that meet the conditions, and fills the page."""
+    import json
+
+    from graphmem.config import Settings
+    from graphmem.series.metabuild import build_by_text
+    from graphmem.series.segquery import filtered_all
+    from graphmem.series.tools import ToolEnv, run_tool
+
+    store, series, _ = sales_store
+    env = ToolEnv(store, Settings(home=short_tmp / "text-and-filter"))
+    try:
+        rising = SegmentFilter(slope_min=0.02)
+        meeting = {g.id for g in filtered_all(store, series.id, rising)}
+        assert len(meeting) > 4
+        meta = build_by_text(store, series.id, "a sharp drop", env.search(), k=4, filt=rising)
+        members = get_members(store, meta.id).segments
+        assert len(members) == 4 and {g.id for g in members} <= meeting
+        args = {"series": series.id, "text": "a sharp drop", "where": "slope>0.02", "limit": 4}
+        page = json.loads(run_tool(env, "search_segments", args).content)
+        assert [r[0] for r in page["rows"]] and len(page["rows"]) == 4
+        assert {r[0] for r in page["rows"]} <= meeting and page["shown"] == f"1-4 of {len(meeting)}"
+        scores = [r[-1] for r in page["rows"]]
+        assert scores == sorted(scores, reverse=True)
+        rest = json.loads(run_tool(env, "search_segments", {**args, "offset": 4}).content)
+        assert not {r[0] for r in rest["rows"]} & {r[0] for r in page["rows"]}
+        built = json.loads(run_tool(env, "create_meta_segment_by_filter",
+                                    {**{k: v for k, v in args.items() if k != "limit"}, "k": 3},
+                                    session="tf").content)  # fmt: skip
+        assert built["members"] == 3
+        [call] = store.read("toolcalls.by_session", session="tf")
+        assert len(set(call["targets"]) & meeting) == 3, "members linked as READ"
     finally:
         env.close()

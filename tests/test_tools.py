@@ -12,16 +12,27 @@ from graphmem.series.tools import TOOLS, call_tool, run_tool, tool_schemas
 Y = "create_meta_segment_by_datetime_range"
 
 
+def rows_of(result: dict) -> list[dict]:
+    """A tool's table result as one dict per row."""
+    cols = result["cols"].split(",")
+    return [dict(zip(cols, row, strict=True)) for row in result["rows"]]
+
+
+def result_ids(result) -> list[str]:
+    return [r["id"] for r in rows_of(json.loads(result.content))]
+
+
 def test_schemas_are_valid_function_descriptions() -> None:
     schemas = tool_schemas()
     assert {s["function"]["name"] for s in schemas} == set(TOOLS) and len(TOOLS) == 10
     for s in schemas:
         params = s["function"]["parameters"]
         assert s["type"] == "function" and s["function"]["description"]
-        assert params["type"] == "object" and params["additionalProperties"] is False
-        assert set(params["required"]) <= set(params["properties"])
+        assert params["type"] == "object"
+        assert set(params.get("required", [])) <= set(params["properties"])
         for prop in params["properties"].values():
-            assert prop["type"] in ("string", "number", "integer", "array")
+            assert prop["type"] in ("string", "number", "integer", "array", "boolean")
+            assert "default" not in prop, "defaults live in the handlers, not in every prompt"
         json.dumps(s)
 
 
@@ -35,15 +46,24 @@ def test_paper_sequence_with_provenance(sales_store) -> None:
     )
     args = {"series": series.id, "start": bounds["start"], "end": bounds["end"], "freq": "year"}
     years = run_tool(store, Y, json.dumps(args), "s1")
-    views = json.loads(years.content)
+    views = rows_of(json.loads(years.content))
     assert years.ok and [v["label"] for v in views] == [str(y) for y in range(2010, 2021)]
-    assert len(years.content) < 4000, "compact: ids, dates, rounded numbers, never raw points"
+    assert len(years.content) < 1500, "compact: ids, labels, rounded numbers, never raw points"
+    assert views[6]["n"] == 366 and views[0]["pct_prev"] is None and views[6]["pct_prev"] > 0
     feats = json.loads(
         run_tool(store, "get_meta_features", {"meta_segment_id": views[6]["id"]}, "s1").content
     )
-    assert feats["label"] == "2016" and feats["n"] == 366 and "mean_change_vs_prev" in feats
+    assert feats["label"] == "2016" and feats["n"] == 366 and feats["pct_prev"] > 0
+    assert "start" not in feats and "r2" not in feats, "compact by default"
+    full = json.loads(
+        run_tool(
+            store, "get_meta_features", {"meta_segment_id": views[6]["id"], "full": True}
+        ).content
+    )
+    assert full["start"] == "2016-01-01" and full["prev"] == "2015" and "r2" in full
     calls = store.read("toolcalls.by_session", session="s1")
     assert [c["t"]["tool"] for c in calls] == ["time_bounds", Y, "get_meta_features"]
+    assert result_ids(years) == [v["id"] for v in views]
     assert set(calls[1]["targets"]) == {v["id"] for v in views}, "BUILT links to what it built"
     assert calls[2]["targets"] == [views[6]["id"]], "READ links to what it read"
     assert all(c["t"]["ok"] and len(c["t"]["digest"]) == 40 for c in calls)
@@ -59,13 +79,11 @@ def test_members_and_segments_tools(sales_store) -> None:
         Y,
         {"series": series.id, "start": "2016-01-01", "end": "2016-12-31", "freq": "quarter"},
     )
-    members = json.loads(
-        run_tool(store, "get_members", {"meta_segment_id": output.built[0]}).content
+    members = rows_of(
+        json.loads(run_tool(store, "get_members", {"meta_segment_id": output.built[0]}).content)
     )
-    assert members["segments"] and members["meta_segments"] == []
-    seg = json.loads(
-        run_tool(store, "get_segment", {"segment_id": members["segments"][0]["id"]}).content
-    )
+    assert members and all(":seg:" in m["id"] for m in members)
+    seg = json.loads(run_tool(store, "get_segment", {"segment_id": members[0]["id"]}).content)
     assert seg["summary"].startswith(seg["start"])
     year = json.loads(
         run_tool(
@@ -73,18 +91,18 @@ def test_members_and_segments_tools(sales_store) -> None:
         ).content
     )
     assert year["n"] == 366 and year["members"] == 4
-    drops = json.loads(
-        run_tool(
-            store, "search_segments", {"series": series.id, "slope_max": -0.05, "limit": 5}
-        ).content
+    drops = rows_of(json.loads(run_tool(
+        store, "search_segments", {"series": series.id, "where": "slope<-0.05", "limit": 5}
+    ).content))  # fmt: skip
+    assert 0 < len(drops) <= 5 and all(d["slope"] <= -0.05 for d in drops)
+    listed = rows_of(
+        json.loads(run_tool(store, "list_meta_segments", {"series": series.id}).content)
     )
-    assert 0 < len(drops) <= 5 and all(d["slope_per_day"] <= -0.05 for d in drops)
-    listed = json.loads(run_tool(store, "list_meta_segments", {"series": series.id}).content)
     assert {m["label"] for m in listed} >= {"2016-Q1", "2016"}
-    assert json.loads(run_tool(store, "list_series", {}).content)[0]["name"] == series.name
+    assert rows_of(json.loads(run_tool(store, "list_series", {}).content))[0]["name"] == series.name
     flt = json.loads(
         run_tool(
-            store, "create_meta_segment_by_filter", {"series": series.id, "std_min": 5.0}
+            store, "create_meta_segment_by_filter", {"series": series.id, "where": "std>5"}
         ).content
     )
     assert flt["members"] >= 1
@@ -111,25 +129,38 @@ BAD = [
     ),
     (Y, {"series": "S", "start": "2030-01-01", "end": "2031-01-01"}, "holds no points"),
     ("search_segments", {"series": "S", "limit": 0}, "limit: must be at least 1"),
-    ("search_segments", {"series": "S", "slope_min": "steep"}, "slope_min: must be a number"),
-    ("search_segments", {"series": "S", "slope_min": True}, "slope_min: must be a number"),
+    ("search_segments", {"series": "S", "limit": 61}, "limit: must be at most 60"),
+    ("search_segments", {"series": "S", "offset": -1}, "offset: must be at least 0"),
+    ("search_segments", {"series": "S", "where": "slope>steep"}, "where: 'steep' after slope>"),
+    ("search_segments", {"series": "S", "where": "speed>1"}, "where: unknown statistic 'speed'"),
+    ("search_segments", {"series": "S", "where": "slope=1"}, "where: slope=1: use < or >"),
+    ("search_segments", {"series": "S", "where": "min>1"}, "where: min takes only <"),
+    ("search_segments", {"series": "S", "where": "slope>1 steeply"}, "where: cannot read 'steep"),
+    ("search_segments", {"series": "S", "where": 5}, "where: must be a string"),
+    ("search_segments", {"series": "S", "start": "soon"}, "start:"),
     ("get_segment", {"segment_id": "nope"}, "no segment with id 'nope'"),
     ("get_meta_features", {"meta_segment_id": ""}, "meta_segment_id: must not be empty"),
     ("get_meta_features", {"meta_segment_id": "meta_x"}, "no meta-segment with id"),
     ("get_members", {"meta_segment_id": "meta_x"}, "no meta-segment with id"),
     ("create_meta_segment_from_members", {"member_ids": []}, "member_ids: needs at least 1"),
     ("create_meta_segment_from_members", {"member_ids": [3]}, r"member_ids[0]: must be a string"),
+    ("create_meta_segment_by_filter", {"series": "S", "where": "mean>1e9"}, "no segment of this"),
+    ("create_meta_segment_by_filter", {"series": "S", "where": "std>5 std<1"}, "std_max: must not"),
     (
         "create_meta_segment_by_filter",
-        {"series": "S", "mean_min": 1e9},
-        "no segment of this series meets",
+        {"series": "S", "start": "2017-01-01", "end": "2016-01-01"},
+        "end: must not be below start",
     ),
     (
         "create_meta_segment_by_filter",
-        {"series": "S", "std_min": 5, "std_max": 1},
-        "std_max: must not be below std_min",
+        {"series": "S", "text": "drop", "k": 0},
+        "k: must be at least",
     ),
-    ("list_meta_segments", {"series": "S", "limit": 5000}, "limit: must be at most 1000"),
+    ("create_meta_segment_by_filter", {"series": "S", "text": " "}, "text: must not be empty"),
+    ("get_meta_features", {"meta_segment_id": "meta_x", "full": "yes"}, "full: must be a boolean"),
+    ("get_members", {"meta_segment_id": "meta_x", "limit": 0}, "limit: must be at least 1"),
+    ("list_meta_segments", {"series": "S", "limit": 5000}, "limit: must be at most 60"),
+    ("list_meta_segments", {"series": "S", "offset": 1.5}, "offset: must be an integer"),
     ("no_such_tool", {}, "unknown tool 'no_such_tool'"),
 ]
 
@@ -144,5 +175,66 @@ def test_bad_arguments_come_back_in_plain_words(sales_store, tool, args, message
     assert message in json.loads(result.content)["error"]
     calls = store.read("toolcalls.by_session", session="bad")
     assert len(calls) == 1 and calls[0]["t"]["ok"] is False and calls[0]["t"]["error"]
+    assert result.call_id == calls[0]["t"]["id"], "the failed call's ToolCall is named"
     with pytest.raises(GraphmemError):
         call_tool(store, tool, args)
+
+
+def test_long_results_are_capped_with_a_note(sales_store) -> None:
+    """Daily meta-segments over 11 years: all built, 60 rows shown, the rest reachable."""
+    store, series, _ = sales_store
+    args = {"series": series.name, "start": "2010-01-01", "end": "2020-12-31", "freq": "day"}
+    result = run_tool(store, Y, args, session="cap")
+    page = json.loads(result.content)
+    assert len(page["rows"]) == 60 and page["shown"] == "1-60 of 4018"
+    assert "coarser freq than day" in page["more"] and len(result.built) == 4018
+    later = json.loads(run_tool(store, Y, {**args, "start": "2020-12-01"}).content)
+    assert [r[1] for r in later["rows"]][-1] == "2020-12-31" and "more" not in later
+    listed = json.loads(
+        run_tool(store, "list_meta_segments", {"series": series.name, "offset": 4000}).content
+    )
+    assert len(listed["rows"]) == 18 and listed["shown"] == "4001-4018"
+    first = json.loads(run_tool(store, "list_meta_segments", {"series": series.name}).content)
+    assert len(first["rows"]) == 20 and first["more"] == "call again with offset=20"
+    everything = json.loads(run_tool(store, "create_meta_segment_by_filter",
+                                     {"series": series.name}).content)  # fmt: skip
+    members = json.loads(
+        run_tool(store, "get_members", {"meta_segment_id": everything["id"], "limit": 5}).content
+    )
+    assert len(members["rows"]) == 5 and members["shown"] == f"1-5 of {everything['members']}"
+
+
+def test_filter_links_its_members_as_read(sales_store) -> None:
+    store, series, _ = sales_store
+    built = json.loads(
+        run_tool(
+            store, "create_meta_segment_by_filter", {"series": series.name, "where": "std>5"}, "flt"
+        ).content
+    )
+    [call] = store.read("toolcalls.by_session", session="flt")
+    assert len(call["targets"]) == built["members"] + 1  # BUILT the meta, READ each member
+
+
+def test_tools_work_on_a_series_dated_in_the_future(store) -> None:
+    """Reading memories dated after now cannot reinforce them; the call still succeeds."""
+    import numpy as np
+
+    from graphmem.series.catalog import create_series
+    from graphmem.series.ingest import append
+    from graphmem.timeutil import parse_timestamp
+
+    series = create_series(store, "future", unit="kW")
+    t0 = float(parse_timestamp("2030-01-01"))
+    ts = t0 + 86400.0 * np.arange(400)
+    append(store, series.id, ts, 50 + np.sin(np.arange(400) / 9.0) * 5)
+    args = {"series": "future", "start": "2030-01-01", "end": "2031-12-31", "freq": "quarter"}
+    built = run_tool(store, Y, args, session="fut")
+    assert built.ok, built.content
+    quarter = rows_of(json.loads(built.content))[0]["id"]
+    feats = run_tool(store, "get_meta_features", {"meta_segment_id": quarter}, session="fut")
+    assert feats.ok and json.loads(feats.content)["label"] == "2030-Q1"
+    calls = store.read("toolcalls.by_session", session="fut")
+    assert [c["t"]["ok"] for c in calls] == [True, True]
+    assert [c["t"]["id"] for c in calls] == [built.call_id, feats.call_id]
+    [stats] = store.read("timeline.locate", ids=[quarter])
+    assert stats["recall_count"] == 0, "not recalled before its own time"

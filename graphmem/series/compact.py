@@ -1,4 +1,8 @@
-"""Compact, LLM-friendly views of segments and meta-segments: ids, dates, rounded numbers."""
+"""Compact, LLM-friendly views of segments and meta-segments: ids, dates, rounded numbers.
+
+Lists come as small tables ({"cols": "a,b", "rows": [[...], ...]}) of at most ROW_CAP rows,
+saying what was left out and how to get it: keys are not repeated on every row.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,13 @@ from typing import Any
 
 from graphmem.series.meta import MetaSegment
 from graphmem.series.segments import Segment, TimeBounds
-from graphmem.series.stats import Features
 from graphmem.timeutil import iso_date
+
+ROW_CAP = 60  # rows a tool returns at most; the rest is built and can be paged through
+
+META_COLS = ("id", "label", "n", "mean", "slope", "pct_prev")
+SEGMENT_COLS = ("id", "start", "end", "n", "mean", "std", "slope")
+MEMBER_COLS = ("id", "label", "n", "mean", "slope")
 
 
 def rnd(x: float | None, sig: int = 4) -> float | None:
@@ -17,69 +26,78 @@ def rnd(x: float | None, sig: int = 4) -> float | None:
     return float(f"{x:.{sig}g}")
 
 
-def _features(f: Features) -> dict[str, Any]:
-    return {
-        "n": f.n,
-        "mean": rnd(f.mean),
-        "std": rnd(f.std),
-        "min": rnd(f.min),
-        "max": rnd(f.max),
-        "slope_per_day": rnd(f.slope_per_day),
-        "change": rnd(f.change),
-        "pct_change": rnd(f.pct_change, 3),
-    }
+def table(
+    cols: tuple[str, ...],
+    rows: list[list[Any]],
+    offset: int = 0,
+    total: int | None = None,
+    more: bool = False,
+    hint: str = "",
+) -> dict[str, Any]:
+    """Rows as a table; when rows were left out, says which are shown and how to get more."""
+    out: dict[str, Any] = {"cols": ",".join(cols), "rows": rows}
+    more = more or (total is not None and offset + len(rows) < total)
+    if more or offset:
+        of = f" of {total}" if total is not None else ""
+        out["shown"] = f"{offset + 1}-{offset + len(rows)}{of}" if rows else f"none{of}"
+    if more:
+        out["more"] = hint or f"call again with offset={offset + len(rows)}"
+    return out
 
 
-def segment_view(s: Segment, summary: bool = True) -> dict[str, Any]:
-    view = {"id": s.id, "start": iso_date(s.start), "end": iso_date(s.end), **_features(s.features)}
-    if s.open:
+def meta_row(m: MetaSegment) -> list[Any]:
+    """A meta-segment as a row of META_COLS: enough to compare periods at a glance."""
+    pct = rnd(m.pct_change_prev, 3)
+    return [m.id, m.label, m.stats.n, rnd(m.stats.sx / m.stats.n), rnd(m.features.slope_per_day, 3),
+            pct]  # fmt: skip
+
+
+def segment_row(g: Segment) -> list[Any]:
+    f = g.features
+    return [g.id, iso_date(g.start), iso_date(g.end), f.n, rnd(f.mean), rnd(f.std, 3),
+            rnd(f.slope_per_day, 3)]  # fmt: skip
+
+
+def member_row(x: MetaSegment | Segment) -> list[Any]:
+    """A member of a meta-segment (a segment or a meta-segment) as a row of MEMBER_COLS."""
+    label = x.label if isinstance(x, MetaSegment) else f"{iso_date(x.start)} to {iso_date(x.end)}"
+    f = x.features
+    return [x.id, label, f.n, rnd(f.mean), rnd(f.slope_per_day, 3)]
+
+
+def segment_view(g: Segment) -> dict[str, Any]:
+    """One segment in full: dates, features, summary."""
+    f = g.features
+    view = {"id": g.id, "start": iso_date(g.start), "end": iso_date(g.end), "n": f.n,
+            "mean": rnd(f.mean), "std": rnd(f.std), "min": rnd(f.min), "max": rnd(f.max),
+            "slope": rnd(f.slope_per_day), "change": rnd(f.change),
+            "pct_change": rnd(f.pct_change, 3), "summary": g.summary}  # fmt: skip
+    if g.open:
         view["open"] = True
-    if summary:
-        view["summary"] = s.summary
-    return view
-
-
-def meta_brief(m: MetaSegment) -> dict[str, Any]:
-    """What a build returns per meta-segment: enough to choose which ones to read in full."""
-    view: dict[str, Any] = {
-        "id": m.id,
-        "label": m.label,
-        "n": m.stats.n,
-        "mean": rnd(m.stats.sx / m.stats.n),
-    }
-    if m.pct_change_prev is not None:
-        view["pct_vs_prev"] = rnd(m.pct_change_prev, 3)
     return view
 
 
 def meta_view(m: MetaSegment, full: bool = False) -> dict[str, Any]:
-    """The meta-segment's label, dates and features; `full` adds members and summary fields."""
+    """The features of a meta-segment; `full` adds dates, first-to-last change, fit and cover."""
     f = m.features
-    view: dict[str, Any] = {
-        "id": m.id,
-        "label": m.label,
-        "start": iso_date(m.stats.t_first),
-        "end": iso_date(m.stats.t_last),
-        **_features(f),
-        "slope_mean": rnd(m.slope_mean),
-        "members": m.member_count,
-    }
-    if m.change_prev is not None:
-        view["mean_change_vs_prev"] = rnd(m.change_prev)
-        view["pct_change_vs_prev"] = rnd(m.pct_change_prev, 3)
+    view: dict[str, Any] = {"label": m.label}
+    if full or m.kind != "period":  # a period's label already says when it is
+        view |= {"start": iso_date(m.stats.t_first), "end": iso_date(m.stats.t_last)}
+    view |= {"n": f.n, "mean": rnd(f.mean), "std": rnd(f.std), "min": rnd(f.min),
+             "max": rnd(f.max), "slope": rnd(f.slope_per_day), "slope_mean": rnd(m.slope_mean),
+             "members": m.member_count}  # fmt: skip
+    if m.pct_change_prev is not None:
+        view["pct_prev"] = rnd(m.pct_change_prev, 3)
     if full:
-        view["kind"] = m.kind
-        view["coverage"] = rnd(m.coverage, 3)
-        view["r2"] = rnd(f.r2, 3)
-        view["duration_days"] = rnd(f.duration_days)
+        view |= {"id": m.id, "kind": m.kind, "prev": m.prev_label,
+                 "change_prev": rnd(m.change_prev), "first": rnd(f.first), "last": rnd(f.last),
+                 "change": rnd(f.change), "pct_change": rnd(f.pct_change, 3), "r2": rnd(f.r2, 3),
+                 "days": rnd(f.duration_days), "coverage": rnd(m.coverage, 3)}  # fmt: skip
     return view
 
 
-def bounds_view(b: TimeBounds, name: str, unit: str | None) -> dict[str, Any]:
+def bounds_view(b: TimeBounds) -> dict[str, Any]:
     return {
-        "series_id": b.series_id,
-        "name": name,
-        "unit": unit,
         "start": iso_date(b.start) if b.start is not None else None,
         "end": iso_date(b.end) if b.end is not None else None,
         "n_points": b.n_points,

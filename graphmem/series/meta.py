@@ -16,6 +16,7 @@ from graphmem.store import Store
 from graphmem.timeutil import iso
 
 KINDS = ("period", "range", "filter", "text", "members")
+PAGE = 10_000  # rows per read when reading every member
 
 
 def meta_id(spec: dict[str, Any]) -> str:
@@ -43,6 +44,8 @@ class MetaSegment:
     prev_label: str | None = None
     built_n_points: int = 0
     built_at: int = 0
+    stable_before: float | None = None  # data and segments before this were final when built
+    built_end: float | None = None  # the series' last point when built: later ones are new
     member_ids: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -89,6 +92,8 @@ class MetaSegment:
             "summary": self.summary(unit),
             "built_n_points": self.built_n_points,
             "built_at": self.built_at,
+            "stable_before": self.stable_before,
+            "built_end": self.built_end,
             **self.stats.to_props(),
             **self.features.to_props(),
         }
@@ -111,6 +116,8 @@ class MetaSegment:
             prev_label=node.get("prev_label"),
             built_n_points=node.get("built_n_points", 0),
             built_at=node.get("built_at", 0),
+            stable_before=node.get("stable_before"),
+            built_end=node.get("built_end"),
         )
 
 
@@ -129,6 +136,12 @@ def get_metas(store: Store, ids: list[str]) -> dict[str, MetaSegment]:
     """The stored meta-segments among `ids`, by id."""
     rows = store.read("meta.get_many", ids=ids)
     return {r["m"]["id"]: MetaSegment.from_node(r["m"]) for r in rows}
+
+
+def currency(store: Store, ids: list[str]) -> dict[str, tuple[int, float | None]]:
+    """(built_n_points, stable_before) of the stored meta-segments among `ids`: a light read."""
+    rows = store.read("meta.currency", ids=ids)
+    return {r["id"]: (r["built_n_points"] or 0, r["stable_before"]) for r in rows}
 
 
 def get_meta(store: Store, meta_id_: str) -> MetaSegment:
@@ -155,14 +168,25 @@ def list_metas(
 class Members:
     """What a meta-segment groups: segments and meta-segments, in time order."""
 
+    meta: MetaSegment
     segments: list[Segment]
     metas: list[MetaSegment]
 
 
-def get_members(store: Store, meta_id_: str) -> Members:
-    get_meta(store, meta_id_)  # NotFound for an unknown id
-    rows = store.read("meta.members", id=meta_id_)
+def get_members(store: Store, meta_id_: str, limit: int | None = None, offset: int = 0) -> Members:
+    """Members in time order: all of them, or `limit` of them from `offset`."""
+    owner = get_meta(store, meta_id_)  # NotFound for an unknown id
+    if limit is not None:
+        rows = store.read("meta.members", id=meta_id_, offset=offset, limit=limit)
+    else:
+        rows = []
+        while True:
+            page = store.read("meta.members", id=meta_id_, offset=offset + len(rows), limit=PAGE)
+            rows.extend(page)
+            if len(page) < PAGE:
+                break
     return Members(
+        meta=owner,
         segments=[Segment.from_node(r["x"]) for r in rows if r["is_segment"]],
         metas=[MetaSegment.from_node(r["x"]) for r in rows if not r["is_segment"]],
     )

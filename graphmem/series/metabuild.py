@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -12,15 +12,20 @@ from graphmem.errors import InvalidInput, NotFound
 from graphmem.series.archive import Points, read_time_ranges
 from graphmem.series.catalog import SeriesInfo, get_series
 from graphmem.series.ingest import IngestState
-from graphmem.series.meta import MetaSegment, get_metas, meta_id, save_metas
+from graphmem.series.meta import MetaSegment, currency, get_metas, meta_id, save_metas
 from graphmem.series.periods import Period, check_freq, periods_between, previous
-from graphmem.series.segments import Segment, filter_segments
+from graphmem.series.segments import Segment, get_segment, segment_id
+from graphmem.series.segquery import (
+    SegmentFilter,
+    filtered_all,
+    get_segments,
+    ranked_by_text,
+    segments_between,
+)
 from graphmem.series.stats import SuffStats
 from graphmem.series.textsearch import SegmentSearch
 from graphmem.store import Store
 from graphmem.timeutil import iso_date
-
-MAX_SEGMENTS = 10_000
 
 
 @dataclass(frozen=True)
@@ -43,11 +48,9 @@ def _context(store: Store, series_ref: str) -> _Context:
     return _Context(series, state)
 
 
-def _segments_between(store: Store, series_id: str, a: float, b: float) -> list[Segment]:
-    rows = store.read(
-        "segments.in_range", series_id=series_id, start=a, end=b, limit=MAX_SEGMENTS, offset=0
-    )
-    return [Segment.from_node(r["g"]) for r in rows]
+def _stable_before(store: Store, ctx: _Context) -> float:
+    """Where the open segment starts: points and segments before it are final."""
+    return get_segment(store, segment_id(ctx.series.id, ctx.state.open_idx)).start
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,8 @@ def _cut_ranges(segs: _Segs, intervals: list[tuple[float, float]]) -> list[tuple
     """Time ranges whose raw points are needed: where an interval cuts a segment."""
     out = []
     for a, b in intervals:
+        if a >= b:
+            continue  # nothing new can lie there
         for g in segs.overlapping(a, b):
             if not (g.start >= a and g.end < b):
                 out.append((max(a, g.start), min(b, g.end)))
@@ -123,6 +128,22 @@ def build_by_range(
     Cached by spec; a cached one is extended, not rebuilt, when points arrived since.
     Periods without points are left out.
     """
+    return build_range(store, series_ref, start, end, freq)[1]
+
+
+def build_range(
+    store: Store,
+    series_ref: str,
+    start: float,
+    end: float,
+    freq: str | None = None,
+    load: int | None = None,
+) -> tuple[list[str], list[MetaSegment]]:
+    """Like build_by_range: (every id in time order, the first `load` meta-segments or all).
+
+    A cache hit reads only the ids and what tells whether each is current, then the
+    `load` nodes asked for.
+    """
     if end < start:
         raise InvalidInput("end", "must not be before start")
     ctx = _context(store, series_ref)
@@ -138,59 +159,72 @@ def build_by_range(
         spec = {"kind": "range", "series_id": sid, "start": start, "end": end}
         label = f"{iso_date(start)} to {iso_date(end)}"
         intervals = [_Interval(start, math.nextafter(end, math.inf), label, spec)]
-        periods: list[Period] = []
+        first_prev = None
     else:
         periods = periods_between(lo, hi, check_freq(freq))
         intervals = [
-            _Interval(
-                p.start,
-                p.end,
-                p.label,
-                {"kind": "period", "series_id": sid, "freq": freq, "start": p.start},
-            )
+            _Interval(p.start, p.end, p.label,
+                      {"kind": "period", "series_id": sid, "freq": freq, "start": p.start})
             for p in periods
-        ]
-    return _build_intervals(store, ctx, intervals, periods)
+        ]  # fmt: skip
+        first_prev = previous(periods[0])
+    ids, built = _ensure(store, ctx, intervals, first_prev)
+    wanted = ids if load is None else ids[:load]
+    stored = get_metas(store, [i for i in wanted if i not in built])
+    return ids, [built.get(i) or stored[i] for i in wanted]
 
 
-def _build_intervals(
-    store: Store, ctx: _Context, intervals: list[_Interval], periods: list[Period]
-) -> list[MetaSegment]:
+def _ensure(
+    store: Store, ctx: _Context, intervals: list[_Interval], first_prev: Period | None
+) -> tuple[list[str], dict[str, MetaSegment]]:
+    """Build or extend what is missing or stale; (ids that exist, in order; what was built).
+
+    A cached one is current when no point arrived since it was built, or when its interval
+    ends before the segment that was open then: points and segments there are final.
+    """
     ids = [meta_id(iv.spec) for iv in intervals]
-    cached = get_metas(store, ids)
+    light = currency(store, ids)
     n_points = ctx.state.n_points
-    if all(m.built_n_points == n_points for m in cached.values()) and len(cached) == len(ids):
-        return [cached[i] for i in ids]  # every one cached and current: no write at all
-    prev = previous(periods[0]) if periods else None
-    span_a = prev.start if prev else intervals[0].a
-    segs = _Segs.of(_segments_between(store, ctx.series.id, span_a, intervals[-1].b))
-    todo = [(iv, mid) for iv, mid in zip(intervals, ids, strict=True)
-            if mid not in cached or cached[mid].built_n_points != n_points]  # fmt: skip
-    wanted = [(_fresh_from(cached.get(mid), iv), iv.b) for iv, mid in todo]
+    todo = [
+        k for k, (iv, mid) in enumerate(zip(intervals, ids, strict=True))
+        if mid not in light or not (light[mid][0] == n_points
+                                    or (light[mid][1] is not None and iv.b <= light[mid][1]))
+    ]  # fmt: skip
+    if not todo:
+        return ids, {}
+    # full nodes only where needed: to extend a stale one, or as the previous period of one
+    need = {ids[k] for k in todo} | {ids[k - 1] for k in todo if k > 0}
+    cached = get_metas(store, [i for i in need if i in light])
+    prev = first_prev if todo[0] == 0 else None
+    span_a = prev.start if prev else intervals[todo[0]].a
+    segs = _Segs.of(segments_between(store, ctx.series.id, span_a, intervals[todo[-1]].b))
+    wanted = [(_fresh_from(cached.get(ids[k]), intervals[k]), intervals[k].b) for k in todo]
     if prev:
         wanted.append((prev.start, prev.end))
     points = read_time_ranges(store, ctx.series.id, _cut_ranges(segs, wanted))
+    stable = _stable_before(store, ctx)
     built: dict[str, MetaSegment] = {}
     prev_stats = _interval_stats(segs, points, prev.start, prev.end, ctx.t0)[0] if prev else None
-    prev_label = prev.label if prev else None
-    for iv, mid in zip(intervals, ids, strict=True):
+    prev_label = first_prev.label if first_prev else None
+    todo_set = set(todo)
+    for k, (iv, mid) in enumerate(zip(intervals, ids, strict=True)):
         meta = cached.get(mid)
-        if meta is None or meta.built_n_points != n_points:
-            meta = _build_one(ctx, segs, points, iv, mid, meta, prev_stats, prev_label)
+        if k in todo_set:
+            meta = _build_one(ctx, segs, points, iv, mid, meta, prev_stats, prev_label, stable)
             if meta is not None:
                 built[mid] = meta
-        if meta is not None and periods:
-            prev_stats, prev_label = meta.stats, iv.label
-        elif periods:
-            prev_stats, prev_label = None, iv.label
+        if first_prev is not None:  # periods: each is compared with the one before
+            prev_stats, prev_label = (meta.stats if meta else None), iv.label
     save_metas(store, list(built.values()), ctx.series.unit)
-    result = {**cached, **built}
-    return [result[mid] for mid in ids if mid in result]
+    return [mid for mid in ids if mid in light or mid in built], built
 
 
 def _fresh_from(old: MetaSegment | None, iv: _Interval) -> float:
-    """Where new points start: after the data a cached meta-segment already holds."""
-    return iv.a if old is None else max(iv.a, math.nextafter(old.stats.t_last, math.inf))
+    """Where new points start: after the series' end when a cached meta-segment was built."""
+    if old is None:
+        return iv.a
+    held = old.stats.t_last if old.built_end is None else max(old.built_end, old.stats.t_last)
+    return max(iv.a, math.nextafter(held, math.inf))
 
 
 def _build_one(
@@ -202,6 +236,7 @@ def _build_one(
     old: MetaSegment | None,
     prev_stats: SuffStats | None,
     prev_label: str | None,
+    stable_before: float,
 ) -> MetaSegment | None:
     new_stats, _ = _interval_stats(segs, points, _fresh_from(old, iv), iv.b, ctx.t0)
     stats = new_stats if old is None else old.stats.merge(new_stats)
@@ -219,46 +254,18 @@ def _build_one(
         member_count=len(members), slope_mean=_slope_mean(segs.overlapping(iv.a, iv.b)),
         change_prev=change, pct_change_prev=pct,
         prev_label=prev_label if change is not None else None,
-        built_n_points=ctx.state.n_points, built_at=int(time.time()), member_ids=tuple(members),
+        built_n_points=ctx.state.n_points, built_at=int(time.time()),
+        stable_before=stable_before, built_end=ctx.state.end_ts, member_ids=tuple(members),
     )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class SegmentFilter:
-    """Conditions on segment statistics; None means no condition."""
-
-    slope_min: float | None = None
-    slope_max: float | None = None
-    std_min: float | None = None
-    std_max: float | None = None
-    mean_min: float | None = None
-    mean_max: float | None = None
-    min_below: float | None = None
-    max_above: float | None = None
-    duration_min: float | None = None
-    duration_max: float | None = None
-    start: float | None = None
-    end: float | None = None
-
-    def __post_init__(self) -> None:
-        for name, value in asdict(self).items():
-            if value is not None and (isinstance(value, bool) or not math.isfinite(value)):
-                raise InvalidInput(name, f"{value!r} is not a finite number")
-        for lo, hi in (("slope_min", "slope_max"), ("std_min", "std_max"),
-                       ("mean_min", "mean_max"), ("duration_min", "duration_max"),
-                       ("start", "end")):  # fmt: skip
-            a, b = getattr(self, lo), getattr(self, hi)
-            if a is not None and b is not None and b < a:
-                raise InvalidInput(hi, f"must not be below {lo}")
-
-
 def build_by_filter(store: Store, series_ref: str, filt: SegmentFilter) -> MetaSegment:
-    """One meta-segment grouping every segment that meets the filter."""
+    """One meta-segment grouping every segment that meets the filter (however many)."""
     ctx = _context(store, series_ref)
-    segs = filter_segments(store, ctx.series.id, filt, MAX_SEGMENTS)
+    segs = filtered_all(store, ctx.series.id, filt)
     if not segs:
         raise NotFound("filter: no segment of this series meets the filter")
-    conditions = {k: v for k, v in asdict(filt).items() if v is not None}
+    conditions = filt.conditions
     spec = {"kind": "filter", "series_id": ctx.series.id, **conditions}
     label = "segments where " + (
         ", ".join(f"{k}={v:g}" for k, v in sorted(conditions.items())) or "any"
@@ -295,16 +302,23 @@ def build_by_text(
     search: SegmentSearch,
     k: int = 10,
     min_score: float | None = None,
+    filt: SegmentFilter | None = None,
 ) -> MetaSegment:
-    """One meta-segment grouping the k segments whose summaries are closest to `text`."""
+    """One meta-segment grouping the k segments closest to `text` among those meeting `filt`."""
+    if not 1 <= k <= 1000:
+        raise InvalidInput("k", "must be between 1 and 1000")
     ctx = _context(store, series_ref)
-    found = search.search(ctx.series.id, text, k, min_score)
-    if not found:
-        raise NotFound("text: no segment summary is similar enough")
-    segs = sorted((g for g, _ in found), key=lambda g: g.start)
+    ranked = ranked_by_text(search, ctx.series.id, text, filt)
+    if min_score is not None:
+        ranked = [(i, score) for i, score in ranked if score >= min_score]
+    if not ranked:
+        raise NotFound("text: no segment meeting the conditions is similar enough")
+    segs = sorted(get_segments(store, [i for i, _ in ranked[:k]]), key=lambda g: g.start)
+    conditions = filt.conditions if filt else {}
     spec = {"kind": "text", "series_id": ctx.series.id, "text": text.strip(), "k": k,
-            "min_score": min_score}  # fmt: skip
-    return _group(store, ctx, spec, f"segments like {text.strip()!r}", segs, [])
+            "min_score": min_score, **conditions}  # fmt: skip
+    where = "".join(f", {key}={v:g}" for key, v in sorted(conditions.items()))
+    return _group(store, ctx, spec, f"segments like {text.strip()!r}{where}", segs, [])
 
 
 def _group(

@@ -2,6 +2,7 @@
 
 Callable with or without an LLM (`run_tool`). Every call is stored as a ToolCall node
 linked to the meta-segments it built and the segments / meta-segments it read.
+Schemas are terse on purpose: the LLM reads them on every request.
 """
 
 from __future__ import annotations
@@ -18,12 +19,33 @@ from graphmem.config import Settings
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.jsonargs import parse_arguments, validate
 from graphmem.series import catalog, meta, metabuild, segments
-from graphmem.series.compact import bounds_view, meta_brief, meta_view, segment_view
+from graphmem.series.compact import (
+    MEMBER_COLS,
+    META_COLS,
+    ROW_CAP,
+    SEGMENT_COLS,
+    bounds_view,
+    member_row,
+    meta_row,
+    meta_view,
+    rnd,
+    segment_row,
+    segment_view,
+    table,
+)
 from graphmem.series.periods import FREQUENCIES
+from graphmem.series.segquery import (
+    WHERE_HELP,
+    filtered_page,
+    get_segments,
+    parse_where,
+    ranked_by_text,
+    time_arg,
+)
 from graphmem.series.textsearch import SegmentSearch
 from graphmem.store import Store
 from graphmem.timeline.reinforce import reinforce_in
-from graphmem.timeutil import iso, parse_timestamp
+from graphmem.timeutil import iso
 
 RESULT_CHARS = 4000  # stored on the ToolCall node; the digest covers the whole result
 
@@ -57,12 +79,13 @@ class ToolEnv:
 
 @dataclass
 class ToolOutput:
-    """A tool's result and what it touched."""
+    """A tool's result and what it touched; `shown` (default: all) is what the caller saw."""
 
     result: Any
     series_id: str | None = None
     built: list[str] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
+    shown: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -86,7 +109,10 @@ class Tool:
 
 @dataclass(frozen=True)
 class ToolResult:
-    """What a caller (or the LLM) gets back: JSON content, or an error in plain words."""
+    """What a caller (or the LLM) gets back: JSON content, or an error in plain words.
+
+    `call_id` names the stored ToolCall, for failed calls too.
+    """
 
     tool: str
     ok: bool
@@ -97,228 +123,158 @@ class ToolResult:
 
 
 def _obj(required: list[str], **props: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": props,
-        "required": required,
-        "additionalProperties": False,
-    }
+    """Unknown arguments are refused by `validate`, so no additionalProperties is sent."""
+    out: dict[str, Any] = {"type": "object", "properties": props}
+    if required:
+        out["required"] = required
+    return out
 
 
-SERIES = {"type": "string", "description": "series id or name"}
-DATE = {"type": "string", "description": "ISO date YYYY-MM-DD (or datetime)"}
-NUM = {"type": "number"}
+# Shared parameter definitions: each written once, reused by every tool that takes it.
+STR = {"type": "string"}
+FREQ = {"type": "string", "enum": list(FREQUENCIES)}
+WHERE = {"type": "string", "description": WHERE_HELP}
+TEXT = {"type": "string", "description": "meaning of summaries, e.g. 'sharp drop'"}
+PAGE = {"type": "integer", "minimum": 1, "maximum": ROW_CAP}
+OFFSET = {"type": "integer", "minimum": 0}
 
 
-def _time(args: dict[str, Any], name: str) -> float | None:
-    value = args.get(name)
-    return None if value is None else float(parse_timestamp(value, field=name))
+def _page(args: dict[str, Any]) -> tuple[int, int]:
+    return args.get("limit") or 20, args.get("offset") or 0
 
 
 def _list_series(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
     store = env.store
-    out = []
-    for s in catalog.list_series(store):
-        out.append(bounds_view(segments.time_bounds(store, s.id), s.name, s.unit))
-    return ToolOutput(out)
+    limit, offset = _page(args)
+    found = catalog.list_series(store, limit=limit + 1, offset=offset)
+    rows = []
+    for s in found[:limit]:
+        b = bounds_view(segments.time_bounds(store, s.id))
+        rows.append([s.name, s.unit, b["start"], b["end"], b["n_points"], b["n_segments"]])
+    cols = ("name", "unit", "start", "end", "n_points", "n_segments")
+    return ToolOutput(table(cols, rows, offset, more=len(found) > limit))
 
 
 def _time_bounds(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
-    store = env.store
-    s = catalog.get_series(store, args["series"])
-    return ToolOutput(bounds_view(segments.time_bounds(store, s.id), s.name, s.unit), s.id)
+    s = catalog.get_series(env.store, args["series"])
+    return ToolOutput(bounds_view(segments.time_bounds(env.store, s.id)), s.id)
 
 
 def _search_segments(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
     store = env.store
     s = catalog.get_series(store, args["series"])
-    filt = metabuild.SegmentFilter(
-        slope_min=args["slope_min"], slope_max=args["slope_max"], std_min=args["std_min"],
-        std_max=args["std_max"], mean_min=args["mean_min"], mean_max=args["mean_max"],
-        start=_time(args, "start"), end=_time(args, "end"),
-    )  # fmt: skip
-    if args.get("text"):
-        hits = env.search().search(s.id, args["text"], args["limit"])
-        found = [g for g, _ in hits if _meets(g, filt)]
+    filt = parse_where(args.get("where"), time_arg(args.get("start"), "start"),
+                       time_arg(args.get("end"), "end"))  # fmt: skip
+    limit, offset = _page(args)
+    if args.get("text"):  # rank every segment meeting the conditions, then page
+        ranked = ranked_by_text(env.search(), s.id, args["text"], filt)
+        chosen = ranked[offset : offset + limit]
+        found = get_segments(store, [i for i, _ in chosen])
+        scores = dict(chosen)
+        rows = [[*segment_row(g), rnd(scores[g.id], 3)] for g in found]
+        result = table((*SEGMENT_COLS, "score"), rows, offset, total=len(ranked))
     else:
-        found = segments.filter_segments(store, s.id, filt, args["limit"])
-    return ToolOutput(
-        [segment_view(g, summary=False) for g in found], s.id, read=[g.id for g in found]
-    )
-
-
-def _meets(g: segments.Segment, filt: metabuild.SegmentFilter) -> bool:
-    """The statistics conditions of a filter, applied to a segment found by text."""
-    f = g.features
-    checks = [(filt.slope_min, f.slope_per_day, 1), (filt.slope_max, f.slope_per_day, -1),
-              (filt.std_min, f.std, 1), (filt.std_max, f.std, -1),
-              (filt.mean_min, f.mean, 1), (filt.mean_max, f.mean, -1),
-              (filt.start, g.end, 1), (filt.end, g.start, -1)]  # fmt: skip
-    return all(bound is None or (value - bound) * sign >= 0 for bound, value, sign in checks)
+        found = filtered_page(store, s.id, filt, offset, limit + 1)
+        more, found = len(found) > limit, found[:limit]
+        result = table(SEGMENT_COLS, [segment_row(g) for g in found], offset, more=more)
+    return ToolOutput(result, s.id, read=[g.id for g in found])
 
 
 def _get_segment(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
-    store = env.store
-    g = segments.get_segment(store, args["segment_id"])
+    g = segments.get_segment(env.store, args["segment_id"])
     return ToolOutput(segment_view(g), g.series_id, read=[g.id])
 
 
 def _by_range(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
-    store = env.store
-    start, end = _time(args, "start"), _time(args, "end")
-    built = metabuild.build_by_range(store, args["series"], start, end, args.get("freq"))
-    sid = built[0].series_id if built else None
-    return ToolOutput([meta_brief(m) for m in built], sid, built=[m.id for m in built])
+    start, end = time_arg(args["start"], "start"), time_arg(args["end"], "end")
+    freq = args.get("freq")
+    ids, shown = metabuild.build_range(env.store, args["series"], start, end, freq, ROW_CAP)
+    coarser = f" or a coarser freq than {freq}" if freq and freq != "year" else ""
+    hint = f"rest built too: narrow start/end{coarser}, or list_meta_segments"
+    result = table(META_COLS, [meta_row(m) for m in shown], total=len(ids), hint=hint)
+    return ToolOutput(result, shown[0].series_id, built=ids, shown=[m.id for m in shown])
 
 
 def _by_filter(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
     store = env.store
+    filt = parse_where(args.get("where"), time_arg(args.get("start"), "start"),
+                       time_arg(args.get("end"), "end"))  # fmt: skip
     if args.get("text"):
-        m = metabuild.build_by_text(store, args["series"], args["text"], env.search(), args["k"])
-        return ToolOutput(meta_view(m), m.series_id, built=[m.id], read=list(m.member_ids))
-    conditions = {k: v for k, v in args.items() if k not in ("series", "text", "k")}
-    for key in ("start", "end"):
-        conditions[key] = _time(args, key)
-    m = metabuild.build_by_filter(store, args["series"], metabuild.SegmentFilter(**conditions))
-    return ToolOutput(meta_view(m), m.series_id, built=[m.id])
+        m = metabuild.build_by_text(store, args["series"], args["text"], env.search(),
+                                    args.get("k") or 10, filt=filt)  # fmt: skip
+    else:
+        m = metabuild.build_by_filter(store, args["series"], filt)
+    view = {"id": m.id, **meta_view(m)}
+    return ToolOutput(view, m.series_id, built=[m.id], read=list(m.member_ids), shown=[m.id])
 
 
 def _from_members(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
-    store = env.store
-    m = metabuild.build_from_members(store, args["member_ids"], args.get("label"))
-    return ToolOutput(meta_view(m), m.series_id, built=[m.id], read=list(m.member_ids))
+    m = metabuild.build_from_members(env.store, args["member_ids"], args.get("label"))
+    view = {"id": m.id, **meta_view(m)}
+    return ToolOutput(view, m.series_id, built=[m.id], read=list(m.member_ids))
 
 
 def _features(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
-    store = env.store
-    m = meta.get_meta(store, args["meta_segment_id"])
-    return ToolOutput(meta_view(m, full=True), m.series_id, read=[m.id])
+    m = meta.get_meta(env.store, args["meta_segment_id"])
+    return ToolOutput(meta_view(m, full=bool(args.get("full"))), m.series_id, read=[m.id])
 
 
 def _members(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
-    store = env.store
-    members = meta.get_members(store, args["meta_segment_id"])
-    seg_views = [segment_view(g, summary=False) for g in members.segments]
-    meta_views = [meta_view(m) for m in members.metas]
-    read = (
-        [args["meta_segment_id"]] + [g.id for g in members.segments] + [m.id for m in members.metas]
-    )
-    series_id = meta.get_meta(store, args["meta_segment_id"]).series_id
-    return ToolOutput({"segments": seg_views, "meta_segments": meta_views}, series_id, read=read)
+    limit, offset = _page(args)
+    found = meta.get_members(env.store, args["meta_segment_id"], limit, offset)
+    rows = [member_row(x) for x in [*found.metas, *found.segments]]
+    owner = found.meta
+    result = table(MEMBER_COLS, rows, offset, total=owner.member_count)
+    read = [owner.id] + [g.id for g in found.segments] + [m.id for m in found.metas]
+    return ToolOutput(result, owner.series_id, read=read)
 
 
 def _list_metas(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
-    store = env.store
-    found = meta.list_metas(store, args["series"], limit=args["limit"])
-    sid = catalog.get_series(store, args["series"]).id
-    return ToolOutput([{"id": m.id, "label": m.label, "kind": m.kind} for m in found], sid)
+    limit, offset = _page(args)
+    sid = catalog.get_series(env.store, args["series"]).id
+    found = meta.list_metas(env.store, sid, limit=limit + 1, offset=offset)
+    rows = [[m.id, m.label, m.kind, m.stats.n] for m in found[:limit]]
+    result = table(("id", "label", "kind", "n"), rows, offset, more=len(found) > limit)
+    return ToolOutput(result, sid)
 
-
-_FILTERS = {
-    "slope_min": {**NUM, "description": "minimum slope per day"},
-    "slope_max": {**NUM, "description": "maximum slope per day"},
-    "std_min": NUM, "std_max": NUM, "mean_min": NUM, "mean_max": NUM,
-    "start": {**DATE, "description": "segments ending on or after this date"},
-    "end": {**DATE, "description": "segments starting on or before this date"},
-}  # fmt: skip
-_META_ID = {"type": "string", "description": "a meta-segment id"}
-TEXT = {"type": "string", "description": "what the segments look like, e.g. 'sharp drop'"}
 
 TOOLS: dict[str, Tool] = {
     t.name: t
     for t in [
-        Tool(
-            "list_series", "List the stored series with their time bounds.", _obj([]), _list_series
-        ),
-        Tool(
-            "time_bounds",
-            "First and last date of a series, number of points and of segments.",
-            _obj(["series"], series=SERIES),
-            _time_bounds,
-        ),
-        Tool(
-            "search_segments",
-            "Find segments of a series by time range, statistics (slope, std, mean) and/or "
-            "meaning of their summaries (text).",
-            _obj(
-                ["series"],
-                series=SERIES,
-                **_FILTERS,
-                text=TEXT,
-                limit={"type": "integer", "minimum": 1, "maximum": 500, "default": 50},
-            ),
-            _search_segments,
-        ),  # fmt: skip
-        Tool(
-            "get_segment",
-            "Statistics and summary of one segment.",
-            _obj(["segment_id"], segment_id={"type": "string"}),
-            _get_segment,
-        ),
-        Tool(
-            "create_meta_segment_by_datetime_range",
-            "Group segments by a date range, optionally one meta-segment per calendar period "
-            "(freq). Returns each meta-segment's id and features.",
-            _obj(
-                ["series", "start", "end"],
-                series=SERIES,
-                start=DATE,
-                end=DATE,
-                freq={"type": "string", "enum": list(FREQUENCIES)},
-            ),
-            _by_range,
-        ),  # fmt: skip
-        Tool(
-            "create_meta_segment_by_filter",
-            "Group every segment whose statistics meet the conditions into one meta-segment; "
-            "or, with text, the k segments whose summaries are closest in meaning.",
-            _obj(
-                ["series"],
-                series=SERIES,
-                **_FILTERS,
-                text=TEXT,
-                k={"type": "integer", "minimum": 1, "maximum": 200, "default": 10},
-                duration_min={**NUM, "description": "minimum duration in days"},
-                duration_max=NUM,
-                min_below=NUM,
-                max_above=NUM,
-            ),
-            _by_filter,
-        ),  # fmt: skip
-        Tool(
-            "create_meta_segment_from_members",
-            "Combine segments and/or meta-segments (e.g. months into a quarter) into one.",
-            _obj(
-                ["member_ids"],
-                member_ids={"type": "array", "items": {"type": "string"}, "minItems": 1},
-                label={"type": "string"},
-            ),
-            _from_members,
-        ),  # fmt: skip
-        Tool(
-            "get_meta_features",
-            "Features of a meta-segment: n, mean, std, min, max, slope, change vs previous.",
-            _obj(["meta_segment_id"], meta_segment_id=_META_ID),
-            _features,
-        ),
-        Tool(
-            "get_members",
-            "The segments and meta-segments a meta-segment groups (for evidence).",
-            _obj(["meta_segment_id"], meta_segment_id=_META_ID),
-            _members,
-        ),
-        Tool(
-            "list_meta_segments",
-            "Meta-segments already built for a series (ids and labels).",
-            _obj(
-                ["series"],
-                series=SERIES,
-                limit={"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
-            ),
-            _list_metas,
-        ),  # fmt: skip
+        Tool("list_series", "Stored series and their bounds.",
+             _obj([], limit=PAGE, offset=OFFSET), _list_series),
+        Tool("time_bounds", "First and last date, points and segments of a series.",
+             _obj(["series"], series=STR), _time_bounds),
+        Tool("search_segments",
+             "Segments in a date window meeting `where`, by time; with text, by similarity.",
+             _obj(["series"], series=STR, start=STR, end=STR, where=WHERE, text=TEXT,
+                  limit=PAGE, offset=OFFSET), _search_segments),
+        Tool("get_segment", "One segment's features and summary.",
+             _obj(["segment_id"], segment_id=STR), _get_segment),
+        Tool("create_meta_segment_by_datetime_range",
+             "Group segments over start..end, one meta-segment per freq period (none: one). "
+             "Rows: slope per day, pct_prev = % change of mean vs previous period.",
+             _obj(["series", "start", "end"], series=STR, start=STR, end=STR, freq=FREQ),
+             _by_range),
+        Tool("create_meta_segment_by_filter",
+             "One meta-segment of all segments in a date window meeting `where`; "
+             "with text, of the k most similar of them.",
+             _obj(["series"], series=STR, start=STR, end=STR, where=WHERE, text=TEXT,
+                  k={"type": "integer", "minimum": 1, "maximum": 200}), _by_filter),
+        Tool("create_meta_segment_from_members",
+             "One meta-segment of given segments/meta-segments, e.g. months into a quarter.",
+             _obj(["member_ids"], member_ids={"type": "array", "items": STR, "minItems": 1},
+                  label=STR), _from_members),
+        Tool("get_meta_features", "Features of a meta-segment; full adds dates, change, fit.",
+             _obj(["meta_segment_id"], meta_segment_id=STR, full={"type": "boolean"}),
+             _features),
+        Tool("get_members", "Segments and meta-segments a meta-segment groups.",
+             _obj(["meta_segment_id"], meta_segment_id=STR, limit=PAGE, offset=OFFSET),
+             _members),
+        Tool("list_meta_segments", "Meta-segments built for a series.",
+             _obj(["series"], series=STR, limit=PAGE, offset=OFFSET), _list_metas),
     ]
-}
+}  # fmt: skip
 
 
 def tool_schemas() -> list[dict[str, Any]]:
@@ -332,26 +288,9 @@ def call_tool(
     session: str | None = None,
 ) -> tuple[ToolOutput, str]:
     """Validate, run and record one tool call; returns (output, ToolCall id), raises on error."""
-    env = target if isinstance(target, ToolEnv) else ToolEnv(target)
-    store = env.store
-    call_id = "tc_" + uuid.uuid4().hex
-    try:
-        tool = TOOLS.get(name)
-        if tool is None:
-            raise InvalidInput("tool", f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
-        output = tool.handler(env, validate(parse_arguments(arguments), tool.parameters))
-    except GraphmemError as exc:
-        content = json.dumps({"error": str(exc)}, ensure_ascii=False)
-        _record(store, call_id, name, arguments, content, None, str(exc), session)
-        raise
-    finally:
-        if env is not target:
-            env.close()
-    content = json.dumps(output.result, separators=(",", ":"), ensure_ascii=False)
-    _record(store, call_id, name, arguments, content, output, None, session)
-    touched = list(dict.fromkeys(output.built + output.read))
-    if touched:  # a tool reading a segment is a recall of it (timeline memory)
-        reinforce_in(store, touched, int(time.time()))
+    output, _, call_id, error = _with_env(target, name, arguments, session)
+    if error is not None:
+        raise error
     return output, call_id
 
 
@@ -362,13 +301,56 @@ def run_tool(
     session: str | None = None,
 ) -> ToolResult:
     """Like call_tool, but errors come back in plain words (for the LLM), not raised."""
+    output, content, call_id, error = _with_env(target, name, arguments, session)
+    if error is not None:
+        return ToolResult(name, False, content, call_id, [], [])
+    return ToolResult(name, True, content, call_id, output.built, output.read)
+
+
+def _with_env(
+    target: Store | ToolEnv, name: str, arguments: Any, session: str | None
+) -> tuple[Any, str, str, GraphmemError | None]:
+    env = target if isinstance(target, ToolEnv) else ToolEnv(target)
     try:
-        output, call_id = call_tool(target, name, arguments, session)
+        return _execute(env, name, arguments, session)
+    finally:
+        if env is not target:
+            env.close()
+
+
+def _execute(
+    env: ToolEnv, name: str, arguments: Any, session: str | None
+) -> tuple[Any, str, str, GraphmemError | None]:
+    """(output, content, ToolCall id, error): recorded once, when the call has fully run."""
+    call_id = "tc_" + uuid.uuid4().hex
+    try:
+        tool = TOOLS.get(name)
+        if tool is None:
+            raise InvalidInput("tool", f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
+        output = tool.handler(env, validate(parse_arguments(arguments), tool.parameters))
+        shown = output.shown if output.shown is not None else output.built + output.read
+        _recall(env.store, list(dict.fromkeys(shown)), int(time.time()))
     except GraphmemError as exc:
         content = json.dumps({"error": str(exc)}, ensure_ascii=False)
-        return ToolResult(name, False, content, "", [], [])
+        _record(env.store, call_id, name, arguments, content, None, str(exc), session)
+        return None, content, call_id, exc
     content = json.dumps(output.result, separators=(",", ":"), ensure_ascii=False)
-    return ToolResult(name, True, content, call_id, output.built, output.read)
+    _record(env.store, call_id, name, arguments, content, output, None, session)
+    return output, content, call_id, None
+
+
+def _recall(store: Store, ids: list[str], now: int) -> None:
+    """A tool reading a memory is a recall of it (timeline memory statistics).
+
+    Memories dated after `now` (a series reaching into the future) cannot have been
+    recalled before their own time: they are left out rather than failing the call.
+    """
+    if not ids:
+        return
+    rows = store.read("timeline.locate", ids=ids)
+    due = [r["id"] for r in rows if r["ts"] is not None and r["ts"] <= now]
+    if due:
+        reinforce_in(store, due, now)
 
 
 def _record(
