@@ -138,7 +138,8 @@ CALL {
 RETURN size($event) + size($proposition) + size($segment) + size($metasegment) AS asked
 
 // Memories of the enabled labels dated in [$start, $end], oldest first, at most $limit per label
-// (range scans of the ts indexes).
+// (range scans of the ts indexes). A segment's or meta-segment's time is its start (indexed for
+// segments), whether or not it has been embedded yet: only embedding sets its ts.
 // name: in_range
 MATCH (n:Event)
 WHERE $event AND n.ts >= $start AND n.ts <= $end
@@ -155,15 +156,15 @@ RETURN 'Proposition' AS label, n.id AS id, coalesce(n.text, n.summary, '') AS te
 ORDER BY ts, id LIMIT $limit
 UNION ALL
 MATCH (n:Segment)
-WHERE $segment AND n.ts >= $start AND n.ts <= $end
+WHERE $segment AND n.start >= $start AND n.start <= $end
 RETURN 'Segment' AS label, n.id AS id, coalesce(n.text, n.summary, '') AS text,
-       n.date AS date, n.ts AS ts, coalesce(n.recall_count, 0) AS recall_count,
+       n.date AS date, toInteger(floor(n.start)) AS ts, coalesce(n.recall_count, 0) AS recall_count,
        coalesce(n.g, 1.0) AS g, n.last_recalled_at AS last_recalled_at
 ORDER BY ts, id LIMIT $limit
 UNION ALL
 MATCH (n:MetaSegment)
-WHERE $metasegment AND n.ts >= $start AND n.ts <= $end
+WHERE $metasegment AND n.start >= $start AND n.start <= $end
 RETURN 'MetaSegment' AS label, n.id AS id, coalesce(n.text, n.summary, '') AS text,
-       n.date AS date, n.ts AS ts, coalesce(n.recall_count, 0) AS recall_count,
+       n.date AS date, toInteger(floor(n.start)) AS ts, coalesce(n.recall_count, 0) AS recall_count,
        coalesce(n.g, 1.0) AS g, n.last_recalled_at AS last_recalled_at
 ORDER BY ts, id LIMIT $limit

@@ -116,3 +116,21 @@ UNWIND $ids AS node_id
 MATCH (n:MetaSegment {id: node_id})
 WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 RETURN n.id AS id, n.vid AS vid, n.ts AS ts, toJSON(n.embedding) AS embedding
+
+// Lazy embeddings of summaries (graphmem/series/textsearch.py): segments and meta-segments of
+// every series whose summary has no embedding yet, or changed since it was embedded. A
+// meta-segment's time is its start, as a segment's is (see cypher/segments.cypher).
+// name: unembedded_segments
+MATCH (g:Segment)
+WHERE g.embedding IS NULL OR g.embedded_summary <> g.summary
+RETURN g.id AS id, g.summary AS summary, g.start AS start, g.vid AS vid
+
+// name: unembedded_metasegments
+MATCH (m:MetaSegment)
+WHERE m.embedding IS NULL OR m.embedded_summary <> m.summary
+RETURN m.id AS id, m.summary AS summary, m.start AS start, m.vid AS vid
+
+// name: set_metasegment_embeddings
+UNWIND $rows AS r
+MATCH (m:MetaSegment {id: r.id})
+SET m.vid = r.vid, m.ts = r.ts, m.embedding = r.embedding, m.embedded_summary = r.summary

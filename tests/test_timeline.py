@@ -437,3 +437,47 @@ def test_bad_timeline_settings_name_the_variable(name: str, value: str) -> None:
     with pytest.raises(InvalidInput) as info:
         Settings.from_env({name: value})
     assert info.value.field == name
+
+
+# --- segments and meta-segments ----------------------------------------------------------------
+
+
+def test_segments_and_meta_segments_in_recall_and_timeline(
+    sales_store, embedder: Embedder, tmp_path: Path
+) -> None:
+    from graphmem.series.metabuild import build_by_range
+    from graphmem.series.segments import list_segments, time_bounds
+
+    store, series, _ = sales_store
+    bounds = time_bounds(store, series.id)
+    years = build_by_range(store, series.id, bounds.start, bounds.end, "year")
+    segments = list_segments(store, series.id, limit=10_000)
+    assert len(years) >= 3 and len(segments) >= 3
+    vectors = VectorStore(store, tmp_path, embedder.name, embedder.dim)
+    ctx = TimelineMemory(store, embedder, vectors)
+    now = int(bounds.end) + DAY
+    last = max(years, key=lambda m: m.start)
+    summary = store.read("meta.get_many", ids=[last.id])[0]["m"]["summary"]
+    # meta-segments are embedded on first recall, dated by their start
+    got = recall(ctx, summary, now, k=3, labels=["MetaSegment"])
+    assert got and {m.label for m in got} == {"MetaSegment"}
+    assert got[0].id == last.id and got[0].text == summary
+    assert got[0].ts == int(last.start) and got[0].r == pytest.approx(1.0, abs=1e-3)
+    assert {m.id for m in got} <= {m.id for m in years}
+    segs = recall(ctx, "sales level and trend", now, k=5, labels=["Segment"])
+    assert len(segs) == 5 and {m.label for m in segs} == {"Segment"}
+    reinforce(ctx, [last.id], now)
+    again = recall(ctx, summary, now + DAY, k=1, labels=["MetaSegment"])
+    assert again[0].id == last.id and again[0].n == 1
+    # both appear on the timeline, at their start, whether embedded or not
+    items = timeline(ctx, now=now, labels=["Segment", "MetaSegment"])
+    by_label = {
+        label: [m for m in items if m.label == label] for label in ("Segment", "MetaSegment")
+    }
+    assert {m.id for m in by_label["MetaSegment"]} == {m.id for m in years}
+    assert {m.id for m in by_label["Segment"]} == {s.id for s in segments if s.start <= now}
+    assert [m.ts for m in items] == sorted(m.ts for m in items)
+    meta_item = next(m for m in items if m.id == last.id)
+    assert meta_item.ts == int(last.start) and meta_item.recall_count == 1
+    assert meta_item.text == summary
+    vectors.close()

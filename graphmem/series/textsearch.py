@@ -1,4 +1,11 @@
-"""Finding segments by meaning: their summaries embedded lazily and searched with FAISS."""
+"""Finding segments by meaning: their summaries embedded lazily and searched with FAISS.
+
+Segments and meta-segments are embedded on first use, not when built: summaries of the open
+segment change with every append, and most meta-segments are never searched by text. A search
+of one series embeds that series' segments; recall over the Segment or MetaSegment label
+(graphmem/timeline) embeds every series' first. A (meta-)segment's time in the index is its
+start.
+"""
 
 from __future__ import annotations
 
@@ -23,24 +30,9 @@ class SegmentSearch:
     vectors: VectorStore
 
     def ensure_embedded(self, series_id: str) -> int:
-        """Embed summaries that have no embedding or changed since; returns how many."""
+        """Embed the series' segment summaries that have no embedding or changed since."""
         rows = self.store.read("segments.unembedded", series_id=series_id)
-        if not rows:
-            return 0
-        vecs = self.embedder.encode([r["summary"] for r in rows])
-        ids = [r["id"] for r in rows]
-        vids = [vector_id(i) for i in ids]
-        ts = [int(r["start"]) for r in rows]
-        self.store.write_batch(
-            "segments.set_embeddings",
-            [{"id": i, "vid": v, "ts": t, "embedding": e.tolist(), "summary": r["summary"]}
-             for i, v, t, e, r in zip(ids, vids, ts, vecs, rows, strict=True)],
-        )  # fmt: skip
-        stale = [r["vid"] for r in rows if r["vid"] is not None]
-        if stale:  # the open segment's summary changed: replace its vector
-            self.vectors.remove(LABEL, stale)
-        self.vectors.add(LABEL, ids, vids, ts, vecs)
-        return len(rows)
+        return embed_summaries(self.store, self.embedder, self.vectors, LABEL, rows)
 
     def search(
         self, series_id: str, query: str, k: int = 10, min_score: float | None = None
@@ -60,3 +52,36 @@ class SegmentSearch:
         rows = self.store.read("segments.get_many", ids=[h.node_id for h in mine])
         by_id = {r["g"]["id"]: Segment.from_node(r["g"]) for r in rows}
         return [(by_id[h.node_id], h.score) for h in mine if h.node_id in by_id]
+
+
+_UNEMBEDDED = {"Segment": "vectors.unembedded_segments",
+               "MetaSegment": "vectors.unembedded_metasegments"}  # fmt: skip
+_SET = {"Segment": "segments.set_embeddings", "MetaSegment": "vectors.set_metasegment_embeddings"}
+
+
+def embed_all_summaries(store: Store, embedder: Embedder, vectors: VectorStore, label: str) -> int:
+    """Embed every series' Segment or MetaSegment summaries not embedded yet; returns how many."""
+    return embed_summaries(store, embedder, vectors, label, store.read(_UNEMBEDDED[label]))
+
+
+def embed_summaries(
+    store: Store, embedder: Embedder, vectors: VectorStore, label: str, rows: list[dict]
+) -> int:
+    """Embed these (id, summary, start, vid) rows of `label`, store and index the vectors."""
+    rows = [r for r in rows if r["summary"]]
+    if not rows:
+        return 0
+    vecs = embedder.encode([r["summary"] for r in rows])
+    ids = [r["id"] for r in rows]
+    vids = [vector_id(i) for i in ids]
+    ts = [int(r["start"]) for r in rows]
+    store.write_batch(
+        _SET[label],
+        [{"id": i, "vid": v, "ts": t, "embedding": e.tolist(), "summary": r["summary"]}
+         for i, v, t, e, r in zip(ids, vids, ts, vecs, rows, strict=True)],
+    )  # fmt: skip
+    stale = [r["vid"] for r in rows if r["vid"] is not None]
+    if stale:  # a summary changed (the open segment grew, a meta-segment was extended)
+        vectors.remove(label, stale)
+    vectors.add(label, ids, vids, ts, vecs)
+    return len(rows)

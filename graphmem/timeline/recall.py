@@ -1,7 +1,9 @@
 """Recall: search candidates by relevance, then rank them by recall probability at `now`.
 
 Per label, the `candidates` memories dated at or before `now` most similar to the query come
-from the vector index (with their relevance r and their ts). Only the few that were ever
+from the vector index (with their relevance r and their ts). Segments and meta-segments are
+embedded on first use (their summaries; their time is their start), so a recall over those
+labels first embeds any that are new or whose summary changed. Only the few that were ever
 recalled need their statistics from the graph: one read by id list. Scoring is vectorised,
 and a second read fetches text and date for the k winners only.
 """
@@ -112,6 +114,7 @@ def _recall(
     pool: int,
     reinforce: bool,
 ) -> list[Recalled]:
+    _embed_summaries(ctx, labels)
     hits = [(label, h) for label in labels for h in ctx.vectors.search(label, vector, pool, now)]
     if not hits:
         return []
@@ -155,6 +158,16 @@ def _recall(
     if reinforce and chosen:
         record_recall(ctx, chosen, now)
     return out
+
+
+def _embed_summaries(ctx: TimelineMemory, labels: tuple[str, ...]) -> None:
+    """Segments and meta-segments are embedded on first use: embed what is new or changed."""
+    lazy = [label for label in labels if label in ("Segment", "MetaSegment")]
+    if lazy:
+        from graphmem.series.textsearch import embed_all_summaries
+
+        for label in lazy:
+            embed_all_summaries(ctx.store, ctx.embedder, ctx.vectors, label)
 
 
 def _top(p: np.ndarray, r: np.ndarray, ids: list[str], k: int) -> list[int]:
