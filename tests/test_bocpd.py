@@ -9,15 +9,21 @@ import pytest
 from scipy import stats
 
 from graphmem.errors import InvalidInput
-from graphmem.series.bocpd import NormalGammaPrior, OnlineBOCPD
+from graphmem.series.bocpd import NormalGammaPrior, OnlineBOCPD, prior_from_warmup
 
 
-def exact_bocpd(xs: np.ndarray, prior: NormalGammaPrior, hazard_lambda: float) -> list[np.ndarray]:
+def exact_bocpd(
+    xs: np.ndarray, prior: NormalGammaPrior, hazard_lambda: float, track_level: bool = False
+) -> list[np.ndarray]:
     """Plain full-posterior BOCPD: after point t, P(r_t = r | x_0..x_t) for r = 0..t.
 
     r_t counts the points of the current segment before x_t; r_t = 0 means x_t opens one.
+    With track_level, the model OnlineBOCPD uses by default: a run that opens at x_{t+1} has
+    its prior mean at the level after x_t, the posterior mean of the most probable run
+    (ties: the shortest); everything else is the plain model.
     """
     h = 1.0 / hazard_lambda
+    level = prior.mu0
     mu = np.array([prior.mu0])
     kappa = np.array([prior.kappa0])
     alpha = np.array([prior.alpha0])
@@ -38,7 +44,9 @@ def exact_bocpd(xs: np.ndarray, prior: NormalGammaPrior, hazard_lambda: float) -
         out.append(np.exp(log_post))
         new_mu = (kappa * mu + x) / (kappa + 1)
         new_beta = beta + kappa * (x - mu) ** 2 / (2 * (kappa + 1))
-        mu = np.concatenate([[prior.mu0], new_mu])
+        if track_level:
+            level = new_mu[int(np.argmax(log_post))]  # entry j: the run with r_t = j
+        mu = np.concatenate([[level], new_mu])
         beta = np.concatenate([[prior.beta0], new_beta])
         kappa = np.concatenate([[prior.kappa0], kappa + 1])
         alpha = np.concatenate([[prior.alpha0], alpha + 0.5])
@@ -69,6 +77,29 @@ def test_matches_exact_bocpd_while_nothing_is_pruned(prior):
         assert out.start == t
         assert out.map_run_length[0] == int(np.argmax(ref[t]))
         assert out.cp_prob[0] == pytest.approx(ref[t][:5].sum(), abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_default_model_with_level_tracking_matches_its_exact_reference(seed):
+    # Defaults (hazard 250, prior scaled from a 32-point warm-up, level tracking) with pruning
+    # off; the reference is the same model computed plainly over every run length.
+    xs = steps(seed)
+    det = OnlineBOCPD(prune_threshold=0.0, max_run_lengths=400)
+    assert det.track_level and det.hazard_lambda == 250.0
+    ref = exact_bocpd(xs, prior_from_warmup(xs[:32]), 250.0, track_level=True)
+    plain = exact_bocpd(xs, prior_from_warmup(xs[:32]), 250.0)
+    for t, x in enumerate(xs):
+        out = det.update(x)
+        if t < det.warmup - 1:
+            assert len(out) == 0
+            continue
+        rl, prob = det.run_length_posterior()
+        assert np.array_equal(rl, np.arange(t + 1))
+        np.testing.assert_allclose(prob, ref[t], rtol=0, atol=1e-6)
+        assert out.map_run_length[-1] == int(np.argmax(ref[t]))
+        assert out.cp_prob[-1] == pytest.approx(ref[t][:5].sum(), abs=1e-6)
+    # level tracking is a different model: the plain one's posterior is visibly different
+    assert max(np.abs(r - p).max() for r, p in zip(ref, plain, strict=True)) > 1e-2
 
 
 def test_pruning_keeps_the_set_bounded_and_the_mass_normalised():
