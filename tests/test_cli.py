@@ -163,3 +163,31 @@ def test_demo_yearly_trend_table_shows_the_2016_slowdown(sales_store) -> None:
     assert "[Step 3/3] tool: get_meta_features x11" in text
     assert "Weakest trend within a year: 2016" in text
     assert "2016" in text.split("Year-over-year growth dips in")[1]
+
+
+def test_demo_prints_the_stored_segments(
+    monkeypatch: pytest.MonkeyPatch, embedded_url: str, store: Store, short_tmp: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    from graphmem.series.segments import list_segments
+
+    monkeypatch.setenv("GRAPHMEM_STORE", embedded_url)
+    monkeypatch.setenv("GRAPHMEM_HOME", str(short_tmp / "cli-demo"))
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    stored = list_segments(store, "synthetic-sales", limit=10_000)
+    assert len(stored) > 20 and sum(s.n for s in stored) == 4018
+    intro = f"4018 daily points 2010-01-01 to 2020-12-31, cut online by BOCPD into {len(stored)} "
+    assert intro in out
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.split()[:4] == ["#", "start", "end", "n"])
+    assert set(lines[head + 1]) <= {"-", " "}
+    table = [line.split(None, 4) for line in lines[head + 2 : head + 2 + len(stored)]]
+    want = [
+        [str(s.idx), s.start_iso[:10], s.end_iso[:10], str(s.n), s.summary + " (open)" * s.open]
+        for s in stored
+    ]
+    assert table == want
+    assert lines[head + 2 + len(stored)].strip() == "", "the table ends after the last segment"

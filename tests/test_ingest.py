@@ -282,3 +282,21 @@ def test_delete_series_removes_points_and_segments(store: Store, sales) -> None:
     ingest.append(store, series.id, sales.ts[:2000], sales.xs[:2000])
     delete_series(store, series.id)
     assert store.read("admin.count_nodes")[0]["n"] == 0
+
+
+def test_interrupted_demo_load_is_completed(store: Store) -> None:
+    from graphmem.demo import load_sales
+
+    data = sales_series(seed=0)
+    reference = create_series(store, "reference", unit=data.unit)
+    ingest.append(store, reference.id, data.ts, data.xs)
+    # a demo run stopped after its first two batches of 1,000 points
+    series = create_series(store, data.name, unit=data.unit)
+    ingest.ingest_all(store, series.id, data.ts[:2000], data.xs[:2000], batch_size=1000)
+    assert load_sales(store).id == series.id
+    assert time_bounds(store, series.id).n_points == len(data.ts)
+    want = strip_ids(segment_rows(store, reference.id))
+    assert strip_ids(segment_rows(store, series.id)) == want
+    before = snapshot(store, series.id)
+    load_sales(store)  # complete: nothing more to do
+    assert snapshot(store, series.id) == before

@@ -65,7 +65,9 @@ def test_fmt_num_significant_digits() -> None:
 def test_rising_segment_example_shape() -> None:
     xs = np.linspace(146.0, 155.8, 366)
     text = summarize_segment(_features(xs), "USD", *_span(366))
-    assert text.startswith("2016-01-01 to 2016-12-31 (366 days): mean 150.9 USD, rose 9.8 USD")
+    assert text.startswith(
+        "2016-01-01 to 2016-12-31 (366 days): mean 150.9 USD, trend rose 9.8 USD"
+    )
     assert "(+6.712 %)" in text
     assert "slope +0.02685 USD/day" in text
     assert "no volatility" not in text
@@ -76,20 +78,20 @@ def test_rising_segment_example_shape() -> None:
 
 def test_falling_segment() -> None:
     text = summarize_segment(_features([200.0, 180.0, 150.0]), "kg", *_span(3))
-    assert "fell 50 kg (-24.79 %)" in text  # along the fitted trend, from its start level
+    assert "trend fell 50 kg (-24.79 %)" in text  # along the fitted trend, from its start level
     assert "slope -25 kg/day" in text
     assert "(3 days)" in text
 
 
 def test_flat_segment() -> None:
     text = summarize_segment(_features([100.0, 101.0, 101.0, 100.0]), "USD", *_span(4))
-    assert "was flat" in text
+    assert "trend flat" in text
     assert "rose" not in text and "fell" not in text
 
 
 def test_constant_segment() -> None:
     text = summarize_segment(_features([5.0] * 10), "USD", *_span(10))
-    assert "mean 5 USD, was flat" in text
+    assert "mean 5 USD, trend flat" in text
     assert "no volatility (std 0 USD)" in text
 
 
@@ -113,7 +115,7 @@ def test_volatility_near_zero_level_uses_the_change() -> None:
 def test_without_unit() -> None:
     text = summarize_segment(_features([1.0, 2.0, 3.0]), None, *_span(3))
     assert text == (
-        "2016-01-01 to 2016-01-03 (3 days): mean 2, rose 2 (+200 %), slope +1 per day, "
+        "2016-01-01 to 2016-01-03 (3 days): mean 2, trend rose 2 (+200 %), slope +1 per day, "
         "low volatility (std 0.8165)."
     )
     assert summarize_segment(_features([1.0, 2.0, 3.0]), "  ", *_span(3)) == text
@@ -122,8 +124,20 @@ def test_without_unit() -> None:
 
 def test_pct_change_none_is_omitted() -> None:
     text = summarize_segment(_features([0.0, 4.0]), "USD", *_span(2))
-    assert "rose 4 USD," in text
+    assert "trend rose 4 USD," in text
     assert "%" not in text
+
+
+def test_summary_change_is_the_trend_not_last_minus_first() -> None:
+    # ends lower than it starts, yet the fitted line rises: the sentence reports the line
+    xs = [100.0, 104.0, 108.0, 112.0, 116.0, 97.0]
+    f = _features(xs)
+    assert f.change == -3.0 and f.pct_change == -3.0
+    trend = f.slope_per_day * f.duration_days
+    assert trend > 0
+    text = summarize_segment(f, "USD", *_span(len(xs)))
+    assert f"trend rose {fmt_num(trend)} USD" in text
+    assert "fell" not in text and "-3 USD" not in text
 
 
 def test_single_point() -> None:
@@ -134,7 +148,7 @@ def test_single_point() -> None:
 def test_negative_and_zero_values() -> None:
     text = summarize_segment(_features([-2.0, -1.0, 0.0]), "°C", *_span(3))
     assert "mean -1 °C" in text
-    assert "rose 2 °C (+100 %)" in text
+    assert "trend rose 2 °C (+100 %)" in text
 
 
 def test_deterministic() -> None:

@@ -63,17 +63,18 @@ def _span(t_start: float, t_end: float) -> str:
 
 
 def _direction(f: Features, unit: str | None) -> str:
-    """'rose X (+P %)', 'fell X (-P %)' or 'was flat', along the fitted trend.
+    """'trend rose X (+P %)', 'trend fell X (-P %)' or 'trend flat': the fitted line's change.
 
-    The trend (slope x duration) rather than last - first: single noisy end points would
-    otherwise contradict the slope printed beside them.
+    The trend (slope x duration) rather than last - first (the `change` and `pct_change`
+    fields): single noisy end points would otherwise contradict the slope printed beside
+    them. The sentence says "trend" so it is not read as those fields.
     """
     change = f.slope_per_day * f.duration_days
     scale = max(abs(f.mean), f.std)
     if change == 0 or abs(change) <= _FLAT_FRACTION * scale:
-        return "was flat"
+        return "trend flat"
     verb = "rose" if change > 0 else "fell"
-    text = f"{verb} {_with_unit(fmt_num(abs(change)), unit)}"
+    text = f"trend {verb} {_with_unit(fmt_num(abs(change)), unit)}"
     start_level = f.mean - change / 2  # the fitted line's value at the start, evenly spaced
     if start_level != 0:
         text += f" ({_signed(100 * change / abs(start_level))} %)"
