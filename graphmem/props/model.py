@@ -7,10 +7,10 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from graphmem.errors import InvalidInput
-from graphmem.timeutil import parse_timestamp
 
 KINDS = ("updates", "contradicts", "supports")  # relation kinds that become edges
 LABELS = (*KINDS, "norel")  # what a classifier may answer
@@ -81,7 +81,12 @@ def _sha1(*parts: str) -> str:
 
 def proposition_id(text: str, date: str) -> str:
     """'prop_' + sha1 of the normalised text and the date: the same statement on the same day."""
-    return "prop_" + _sha1(normalised(text), date)
+    return _id_of_clean(clean_text(text), date)
+
+
+def _id_of_clean(clean: str, date: str) -> str:
+    """proposition_id of a text already through clean_text (cleaning it again changes nothing)."""
+    return "prop_" + _sha1(clean.casefold().rstrip(".").rstrip(), date)
 
 
 def document_id(text: str, date: str, source: str | None) -> str:
@@ -100,14 +105,24 @@ def checked_date(value: Any, field: str) -> tuple[str, int]:
         value = value.date()
     if isinstance(value, dt.date):
         value = value.isoformat()
-    if not isinstance(value, str) or not _DATE.match(value.strip()):
+    if not isinstance(value, str):
         raise InvalidInput(field, f"{value!r} is not a date in the form YYYY-MM-DD")
-    value = value.strip()
+    day = _day(value.strip())
+    if isinstance(day, str):
+        raise InvalidInput(field, day)
+    return day
+
+
+@lru_cache(maxsize=4096)  # bulk loads repeat the same few thousand dates
+def _day(value: str) -> tuple[str, int] | str:
+    """(date, epoch seconds) of a stripped 'YYYY-MM-DD', or what is wrong with it."""
+    if not _DATE.match(value):
+        return f"{value!r} is not a date in the form YYYY-MM-DD"
     try:
-        dt.date.fromisoformat(value)
+        day = dt.date.fromisoformat(value)
     except ValueError:
-        raise InvalidInput(field, f"{value!r} is not a valid calendar date") from None
-    return value, int(parse_timestamp(value, field))
+        return f"{value!r} is not a valid calendar date"
+    return value, int(dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC).timestamp())
 
 
 def checked_text(value: Any, field: str) -> str:
@@ -136,4 +151,4 @@ def make_proposition(
     clean = checked_text(text, f"{field}.text")
     day, ts = checked_date(date, f"{field}.date")
     src = checked_source(source, f"{field}.source")
-    return Proposition(proposition_id(clean, day), clean, day, ts, src, doc_id)
+    return Proposition(_id_of_clean(clean, day), clean, day, ts, src, doc_id)
