@@ -71,7 +71,7 @@ _WHERE_FIELDS = {
     "max": ("max_above", None),
 }
 _CONDITION = re.compile(r"([a-z_]+)\s*(>=|<=|>|<|=)\s*([^\s,;]*)")
-WHERE_HELP = "e.g. 'slope<-0.05 std>5': slope/day, std, mean, min<, max>, duration (days)"
+WHERE_HELP = "e.g. 'slope<-0.05 std>5' over slope/day, std, mean, min<, max>, duration (days)"
 
 
 def parse_where(

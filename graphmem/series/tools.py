@@ -130,11 +130,12 @@ def _obj(required: list[str], **props: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-# Shared parameter definitions: each written once, reused by every tool that takes it.
+# Shared parameter definitions, each written once; `where` and `text` are described only
+# in search_segments, which the filter tool's description points to.
 STR = {"type": "string"}
 FREQ = {"type": "string", "enum": list(FREQUENCIES)}
 WHERE = {"type": "string", "description": WHERE_HELP}
-TEXT = {"type": "string", "description": "meaning of summaries, e.g. 'sharp drop'"}
+TEXT = {"type": "string", "description": "meaning, e.g. 'sharp drop'"}
 PAGE = {"type": "integer", "minimum": 1, "maximum": ROW_CAP}
 OFFSET = {"type": "integer", "minimum": 0}
 
@@ -145,14 +146,14 @@ def _page(args: dict[str, Any]) -> tuple[int, int]:
 
 def _list_series(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
     store = env.store
-    limit, offset = _page(args)
-    found = catalog.list_series(store, limit=limit + 1, offset=offset)
+    found = catalog.list_series(store, limit=ROW_CAP + 1)
     rows = []
-    for s in found[:limit]:
+    for s in found[:ROW_CAP]:
         b = bounds_view(segments.time_bounds(store, s.id))
         rows.append([s.name, s.unit, b["start"], b["end"], b["n_points"], b["n_segments"]])
     cols = ("name", "unit", "start", "end", "n_points", "n_segments")
-    return ToolOutput(table(cols, rows, offset, more=len(found) > limit))
+    more = len(found) > ROW_CAP
+    return ToolOutput(table(cols, rows, more=more, hint="more series: ask time_bounds by name"))
 
 
 def _time_bounds(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
@@ -241,34 +242,32 @@ def _list_metas(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
 TOOLS: dict[str, Tool] = {
     t.name: t
     for t in [
-        Tool("list_series", "Stored series and their bounds.",
-             _obj([], limit=PAGE, offset=OFFSET), _list_series),
+        Tool("list_series", "Stored series and their bounds.", _obj([]), _list_series),
         Tool("time_bounds", "First and last date, points and segments of a series.",
              _obj(["series"], series=STR), _time_bounds),
         Tool("search_segments",
-             "Segments in a date window meeting `where`, by time; with text, by similarity.",
+             "Segments from start to end meeting where; with text, most similar first.",
              _obj(["series"], series=STR, start=STR, end=STR, where=WHERE, text=TEXT,
                   limit=PAGE, offset=OFFSET), _search_segments),
         Tool("get_segment", "One segment's features and summary.",
              _obj(["segment_id"], segment_id=STR), _get_segment),
         Tool("create_meta_segment_by_datetime_range",
-             "Group segments over start..end, one meta-segment per freq period (none: one). "
-             "Rows: slope per day, pct_prev = % change of mean vs previous period.",
+             "Group segments from start to end, one meta-segment per freq period (or one). "
+             "slope: per day; pct_prev: % change of mean vs previous period.",
              _obj(["series", "start", "end"], series=STR, start=STR, end=STR, freq=FREQ),
              _by_range),
         Tool("create_meta_segment_by_filter",
-             "One meta-segment of all segments in a date window meeting `where`; "
-             "with text, of the k most similar of them.",
-             _obj(["series"], series=STR, start=STR, end=STR, where=WHERE, text=TEXT,
+             "One meta-segment of the segments search_segments finds (with text: the k best).",
+             _obj(["series"], series=STR, start=STR, end=STR, where=STR, text=STR,
                   k={"type": "integer", "minimum": 1, "maximum": 200}), _by_filter),
         Tool("create_meta_segment_from_members",
-             "One meta-segment of given segments/meta-segments, e.g. months into a quarter.",
+             "One meta-segment of given members, e.g. months into a quarter.",
              _obj(["member_ids"], member_ids={"type": "array", "items": STR, "minItems": 1},
                   label=STR), _from_members),
-        Tool("get_meta_features", "Features of a meta-segment; full adds dates, change, fit.",
+        Tool("get_meta_features", "Features of a meta-segment; full: all of them.",
              _obj(["meta_segment_id"], meta_segment_id=STR, full={"type": "boolean"}),
              _features),
-        Tool("get_members", "Segments and meta-segments a meta-segment groups.",
+        Tool("get_members", "What a meta-segment groups.",
              _obj(["meta_segment_id"], meta_segment_id=STR, limit=PAGE, offset=OFFSET),
              _members),
         Tool("list_meta_segments", "Meta-segments built for a series.",
