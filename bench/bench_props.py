@@ -6,12 +6,17 @@
 2. Embeds them with the model (timed alone: the model is the limit).
 3. Stores them with precomputed embeddings twice in a throwaway embedded store: without
    relating (graph + vector index work alone), then with the offline classifier relating each
-   new proposition to its 20 most similar earlier ones. "With embedding" combines the two
-   rates, since each batch is embedded, then stored; a small end-to-end run checks it.
+   new proposition to its 20 most similar earlier ones. "With embedding" is measured by a real
+   end-to-end run over the first --e2e propositions (default 10^4): add_propositions embedding
+   them itself, storing and relating, in a fresh store; the combination of the separate
+   timings at N is printed beside it as an estimate.
 4. Subgraph latency (k=10, expand) once 10^4 and once 10^5 (or N) propositions are stored,
    for dated and undated questions, without the question embedding, which is timed apart.
 5. Quality on tests/fixtures/props_world.json: the reader picks the option most similar to
    the propositions current as of the question's date (relations used) vs plain top-k.
+6. With an LLM configured (OPENAI_BASE_URL), the LLM answers each fixture question from the
+   rendered subgraph (relations and statuses in words) and from plain top-k context (the same
+   anchors' dates and statements only); accuracy of both. Skipped, with a message, otherwise.
 """
 
 from __future__ import annotations
@@ -31,9 +36,11 @@ from common import percentiles_ms, temp_store  # noqa: E402
 
 from graphmem.config import Settings  # noqa: E402
 from graphmem.embed import Embedder  # noqa: E402
-from graphmem.props import PropsMemory, add_propositions, counts  # noqa: E402
-from graphmem.props.quality import GoldClassifier, Reader, World  # noqa: E402
-from graphmem.props.retrieve import subgraph_for_vector  # noqa: E402
+from graphmem.errors import LLMError  # noqa: E402
+from graphmem.llm import LLM  # noqa: E402
+from graphmem.props import PropsMemory, add_propositions, counts, render, subgraph  # noqa: E402
+from graphmem.props.quality import GoldClassifier, Question, Reader, World  # noqa: E402
+from graphmem.props.retrieve import Subgraph, subgraph_for_vector  # noqa: E402
 
 WORLD = Path(__file__).parent.parent / "tests" / "fixtures" / "props_world.json"
 
@@ -182,12 +189,66 @@ def quality(k: int) -> None:
             ctx.close()
 
 
+ASK = (
+    "You answer a multiple-choice question about a fictional world using only the context "
+    "below: dated statements, possibly with how they relate to each other. The question is "
+    'asked on {date}: answer what was true then. Reply with JSON {{"answer": <option '
+    "number>}}.\n\nContext:\n{context}\n\nQuestion: {question}\nOptions:\n{options}"
+)
+
+
+def plain_context(graph: Subgraph) -> str:
+    """The anchors alone, in date order: no relations, no statuses."""
+    anchors = sorted(
+        (n for n in graph.nodes if n.is_anchor), key=lambda n: (n.prop.date, n.prop.id)
+    )
+    return "\n\n".join(f"Date: {n.prop.date}\nStatement: {n.prop.text}" for n in anchors)
+
+
+def llm_answer(llm: LLM, question: Question, context: str) -> int | None:
+    """The option the LLM picks, or None when it answers out of range or not at all."""
+    options = "\n".join(f"{i}. {o}" for i, o in enumerate(question.options))
+    prompt = ASK.format(date=question.date, context=context, question=question.question,
+                        options=options)  # fmt: skip
+    try:
+        reply = llm.json([{"role": "user", "content": prompt}])
+    except LLMError as error:
+        print(f"    {question.question!r}: {error}")
+        return None
+    answer = reply.get("answer") if isinstance(reply, dict) else None
+    return answer if isinstance(answer, int) and 0 <= answer < len(question.options) else None
+
+
+def llm_quality(k: int) -> None:
+    """LLM accuracy on the fixture questions with rendered subgraph vs plain top-k context."""
+    settings = Settings.from_env()
+    if not settings.llm_configured:
+        print("  LLM quality: skipped, no LLM configured (set OPENAI_BASE_URL to run it)")
+        return
+    world = World.load(WORLD)
+    with temp_store() as store, tempfile.TemporaryDirectory(prefix="gml-") as tmp:
+        # relations labelled by the configured LLM's classifier, as in production
+        ctx = PropsMemory.open(settings.with_overrides(home=Path(tmp)), store)
+        add_propositions(ctx, world.items())
+        rendered = plain = 0
+        for q in world.questions:
+            graph = subgraph(ctx, q.question, q.date, k=k)
+            rendered += llm_answer(ctx.llm, q, render(graph)) == q.answer
+            plain += llm_answer(ctx.llm, q, plain_context(graph)) == q.answer
+        ctx.close()
+    n = len(world.questions)
+    print(f"  LLM ({settings.llm_model}), plain top-{k} context: {plain}/{n} = {plain / n:.2f}")
+    print(
+        f"  LLM ({settings.llm_model}), rendered subgraph:    {rendered}/{n} = {rendered / n:.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=100_000, help="synthetic propositions")
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--e2e", type=int, default=2000, help="end-to-end sample size")
+    parser.add_argument("--e2e", type=int, default=10_000, help="end-to-end sample size")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     parser.add_argument("--skip-quality", action="store_true")
     args = parser.parse_args()
@@ -220,19 +281,22 @@ def main() -> None:
                          lambda size: latency(ctx, qs, qvecs, size))  # fmt: skip
         print(f"graph + index + offline relating: {rate(len(items), related)}; {counts(ctx)}")
         combined = len(items) / (embed_s + related)
-        print(f"with embedding (embedding + storing + relating): {combined:,.0f} props/s")
+        print(f"with embedding, estimated from the separate timings: {combined:,.0f} props/s")
         ctx.close()
         store.write("admin.wipe")
         ctx = PropsMemory.open(Settings(home=Path(tmp) / "c"), store, llm=None, embedder=embedder)
         sample = items[: args.e2e]
         t = time.perf_counter()
-        add_propositions(ctx, sample, batch_size=args.batch)
-        print(f"end-to-end check, add_propositions embedding itself: "
-              f"{rate(len(sample), time.perf_counter() - t)}")  # fmt: skip
+        for start in range(0, len(sample), args.batch * 8):  # calls as large as ingest()'s
+            add_propositions(ctx, sample[start : start + args.batch * 8], batch_size=args.batch)
+        measured = rate(len(sample), time.perf_counter() - t)
+        print(f"with embedding, measured end to end (add_propositions embedding, storing and "
+              f"relating {len(sample):,} itself): {measured}")  # fmt: skip
         ctx.close()
     if not args.skip_quality:
         print(f"quality on {WORLD.name}:")
         quality(10)
+        llm_quality(10)
 
 
 if __name__ == "__main__":
