@@ -19,23 +19,6 @@ UNWIND $ids AS id
 MATCH (g:Segment {id: id})
 RETURN g {.*, embedding: null} AS g
 
-// name: filtered
-MATCH (g:Segment {series_id: $series_id})
-WHERE ($slope_min IS NULL OR g.slope_per_day >= $slope_min)
-  AND ($slope_max IS NULL OR g.slope_per_day <= $slope_max)
-  AND ($std_min IS NULL OR g.std >= $std_min)
-  AND ($std_max IS NULL OR g.std <= $std_max)
-  AND ($mean_min IS NULL OR g.mean >= $mean_min)
-  AND ($mean_max IS NULL OR g.mean <= $mean_max)
-  AND ($min_below IS NULL OR g.min <= $min_below)
-  AND ($max_above IS NULL OR g.max >= $max_above)
-  AND ($duration_min IS NULL OR g.duration_days >= $duration_min)
-  AND ($duration_max IS NULL OR g.duration_days <= $duration_max)
-  AND ($start IS NULL OR g.end >= $start)
-  AND ($end IS NULL OR g.start <= $end)
-RETURN g {.*, embedding: null} AS g ORDER BY g.start
-LIMIT $limit
-
 // name: unembedded
 // Segments whose summary has no embedding yet, or changed since (the open segment grows).
 MATCH (g:Segment {series_id: $series_id})

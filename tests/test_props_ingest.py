@@ -319,3 +319,30 @@ def test_a_crash_between_graph_write_and_index_add_is_repaired_on_reopen(
     finally:
         reopened.close()
     monkeypatch.undo()
+
+
+def test_recent_propositions_keep_the_most_recently_used() -> None:
+    from graphmem.props.memory import RecentPropositions
+
+    recent = RecentPropositions(capacity=2)
+    a, b, c = (make_proposition(f"Fact {x}.", "2020-01-01", None, None) for x in "abc")
+    recent.add([a, b])
+    assert recent.get_many([a.id]) == {a.id: a}  # a is now the most recently used
+    recent.add([c])
+    assert set(recent.get_many([a.id, b.id, c.id])) == {a.id, c.id}
+
+
+def test_relations_are_the_same_over_many_small_calls(
+    ctx: PropsMemory,  # noqa: F811
+    world: World,  # noqa: F811
+    store: Store,
+    tmp_path: Path,
+) -> None:
+    items = world.items()
+    add_propositions(ctx, items)
+    one_call = {(e.src, e.dst, e.kind) for e in list_relations(ctx)}
+    store.write("admin.wipe")
+    with PropsMemory.open(Settings(home=tmp_path / "calls"), store, llm=None) as small:
+        for start in range(0, len(items), 5):  # candidates come from memory and the graph
+            add_propositions(small, items[start : start + 5])
+        assert {(e.src, e.dst, e.kind) for e in list_relations(small)} == one_call

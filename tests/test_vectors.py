@@ -88,6 +88,26 @@ def test_search_matches_brute_force(store: Store, tmp_path: Path) -> None:
     assert report is not None and not report.loaded and report.added == 300
 
 
+@pytest.mark.parametrize("config", [VectorConfig(), HNSW], ids=["flat", "hnsw"])
+def test_search_many_equals_one_search_per_row(
+    store: Store, tmp_path: Path, config: VectorConfig
+) -> None:
+    items = make_items(300, seed=3)
+    write(store, items)
+    vs = VectorStore(store, tmp_path, "test-model", DIM, config)
+    queries = items.vecs[[0, 5, 77, 150, 299]]
+    cut = int(np.median(items.ts))
+    for as_of in (None, cut):
+        many = vs.search_many("Proposition", queries, 10, as_of_ts=as_of)
+        one_by_one = [vs.search("Proposition", q, 10, as_of_ts=as_of) for q in queries]
+        assert [ids(h) for h in many] == [ids(h) for h in one_by_one]
+        assert all(h.ts <= cut for hits in many if as_of for h in hits)
+    assert vs.search_many("Proposition", queries[:0], 10) == []
+    with pytest.raises(InvalidInput) as info:
+        vs.search_many("Proposition", queries[:, :5], 10)
+    assert info.value.field == "queries"
+
+
 @pytest.mark.parametrize(
     "config",
     [VectorConfig(), HNSW, VectorConfig(flat_threshold=50, kind="hnsw", exact_below=0)],

@@ -118,7 +118,6 @@ def store_propositions(
     # every batch landed, so adding it again can stop at once (see extract.add_document)
     states = [{"doc": doc.id, "prop": pid} for pid in ids] if doc else []
     relations = 0
-    stored_here: dict[str, Proposition] = {}  # earlier batches: candidates without a read
     if not order and docs:
         _write(ctx, docs, [], states, [])
     # Pipelining: a background worker writes batch i to the graph and then adds it to the
@@ -149,7 +148,7 @@ def store_propositions(
             if relate:
                 settle()
                 floor = getattr(ctx.classifier, "min_similarity", -1.0)
-                todo = pairings(ctx, batch, vecs, backfill, stored_here, floor)
+                todo = pairings(ctx, batch, vecs, backfill, floor)
                 found = judge(ctx.classifier, todo, ctx.now())
             rows = _prop_rows(batch, quantised)
             last = start + batch_size >= len(order)
@@ -157,7 +156,7 @@ def store_propositions(
             pending = worker.submit(_store_batch, ctx, docs if last else [], rows,
                                     states if last else [], relation_rows(found), vecs)  # fmt: skip
             relations += len(found)
-            stored_here.update((p.id, p) for p in batch)
+            ctx.recent.add(batch)  # candidates of later batches and calls, without a read
         settle()
     return IngestReport(
         doc.id if doc else None, tuple(ids), len(order), len(ids) - len(order), relations

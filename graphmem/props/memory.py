@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -11,6 +12,7 @@ from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.llm import LLM, llm_or_none
 from graphmem.props.classify import Classifier, LLMClassifier
+from graphmem.props.model import Proposition
 from graphmem.props.offline import OfflineClassifier
 from graphmem.store.base import Store
 from graphmem.vectors import VectorConfig, VectorStore
@@ -18,6 +20,34 @@ from graphmem.vectors import VectorConfig, VectorStore
 
 def _epoch_now() -> int:
     return int(time.time())
+
+
+class RecentPropositions:
+    """Stored propositions kept in memory, newest use last, so relating rarely reads them back.
+
+    Safe to keep: a stored proposition never changes (its id derives from its text and date).
+    """
+
+    def __init__(self, capacity: int = 100_000) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[str, Proposition] = OrderedDict()
+
+    def get_many(self, ids: Iterable[str]) -> dict[str, Proposition]:
+        """Those of `ids` held here."""
+        found = {}
+        for pid in ids:
+            prop = self._items.get(pid)
+            if prop is not None:
+                self._items.move_to_end(pid)
+                found[pid] = prop
+        return found
+
+    def add(self, props: Iterable[Proposition]) -> None:
+        for prop in props:
+            self._items[prop.id] = prop
+            self._items.move_to_end(prop.id)
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
 
 
 @dataclass
@@ -32,6 +62,7 @@ class PropsMemory:
     llm: LLM | None = None
     now: Callable[[], int] = field(default=_epoch_now)  # epoch seconds for created_at
     close_store: bool = False
+    recent: RecentPropositions = field(default_factory=RecentPropositions)
 
     @classmethod
     def open(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +28,7 @@ from graphmem.errors import InvalidInput, LLMNotConfigured
 from graphmem.props.classify import Candidate, Classifier, Judgement, LLMClassifier
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import KINDS, Proposition, Relation, relation_id
+from graphmem.vectors import Hit
 
 CANDIDATES = 20
 LABEL = "Proposition"
@@ -63,27 +64,22 @@ def pairings(
     new: Sequence[Proposition],
     vectors: np.ndarray,
     backfill_before: int | None = None,
-    known: Mapping[str, Proposition] | None = None,
     min_similarity: float = -1.0,
     k: int = CANDIDATES,
 ) -> list[Pairing]:
     """Who is judged against whom for `new` (sorted by date, then arrival) before it is stored.
 
     `backfill_before`: the newest stored date (ts); new propositions dated before it also
-    look for newer stored propositions. `known`: stored propositions already in memory (say,
-    earlier batches of the same call), so they need not be read back. Candidates below
+    look for newer stored propositions. Stored candidates come from `ctx.recent` where it holds
+    them, else from one read (which refills it). Candidates below
     `min_similarity` are left out (the classifier would call them norel anyway).
     """
-    known = known or {}
     batch_ids = {p.id: p for p in new}
     in_batch = vectors @ vectors.T if len(new) else np.zeros((0, 0))
     forward: list[list[tuple[float, str]]] = []
     later: dict[str, list[tuple[float, int]]] = defaultdict(list)  # stored id → (sim, new index)
-    for i, prop in enumerate(new):
-        # no stored proposition is newer than the batch (the usual, date-ordered case): the
-        # as-of filter would pass everything, and an unfiltered search skips building it
-        as_of = prop.ts if backfill_before is not None else None
-        hits = ctx.vectors.search(LABEL, vectors[i], k, as_of_ts=as_of)
+    for i, (prop, hits) in enumerate(zip(new, _earlier_hits(ctx, new, vectors, backfill_before, k),
+                                         strict=True)):  # fmt: skip
         # an index out of step with the graph could still list a new id: never pair with it
         scored = [(h.score, h.node_id) for h in hits if h.node_id not in batch_ids]
         earlier = in_batch[i, :i]
@@ -100,8 +96,12 @@ def pairings(
                 ):
                     later[hit.node_id].append((hit.score, i))
     wanted = {nid for s in forward for _, nid in s} | later.keys()
-    stored = {nid: known[nid] for nid in wanted if nid in known}
-    stored |= fetch_props(ctx, [nid for nid in wanted if nid not in batch_ids and nid not in known])
+    stored = ctx.recent.get_many(nid for nid in wanted if nid not in batch_ids)
+    fetched = fetch_props(
+        ctx, [nid for nid in wanted if nid not in batch_ids and nid not in stored]
+    )
+    ctx.recent.add(fetched.values())
+    stored |= fetched
     everything = {**stored, **batch_ids}
     out = [
         Pairing(p, tuple(Candidate(everything[nid], sim) for sim, nid in scored
@@ -114,6 +114,17 @@ def pairings(
             cands = tuple(Candidate(new[i], sim) for sim, i in pairs)
             out.append(Pairing(stored[stored_id], cands))
     return [p for p in out if p.candidates]
+
+
+def _earlier_hits(
+    ctx: PropsMemory, new: Sequence[Proposition], vectors: np.ndarray, newest: int | None, k: int
+) -> list[list[Hit]]:
+    """Each new proposition's k most similar stored ones dated on or before it."""
+    if newest is None:
+        # nothing stored is newer than the batch (the usual, date-ordered case): the as-of
+        # filter would pass everything, so one unfiltered search serves the whole batch
+        return ctx.vectors.search_many(LABEL, vectors, k) if len(new) else []
+    return [ctx.vectors.search(LABEL, vectors[i], k, as_of_ts=p.ts) for i, p in enumerate(new)]
 
 
 def judge(classifier: Classifier, todo: Sequence[Pairing], now: int) -> list[Relation]:

@@ -125,14 +125,6 @@ def list_segments(
     return [Segment.from_node(r["g"]) for r in rows]
 
 
-def filter_segments(store: Store, series_id: str, filt: Any, limit: int = 100) -> list[Segment]:
-    """Segments of a series meeting a SegmentFilter, in time order."""
-    if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput("limit", f"must be between 1 and {MAX_LIMIT}")
-    rows = store.read("segments.filtered", series_id=series_id, limit=limit, **vars(filt))
-    return [Segment.from_node(r["g"]) for r in rows]
-
-
 def get_segment(store: Store, segment_id: str) -> Segment:
     rows = store.read("segments.get", id=segment_id)
     if not rows:

@@ -12,13 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphmem.embed import Embedder
-from graphmem.errors import InvalidInput
-from graphmem.series.segments import Segment
 from graphmem.store import Store
 from graphmem.vectors import VectorStore, vector_id
 
 LABEL = "Segment"
-OVERFETCH = 20  # hits from other series are dropped after the search
 
 
 @dataclass
@@ -33,25 +30,6 @@ class SegmentSearch:
         """Embed the series' segment summaries that have no embedding or changed since."""
         rows = self.store.read("segments.unembedded", series_id=series_id)
         return embed_summaries(self.store, self.embedder, self.vectors, LABEL, rows)
-
-    def search(
-        self, series_id: str, query: str, k: int = 10, min_score: float | None = None
-    ) -> list[tuple[Segment, float]]:
-        """The k segments of the series whose summaries are closest to `query`."""
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInput("text", "must not be empty")
-        if not 1 <= k <= 1000:
-            raise InvalidInput("k", "must be between 1 and 1000")
-        self.ensure_embedded(series_id)
-        hits = self.vectors.search(LABEL, self.embedder.encode_one(query), k * OVERFETCH)
-        prefix = f"{series_id}:seg:"
-        mine = [h for h in hits if h.node_id.startswith(prefix)]
-        if min_score is not None:
-            mine = [h for h in mine if h.score >= min_score]
-        mine = mine[:k]
-        rows = self.store.read("segments.get_many", ids=[h.node_id for h in mine])
-        by_id = {r["g"]["id"]: Segment.from_node(r["g"]) for r in rows}
-        return [(by_id[h.node_id], h.score) for h in mine if h.node_id in by_id]
 
 
 _UNEMBEDDED = {"Segment": "vectors.unembedded_segments",

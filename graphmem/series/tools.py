@@ -66,7 +66,9 @@ class ToolEnv:
 
             settings = self.settings or Settings.from_env()
             embedder = Embedder(settings.embed_model)
-            vectors = VectorStore(self.store, settings.home, embedder.name, embedder.dim)
+            vectors = VectorStore(
+                self.store, settings.home, embedder.name, embedder.dim, settings.vector_config()
+            )
             self._search = SegmentSearch(self.store, embedder, vectors)
         return self._search
 
