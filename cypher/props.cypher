@@ -37,10 +37,8 @@ RETURN max(p.ts) AS ts
 
 // One statement per ingestion batch, so a batch lands whole or not at all: documents,
 // propositions, STATES edges and relation edges. MERGE on ids makes a re-sent batch a no-op.
-// Embeddings travel as one string of comma-separated integers (millionths) per row: the
-// FalkorDB adapter renders list parameters float by float in Python (about 0.7 ms per
-// 384-dim row), while a string goes through json.dumps in C. The stored property is still
-// the list of floats graphmem/vectors.py reads.
+// Embeddings are stored as text (graphmem/embcodec.py: base64 of float32), which neither the
+// client nor the database has to take apart number by number.
 // name: write_batch
 CALL {
   UNWIND $docs AS doc
@@ -53,7 +51,7 @@ CALL {
   MERGE (p:Proposition {id: row.id})
   ON CREATE SET p.text = row.text, p.date = row.date, p.ts = row.ts, p.source = row.source,
                 p.vid = row.vid,
-                p.embedding = [x IN split(row.embedding, ',') | toInteger(x) / 1000000.0],
+                p.embedding = row.embedding,
                 p.recall_count = 0, p.g = 1.0, p.created_at = $now
 }
 CALL {
@@ -100,7 +98,8 @@ RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS sourc
        } END) AS incoming
 
 // The embeddings of a few propositions. embeddings_json is FalkorDB's variant: one JSON
-// string per row parses much faster in its Python client than a list of floats.
+// string per row parses much faster in its Python client than a list of floats (nodes
+// written before embeddings were stored as text hold lists).
 // name: embeddings
 UNWIND $ids AS pid
 MATCH (p:Proposition {id: pid})

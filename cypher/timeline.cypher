@@ -14,14 +14,13 @@ MATCH (n:Event {id: eid})
 RETURN n.id AS id
 
 // One statement per batch, so a batch lands whole; MERGE makes a re-sent event a no-op.
-// Embeddings travel as comma-separated integers (millionths): a string parameter is rendered
-// in C, a list of floats value by value in Python. The stored property is a list of floats.
+// Embeddings are stored as text (graphmem/embcodec.py: base64 float32), passed through as is.
 // name: add_events
 UNWIND $rows AS row
 MERGE (n:Event {id: row.id})
 ON CREATE SET n.text = row.text, n.date = row.date, n.ts = row.ts, n.source = row.source,
               n.vid = row.vid,
-              n.embedding = [x IN split(row.embedding, ',') | toInteger(x) / 1000000.0],
+              n.embedding = row.embedding,
               n.recall_count = 0, n.g = 1.0, n.created_at = row.ts
 RETURN count(n) AS events
 

@@ -4,7 +4,8 @@
 // fetch_* looks nodes up by id (unique-indexed) rather than vid (not indexed), so a
 // rebuild costs one index seek per node instead of a label scan.
 // fetch_json_* is FalkorDB's variant: one JSON string per embedding parses about 7x faster
-// in the Python client than a list of floats (0.4 vs 2.9 ms per 384-dim row).
+// in the Python client than a list of floats (0.4 vs 2.9 ms per 384-dim row) for nodes that
+// hold a list (written before embeddings were stored as text, graphmem/embcodec.py).
 // vid_pairs_* is FalkorDB's variant of vids_*: every (vid, id) as one JSON string, about 70 ms
 // at 10^5 nodes against 1.2-1.5 s for 10^5 rows.
 // count_* is the freshness signature graphmem/vectors.py compares before searches (another

@@ -78,7 +78,7 @@ class Settings:
         if self.vector_index == "flat":
             # never leave exact search: the threshold is beyond any index's size
             return VectorConfig(flat_threshold=1 << 62, refresh_ms=self.vector_refresh_ms)
-        kind = "hnsw" if self.vector_index == "auto" else self.vector_index
+        kind = "ivf" if self.vector_index == "auto" else self.vector_index
         return VectorConfig(
             flat_threshold=self.vector_flat_max, kind=kind, refresh_ms=self.vector_refresh_ms
         )

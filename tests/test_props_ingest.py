@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from test_props_world import ctx, llm_ctx, world  # noqa: F401 - fixtures
 
+from graphmem import embcodec
 from graphmem.config import Settings
 from graphmem.errors import InvalidInput, LLMError
 from graphmem.props import (
@@ -114,8 +115,12 @@ def test_graph_shape_of_documents_and_propositions(ctx: PropsMemory) -> None:  #
         assert row["ts"] == parse_timestamp("2016-06-01") and row["date"] == "2016-06-01"
         assert row["source"] == "qd-annual-report"
         assert (row["recall_count"], row["g"]) == (0, 1.0) and row["created_at"] > 0
-    vecs = np.array([json.loads(r["embedding"]) for r in embeddings])
+    vecs = np.array([embcodec.decode(json.loads(r["embedding"])) for r in embeddings])
     assert vecs.shape == (2, 384)
+    texts = [p["text"] for p in sorted(props, key=lambda p: p["id"])]
+    by_id = sorted(embeddings, key=lambda r: r["id"])
+    stored = np.array([embcodec.decode(json.loads(r["embedding"])) for r in by_id])
+    assert np.array_equal(stored, ctx.embedder.encode(texts)), "stored exactly, no rounding"
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
     hits = ctx.vectors.search("Proposition", vecs[0], 2)
     assert {h.node_id for h in hits} == set(report.proposition_ids)

@@ -239,6 +239,19 @@ def test_index_switches_to_hnsw_when_adds_cross_the_threshold(tmp_path: Path) ->
     assert not set(ids(index.search(items.vecs[0], 40))) & set(items.ids[:40])
 
 
+def test_ivf_is_retrained_once_the_data_has_grown_16_fold(tmp_path: Path) -> None:
+    items = make_items(700, seed=11)
+    index = VectorIndex("Proposition", DIM, "test-model", VectorConfig(flat_threshold=50))
+    index.add(items.ids[:60], items.vids[:60], items.ts[:60], items.vecs[:60])
+    assert (index.kind, index._inner.nlist) == ("ivf", 1)  # 60 items: one list
+    index.add(items.ids[:150], items.vids[:150], items.ts[:150], items.vecs[:150])
+    assert index._inner.nlist == 1, "3 lists would be due, not yet 4x as many"
+    index.add(items.ids, items.vids, items.ts, items.vecs)
+    assert index._inner.nlist == 17 and len(index) == 700  # 700 // 39: retrained
+    for q in (0, 345, 699):
+        assert ids(index.search(items.vecs[q], 1)) == [items.ids[q]]
+
+
 def test_add_after_graph_write_is_idempotent_and_remove_drops(store: Store, tmp_path: Path) -> None:
     items = make_items(20, seed=10)
     write(store, items, slice(0, 10))
@@ -402,7 +415,7 @@ def test_vector_settings_from_the_environment_build_an_ivf_index(
         "flat"
     )
     default = Settings.from_env({}).vector_config()
-    assert (default.kind, default.flat_threshold, default.refresh_ms) == ("hnsw", 20_000, 500)
+    assert (default.kind, default.flat_threshold, default.refresh_ms) == ("ivf", 20_000, 500)
 
 
 def test_services_use_the_vector_settings(store: Store, tmp_path: Path) -> None:

@@ -12,7 +12,6 @@ the graph (graphmem/vectors.py); after a crash in between, the next open does.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from graphmem import embcodec
 from graphmem.errors import InvalidInput
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import Proposition, make_proposition
@@ -27,7 +27,6 @@ from graphmem.props.relate import LABEL, judge, pairings, relation_rows
 from graphmem.vectors import vector_id
 
 BATCH = 256
-SCALE = 1_000_000  # embeddings are stored in millionths (see cypher/props.cypher write_batch)
 LOOKUP_BATCH = 5000
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -142,15 +141,14 @@ def store_propositions(
             raw = (
                 ctx.embedder.encode([p.text for p in batch]) if vectors is None else vectors[chunk]
             )
-            quantised = np.round(raw.astype(np.float64) * SCALE).astype(np.int64)
-            vecs = (quantised / SCALE).astype(np.float32)  # exactly what the graph will hold
+            vecs = np.ascontiguousarray(raw, dtype=np.float32)  # exactly what the graph holds
             found = []
             if relate:
                 settle()
                 floor = getattr(ctx.classifier, "min_similarity", -1.0)
                 todo = pairings(ctx, batch, vecs, backfill, floor)
                 found = judge(ctx.classifier, todo, ctx.now())
-            rows = _prop_rows(batch, quantised)
+            rows = _prop_rows(batch, vecs)
             last = start + batch_size >= len(order)
             settle()
             pending = worker.submit(_store_batch, ctx, docs if last else [], rows,
@@ -207,15 +205,11 @@ def _checked_embeddings(embeddings: Any, n: int, ctx: PropsMemory) -> np.ndarray
     return arr
 
 
-def _prop_rows(batch: list[Proposition], quantised: np.ndarray) -> list[dict[str, Any]]:
-    # one json.dumps for the whole matrix (C code), then one split into rows: far cheaper
-    # than formatting 384 numbers per row in Python
-    text = json.dumps(quantised.tolist(), separators=(",", ":"))
-    embeddings = text[2:-2].split("],[") if len(batch) else []
+def _prop_rows(batch: list[Proposition], vecs: np.ndarray) -> list[dict[str, Any]]:
     return [
         {"id": p.id, "text": p.text, "date": p.date, "ts": p.ts, "source": p.source,
          "vid": vector_id(p.id), "embedding": emb}
-        for p, emb in zip(batch, embeddings, strict=True)
+        for p, emb in zip(batch, embcodec.encode(vecs), strict=True)
     ]  # fmt: skip
 
 

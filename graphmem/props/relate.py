@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graphmem import embcodec
 from graphmem.errors import InvalidInput, LLMNotConfigured
 from graphmem.props.classify import Candidate, Classifier, Judgement, LLMClassifier
 from graphmem.props.memory import PropsMemory
@@ -224,7 +225,9 @@ def _embeddings(ctx: PropsMemory, ids: list[str]) -> dict[str, np.ndarray]:
     out = {}
     for row in rows:
         emb = row["embedding"]
-        out[row["id"]] = np.asarray(json.loads(emb) if isinstance(emb, str) else emb, np.float32)
+        vec = embcodec.decode(json.loads(emb) if name.endswith("_json") else emb)
+        if vec is not None:
+            out[row["id"]] = vec
     return out
 
 

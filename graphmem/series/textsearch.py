@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graphmem import embcodec
 from graphmem.embed import Embedder
 from graphmem.store import Store
 from graphmem.vectors import VectorStore, vector_id
@@ -55,8 +56,8 @@ def embed_summaries(
     ts = [int(r["start"]) for r in rows]
     store.write_batch(
         _SET[label],
-        [{"id": i, "vid": v, "ts": t, "embedding": e.tolist(), "summary": r["summary"]}
-         for i, v, t, e, r in zip(ids, vids, ts, vecs, rows, strict=True)],
+        [{"id": i, "vid": v, "ts": t, "embedding": e, "summary": r["summary"]}
+         for i, v, t, e, r in zip(ids, vids, ts, embcodec.encode(vecs), rows, strict=True)],
     )  # fmt: skip
     stale = [r["vid"] for r in rows if r["vid"] is not None]
     if stale:  # a summary changed (the open segment grew, a meta-segment was extended)

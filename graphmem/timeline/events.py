@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from graphmem import embcodec
 from graphmem.errors import InvalidInput
 from graphmem.timeline.memory import TimelineMemory
 from graphmem.timeutil import iso, iso_date, parse_timestamp
@@ -19,7 +20,6 @@ from graphmem.vectors import vector_id
 LABEL = "Event"
 MAX_BATCH = 1000  # events per call: one statement, so it lands whole
 _KEYS = frozenset({"text", "date", "source"})
-_SCALE = 1_000_000  # embeddings travel as integer millionths (see cypher/timeline.cypher)
 
 
 @dataclass(frozen=True)
@@ -94,19 +94,19 @@ def add_events(
         texts = [events[i].text for i in new]
         fresh = ctx.embedder.encode(texts) if vecs is None else vecs[new]
         # what the graph stores, so an index rebuilt from the graph holds the same vectors
-        quanta = np.rint(np.asarray(fresh, dtype=np.float64) * _SCALE).astype(np.int64)
+        fresh = np.ascontiguousarray(fresh, dtype=np.float32)
         rows = [
             {
                 "id": events[i].id, "text": events[i].text, "date": events[i].date,
                 "ts": events[i].ts, "source": events[i].source, "vid": vector_id(events[i].id),
-                "embedding": ",".join(map(str, q.tolist())),
+                "embedding": emb,
             }
-            for i, q in zip(new, quanta, strict=True)
+            for i, emb in zip(new, embcodec.encode(fresh), strict=True)
         ]  # fmt: skip
         ctx.store.write_batch("timeline.add_events", rows)
         ctx.vectors.add(
             LABEL, [r["id"] for r in rows], [r["vid"] for r in rows], [r["ts"] for r in rows],
-            (quanta / _SCALE).astype(np.float32),
+            fresh,
         )  # fmt: skip
     return [events[i] for i in sorted(first.values())]
 
