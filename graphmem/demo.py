@@ -31,7 +31,7 @@ def load_sales(store: Store) -> SeriesInfo:
 
 
 def run_demo(services: Services, out: TextIO) -> None:
-    """The series memory on synthetic sales, then propositions on a fictional corpus."""
+    """Series memory on synthetic sales, propositions on a fictional corpus, timeline recall."""
     store, settings = services.store, services.settings
     series = load_sales(store)
     bounds = time_bounds(store, series.id)
@@ -49,6 +49,7 @@ def run_demo(services: Services, out: TextIO) -> None:
     print(render(rows, max_cell=200), file=out)
     yearly_trend(store, settings, series, out)
     propositions_demo(services, out)
+    timeline_demo(services, out)
     print(
         "\nNext: `graphmem plot synthetic-sales -o sales.png`, `graphmem serve` for GraphQL, "
         '`graphmem cypher "MATCH (g:Segment) RETURN g.summary LIMIT 5"`.',
@@ -124,3 +125,25 @@ def propositions_demo(services: Services, out: TextIO) -> None:
           file=out)  # fmt: skip
     print(f"Question: {QUESTION}  (as of {AS_OF})\n", file=out)
     print(render(subgraph(memory, QUESTION, AS_OF, k=8), max_tokens=800), file=out)
+
+
+def timeline_demo(services: Services, out: TextIO) -> None:
+    """The source paper's Halloween memories: a repeatedly recalled one ranks first."""
+    from graphmem.timeline import add_event, recall, reinforce
+    from graphmem.timeline.demo_corpus import HALLOWEEN, NOW, QUESTION, WARD_RECALLS
+
+    memory = services.timeline()
+    events = {key: add_event(memory, text, date) for key, (text, date) in HALLOWEEN.items()}
+    for day in WARD_RECALLS:  # once per (memory, day): a second run changes nothing
+        reinforce(memory, [events["ward"].id], day)
+    mine = {e.id for e in events.values()}
+    found = [m for m in recall(memory, QUESTION, NOW, k=10, labels=("Event",)) if m.id in mine]
+    print(f"\nTimeline memory: {len(HALLOWEEN)} memories; the ward notice was recalled on "
+          f"{len(WARD_RECALLS)} days since {HALLOWEEN['ward'][1]}.", file=out)  # fmt: skip
+    print(f"Recall {QUESTION!r} at {NOW}, ranked by recall probability p:\n", file=out)
+    rows = [
+        {"date": m.date, "relevance r": f"{m.r:.3f}", "days t": f"{m.t:g}", "recalls n": m.n,
+         "p": f"{m.p:.3f}", "memory": m.text}
+        for m in found
+    ]  # fmt: skip
+    print(render(rows, max_cell=110), file=out)

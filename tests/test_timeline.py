@@ -27,6 +27,7 @@ from graphmem.timeline import (
     retention,
     timeline,
 )
+from graphmem.timeline.demo_corpus import HALLOWEEN, NOW, QUESTION, WARD_RECALLS
 from graphmem.timeutil import parse_timestamp
 from graphmem.vectors import VectorStore, vector_id
 
@@ -235,30 +236,17 @@ def test_recall_ignores_memories_dated_after_now(ctx: TimelineMemory) -> None:
     assert recall(ctx, "harbour festival", "2024-06-01") == []
 
 
-HALLOWEEN = {
-    # a year-old report of heavy crowds
-    "report": ("Last Halloween, huge crowds packed the streets around Shibuya Crossing and "
-               "police struggled to control them.", "2023-10-31"),
-    # a recent crowd forecast
-    "forecast": ("A forecast says Shibuya will be very crowded on Halloween night this year.",
-                 "2024-10-27"),
-    # earlier this month: the ward discourages visits (recalled several times since)
-    "ward": ("Shibuya ward asked people not to visit the area for Halloween this year and "
-             "banned street drinking.", "2024-10-03"),
-}  # fmt: skip
-
-
 def test_halloween_example_repeated_recall_beats_relevance(ctx: TimelineMemory) -> None:
     events = {
         key: add_event(ctx, text, date, source="news") for key, (text, date) in HALLOWEEN.items()
     }
     ward = events["ward"].id
     g = 1.0
-    for day in ("2024-10-08", "2024-10-13", "2024-10-18", "2024-10-23", "2024-10-28"):
+    for day in WARD_RECALLS:
         [stats] = reinforce(ctx, [ward], day)
         g = next_g(g, 5.0)  # every recall came 5 days after the previous one (or creation)
         assert stats.changed and stats.g == pytest.approx(g)
-    got = recall(ctx, "Will Shibuya be crowded on Halloween?", "2024-10-30", k=3)
+    got = recall(ctx, QUESTION, NOW, k=3)
     by_id = {m.id: m for m in got}
     assert got[0].id == ward  # ranked first by p ...
     r_ward = by_id[ward].r
@@ -269,8 +257,7 @@ def test_halloween_example_repeated_recall_beats_relevance(ctx: TimelineMemory) 
     assert first.p == pytest.approx(recall_probability(first.r, 2.0, g))
     assert by_id[events["forecast"].id].t == 3.0 and by_id[events["report"].id].t == 365.0
     # the candidate pool, not k, decides who competes: with k=1 the ward notice still wins
-    assert [m.id for m in recall(ctx, "Will Shibuya be crowded on Halloween?", "2024-10-30",
-                                  k=1)] == [ward]  # fmt: skip
+    assert [m.id for m in recall(ctx, QUESTION, NOW, k=1)] == [ward]
 
 
 def test_recall_can_reinforce_what_it_recalls(ctx: TimelineMemory) -> None:
@@ -481,3 +468,28 @@ def test_segments_and_meta_segments_in_recall_and_timeline(
     assert meta_item.ts == int(last.start) and meta_item.recall_count == 1
     assert meta_item.text == summary
     vectors.close()
+
+
+def test_demo_prints_the_recalled_notice_first_and_is_repeatable(
+    store: Store, tmp_path: Path
+) -> None:
+    import io
+
+    from graphmem.config import Settings
+    from graphmem.demo import timeline_demo
+    from graphmem.services import Services
+
+    services = Services(Settings(home=tmp_path), store)
+    try:
+        runs = []
+        for _ in range(2):  # a second run adds and reinforces nothing new
+            out = io.StringIO()
+            timeline_demo(services, out)
+            runs.append(out.getvalue())
+    finally:
+        services.vectors().close()
+    assert runs[0] == runs[1]
+    rows = [line for line in runs[0].splitlines() if line[:4] in ("2023", "2024")]
+    assert [row.split()[0] for row in rows] == ["2024-10-03", "2024-10-27", "2023-10-31"]
+    ward = rows[0].split()
+    assert (ward[2], ward[3]) == ("2", str(len(WARD_RECALLS)))  # t = 2 days, n = 5 recalls
