@@ -1,0 +1,19 @@
+"""FAISS indexes over embedded nodes, one per label, kept in step with the graph.
+
+The graph is the source of truth: each embedded node carries `id`, `vid`, `ts` and `embedding`.
+An index is a cache of those embeddings that can always be rebuilt from the graph.
+
+Modules: `model` (node ids to FAISS ids, settings, hits, the error), `index` (the FAISS
+index of one label), `persist` (its files on disk), `checks` (argument checking) and `store`
+(every label's index, kept in step with the graph).
+"""
+
+from graphmem.vectors.index import VectorIndex
+from graphmem.vectors.model import Hit, VectorConfig, VectorIndexError, vector_id
+from graphmem.vectors.persist import saved_watermark
+from graphmem.vectors.store import LABELS, VectorStore
+
+__all__ = [
+    "LABELS", "Hit", "VectorConfig", "VectorIndex", "VectorIndexError", "VectorStore",
+    "saved_watermark", "vector_id",
+]  # fmt: skip
