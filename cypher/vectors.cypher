@@ -1,6 +1,6 @@
 // Vector-index upkeep: which nodes carry an embedding, and their embeddings.
 // One statement per label because labels cannot be parameters. A node counts as embedded
-// only when it has id, vid, ts and embedding; the rest are invisible to graphmem/vectors.py.
+// only when it has id, vid, ts and embedding; the rest are invisible to graphmem/vectors/.
 // fetch_* looks nodes up by id (unique-indexed) rather than vid (not indexed), so a
 // rebuild costs one index seek per node instead of a label scan.
 // fetch_json_* is FalkorDB's variant: one JSON string per embedding parses about 7x faster
@@ -8,7 +8,7 @@
 // hold a list (written before embeddings were stored as text, graphmem/embcodec.py).
 // vid_pairs_* is FalkorDB's variant of vids_*: every (vid, id) as one JSON string, about 70 ms
 // at 10^5 nodes against 1.2-1.5 s for 10^5 rows.
-// count_* is the freshness signature graphmem/vectors.py compares before searches (another
+// count_* is the freshness signature graphmem/vectors/ compares before searches (another
 // process may have written): every Proposition and Event is written with its embedding, so
 // their label count (constant time in FalkorDB, ~0.25 ms) counts the embedded ones; segments
 // and meta-segments are embedded lazily, so theirs counts embedded nodes (a scan, but those

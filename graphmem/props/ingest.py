@@ -7,7 +7,7 @@ relation edges) and lands whole or not at all, then enters the vector index. If 
 (say the LLM classifier gives up), the batches before it stay stored and re-sending the same
 input completes the rest. If the index add fails after the graph write, re-sending skips those
 propositions as stored, but the index marks itself stale and the next search fetches them from
-the graph (graphmem/vectors.py); after a crash in between, the next open does.
+the graph (graphmem/vectors/); after a crash in between, the next open does.
 """
 
 from __future__ import annotations
