@@ -21,9 +21,11 @@ RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS sourc
        p.vid AS vid, p.recall_count AS recall_count, p.g AS g, p.last_recalled_at AS last_recalled_at,
        p.created_at AS created_at
 
-// A document and the propositions it states (by date, then id); no row if it is not stored.
+// A document and the propositions it states (by date, then id); no row if it is not stored
+// completely (`complete` is set by the write that lands its last batch; a Document written
+// by an older version with its first batch has none, so its ingestion is redone, idempotently).
 // name: document
-MATCH (d:Document {id: $id})
+MATCH (d:Document {id: $id}) WHERE d.complete = true
 OPTIONAL MATCH (d)-[:STATES]->(p:Proposition)
 WITH d, p ORDER BY p.ts, p.id
 RETURN d.id AS id, collect(p.id) AS props
@@ -45,6 +47,7 @@ CALL {
   MERGE (d:Document {id: doc.id})
   ON CREATE SET d.date = doc.date, d.ts = doc.ts, d.source = doc.source, d.text = doc.text,
                 d.created_at = $now
+  SET d.complete = true
 }
 CALL {
   UNWIND $props AS row

@@ -35,7 +35,7 @@ class Settings:
     llm_strong_model: str | None = None
     llm_timeout: float = 60.0
     embed_model: str | None = None
-    vector_index: str = "auto"  # above vector_flat_max items: auto (= hnsw), hnsw or ivf; flat
+    vector_index: str = "auto"  # above vector_flat_max items: auto (= ivf), ivf or hnsw; flat
     vector_flat_max: int = 20_000  # indexes up to this size are exact (flat)
     vector_refresh_ms: int = 500  # how often searches check the graph for other writers
     time_unit: str = "days"  # unit of t in the recall probability

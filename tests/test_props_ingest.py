@@ -12,6 +12,7 @@ from test_props_world import ctx, llm_ctx, world  # noqa: F401 - fixtures
 
 from graphmem import embcodec
 from graphmem.config import Settings
+from graphmem.cypher import load_dir
 from graphmem.errors import InvalidInput, LLMError
 from graphmem.props import (
     PropsMemory,
@@ -29,6 +30,8 @@ from graphmem.timeutil import parse_timestamp
 from graphmem.vectors import vector_id
 
 EMPTY = {"propositions": 0, "documents": 0, "states": 0, "relations": 0}
+
+PROPS_TEST = load_dir(Path(__file__).parent / "cypher")
 
 
 def test_world_edges_point_newer_to_older_and_reingest_changes_nothing(
@@ -151,6 +154,21 @@ def test_same_document_twice_changes_nothing(ctx: PropsMemory) -> None:  # noqa:
     after = counts(ctx)
     assert (after["propositions"], after["documents"]) == (3, 2)
     assert after["states"] == before["states"] + 1
+
+
+def test_an_interrupted_legacy_document_is_completed_when_added_again(
+    ctx: PropsMemory,  # noqa: F811
+) -> None:
+    text = "The Lumen Kettle costs 89 dollars. Farrowbright Appliances makes kettles."
+    first = add_document(ctx, text, "2018-02-12", "catalogue")
+    complete = counts(ctx)
+    missing = first.proposition_ids[1]
+    ctx.store.write(PROPS_TEST["props_test.interrupted_legacy_document"], id=first.document_id,
+                    missing=missing)  # fmt: skip
+    assert counts(ctx)["propositions"] == complete["propositions"] - 1
+    again = add_document(ctx, text, "2018-02-12", "catalogue")
+    assert (again.added, again.existing) == (1, 1)
+    assert counts(ctx) == complete
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -31,23 +32,26 @@ class RecentPropositions:
     def __init__(self, capacity: int = 100_000) -> None:
         self.capacity = capacity
         self._items: OrderedDict[str, Proposition] = OrderedDict()
+        self._lock = threading.Lock()  # one memory may serve several threads
 
     def get_many(self, ids: Iterable[str]) -> dict[str, Proposition]:
         """Those of `ids` held here."""
         found = {}
-        for pid in ids:
-            prop = self._items.get(pid)
-            if prop is not None:
-                self._items.move_to_end(pid)
-                found[pid] = prop
+        with self._lock:
+            for pid in ids:
+                prop = self._items.get(pid)
+                if prop is not None:
+                    self._items.move_to_end(pid)
+                    found[pid] = prop
         return found
 
     def add(self, props: Iterable[Proposition]) -> None:
-        for prop in props:
-            self._items[prop.id] = prop
-            self._items.move_to_end(prop.id)
-        while len(self._items) > self.capacity:
-            self._items.popitem(last=False)
+        with self._lock:
+            for prop in props:
+                self._items[prop.id] = prop
+                self._items.move_to_end(prop.id)
+            while len(self._items) > self.capacity:
+                self._items.popitem(last=False)
 
 
 @dataclass

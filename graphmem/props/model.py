@@ -71,7 +71,12 @@ def clean_text(text: str) -> str:
 
 def normalised(text: str) -> str:
     """The identity of a statement's wording: case, spacing and a final full stop ignored."""
-    return clean_text(text).casefold().rstrip(".").rstrip()
+    return _wording(clean_text(text))
+
+
+def _wording(clean: str) -> str:
+    """normalised() of a text already through clean_text."""
+    return clean.casefold().rstrip(".").rstrip()
 
 
 def _sha1(*parts: str) -> str:
@@ -86,7 +91,7 @@ def proposition_id(text: str, date: str) -> str:
 
 def _id_of_clean(clean: str, date: str) -> str:
     """proposition_id of a text already through clean_text (cleaning it again changes nothing)."""
-    return "prop_" + _sha1(clean.casefold().rstrip(".").rstrip(), date)
+    return "prop_" + _sha1(_wording(clean), date)
 
 
 def document_id(text: str, date: str, source: str | None) -> str:

@@ -154,7 +154,9 @@ def _neo4j(parsed: SplitResult, settings: Settings) -> Store:
     netloc = parsed.hostname + (f":{parsed.port}" if parsed.port else "")
     clean = parsed._replace(netloc=netloc, path="", query="").geturl()
     auth = (user or "neo4j", password) if password else None
-    return Neo4jStore(clean, auth, database or None, connect_timeout=_options(parsed))
+    store = Neo4jStore(clean, auth, database or None, connect_timeout=_options(parsed))
+    store.connect()
+    return store
 
 
 def data_dir_of(url: str, settings: Settings | None = None) -> Path | None:

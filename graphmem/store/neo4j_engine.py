@@ -63,13 +63,19 @@ class Neo4jStore(Store):
         except (neo4j.exceptions.ConfigurationError, ValueError) as error:
             raise InvalidInput("store url", f"Neo4j refuses {uri}: {error}") from None
         self._database = database
-        # Fail fast when the server is down: without this check the first statement (the
-        # schema) would be retried by the driver for its max_transaction_retry_time (30 s).
+        self._uri = uri
+
+    def connect(self) -> None:
+        """Check the server answers; fail fast when it is down.
+
+        Without this the first statement (the schema) would be retried by the driver for its
+        max_transaction_retry_time (30 s). The driver is closed on failure.
+        """
         try:
             self._driver.verify_connectivity()
         except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as error:
             self._driver.close()
-            raise translate(error, f"connecting to {uri}") from None
+            raise translate(error, f"connecting to {self._uri}") from None
 
     def _run(
         self, text: str, params: dict[str, Any], *, write: bool, what: str = "query"
