@@ -8,6 +8,11 @@ RETURN g {.*, embedding: null} AS g ORDER BY g.start SKIP $offset LIMIT $limit
 // name: get
 MATCH (g:Segment {id: $id}) RETURN g {.*, embedding: null} AS g
 
+// name: last_starting_before
+MATCH (g:Segment {series_id: $series_id})
+WHERE g.start < $start
+RETURN g {.*, embedding: null} AS g ORDER BY g.start DESC LIMIT 1
+
 // name: bounds
 MATCH (s:Series {id: $series_id})
 OPTIONAL MATCH (s)-[:HAS_SEGMENT]->(g:Segment)

@@ -81,3 +81,15 @@ def test_ask_with_scripted_llm(sales_store, llm_server, llm_settings, embedded_u
     result = body["data"]["ask"]
     assert result["answer"] == "It covers 2010 to 2020." and result["complete"]
     assert result["steps"] == [{"number": 1, "tool": "time_bounds", "ok": True}]
+
+
+def test_a_range_inside_a_data_gap_is_bad_input(gql, store) -> None:
+    from test_tools import gap_series
+
+    series = gap_series(store)
+    spec = {"seriesId": series.id, "kind": "range", "start": "2010-03-01", "end": "2010-04-30",
+            "freq": "month"}  # fmt: skip
+    body = gql(BUILD, spec=spec)
+    [error] = body["errors"]
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "start"}
+    assert "holds no points" in error["message"] and "2010-07-20" in error["message"]

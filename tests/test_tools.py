@@ -238,3 +238,58 @@ def test_tools_work_on_a_series_dated_in_the_future(store) -> None:
     assert [c["t"]["id"] for c in calls] == [built.call_id, feats.call_id]
     [stats] = store.read("timeline.locate", ids=[quarter])
     assert stats["recall_count"] == 0, "not recalled before its own time"
+
+
+def gap_series(store, name: str = "gappy"):
+    """Daily points through 2010-01-31, then none for 170 days, then daily again."""
+    import numpy as np
+
+    from graphmem.series.catalog import create_series
+    from graphmem.series.ingest import append
+    from graphmem.timeutil import parse_timestamp
+
+    series = create_series(store, name, unit="kW")
+    day = 86400.0
+    before = float(parse_timestamp("2010-01-01")) + day * np.arange(31)
+    after = before[-1] + day * 170 + day * np.arange(200)
+    ts = np.concatenate([before, after])
+    append(store, series.id, ts, 50 + np.sin(np.arange(len(ts)) / 9.0) * 5)
+    return series
+
+
+@pytest.mark.parametrize("freq", [None, "month", "week"])
+def test_a_range_inside_a_data_gap_is_a_clear_error(store, freq) -> None:
+    from graphmem.errors import InvalidInput
+
+    series = gap_series(store)
+    args = {"series": "gappy", "start": "2010-03-01", "end": "2010-04-30"}
+    if freq:
+        args["freq"] = freq
+    result = run_tool(store, Y, args, session="gap")
+    assert not result.ok
+    error = json.loads(result.content)["error"]
+    assert error.startswith("start: [2010-03-01, 2010-04-30] holds no points")
+    assert "2010-01-31" in error and "2010-07-20" in error, "names the points either side"
+    [call] = store.read("toolcalls.by_session", session="gap")
+    assert call["t"]["ok"] is False and call["t"]["id"] == result.call_id
+    with pytest.raises(InvalidInput) as raised:
+        call_tool(store, Y, args)
+    assert raised.value.field == "start"
+    assert store.read("meta.list", series_id=series.id, offset=0, limit=5) == [], "none stored"
+
+
+def test_the_agent_hears_about_an_empty_range_and_answers(store, llm_server, llm_settings) -> None:
+    from llm_server import tool_call
+
+    from graphmem.agent import ask
+    from graphmem.llm import LLM
+
+    gap_series(store)
+    args = {"series": "gappy", "start": "2010-03-01", "end": "2010-04-30", "freq": "month"}
+    llm_server.script({"tool_calls": [tool_call(Y, args)]}, {"content": "No data in spring."})
+    answer = ask(store, LLM(llm_settings), "How was spring 2010?", "gappy")
+    assert answer.complete and answer.answer == "No data in spring."
+    [step] = answer.steps
+    assert not step.ok and "holds no points" in step.result
+    fed_back = llm_server.requests[1]["messages"][-1]
+    assert "holds no points" in json.loads(fed_back["content"])["error"]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphmem.errors import InvalidInput, NotFound
-from graphmem.series.archive import Points, read_time_ranges
+from graphmem.series.archive import Points, read_index_range, read_time_ranges
 from graphmem.series.catalog import SeriesInfo, get_series
 from graphmem.series.ingest import IngestState
 from graphmem.series.meta import MetaSegment, currency, get_metas, meta_id, save_metas
@@ -169,9 +169,25 @@ def build_range(
         ]  # fmt: skip
         first_prev = previous(periods[0])
     ids, built = _ensure(store, ctx, intervals, first_prev)
+    if not ids:
+        raise InvalidInput("start", _in_gap(store, ctx, start, end))
     wanted = ids if load is None else ids[:load]
     stored = get_metas(store, [i for i in wanted if i not in built])
     return ids, [built.get(i) or stored[i] for i in wanted]
+
+
+def _in_gap(store: Store, ctx: _Context, start: float, end: float) -> str:
+    """Why [start, end], inside the series' span, built nothing: the points either side."""
+    # the range starts after the first point (else it would hold it), so this segment exists
+    [row] = store.read("segments.last_starting_before", series_id=ctx.series.id, start=start)
+    g = Segment.from_node(row["g"])
+    # one point past the segment: the first after the gap when the gap follows the segment
+    ts = read_index_range(store, ctx.series.id, g.i0, g.i0 + g.n + 1).ts
+    j = int(np.searchsorted(ts, start, "left"))
+    return (
+        f"[{iso_date(start)}, {iso_date(end)}] holds no points (a gap in the data); the "
+        f"nearest are on {iso_date(ts[j - 1])} and {iso_date(ts[j])}"
+    )
 
 
 def _ensure(
