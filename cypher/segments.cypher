@@ -30,6 +30,12 @@ MATCH (g:Segment {series_id: $series_id})
 WHERE g.embedding IS NULL OR g.embedded_summary <> g.summary
 RETURN g.id AS id, g.summary AS summary, g.start AS start, g.vid AS vid
 
+// name: vids
+// The vector ids of the series' embedded segments (a text search is restricted to them).
+MATCH (g:Segment {series_id: $series_id})
+WHERE g.vid IS NOT NULL
+RETURN g.vid AS vid
+
 // name: set_embeddings
 UNWIND $rows AS r
 MATCH (g:Segment {id: r.id})

@@ -318,3 +318,79 @@ def test_text_and_conditions_combine(sales_store, short_tmp) -> None:
         assert len(set(call["targets"]) & meeting) == 3, "members linked as READ"
     finally:
         env.close()
+
+
+def _second_series(store, name: str, seed: int):
+    from graphmem.series.synthetic import sales_series
+
+    data = sales_series(seed=seed)
+    series = create_series(store, name, data.unit)
+    append(store, series.id, data.ts, data.xs * 0.5 + 40)
+    return series
+
+
+def test_text_search_sees_other_writers_and_scores_only_the_series(
+    sales_store, short_tmp, monkeypatch
+) -> None:
+    """Segments embedded by another process are found; only the series' vectors are scored."""
+    from graphmem.config import Settings
+    from graphmem.series.segments import list_segments
+    from graphmem.series.segquery import ranked_by_text
+    from graphmem.series.tools import ToolEnv
+    from graphmem.vectors import VectorIndex
+
+    store, series, _ = sales_store
+    other = _second_series(store, "other sales", seed=4)
+    settings = Settings(home=short_tmp / "text-two-writers", vector_refresh_ms=0)
+    first, second = ToolEnv(store, settings), ToolEnv(store, settings)
+    try:
+        assert ranked_by_text(first.search(), series.id, "a sharp drop")  # index opened here
+        target = list_segments(store, other.id, limit=1000)[3]
+        assert ranked_by_text(second.search(), other.id, "a sharp drop")  # the other embeds
+        scored: list[list] = []
+        real = VectorIndex.search_many
+
+        def spy(self, *args, **kwargs):
+            hits = real(self, *args, **kwargs)
+            scored.extend(hits)
+            return hits
+
+        monkeypatch.setattr(VectorIndex, "search_many", spy)
+        ranked = ranked_by_text(first.search(), other.id, target.summary)
+        n_other = len(list_segments(store, other.id, limit=1000))
+        assert ranked and ranked[0][0] == target.id and ranked[0][1] == pytest.approx(1.0, abs=1e-4)
+        assert len(ranked) == n_other
+        [hits] = scored
+        assert len(hits) == n_other, "only the series' segments are scored"
+        assert all(h.node_id.startswith(f"{other.id}:seg:") for h in hits)
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_recreated_series_is_searched_by_its_new_summaries(store, short_tmp) -> None:
+    """Same name → same segment ids and vids: the old vectors must not survive re-embedding."""
+    from graphmem.config import Settings
+    from graphmem.series.catalog import delete_series
+    from graphmem.series.segments import list_segments
+    from graphmem.series.segquery import ranked_by_text
+    from graphmem.series.tools import ToolEnv
+
+    env = ToolEnv(store, Settings(home=short_tmp / "text-recreated", vector_refresh_ms=0))
+    try:
+        old = _second_series(store, "reborn", seed=1)
+        assert ranked_by_text(env.search(), old.id, "a sharp drop")
+        old_summaries = {g.id: g.summary for g in list_segments(store, old.id, limit=1000)}
+        delete_series(store, old.id)
+        new = create_series(store, "reborn")
+        ts = T("2012-06-01") + 3600.0 * np.arange(3000)
+        append(store, new.id, ts, 5 + np.where(np.arange(3000) < 1500, 0.0, 7.0))
+        assert new.id == old.id
+        segs = list_segments(store, new.id, limit=1000)
+        target = segs[0]
+        assert target.id in old_summaries and target.summary != old_summaries[target.id]
+        ranked = dict(ranked_by_text(env.search(), new.id, target.summary))
+        assert set(ranked) == {g.id for g in segs}
+        assert ranked[target.id] == pytest.approx(1.0, abs=1e-4), "its own summary, not the old"
+    finally:
+        env.close()

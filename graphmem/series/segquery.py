@@ -11,6 +11,7 @@ from graphmem.series.segments import Segment
 from graphmem.series.textsearch import LABEL, SegmentSearch
 from graphmem.store import Store
 from graphmem.timeutil import parse_timestamp
+from graphmem.vectors import vector_id
 
 PAGE = 10_000  # segments per read; callers get every segment, page after page
 
@@ -137,22 +138,21 @@ def ranked_by_text(
 ) -> list[tuple[str, float]]:
     """(segment id, similarity) of the series' segments meeting `filt`, best first.
 
-    Every segment is ranked (the whole index is searched), so a filter never leaves fewer
-    hits than asked for while more segments meet it.
+    Every such segment is ranked (a filter never leaves fewer hits than asked for while more
+    segments meet it), and only those: the search is restricted to their vids.
     """
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("text", "must not be empty")
     search.ensure_embedded(series_id)
-    index = search.vectors.index(LABEL)
-    if len(index) == 0:
-        return []
-    hits = index.search(search.embedder.encode_one(text), len(index))
-    prefix = f"{series_id}:seg:"
-    ranked = [(h.node_id, h.score) for h in hits if h.node_id.startswith(prefix)]
     if filt is not None and filt.conditions:
-        allowed = {g.id for g in filtered_all(search.store, series_id, filt)}
-        ranked = [(i, s) for i, s in ranked if i in allowed]
-    return ranked
+        vids = [vector_id(g.id) for g in filtered_all(search.store, series_id, filt)]
+    else:
+        vids = [r["vid"] for r in search.store.read("segments.vids", series_id=series_id)]
+    if not vids:
+        return []
+    query = search.embedder.encode_one(text)
+    hits = search.vectors.search(LABEL, query, len(vids), among=vids)
+    return [(h.node_id, h.score) for h in hits]
 
 
 def get_segments(store: Store, ids: list[str]) -> list[Segment]:

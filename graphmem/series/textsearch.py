@@ -59,8 +59,9 @@ def embed_summaries(
         [{"id": i, "vid": v, "ts": t, "embedding": e, "summary": r["summary"]}
          for i, v, t, e, r in zip(ids, vids, ts, embcodec.encode(vecs), rows, strict=True)],
     )  # fmt: skip
-    stale = [r["vid"] for r in rows if r["vid"] is not None]
-    if stale:  # a summary changed (the open segment grew, a meta-segment was extended)
-        vectors.remove(label, stale)
+    # whatever the index holds under these vids is stale: a summary changed (the open segment
+    # grew, a meta-segment was extended), or a deleted series was re-created with the same
+    # name (same ids, same vids); `add` would keep the old vector of a vid it already has
+    vectors.remove(label, vids)
     vectors.add(label, ids, vids, ts, vecs)
     return len(rows)

@@ -218,13 +218,24 @@ class VectorIndex:
     # --- searching -------------------------------------------------------------------------
 
     def search(
-        self, query_vec: Sequence[float] | np.ndarray, k: int, as_of_ts: int | None = None
+        self,
+        query_vec: Sequence[float] | np.ndarray,
+        k: int,
+        as_of_ts: int | None = None,
+        among: Sequence[int] | np.ndarray | None = None,
     ) -> list[Hit]:
-        """The k items most similar to `query_vec`, only among items with ts <= as_of_ts."""
-        return self.search_many(_checked_query(query_vec, self.dim), k, as_of_ts)[0]
+        """The k items most similar to `query_vec`, only among items with ts <= as_of_ts.
+
+        `among`: only items with these vids (unknown vids are ignored).
+        """
+        return self.search_many(_checked_query(query_vec, self.dim), k, as_of_ts, among)[0]
 
     def search_many(
-        self, queries: np.ndarray, k: int, as_of_ts: int | None = None
+        self,
+        queries: np.ndarray,
+        k: int,
+        as_of_ts: int | None = None,
+        among: Sequence[int] | np.ndarray | None = None,
     ) -> list[list[Hit]]:
         """search() for each row of `queries` (shape (m, dim)) in one FAISS call.
 
@@ -237,12 +248,16 @@ class VectorIndex:
             not isinstance(as_of_ts, int | np.integer) or isinstance(as_of_ts, bool)
         ):
             raise InvalidInput("as_of_ts", "must be integer epoch seconds or None")
+        wanted = None if among is None else _checked_ints("among", among, None, 0, _MAX_VID)
         with self._lock:
             total = self._idmap.ntotal
             mask = None if len(self._pos) == total else self._alive
             if as_of_ts is not None:
                 older = self._ts <= as_of_ts
                 mask = older if mask is None else older & mask
+            if wanted is not None:  # the same bitmap selector: one vectorised membership test
+                chosen = np.isin(self._vids, wanted)
+                mask = chosen if mask is None else chosen & mask
             passing = total if mask is None else int(np.count_nonzero(mask))
             if passing == 0 or len(query) == 0:
                 return [[] for _ in range(len(query))]

@@ -254,10 +254,11 @@ class VectorStore:
         query_vec: Sequence[float] | np.ndarray,
         k: int,
         as_of_ts: int | None = None,
+        among: Sequence[int] | np.ndarray | None = None,
     ) -> list[Hit]:
-        """The k `label` nodes most similar to `query_vec` with ts <= as_of_ts."""
+        """The k `label` nodes most similar to `query_vec` with ts <= as_of_ts, vid in `among`."""
         self.refresh(label)
-        return self.index(label).search(query_vec, k, as_of_ts)
+        return self.index(label).search(query_vec, k, as_of_ts, among)
 
     def search_many(
         self, label: str, queries: np.ndarray, k: int, as_of_ts: int | None = None
