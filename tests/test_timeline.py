@@ -493,3 +493,20 @@ def test_demo_prints_the_recalled_notice_first_and_is_repeatable(
     assert [row.split()[0] for row in rows] == ["2024-10-03", "2024-10-27", "2023-10-31"]
     ward = rows[0].split()
     assert (ward[2], ward[3]) == ("2", str(len(WARD_RECALLS)))  # t = 2 days, n = 5 recalls
+
+
+def test_reinforce_in_can_skip_memories_dated_after_now(ctx: TimelineMemory, store: Store) -> None:
+    from graphmem.timeline import reinforce_in
+
+    past = add_event(ctx, "Bought a bicycle.", "2024-01-01")
+    future = add_event(ctx, "The bicycle race.", "2024-09-01")
+    unit = TimelineConfig(time_unit_seconds=3600)
+    with pytest.raises(InvalidInput, match="before the time of memories"):
+        reinforce_in(store, [past.id, future.id], "2024-01-02", unit)
+    got = reinforce_in(store, [past.id, future.id], "2024-01-02", unit, skip_future=True)
+    assert [(s.id, s.changed, s.recall_count) for s in got] == [
+        (past.id, True, 1),
+        (future.id, False, 0),
+    ]
+    assert got[0].g == pytest.approx(next_g(1.0, 24.0)), "t of 24 hours"
+    assert recall_stats(ctx, [future.id])[0].last_recalled_at is None

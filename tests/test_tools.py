@@ -293,3 +293,33 @@ def test_the_agent_hears_about_an_empty_range_and_answers(store, llm_server, llm
     assert not step.ok and "holds no points" in step.result
     fed_back = llm_server.requests[1]["messages"][-1]
     assert "holds no points" in json.loads(fed_back["content"])["error"]
+
+
+@pytest.mark.parametrize("how", ["environment", "settings"])
+def test_tool_reads_reinforce_in_the_configured_time_unit(store, monkeypatch, how) -> None:
+    """g grows by tanh(t/2) with t in GRAPHMEM_TIME_UNIT (hours here), not always in days."""
+    import math
+    import time
+
+    import numpy as np
+
+    from graphmem.config import Settings
+    from graphmem.series.catalog import create_series
+    from graphmem.series.ingest import append
+    from graphmem.series.tools import ToolEnv
+
+    series = create_series(store, "recent", unit="kW")
+    ts = time.time() - 3600.0 * np.arange(40, 0, -1)  # hourly, the last 40 hours
+    append(store, series.id, ts, 50 + np.sin(np.arange(40) / 3.0))
+    if how == "environment":
+        monkeypatch.setenv("GRAPHMEM_TIME_UNIT", "hours")
+        target = store
+    else:
+        monkeypatch.setenv("GRAPHMEM_TIME_UNIT", "weeks")  # the given settings win
+        target = ToolEnv(store, Settings(time_unit="hours"))
+    segment = f"{series.id}:seg:000000"
+    assert run_tool(target, "get_segment", {"segment_id": segment}).ok
+    [stats] = store.read("timeline.locate", ids=[segment])
+    t = (stats["last_recalled_at"] - stats["ts"]) / 3600
+    assert stats["recall_count"] == 1 and t > 30
+    assert stats["g"] == pytest.approx(1 + math.tanh(t / 2), abs=1e-9), "hours: g near 2"

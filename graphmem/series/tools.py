@@ -59,12 +59,18 @@ class ToolEnv:
     _search: SegmentSearch | None = None
     owns_search: bool = True  # False when the search (and its vector index) is shared
 
+    def configured(self) -> Settings:
+        """The settings given, or read from the environment on first use."""
+        if self.settings is None:
+            self.settings = Settings.from_env()
+        return self.settings
+
     def search(self) -> SegmentSearch:
         if self._search is None:
             from graphmem.embed import Embedder
             from graphmem.vectors import VectorStore
 
-            settings = self.settings or Settings.from_env()
+            settings = self.configured()
             embedder = Embedder(settings.embed_model)
             vectors = VectorStore(
                 self.store, settings.home, embedder.name, embedder.dim, settings.vector_config()
@@ -330,7 +336,7 @@ def _execute(
             raise InvalidInput("tool", f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
         output = tool.handler(env, validate(parse_arguments(arguments), tool.parameters))
         shown = output.shown if output.shown is not None else output.built + output.read
-        _recall(env.store, list(dict.fromkeys(shown)), int(time.time()))
+        _recall(env, list(dict.fromkeys(shown)), int(time.time()))
     except GraphmemError as exc:
         content = json.dumps({"error": str(exc)}, ensure_ascii=False)
         _record(env.store, call_id, name, arguments, content, None, str(exc), session)
@@ -340,18 +346,15 @@ def _execute(
     return output, content, call_id, None
 
 
-def _recall(store: Store, ids: list[str], now: int) -> None:
+def _recall(env: ToolEnv, ids: list[str], now: int) -> None:
     """A tool reading a memory is a recall of it (timeline memory statistics).
 
     Memories dated after `now` (a series reaching into the future) cannot have been
     recalled before their own time: they are left out rather than failing the call.
     """
-    if not ids:
-        return
-    rows = store.read("timeline.locate", ids=ids)
-    due = [r["id"] for r in rows if r["ts"] is not None and r["ts"] <= now]
-    if due:
-        reinforce_in(store, due, now)
+    if ids:
+        config = env.configured().timeline_config()
+        reinforce_in(env.store, ids, now, config, skip_future=True)
 
 
 def _record(

@@ -51,9 +51,17 @@ def reinforce(ctx: TimelineMemory, ids: Sequence[str], now: Any) -> list[RecallS
 
 
 def reinforce_in(
-    store: Store, ids: Sequence[str], now: Any, config: TimelineConfig | None = None
+    store: Store,
+    ids: Sequence[str],
+    now: Any,
+    config: TimelineConfig | None = None,
+    skip_future: bool = False,
 ) -> list[RecallStats]:
-    """reinforce() for callers that hold only a store (the series tools, on every read)."""
+    """reinforce() for callers that hold only a store (the series tools, on every read).
+
+    `skip_future`: memories dated after `now` (a series reaching into the future) are left
+    unchanged instead of refusing the call: they cannot have been recalled before their time.
+    """
     config = config or TimelineConfig()
     wanted = checked_ids(ids)
     now_ts = checked_now(now)
@@ -61,12 +69,12 @@ def reinforce_in(
         return []
     before = _locate(store, wanted)
     early = [s for s in before.values() if now_ts < s.ts]
-    if early:
+    if early and not skip_future:
         named = ", ".join(f"{s.id} ({iso(s.ts)})" for s in early[:_SHOWN])
         raise InvalidInput("now", f"{iso(now_ts)} is before the time of memories {named}")
     due: dict[str, list[str]] = {}
     for s in before.values():
-        if s.last_recalled_at is None or s.last_recalled_at < now_ts:
+        if s.ts <= now_ts and (s.last_recalled_at is None or s.last_recalled_at < now_ts):
             due.setdefault(s.label, []).append(s.id)
     if not due:
         return [before[i] for i in wanted]
