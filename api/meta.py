@@ -10,7 +10,8 @@ from graphmem import agent
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.llm import LLM
 from graphmem.series import catalog, meta
-from graphmem.series.tools import call_tool
+from graphmem.series.segquery import SegmentFilter, time_arg
+from graphmem.series.tools import Run, ToolEnv, ToolOutput, call_tool, filter_output
 
 
 @strawberry.type
@@ -140,24 +141,35 @@ _TOOL_FOR_KIND = {
     "filter": "create_meta_segment_by_filter",
     "members": "create_meta_segment_from_members",
 }
-# the filter fields of the input, as conditions of the tools' `where` text
-_WHERE = {"slope_min": "slope>=", "slope_max": "slope<=", "std_min": "std>=", "std_max": "std<=",
-          "mean_min": "mean>=", "mean_max": "mean<=", "duration_min": "duration>=",
-          "duration_max": "duration<="}  # fmt: skip
+# the input's filter fields: SegmentFilter fields of the same name
+_FILTER_FIELDS = ("slope_min", "slope_max", "std_min", "std_max", "mean_min", "mean_max",
+                  "duration_min", "duration_max")  # fmt: skip
 
 
 def _tool_args(spec: MetaSpecInput) -> dict[str, object]:
+    """The arguments recorded on the ToolCall (for filter: the typed fields as given)."""
     if spec.kind == "members":
         args = {"member_ids": spec.member_ids, "label": spec.label}
     elif spec.kind == "range":
         args = {"series": spec.series_id, "start": spec.start, "end": spec.end, "freq": spec.freq}
     else:
-        where = " ".join(f"{op}{getattr(spec, k)!r}" for k, op in _WHERE.items()
-                         if getattr(spec, k) is not None)  # fmt: skip
         args = {"series": spec.series_id, "text": spec.text, "k": spec.k, "start": spec.start,
-                "end": spec.end, "where": where or None}  # fmt: skip
+                "end": spec.end, **{k: getattr(spec, k) for k in _FILTER_FIELDS}}  # fmt: skip
     return {k: (str(v) if k == "series" and v is not None else v)
             for k, v in args.items() if v is not None}  # fmt: skip
+
+
+def _run_filter(spec: MetaSpecInput) -> Run:
+    """The filter tool's work on the typed input: errors name the input field."""
+
+    def run(env: ToolEnv) -> ToolOutput:
+        if spec.series_id is None:
+            raise InvalidInput("series_id", "is required for kind filter")
+        filt = SegmentFilter(start=time_arg(spec.start, "start"), end=time_arg(spec.end, "end"),
+                             **{k: getattr(spec, k) for k in _FILTER_FIELDS})  # fmt: skip
+        return filter_output(env, str(spec.series_id), filt, spec.text, spec.k)
+
+    return run
 
 
 @strawberry.type
@@ -205,7 +217,10 @@ class MetaMutation:
         if spec.kind not in _TOOL_FOR_KIND:
             raise InvalidInput("spec.kind", f"must be one of {', '.join(_TOOL_FOR_KIND)}")
         env = info.context.services.tools()
-        output, _ = call_tool(env, _TOOL_FOR_KIND[spec.kind], _tool_args(spec), session="graphql")
+        run = _run_filter(spec) if spec.kind == "filter" else None
+        output, _ = call_tool(
+            env, _TOOL_FOR_KIND[spec.kind], _tool_args(spec), session="graphql", run=run
+        )
         found = meta.get_metas(info.context.store, output.built)
         return [MetaSegment.of(found[i], info) for i in output.built if i in found]
 

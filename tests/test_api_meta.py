@@ -93,3 +93,22 @@ def test_a_range_inside_a_data_gap_is_bad_input(gql, store) -> None:
     [error] = body["errors"]
     assert error["extensions"] == {"code": "BAD_INPUT", "field": "start"}
     assert "holds no points" in error["message"] and "2010-07-20" in error["message"]
+
+
+def test_filter_spec_builds_the_segment_filter_from_typed_fields(gql, sales_store) -> None:
+    import json
+
+    store, series, _ = sales_store
+    spec = {"seriesId": series.id, "kind": "filter", "slopeMin": 0.02, "durationMin": 10.0,
+            "start": "2012-01-01"}  # fmt: skip
+    query = BUILD.replace("members { id startIso }", "members { id startIso endIso }")
+    [built] = gql(query, spec=spec)["data"]["buildMetaSegments"]
+    assert built["members"] and all(m["endIso"] >= "2012-01-01" for m in built["members"])
+    assert "slope_min=0.02" in built["label"] and "duration_min=10" in built["label"]
+    bad = gql(BUILD, spec={**spec, "stdMin": 5.0, "stdMax": 1.0})["errors"][0]
+    assert bad["extensions"] == {"code": "BAD_INPUT", "field": "std_max"}
+    assert "must not be below std_min" in bad["message"]
+    calls = [c["t"] for c in store.read("toolcalls.by_session", session="graphql")]
+    assert [c["ok"] for c in calls] == [True, False], "the failed call is recorded too"
+    assert json.loads(calls[0]["args"]) == {"series": series.id, "start": "2012-01-01",
+                                            "slope_min": 0.02, "duration_min": 10.0}  # fmt: skip

@@ -49,17 +49,6 @@ class SegmentFilter:
         """The conditions that are set, by name."""
         return {k: v for k, v in asdict(self).items() if v is not None}
 
-    def meets(self, g: Segment) -> bool:
-        """Whether one segment meets every condition (as the `segments_filtered` query does)."""
-        f = g.features
-        checks = [(self.slope_min, f.slope_per_day, 1), (self.slope_max, f.slope_per_day, -1),
-                  (self.std_min, f.std, 1), (self.std_max, f.std, -1),
-                  (self.mean_min, f.mean, 1), (self.mean_max, f.mean, -1),
-                  (self.min_below, f.min, -1), (self.max_above, f.max, 1),
-                  (self.duration_min, f.duration_days, 1), (self.duration_max, f.duration_days, -1),
-                  (self.start, g.end, 1), (self.end, g.start, -1)]  # fmt: skip
-        return all(bound is None or (value - bound) * sign >= 0 for bound, value, sign in checks)
-
 
 # `where` text of the tools: "slope<-0.05 std>5 duration>=30"; each name maps to the
 # SegmentFilter field set by a lower (>) and an upper (<) bound.

@@ -36,6 +36,7 @@ from graphmem.series.compact import (
 from graphmem.series.periods import FREQUENCIES
 from graphmem.series.segquery import (
     WHERE_HELP,
+    SegmentFilter,
     filtered_page,
     get_segments,
     parse_where,
@@ -205,14 +206,19 @@ def _by_range(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
 
 
 def _by_filter(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
-    store = env.store
     filt = parse_where(args.get("where"), time_arg(args.get("start"), "start"),
                        time_arg(args.get("end"), "end"))  # fmt: skip
-    if args.get("text"):
-        m = metabuild.build_by_text(store, args["series"], args["text"], env.search(),
-                                    args.get("k") or 10, filt=filt)  # fmt: skip
+    return filter_output(env, args["series"], filt, args.get("text"), args.get("k"))
+
+
+def filter_output(
+    env: ToolEnv, series: str, filt: SegmentFilter, text: str | None = None, k: int | None = None
+) -> ToolOutput:
+    """create_meta_segment_by_filter's work, on a filter already built (GraphQL's typed input)."""
+    if text:
+        m = metabuild.build_by_text(env.store, series, text, env.search(), k or 10, filt=filt)
     else:
-        m = metabuild.build_by_filter(store, args["series"], filt)
+        m = metabuild.build_by_filter(env.store, series, filt)
     view = {"id": m.id, **meta_view(m)}
     return ToolOutput(view, m.series_id, built=[m.id], read=list(m.member_ids), shown=[m.id])
 
@@ -288,14 +294,22 @@ def tool_schemas() -> list[dict[str, Any]]:
     return [t.schema() for t in TOOLS.values()]
 
 
+Run = Callable[[ToolEnv], ToolOutput]
+
+
 def call_tool(
     target: Store | ToolEnv,
     name: str,
     arguments: str | dict[str, Any] | None,
     session: str | None = None,
+    run: Run | None = None,
 ) -> tuple[ToolOutput, str]:
-    """Validate, run and record one tool call; returns (output, ToolCall id), raises on error."""
-    output, _, call_id, error = _with_env(target, name, arguments, session)
+    """Validate, run and record one tool call; returns (output, ToolCall id), raises on error.
+
+    `run`: the tool's work on arguments the caller has already typed (GraphQL's input
+    fields), instead of the handler; `arguments` are then only recorded.
+    """
+    output, _, call_id, error = _with_env(target, name, arguments, session, run)
     if error is not None:
         raise error
     return output, call_id
@@ -315,18 +329,18 @@ def run_tool(
 
 
 def _with_env(
-    target: Store | ToolEnv, name: str, arguments: Any, session: str | None
+    target: Store | ToolEnv, name: str, arguments: Any, session: str | None, run: Run | None = None
 ) -> tuple[Any, str, str, GraphmemError | None]:
     env = target if isinstance(target, ToolEnv) else ToolEnv(target)
     try:
-        return _execute(env, name, arguments, session)
+        return _execute(env, name, arguments, session, run)
     finally:
         if env is not target:
             env.close()
 
 
 def _execute(
-    env: ToolEnv, name: str, arguments: Any, session: str | None
+    env: ToolEnv, name: str, arguments: Any, session: str | None, run: Run | None
 ) -> tuple[Any, str, str, GraphmemError | None]:
     """(output, content, ToolCall id, error): recorded once, when the call has fully run."""
     call_id = "tc_" + uuid.uuid4().hex
@@ -334,7 +348,10 @@ def _execute(
         tool = TOOLS.get(name)
         if tool is None:
             raise InvalidInput("tool", f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
-        output = tool.handler(env, validate(parse_arguments(arguments), tool.parameters))
+        if run is None:
+            output = tool.handler(env, validate(parse_arguments(arguments), tool.parameters))
+        else:
+            output = run(env)
         shown = output.shown if output.shown is not None else output.built + output.read
         _recall(env, list(dict.fromkeys(shown)), int(time.time()))
     except GraphmemError as exc:
