@@ -394,3 +394,23 @@ def test_a_recreated_series_is_searched_by_its_new_summaries(store, short_tmp) -
         assert ranked[target.id] == pytest.approx(1.0, abs=1e-4), "its own summary, not the old"
     finally:
         env.close()
+
+
+def test_labels_name_time_bounds_as_dates(sales_store, short_tmp) -> None:
+    """The LLM reads labels: 'start=2012-01-01', never epoch seconds like 'start=1.326e+09'."""
+    from graphmem.config import Settings
+    from graphmem.series.metabuild import build_by_text
+    from graphmem.series.tools import ToolEnv
+
+    store, series, _ = sales_store
+    filt = SegmentFilter(slope_min=0.02, start=T("2012-01-01"), end=T("2013-06-30"))
+    by_filter = build_by_filter(store, series.id, filt)
+    assert by_filter.label == "segments where end=2013-06-30, slope_min=0.02, start=2012-01-01"
+    env = ToolEnv(store, Settings(home=short_tmp / "text-labels"))
+    try:
+        by_text = build_by_text(store, series.id, "a sharp drop", env.search(), k=2, filt=filt)
+    finally:
+        env.close()
+    assert by_text.label == (
+        "segments like 'a sharp drop', end=2013-06-30, slope_min=0.02, start=2012-01-01"
+    )

@@ -323,3 +323,19 @@ def test_tool_reads_reinforce_in_the_configured_time_unit(store, monkeypatch, ho
     t = (stats["last_recalled_at"] - stats["ts"]) / 3600
     assert stats["recall_count"] == 1 and t > 30
     assert stats["g"] == pytest.approx(1 + math.tanh(t / 2), abs=1e-9), "hours: g near 2"
+
+
+def test_members_of_mixed_kinds_come_in_time_order(sales_store) -> None:
+    from graphmem.series.segments import list_segments
+    from graphmem.timeutil import parse_timestamp
+
+    store, series, _ = sales_store
+    feb, _ = call_tool(store, Y, {"series": series.name, "start": "2016-02-01",
+                                  "end": "2016-02-29", "freq": "month"})  # fmt: skip
+    segs = list_segments(store, series.id, limit=1000)
+    before = [g for g in segs if g.end < float(parse_timestamp("2016-02-01"))][-1]
+    after = next(g for g in segs if g.start > float(parse_timestamp("2016-03-01")))
+    mixed = [after.id, feb.built[0], before.id]
+    group, _ = call_tool(store, "create_meta_segment_from_members", {"member_ids": mixed})
+    page = json.loads(run_tool(store, "get_members", {"meta_segment_id": group.built[0]}).content)
+    assert [r[0] for r in page["rows"]] == [before.id, feb.built[0], after.id]

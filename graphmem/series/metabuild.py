@@ -283,10 +283,14 @@ def build_by_filter(store: Store, series_ref: str, filt: SegmentFilter) -> MetaS
         raise NotFound("filter: no segment of this series meets the filter")
     conditions = filt.conditions
     spec = {"kind": "filter", "series_id": ctx.series.id, **conditions}
-    label = "segments where " + (
-        ", ".join(f"{k}={v:g}" for k, v in sorted(conditions.items())) or "any"
-    )
+    label = "segments where " + (", ".join(_condition_texts(conditions)) or "any")
     return _group(store, ctx, spec, label, segs, [])
+
+
+def _condition_texts(conditions: dict[str, float]) -> list[str]:
+    """'name=value' per condition for labels (the LLM reads them): time bounds as dates."""
+    return [f"{k}={iso_date(v) if k in ('start', 'end') else format(v, 'g')}"
+            for k, v in sorted(conditions.items())]  # fmt: skip
 
 
 def build_from_members(
@@ -333,7 +337,7 @@ def build_by_text(
     conditions = filt.conditions if filt else {}
     spec = {"kind": "text", "series_id": ctx.series.id, "text": text.strip(), "k": k,
             "min_score": min_score, **conditions}  # fmt: skip
-    where = "".join(f", {key}={v:g}" for key, v in sorted(conditions.items()))
+    where = "".join(f", {text}" for text in _condition_texts(conditions))
     return _group(store, ctx, spec, f"segments like {text.strip()!r}{where}", segs, [])
 
 

@@ -237,7 +237,9 @@ def _features(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
 def _members(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
     limit, offset = _page(args)
     found = meta.get_members(env.store, args["meta_segment_id"], limit, offset)
-    rows = [member_row(x) for x in [*found.metas, *found.segments]]
+    # the order of the read (start, then id), which the split by kind lost
+    members = sorted([*found.metas, *found.segments], key=lambda x: (x.start, x.id))
+    rows = [member_row(x) for x in members]
     owner = found.meta
     result = table(MEMBER_COLS, rows, offset, total=owner.member_count)
     read = [owner.id] + [g.id for g in found.segments] + [m.id for m in found.metas]
