@@ -216,21 +216,6 @@ def test_batches_report_progress(ctx: PropsMemory) -> None:  # noqa: F811
     assert counts(ctx)["propositions"] == 25
 
 
-def test_batch_size_does_not_change_the_relations(
-    ctx: PropsMemory,  # noqa: F811
-    world: World,  # noqa: F811
-    store: Store,
-    tmp_path: Path,
-) -> None:
-    add_propositions(ctx, world.items())
-    one_batch = {(e.src, e.dst, e.kind) for e in list_relations(ctx)}
-    store.write("admin.wipe")
-    with PropsMemory.open(Settings(home=tmp_path / "small"), store, llm=None) as small:
-        report = add_propositions(small, world.items(), batch_size=7)
-        assert {(e.src, e.dst, e.kind) for e in list_relations(small)} == one_batch
-        assert report.relations == len(one_batch)
-
-
 def test_llm_extraction_through_the_scripted_server(
     llm_server,
     llm_ctx: PropsMemory,  # noqa: F811
@@ -355,17 +340,28 @@ def test_recent_propositions_keep_the_most_recently_used() -> None:
     assert set(recent.get_many([a.id, b.id, c.id])) == {a.id, c.id}
 
 
-def test_relations_are_the_same_over_many_small_calls(
+def _in_batches_of_7(memory: PropsMemory, items: list) -> int:
+    return add_propositions(memory, items, batch_size=7).relations
+
+
+def _in_calls_of_5(memory: PropsMemory, items: list) -> int:
+    # candidates come from the in-memory cache and from the graph
+    return sum(add_propositions(memory, items[i : i + 5]).relations
+               for i in range(0, len(items), 5))  # fmt: skip
+
+
+@pytest.mark.parametrize("ingest", [_in_batches_of_7, _in_calls_of_5])
+def test_relations_do_not_depend_on_how_propositions_arrive(
     ctx: PropsMemory,  # noqa: F811
     world: World,  # noqa: F811
     store: Store,
     tmp_path: Path,
+    ingest,
 ) -> None:
-    items = world.items()
-    add_propositions(ctx, items)
-    one_call = {(e.src, e.dst, e.kind) for e in list_relations(ctx)}
+    add_propositions(ctx, world.items())
+    at_once = {(e.src, e.dst, e.kind) for e in list_relations(ctx)}
     store.write("admin.wipe")
-    with PropsMemory.open(Settings(home=tmp_path / "calls"), store, llm=None) as small:
-        for start in range(0, len(items), 5):  # candidates come from memory and the graph
-            add_propositions(small, items[start : start + 5])
-        assert {(e.src, e.dst, e.kind) for e in list_relations(small)} == one_call
+    with PropsMemory.open(Settings(home=tmp_path / "split"), store, llm=None) as split:
+        reported = ingest(split, world.items())
+        assert {(e.src, e.dst, e.kind) for e in list_relations(split)} == at_once
+        assert reported == len(at_once)
