@@ -14,6 +14,9 @@ MATCH (s:Series {name: $name}) RETURN s
 // name: list
 MATCH (s:Series) RETURN s ORDER BY s.name SKIP $offset LIMIT $limit
 
+// name: count
+MATCH (s:Series) RETURN count(s) AS n
+
 // name: delete
 MATCH (s:Series {id: $id})
 CALL { MATCH (c:Chunk {series_id: $id}) DETACH DELETE c }

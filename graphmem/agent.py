@@ -23,11 +23,13 @@ SHORT_RESULT = 300
 
 DESCRIPTION_CHARS = 120  # of a series' own description, in the system prompt
 
+DESCRIBED = 20  # series the system prompt describes when no series is given; list_series pages
+
 # Says only what the tool schemas do not: the series, the approach, the form of the answer.
-SYSTEM = """Answer questions about the time series below with the tools; you never see raw \
-points. A series is cut into stable segments; build meta-segments grouping them at the \
-granularity the question needs, compare their features, drill into segments for evidence. \
-Answer in plain words with the numbers used. Dates YYYY-MM-DD; a series' name is its id.
+SYSTEM = """Answer with the tools about the series below; raw points are never shown. Segments \
+are stable stretches; meta-segments group them by period, filter or members. Compare their \
+features, drill into segments for evidence, answer in plain words with the numbers used. \
+Dates YYYY-MM-DD; a series' name is its id.
 {series}"""
 
 
@@ -89,26 +91,39 @@ def _spacing(store: Store, series_id: str) -> str:
 
 
 def describe_series(store: Store, series_ref: str | None) -> str:
-    """What the system prompt says about the series: name, unit, bounds, spacing."""
-    chosen = [catalog.get_series(store, series_ref)] if series_ref else catalog.list_series(store)
+    """What the system prompt says about the series: name, unit, bounds, spacing.
+
+    Without a series named, the first DESCRIBED by name, and how many more list_series has.
+    """
+    more = 0
+    if series_ref:
+        chosen = [catalog.get_series(store, series_ref)]
+    else:
+        chosen = catalog.list_series(store, limit=DESCRIBED + 1)
+        if len(chosen) > DESCRIBED:  # only then is the total worth counting
+            chosen, more = chosen[:DESCRIBED], catalog.count_series(store) - DESCRIBED
     if not chosen:
         return "No series are stored yet."
-    lines = []
-    for s in chosen:
-        b = time_bounds(store, s.id)
-        span = (
-            f"{iso_date(b.start)} to {iso_date(b.end)}, {b.n_points} {_spacing(store, s.id)}, "
-            f"{b.n_segments} segments"
-            if b.n_points
-            else "no points yet"
-        )
-        unit = f" ({s.unit})" if s.unit else ""
-        desc = ""
-        if s.description:
-            cut = s.description[:DESCRIPTION_CHARS]
-            desc = ". " + (cut if cut == s.description else cut.rsplit(" ", 1)[0] + "...")
-        lines.append(f"Series {s.name}{unit}: {span}{desc}")
+    lines = [_describe(store, s) for s in chosen]
+    if more:
+        lines.append(f"...and {more} more series (list_series).")
     return "\n".join(lines)
+
+
+def _describe(store: Store, s: catalog.SeriesInfo) -> str:
+    b = time_bounds(store, s.id)
+    span = (
+        f"{iso_date(b.start)} to {iso_date(b.end)}, {b.n_points} {_spacing(store, s.id)}, "
+        f"{b.n_segments} segments"
+        if b.n_points
+        else "no points yet"
+    )
+    unit = f" ({s.unit})" if s.unit else ""
+    desc = ""
+    if s.description:
+        cut = s.description[:DESCRIPTION_CHARS]
+        desc = ". " + (cut if cut == s.description else cut.rsplit(" ", 1)[0] + "...")
+    return f"Series {s.name}{unit}: {span}{desc}"
 
 
 def _tool_message(call_id: str, result: ToolResult) -> dict[str, Any]:
@@ -153,7 +168,8 @@ def _loop(
         {"role": "user", "content": question.strip()},
     ]
     answer = Answer(question=question, answer=None, complete=False, session=session)
-    schemas = tool_schemas()
+    # asked about one series, which the system prompt describes, list_series has nothing to add
+    schemas = tool_schemas(exclude=("list_series",) if series_ref else ())
     while len(answer.steps) < max_steps:
         try:
             reply = llm.chat(messages, tools=schemas)

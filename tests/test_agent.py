@@ -139,3 +139,27 @@ def test_timeout_through_ask_is_a_clear_error(sales_store, llm_server) -> None:
     session = caught.value.answer.session
     [call] = store.read("toolcalls.by_session", session=session)
     assert call["t"]["tool"] == "time_bounds" and call["t"]["ok"]
+
+
+def test_unscoped_question_describes_the_first_series_and_counts_the_rest(
+    store, llm_server, llm_settings, monkeypatch
+) -> None:
+    from graphmem import agent
+    from graphmem.series.catalog import create_series
+
+    monkeypatch.setattr(agent, "DESCRIBED", 2)
+    for name in ("delta", "alpha", "charlie", "bravo"):
+        create_series(store, name, "kWh")
+    llm_server.script({"content": "Four series."}, {"content": "One series."})
+    ask(store, LLM(llm_settings), "Which series are there?")
+    request = llm_server.requests[0]
+    system = request["messages"][0]["content"]
+    assert "Series alpha (kWh): no points yet" in system and "Series bravo" in system
+    assert "charlie" not in system and "...and 2 more series (list_series)." in system
+    assert "list_series" in {t["function"]["name"] for t in request["tools"]}
+
+    ask(store, LLM(llm_settings), "What does delta hold?", "delta")
+    scoped = llm_server.requests[1]
+    assert "Series delta (kWh)" in scoped["messages"][0]["content"]
+    names = {t["function"]["name"] for t in scoped["tools"]}
+    assert "list_series" not in names and len(names) == len(agent.TOOLS) - 1

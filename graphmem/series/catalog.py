@@ -102,6 +102,10 @@ def list_series(store: Store, limit: int = 1000, offset: int = 0) -> list[Series
     return [SeriesInfo.from_node(r["s"]) for r in rows]
 
 
+def count_series(store: Store) -> int:
+    return int(store.read("series.count")[0]["n"])
+
+
 def delete_series(store: Store, ref: str, field: str = "series") -> SeriesInfo:
     """Delete a series with its chunks, segments, meta-segments and tool calls."""
     info = get_series(store, ref, field)

@@ -13,6 +13,7 @@ from graphmem.series.segments import Segment, TimeBounds
 from graphmem.timeutil import iso_date
 
 ROW_CAP = 60  # rows a tool returns at most; the rest is built and can be paged through
+BRIEF = 3  # significant digits of slopes, percentages and ratios: enough to compare
 
 META_COLS = ("id", "label", "n", "mean", "slope", "pct_prev")
 SEGMENT_COLS = ("id", "start", "end", "n", "mean", "std", "slope")
@@ -47,22 +48,22 @@ def table(
 
 def meta_row(m: MetaSegment) -> list[Any]:
     """A meta-segment as a row of META_COLS: enough to compare periods at a glance."""
-    pct = rnd(m.pct_change_prev, 3)
-    return [m.id, m.label, m.stats.n, rnd(m.stats.sx / m.stats.n), rnd(m.features.slope_per_day, 3),
-            pct]  # fmt: skip
+    pct = rnd(m.pct_change_prev, BRIEF)
+    return [m.id, m.label, m.stats.n, rnd(m.stats.sx / m.stats.n),
+            rnd(m.features.slope_per_day, BRIEF), pct]  # fmt: skip
 
 
 def segment_row(g: Segment) -> list[Any]:
     f = g.features
-    return [g.id, iso_date(g.start), iso_date(g.end), f.n, rnd(f.mean), rnd(f.std, 3),
-            rnd(f.slope_per_day, 3)]  # fmt: skip
+    return [g.id, iso_date(g.start), iso_date(g.end), f.n, rnd(f.mean), rnd(f.std, BRIEF),
+            rnd(f.slope_per_day, BRIEF)]  # fmt: skip
 
 
 def member_row(x: MetaSegment | Segment) -> list[Any]:
     """A member of a meta-segment (a segment or a meta-segment) as a row of MEMBER_COLS."""
     label = x.label if isinstance(x, MetaSegment) else f"{iso_date(x.start)} to {iso_date(x.end)}"
     f = x.features
-    return [x.id, label, f.n, rnd(f.mean), rnd(f.slope_per_day, 3)]
+    return [x.id, label, f.n, rnd(f.mean), rnd(f.slope_per_day, BRIEF)]
 
 
 def segment_view(g: Segment) -> dict[str, Any]:
@@ -70,8 +71,8 @@ def segment_view(g: Segment) -> dict[str, Any]:
     f = g.features
     view = {"id": g.id, "start": iso_date(g.start), "end": iso_date(g.end), "n": f.n,
             "mean": rnd(f.mean), "std": rnd(f.std), "min": rnd(f.min), "max": rnd(f.max),
-            "slope": rnd(f.slope_per_day), "change": rnd(f.change),
-            "pct_change": rnd(f.pct_change, 3), "summary": g.summary}  # fmt: skip
+            "slope": rnd(f.slope_per_day, BRIEF), "change": rnd(f.change),
+            "pct_change": rnd(f.pct_change, BRIEF), "summary": g.summary}  # fmt: skip
     if g.open:
         view["open"] = True
     return view
@@ -84,15 +85,16 @@ def meta_view(m: MetaSegment, full: bool = False) -> dict[str, Any]:
     if full or m.kind != "period":  # a period's label already says when it is
         view |= {"start": iso_date(m.stats.t_first), "end": iso_date(m.stats.t_last)}
     view |= {"n": f.n, "mean": rnd(f.mean), "std": rnd(f.std), "min": rnd(f.min),
-             "max": rnd(f.max), "slope": rnd(f.slope_per_day), "slope_mean": rnd(m.slope_mean),
-             "members": m.member_count}  # fmt: skip
+             "max": rnd(f.max), "slope": rnd(f.slope_per_day, BRIEF),
+             "slope_mean": rnd(m.slope_mean, BRIEF), "members": m.member_count}  # fmt: skip
     if m.pct_change_prev is not None:
-        view["pct_prev"] = rnd(m.pct_change_prev, 3)
+        view["pct_prev"] = rnd(m.pct_change_prev, BRIEF)
     if full:
         view |= {"id": m.id, "kind": m.kind, "prev": m.prev_label,
                  "change_prev": rnd(m.change_prev), "first": rnd(f.first), "last": rnd(f.last),
-                 "change": rnd(f.change), "pct_change": rnd(f.pct_change, 3), "r2": rnd(f.r2, 3),
-                 "days": rnd(f.duration_days), "coverage": rnd(m.coverage, 3)}  # fmt: skip
+                 "change": rnd(f.change), "pct_change": rnd(f.pct_change, BRIEF),
+                 "r2": rnd(f.r2, BRIEF), "days": rnd(f.duration_days),
+                 "coverage": rnd(m.coverage, BRIEF)}  # fmt: skip
     return view
 
 

@@ -20,6 +20,7 @@ from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.jsonargs import parse_arguments, validate
 from graphmem.series import catalog, meta, metabuild, segments
 from graphmem.series.compact import (
+    BRIEF,
     MEMBER_COLS,
     META_COLS,
     ROW_CAP,
@@ -181,7 +182,7 @@ def _search_segments(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
         chosen = ranked[offset : offset + limit]
         found = get_segments(store, [i for i, _ in chosen])
         scores = dict(chosen)
-        rows = [[*segment_row(g), rnd(scores[g.id], 3)] for g in found]
+        rows = [[*segment_row(g), rnd(scores[g.id], BRIEF)] for g in found]
         result = table((*SEGMENT_COLS, "score"), rows, offset, total=len(ranked))
     else:
         found = filtered_page(store, s.id, filt, offset, limit + 1)
@@ -292,8 +293,9 @@ TOOLS: dict[str, Tool] = {
 }  # fmt: skip
 
 
-def tool_schemas() -> list[dict[str, Any]]:
-    return [t.schema() for t in TOOLS.values()]
+def tool_schemas(exclude: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """The OpenAI function descriptions of every tool but those in `exclude`."""
+    return [t.schema() for t in TOOLS.values() if t.name not in exclude]
 
 
 Run = Callable[[ToolEnv], ToolOutput]
