@@ -26,7 +26,7 @@ def _daily(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def _assert_stats_close(a: SuffStats, b: SuffStats) -> None:
     """Field-by-field comparison, relative 1e-9 for sums, exact for counts and extremes."""
     assert a.n == b.n
-    for name in ("sx", "sxx", "st", "stt", "stx"):
+    for name in ("mx", "m2x", "mt", "m2t", "ctx"):
         assert getattr(a, name) == pytest.approx(getattr(b, name), rel=1e-9, abs=1e-9), name
     for name in ("xmin", "xmax", "first", "last", "t_first", "t_last"):
         assert getattr(a, name) == getattr(b, name), name
@@ -76,13 +76,13 @@ def test_props_round_trip() -> None:
     ts, xs = _daily(30, 1)
     stats = SuffStats.from_points(ts, xs, float(ts[0]))
     props = stats.to_props()
-    assert set(props) == {
+    assert {k for k, v in props.items() if v is not None} == {
         "n",
-        "sum_x",
-        "sum_x2",
-        "sum_t",
-        "sum_t2",
-        "sum_tx",
+        "mean_x",
+        "m2_x",
+        "mean_t",
+        "m2_t",
+        "c_tx",
         "min",
         "max",
         "first",
@@ -90,16 +90,24 @@ def test_props_round_trip() -> None:
         "t_first",
         "t_last",
     }
+    # the raw sums of older versions are cleared from a node the new statistics update
+    assert {k for k, v in props.items() if v is None} == {
+        "sum_x",
+        "sum_x2",
+        "sum_t",
+        "sum_t2",
+        "sum_tx",
+    }
     assert SuffStats.from_props(props) == stats
     prefixed = stats.to_props(prefix="s_")
-    assert "s_sum_tx" in prefixed
+    assert "s_c_tx" in prefixed
     assert SuffStats.from_props({**prefixed, "other": 1}, prefix="s_") == stats
 
 
 def test_from_props_rejects_missing_and_bad_values() -> None:
     props = SuffStats.from_points(np.array([0]), np.array([1.0]), 0).to_props()
-    with pytest.raises(InvalidInput, match="sum_tx"):
-        SuffStats.from_props({k: v for k, v in props.items() if k != "sum_tx"})
+    with pytest.raises(InvalidInput, match="c_tx"):
+        SuffStats.from_props({k: v for k, v in props.items() if k != "c_tx"})
     with pytest.raises(InvalidInput, match="n"):
         SuffStats.from_props({**props, "n": 1.5})
     with pytest.raises(InvalidInput, match="min"):
@@ -218,3 +226,33 @@ def test_dataclasses_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         features(stats).mean = 2.0  # type: ignore[misc]
     assert isinstance(features(stats), Features)
+
+
+@pytest.mark.parametrize(("level", "spread"), [(1e8, 1.0), (1e4, 1e-3), (1e6, 1e-2)])
+def test_spread_small_next_to_the_level_is_kept_through_merges(level: float, spread: float) -> None:
+    rng = np.random.default_rng(7)
+    ts = T_2010 + DAY * np.arange(1000, dtype=np.int64)
+    xs = level + spread * (rng.normal(size=1000) + 0.01 * np.arange(1000))
+    t0 = float(ts[0])
+    parts = [
+        SuffStats.from_points(t, x, t0)
+        for t, x in zip(np.array_split(ts, 7), np.array_split(xs, 7), strict=True)
+    ]
+    f = features(SuffStats.merge_all(parts))
+    t_days = (ts - t0) / DAY
+    assert f.mean == pytest.approx(np.mean(xs), rel=1e-12)
+    assert f.std == pytest.approx(np.std(xs), rel=1e-6)
+    assert f.slope_per_day == pytest.approx(np.polyfit(t_days, xs, 1)[0], rel=1e-6)
+
+
+def test_statistics_stored_as_raw_sums_by_older_versions_are_read() -> None:
+    ts, xs = _daily(200, 3)
+    t0 = float(ts[0])
+    t = (ts - t0) / DAY
+    legacy = {
+        "n": 200, "sum_x": float(xs.sum()), "sum_x2": float(xs @ xs), "sum_t": float(t.sum()),
+        "sum_t2": float(t @ t), "sum_tx": float(t @ xs), "min": float(xs.min()),
+        "max": float(xs.max()), "first": float(xs[0]), "last": float(xs[-1]),
+        "t_first": float(ts[0]), "t_last": float(ts[-1]),
+    }  # fmt: skip
+    _assert_stats_close(SuffStats.from_props(legacy), SuffStats.from_points(ts, xs, t0))

@@ -49,7 +49,7 @@ def table(
 def meta_row(m: MetaSegment) -> list[Any]:
     """A meta-segment as a row of META_COLS: enough to compare periods at a glance."""
     pct = rnd(m.pct_change_prev, BRIEF)
-    return [m.id, m.label, m.stats.n, rnd(m.stats.sx / m.stats.n),
+    return [m.id, m.label, m.stats.n, rnd(m.stats.mx),
             rnd(m.features.slope_per_day, BRIEF), pct]  # fmt: skip
 
 

@@ -261,8 +261,8 @@ def _build_one(
     _, members = _interval_stats(segs, Points.empty(), iv.a, iv.b, ctx.t0)
     change = pct = None
     if prev_stats is not None and not prev_stats.is_empty:
-        prev_mean = prev_stats.sx / prev_stats.n
-        change = stats.sx / stats.n - prev_mean
+        prev_mean = prev_stats.mx
+        change = stats.mx - prev_mean
         pct = None if prev_mean == 0 else 100 * change / abs(prev_mean)
     return MetaSegment(
         id=mid, series_id=ctx.series.id, kind=iv.spec["kind"], label=iv.label, spec=iv.spec,

@@ -1,8 +1,11 @@
 """Mergeable sufficient statistics of a segment and the features derived from them.
 
-Time inside the sums is in days from a per-series origin t0 (epoch seconds of the series' first
-point), so that sum_t2 stays well conditioned; t_first/t_last stay in epoch seconds. Statistics
-of segments of one series can be merged exactly only if they share the same origin.
+Statistics are kept as counts, means and centred (co-)moments, merged with Chan et al.'s
+pairwise update, not as raw power sums: raw sums lose the spread of values that are large
+next to it (Σx² - (Σx)²/n cancels: a std of 1 around a mean of 1e8 came out as 0). Time
+is in days from a per-series origin t0 (epoch seconds of the series' first point);
+t_first/t_last stay in epoch seconds. Statistics of one series merge exactly only if they
+share the same origin. Nodes written with raw sums (before this format) are still read.
 """
 
 from __future__ import annotations
@@ -17,16 +20,17 @@ import numpy as np
 from graphmem.errors import InvalidInput
 from graphmem.timeutil import DAY_SECONDS
 
-# Centered sums below this fraction of their raw sum are cancellation noise, not signal.
+# Centred sums recovered from raw ones (legacy nodes) below this fraction of the raw sum
+# are cancellation noise, not signal.
 _REL_TOL = 1e-12
 
 _PROP_NAMES = (
     "n",
-    "sum_x",
-    "sum_x2",
-    "sum_t",
-    "sum_t2",
-    "sum_tx",
+    "mean_x",
+    "m2_x",
+    "mean_t",
+    "m2_t",
+    "c_tx",
     "min",
     "max",
     "first",
@@ -34,6 +38,7 @@ _PROP_NAMES = (
     "t_first",
     "t_last",
 )
+_LEGACY_SUMS = ("sum_x", "sum_x2", "sum_t", "sum_t2", "sum_tx")  # raw power sums, read only
 
 
 def _as_1d_float(values: Any, field: str) -> np.ndarray:
@@ -51,14 +56,17 @@ def _as_1d_float(values: Any, field: str) -> np.ndarray:
 
 @dataclass(frozen=True)
 class SuffStats:
-    """Exact, mergeable summary of a set of (t, x) points; t in days from the series origin."""
+    """Exact, mergeable summary of a set of (t, x) points; t in days from the series origin.
+
+    mx, mt: means; m2x, m2t: Σ(x - mx)², Σ(t - mt)²; ctx: Σ(t - mt)(x - mx).
+    """
 
     n: int
-    sx: float
-    sxx: float
-    st: float
-    stt: float
-    stx: float
+    mx: float
+    m2x: float
+    mt: float
+    m2t: float
+    ctx: float
     xmin: float
     xmax: float
     first: float
@@ -94,15 +102,20 @@ class SuffStats:
         # argmin/argmax rather than [0]/[-1]: callers need not pass points sorted by time.
         i_first = int(np.argmin(t_sec))
         i_last = int(np.argmax(t_sec))
+        xmin, xmax = float(np.min(x)), float(np.max(x))
+        # a constant stretch is exactly constant: its mean, not a rounded sum divided by n
+        mx = xmin if xmin == xmax else float(np.mean(x))
+        mt = float(np.mean(t))
+        dx, dt = x - mx, t - mt
         return cls(
             n=int(x.size),
-            sx=float(np.sum(x)),
-            sxx=float(np.dot(x, x)),
-            st=float(np.sum(t)),
-            stt=float(np.dot(t, t)),
-            stx=float(np.dot(t, x)),
-            xmin=float(np.min(x)),
-            xmax=float(np.max(x)),
+            mx=mx,
+            m2x=float(np.dot(dx, dx)),
+            mt=mt,
+            m2t=float(np.dot(dt, dt)),
+            ctx=float(np.dot(dt, dx)),
+            xmin=xmin,
+            xmax=xmax,
             first=float(x[i_first]),
             last=float(x[i_last]),
             t_first=float(t_sec[i_first]),
@@ -117,16 +130,20 @@ class SuffStats:
             return self
         if self.is_empty:
             return other
+        n = self.n + other.n
+        share = other.n / n  # of the merged set that is `other`
+        weight = self.n * share  # = n_a * n_b / n
+        dx, dt = other.mx - self.mx, other.mt - self.mt
         # On equal times keep self's point, so the result does not depend on float noise.
         head = other if other.t_first < self.t_first else self
         tail = other if other.t_last > self.t_last else self
         return SuffStats(
-            n=self.n + other.n,
-            sx=self.sx + other.sx,
-            sxx=self.sxx + other.sxx,
-            st=self.st + other.st,
-            stt=self.stt + other.stt,
-            stx=self.stx + other.stx,
+            n=n,
+            mx=self.mx + dx * share,
+            m2x=self.m2x + other.m2x + dx * dx * weight,
+            mt=self.mt + dt * share,
+            m2t=self.m2t + other.m2t + dt * dt * weight,
+            ctx=self.ctx + other.ctx + dt * dx * weight,
             xmin=min(self.xmin, other.xmin),
             xmax=max(self.xmax, other.xmax),
             first=head.first,
@@ -143,15 +160,18 @@ class SuffStats:
             result = result.merge(part)
         return result
 
-    def to_props(self, prefix: str = "") -> dict[str, int | float]:
-        """Flat graph-node properties (n, sum_x, ..., t_last), names optionally prefixed."""
+    def to_props(self, prefix: str = "") -> dict[str, int | float | None]:
+        """Flat graph-node properties (n, mean_x, ..., t_last), names optionally prefixed.
+
+        The legacy raw-sum names are set to None, which removes them from an updated node.
+        """
         values = (
             self.n,
-            self.sx,
-            self.sxx,
-            self.st,
-            self.stt,
-            self.stx,
+            self.mx,
+            self.m2x,
+            self.mt,
+            self.m2t,
+            self.ctx,
             self.xmin,
             self.xmax,
             self.first,
@@ -159,24 +179,53 @@ class SuffStats:
             self.t_first,
             self.t_last,
         )
-        return {prefix + name: value for name, value in zip(_PROP_NAMES, values, strict=True)}
+        props: dict[str, int | float | None] = {prefix + k: None for k in _LEGACY_SUMS}
+        props |= {prefix + name: value for name, value in zip(_PROP_NAMES, values, strict=True)}
+        return props
 
     @classmethod
     def from_props(cls, props: Mapping[str, Any], prefix: str = "") -> SuffStats:
-        """Inverse of to_props; extra keys in props are ignored."""
-        values: list[Any] = []
-        for name in _PROP_NAMES:
-            key = prefix + name
-            if key not in props or props[key] is None:
-                raise InvalidInput(key, "missing from the stored statistics")
-            value = props[key]
-            if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-                raise InvalidInput(key, f"{value!r} is not a number")
-            values.append(value)
+        """Inverse of to_props (or of the legacy raw-sum format); extra keys are ignored."""
+        legacy = props.get(prefix + "m2_x") is None and props.get(prefix + "sum_x2") is not None
+        names = ("n", *_LEGACY_SUMS, *_PROP_NAMES[6:]) if legacy else _PROP_NAMES
+        values = [_number(props, prefix + name) for name in names]
         n = values[0]
         if float(n) != int(n) or int(n) < 0:
             raise InvalidInput(prefix + "n", f"{n!r} is not a non-negative integer")
-        return cls(int(n), *(float(v) for v in values[1:]))
+        rest = [float(v) for v in values[1:]]
+        if legacy:
+            return cls(int(n), *_from_sums(int(n), *rest[:5]), *rest[5:])
+        return cls(int(n), *rest)
+
+
+def _number(props: Mapping[str, Any], key: str) -> Any:
+    value = props.get(key)
+    if value is None:
+        raise InvalidInput(key, "missing from the stored statistics")
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise InvalidInput(key, f"{value!r} is not a number")
+    return value
+
+
+def _from_sums(
+    n: int, sx: float, sxx: float, st: float, stt: float, stx: float
+) -> tuple[float, ...]:
+    """(mx, m2x, mt, m2t, ctx) from raw power sums, as precise as those sums still are."""
+    if n == 0:
+        return 0.0, 0.0, 0.0, 0.0, 0.0
+    return (
+        sx / n,
+        _variance_sum(sxx, sx, n),
+        st / n,
+        _variance_sum(stt, st, n),
+        stx - st * sx / n,
+    )
+
+
+def _variance_sum(sum_sq: float, total: float, n: int) -> float:
+    """Centred sum of squares, set to 0 when it is within rounding noise of the raw sum."""
+    centred = sum_sq - total * total / n
+    return 0.0 if centred <= _REL_TOL * sum_sq else centred
 
 
 @dataclass(frozen=True)
@@ -215,19 +264,6 @@ class Features:
         return {prefix + name: value for name, value in values.items()}
 
 
-def _centered(sum_ab: float, sum_a: float, sum_b: float, n: int) -> float:
-    """Sum of (a - mean_a)(b - mean_b) from raw sums."""
-    return sum_ab - sum_a * sum_b / n
-
-
-def _variance_sum(sum_sq: float, total: float, n: int) -> float:
-    """Centered sum of squares, set to 0 when it is within rounding noise of the raw sum."""
-    centered = _centered(sum_sq, total, total, n)
-    if centered <= _REL_TOL * sum_sq:
-        return 0.0
-    return centered
-
-
 def features(stats: SuffStats) -> Features:
     """Mean, spread, linear trend and change of a non-empty segment."""
     if not isinstance(stats, SuffStats):
@@ -235,25 +271,21 @@ def features(stats: SuffStats) -> Features:
     if stats.is_empty:
         raise InvalidInput("stats", "summarizes no points")
     n = stats.n
-    mean = stats.sx / n
-    cxx = _variance_sum(stats.sxx, stats.sx, n)
-    ctt = _variance_sum(stats.stt, stats.st, n)
     slope = 0.0
     r2 = 0.0
-    if n >= 2 and ctt > 0.0:
-        ctx = _centered(stats.stx, stats.st, stats.sx, n)
-        slope = ctx / ctt
-        if cxx > 0.0:
-            r2 = min(1.0, max(0.0, ctx * ctx / (ctt * cxx)))
-    intercept = mean - slope * stats.st / n
+    if n >= 2 and stats.m2t > 0.0:
+        slope = stats.ctx / stats.m2t
+        if stats.m2x > 0.0:
+            r2 = min(1.0, max(0.0, stats.ctx * stats.ctx / (stats.m2t * stats.m2x)))
+    intercept = stats.mx - slope * stats.mt
     change = stats.last - stats.first
     pct_change = None if stats.first == 0 else change / abs(stats.first) * 100.0
-    # Clamp into [min, max]: rounding in sx / n must not put the mean outside the data.
-    mean = min(max(mean, stats.xmin), stats.xmax)
+    # Clamp into [min, max]: rounding in merged means must not put the mean outside the data.
+    mean = min(max(stats.mx, stats.xmin), stats.xmax)
     return Features(
         n=n,
         mean=mean,
-        std=math.sqrt(cxx / n),
+        std=math.sqrt(stats.m2x / n),
         min=stats.xmin,
         max=stats.xmax,
         first=stats.first,
