@@ -10,6 +10,7 @@ from graphmem import agent
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.llm import LLM
 from graphmem.series import catalog, meta
+from graphmem.series.metafresh import fresh
 from graphmem.series.segquery import SegmentFilter, time_arg
 from graphmem.series.tools import Run, ToolEnv, ToolOutput, call_tool, filter_output
 
@@ -198,10 +199,13 @@ def meta_segments(
 
 
 def meta_segment(info: Info, id: strawberry.ID) -> MetaSegment | None:  # noqa: A002
+    """One meta-segment, first brought up to date with points that arrived since its build."""
+    store = info.context.store
     try:
-        return MetaSegment.of(meta.get_meta(info.context.store, str(id)), info)
+        found = meta.get_meta(store, str(id))
     except NotFound:
         return None
+    return MetaSegment.of(fresh(store, found, info.context.services.tools().search), info)
 
 
 @strawberry.type

@@ -14,6 +14,10 @@ MATCH (s:Series {name: $name}) RETURN s
 // name: list
 MATCH (s:Series) RETURN s ORDER BY s.name SKIP $offset LIMIT $limit
 
+// name: n_points
+// How many points a series holds, without its (large) ingestion state.
+MATCH (s:Series {id: $id}) RETURN coalesce(s.n_points, 0) AS n_points
+
 // name: count
 MATCH (s:Series) RETURN count(s) AS n
 

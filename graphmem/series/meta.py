@@ -25,6 +25,12 @@ def meta_id(spec: dict[str, Any]) -> str:
     return "meta_" + hashlib.sha1(canonical.encode()).hexdigest()[:12]
 
 
+def is_current(built_n_points: int, stable_before: float | None, end: float, n_points: int) -> bool:
+    """Built over all `n_points` of its series, or ending where points and segments are final
+    (before the segment that was open at build time): nothing since can change it."""
+    return built_n_points == n_points or (stable_before is not None and end <= stable_before)
+
+
 @dataclass(frozen=True)
 class MetaSegment:
     """A built meta-segment; `start`/`end` bound what it covers (end exclusive for periods)."""
@@ -47,6 +53,10 @@ class MetaSegment:
     stable_before: float | None = None  # data and segments before this were final when built
     built_end: float | None = None  # the series' last point when built: later ones are new
     member_ids: tuple[str, ...] = field(default=(), compare=False)
+
+    def current(self, n_points: int) -> bool:
+        """Whether it still holds for a series of `n_points` points (see is_current)."""
+        return is_current(self.built_n_points, self.stable_before, self.end, n_points)
 
     @property
     def features(self) -> Features:

@@ -12,7 +12,14 @@ from graphmem.errors import InvalidInput, NotFound
 from graphmem.series.archive import Points, read_index_range, read_time_ranges
 from graphmem.series.catalog import SeriesInfo, get_series
 from graphmem.series.ingest import IngestState
-from graphmem.series.meta import MetaSegment, currency, get_metas, meta_id, save_metas
+from graphmem.series.meta import (
+    MetaSegment,
+    currency,
+    get_metas,
+    is_current,
+    meta_id,
+    save_metas,
+)
 from graphmem.series.periods import Period, check_freq, periods_between, previous
 from graphmem.series.segments import Segment, get_segment, segment_id
 from graphmem.series.segquery import (
@@ -203,8 +210,7 @@ def _ensure(
     n_points = ctx.state.n_points
     todo = [
         k for k, (iv, mid) in enumerate(zip(intervals, ids, strict=True))
-        if mid not in light or not (light[mid][0] == n_points
-                                    or (light[mid][1] is not None and iv.b <= light[mid][1]))
+        if mid not in light or not is_current(*light[mid], iv.b, n_points)
     ]  # fmt: skip
     if not todo:
         return ids, {}

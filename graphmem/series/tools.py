@@ -34,6 +34,7 @@ from graphmem.series.compact import (
     segment_view,
     table,
 )
+from graphmem.series.metafresh import fresh
 from graphmem.series.periods import FREQUENCIES
 from graphmem.series.segquery import (
     WHERE_HELP,
@@ -231,12 +232,13 @@ def _from_members(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
 
 
 def _features(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
-    m = meta.get_meta(env.store, args["meta_segment_id"])
+    m = fresh(env.store, meta.get_meta(env.store, args["meta_segment_id"]), env.search)
     return ToolOutput(meta_view(m, full=bool(args.get("full"))), m.series_id, read=[m.id])
 
 
 def _members(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
     limit, offset = _page(args)
+    fresh(env.store, meta.get_meta(env.store, args["meta_segment_id"]), env.search)
     found = meta.get_members(env.store, args["meta_segment_id"], limit, offset)
     # the order of the read (start, then id), which the split by kind lost
     members = sorted([*found.metas, *found.segments], key=lambda x: (x.start, x.id))

@@ -1,0 +1,57 @@
+"""Bringing a stored meta-segment up to date before it is read: its spec run again."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import fields
+
+from graphmem.errors import NotFound
+from graphmem.series import metabuild
+from graphmem.series.meta import MetaSegment, get_metas
+from graphmem.series.segquery import SegmentFilter
+from graphmem.series.textsearch import SegmentSearch
+from graphmem.store import Store
+
+_FILTER_FIELDS = {f.name for f in fields(SegmentFilter)}
+
+
+def fresh(
+    store: Store, meta: MetaSegment, search: Callable[[], SegmentSearch] | None = None
+) -> MetaSegment:
+    """`meta` as its spec builds it now (extended with points that arrived since), or as is.
+
+    A text meta-segment needs `search` to be rebuilt; without it, it is returned as stored.
+    """
+    rows = store.read("series.n_points", id=meta.series_id)
+    if not rows or meta.current(rows[0]["n_points"]):
+        return meta
+    spec, sid = meta.spec, meta.series_id
+    if meta.kind == "period":  # the one period holding its start
+        end = math.nextafter(meta.end, -math.inf)
+        _, built = metabuild.build_range(store, sid, spec["start"], end, spec["freq"])
+        return next((m for m in built if m.id == meta.id), meta)
+    if meta.kind == "range":
+        return metabuild.build_range(store, sid, spec["start"], spec["end"])[1][0]
+    try:
+        return _regroup(store, meta, search)
+    except NotFound:  # nothing meets its conditions any more: what was found stands
+        return meta
+
+
+def _regroup(
+    store: Store, meta: MetaSegment, search: Callable[[], SegmentSearch] | None
+) -> MetaSegment:
+    spec, sid = meta.spec, meta.series_id
+    filt = SegmentFilter(**{k: v for k, v in spec.items() if k in _FILTER_FIELDS})
+    if meta.kind == "filter":
+        return metabuild.build_by_filter(store, sid, filt)
+    if meta.kind == "text":
+        if search is None:
+            return meta
+        return metabuild.build_by_text(
+            store, sid, spec["text"], search(), spec["k"], spec.get("min_score"), filt
+        )
+    for member in get_metas(store, list(spec["members"])).values():
+        fresh(store, member, search)  # members first: their statistics feed this one
+    return metabuild.build_from_members(store, list(spec["members"]), meta.label)

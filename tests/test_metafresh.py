@@ -1,0 +1,100 @@
+"""Reading a meta-segment after points arrived gives its statistics over all of them."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from test_meta import T, numpy_stats
+
+from graphmem.series.catalog import create_series
+from graphmem.series.ingest import append
+from graphmem.series.meta import get_meta, list_metas
+from graphmem.series.metabuild import (
+    SegmentFilter,
+    build_by_filter,
+    build_by_range,
+    build_from_members,
+)
+from graphmem.series.synthetic import sales_series
+from graphmem.series.tools import run_tool
+
+
+@pytest.fixture
+def half(store):
+    """The sales series (seed 2) holding its points up to 2015-05-15; the rest to append."""
+    data = sales_series(seed=2)
+    series = create_series(store, "growing", "units")
+    cut = int(np.searchsorted(data.ts, T("2015-05-15")))
+    append(store, series.id, data.ts[:cut], data.xs[:cut])
+
+    def rest() -> None:
+        append(store, series.id, data.ts[cut:], data.xs[cut:])
+
+    return store, series, data, rest
+
+
+def features(store, meta_id: str) -> dict:
+    result = run_tool(store, "get_meta_features", {"meta_segment_id": meta_id, "full": True})
+    assert result.ok, result.content
+    return json.loads(result.content)
+
+
+def test_a_period_read_after_an_append_covers_the_new_points(half) -> None:
+    store, series, data, rest = half
+    [year] = build_by_range(store, series.id, T("2015-01-01"), T("2015-12-31"), "year")
+    assert year.features.n < 365
+    rest()
+    read = features(store, year.id)
+    want = numpy_stats(data, year.start, year.end)
+    assert read["n"] == want["n"] == 365
+    assert read["mean"] == pytest.approx(want["mean"], rel=1e-3)
+    stored = get_meta(store, year.id)
+    assert stored.features.mean == pytest.approx(want["mean"], rel=1e-12)
+    assert stored.built_n_points == len(data.ts)
+    assert len(list_metas(store, series.id)) == 1, "extended in place, not duplicated"
+
+
+def test_a_final_period_is_not_rebuilt(half, monkeypatch) -> None:
+    store, series, _, rest = half
+    [y2012] = build_by_range(store, series.id, T("2012-01-01"), T("2012-12-31"), "year")
+    stored = get_meta(store, y2012.id)
+    rest()
+    writes = []
+    original = store.write
+    monkeypatch.setattr(
+        store, "write", lambda name, **p: writes.append(name) or original(name, **p)
+    )
+    assert features(store, y2012.id)["n"] == 366
+    assert "meta.upsert" not in writes and get_meta(store, y2012.id) == stored
+
+
+def test_a_filter_read_after_an_append_gains_segments_that_now_meet_it(half) -> None:
+    store, series, data, rest = half
+    built = build_by_filter(store, series.id, SegmentFilter(mean_min=150.0))
+    rest()
+    read = features(store, built.id)
+    regrouped = build_by_filter(store, series.id, SegmentFilter(mean_min=150.0))
+    assert read["n"] == regrouped.features.n > built.features.n
+    assert read["members"] == regrouped.member_count > built.member_count
+
+
+def test_a_grouping_of_stale_months_is_regrouped_from_fresh_ones(half) -> None:
+    store, series, data, rest = half
+    months = build_by_range(store, series.id, T("2015-04-01"), T("2015-05-31"), "month")
+    both = build_from_members(store, [m.id for m in months], "Apr-May 2015")
+    rest()
+    read = features(store, both.id)
+    want = numpy_stats(data, T("2015-04-01"), T("2015-06-01"))
+    assert read["n"] == want["n"] == 61
+    assert read["label"] == "Apr-May 2015"
+    assert get_meta(store, months[1].id).features.n == 31, "its members were extended first"
+
+
+def test_graphql_reads_a_meta_segment_brought_up_to_date(gql, half) -> None:
+    store, series, _, rest = half
+    [year] = build_by_range(store, series.id, T("2015-01-01"), T("2015-12-31"), "year")
+    rest()
+    found = gql("query($id: ID!) { metaSegment(id: $id) { features { n } } }", id=year.id)
+    assert found["data"]["metaSegment"]["features"]["n"] == 365
