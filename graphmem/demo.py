@@ -7,7 +7,8 @@ from statistics import median
 from typing import Any, TextIO
 
 from graphmem.config import Settings
-from graphmem.llm import llm_or_none
+from graphmem.errors import LLMError
+from graphmem.llm import LLM, llm_or_none
 from graphmem.series.catalog import SeriesInfo, ensure_series
 from graphmem.series.ingest import ingest_all
 from graphmem.series.segments import list_segments, time_bounds
@@ -67,37 +68,19 @@ def yearly_trend(
 ) -> list[dict[str, Any]]:
     """The source paper's yearly-trend analysis: time_bounds -> yearly meta-segments -> features.
 
-    With an LLM configured the agent runs it and its trace is printed; without one the
-    same tool calls run directly and the per-year rows are returned. Either way every call
-    is stored as a ToolCall.
+    With an LLM configured the agent runs it and its trace and answer are printed; without
+    one, or when the LLM fails, the same tool calls run directly. Either way the per-year
+    table follows (rows returned) and every call is stored as a ToolCall.
     """
     llm = llm_or_none(settings)
-    if llm is not None:
-        from graphmem.agent import ask, format_step
-
-        print(f"\nAsking the agent: {YEARLY_QUESTION}", file=out)
-        answer = ask(store, llm, YEARLY_QUESTION, series.id,
-                     on_step=lambda step, n: print(format_step(step, n), file=out))  # fmt: skip
-        print(f"\nAnswer: {answer.answer}", file=out)
-        return []
-    print("\nYearly trend (no LLM configured: the agent's tool calls, run directly):", file=out)
-    bounds = json.loads(run_tool(store, "time_bounds", {"series": series.id}, "demo").content)
-    print(f"[Step 1/3] tool: time_bounds -> {bounds['start']} to {bounds['end']}", file=out)
-    args = {"series": series.id, "start": bounds["start"], "end": bounds["end"], "freq": "year"}
-    years = json.loads(
-        run_tool(store, "create_meta_segment_by_datetime_range", args, "demo").content
-    )
-    ids = [dict(zip(years["cols"].split(","), row, strict=True))["id"] for row in years["rows"]]
-    print(f"[Step 2/3] tool: create_meta_segment_by_datetime_range -> {len(ids)} years", file=out)
-    rows = []
-    for meta_id in ids:
-        f = json.loads(
-            run_tool(store, "get_meta_features", {"meta_segment_id": meta_id}, "demo").content
-        )
-        rows.append({"year": f["label"], "n": f["n"], "mean": f["mean"],
-                     "slope/day": f["slope"], "mean vs prev %": f.get("pct_prev"),
-                     "segments": f["members"]})  # fmt: skip
-    print(f"[Step 3/3] tool: get_meta_features x{len(rows)}\n", file=out)
+    if llm is not None and _agent_answers(store, llm, series, out):
+        print("\nPer-year features of the yearly meta-segments:\n", file=out)
+        rows = _yearly_rows(store, series, None)
+    else:
+        if llm is None:
+            print("\nYearly trend (no LLM configured: the agent's tool calls, run directly):",
+                  file=out)  # fmt: skip
+        rows = _yearly_rows(store, series, out)
     print(render(rows), file=out)
     weakest = min(rows, key=lambda r: r["slope/day"])
     growth = [r["mean vs prev %"] for r in rows if r["mean vs prev %"] is not None]
@@ -109,6 +92,48 @@ def yearly_trend(
     print(f"\nWeakest trend within a year: {weakest['year']} (slope {weakest['slope/day']} "
           f"{series.unit or ''}/day). Year-over-year growth dips in {', '.join(dips)} against "
           f"a median of +{median(growth):.3g} %.", file=out)  # fmt: skip
+    return rows
+
+
+def _agent_answers(store: Store, llm: LLM, series: SeriesInfo, out: TextIO) -> bool:
+    """Let the agent answer, printing its trace; False (and why) when the LLM fails."""
+    from graphmem.agent import ask, format_step
+
+    print(f"\nAsking the agent: {YEARLY_QUESTION}", file=out)
+    try:
+        answer = ask(store, llm, YEARLY_QUESTION, series.id,
+                     on_step=lambda step, n: print(format_step(step, n), file=out))  # fmt: skip
+    except LLMError as error:
+        print(f"\nThe LLM failed ({error}); the agent's tool calls, run directly:", file=out)
+        return False
+    print(f"\nAnswer: {answer.answer}", file=out)
+    return True
+
+
+def _yearly_rows(store: Store, series: SeriesInfo, steps: TextIO | None) -> list[dict[str, Any]]:
+    """The paper's tool calls, run directly; each step printed to `steps` when given."""
+
+    def step(text: str) -> None:
+        if steps is not None:
+            print(text, file=steps)
+
+    bounds = json.loads(run_tool(store, "time_bounds", {"series": series.id}, "demo").content)
+    step(f"[Step 1/3] tool: time_bounds -> {bounds['start']} to {bounds['end']}")
+    args = {"series": series.id, "start": bounds["start"], "end": bounds["end"], "freq": "year"}
+    years = json.loads(
+        run_tool(store, "create_meta_segment_by_datetime_range", args, "demo").content
+    )
+    ids = [dict(zip(years["cols"].split(","), row, strict=True))["id"] for row in years["rows"]]
+    step(f"[Step 2/3] tool: create_meta_segment_by_datetime_range -> {len(ids)} years")
+    rows = []
+    for meta_id in ids:
+        f = json.loads(
+            run_tool(store, "get_meta_features", {"meta_segment_id": meta_id}, "demo").content
+        )
+        rows.append({"year": f["label"], "n": f["n"], "mean": f["mean"],
+                     "slope/day": f["slope"], "mean vs prev %": f.get("pct_prev"),
+                     "segments": f["members"]})  # fmt: skip
+    step(f"[Step 3/3] tool: get_meta_features x{len(rows)}\n")
     return rows
 
 

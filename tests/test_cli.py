@@ -165,6 +165,46 @@ def test_demo_yearly_trend_table_shows_the_2016_slowdown(sales_store) -> None:
     assert "2016" in text.split("Year-over-year growth dips in")[1]
 
 
+def test_demo_with_an_llm_prints_the_agents_trace_then_the_table(
+    sales_store, llm_server, llm_settings
+) -> None:
+    import io
+
+    from llm_server import tool_call
+
+    from graphmem.demo import yearly_trend
+
+    store, series, _ = sales_store
+    llm_server.script(
+        {"tool_calls": [tool_call("time_bounds", {"series": series.name})]},
+        {"content": "Sales grew every year but slowed in 2016."},
+    )
+    out = io.StringIO()
+    rows = yearly_trend(store, llm_settings, series, out)
+    text = out.getvalue()
+    assert "[Step 1/10] tool: time_bounds" in text
+    assert "Answer: Sales grew every year but slowed in 2016." in text
+    assert "Per-year features" in text and "Weakest trend within a year: 2016" in text
+    assert len(rows) == 11 and "[Step 1/3]" not in text
+
+
+def test_demo_falls_back_to_direct_tool_calls_when_the_llm_fails(
+    sales_store, llm_server, llm_settings
+) -> None:
+    import io
+
+    from graphmem.demo import yearly_trend
+
+    store, series, _ = sales_store
+    llm_server.script({"status": 500}, {"status": 500})
+    out = io.StringIO()
+    rows = yearly_trend(store, llm_settings, series, out)
+    text = out.getvalue()
+    assert "The LLM failed (" in text and "answered 500" in text
+    assert "[Step 3/3] tool: get_meta_features x11" in text
+    assert min(rows, key=lambda r: r["slope/day"])["year"] == "2016"
+
+
 def test_demo_prints_the_stored_segments(
     monkeypatch: pytest.MonkeyPatch, embedded_url: str, store: Store, short_tmp: Path,
     capsys: pytest.CaptureFixture[str],
