@@ -129,6 +129,12 @@ class MetaSpecInput:
     mean_max: float | None = None
     duration_min: float | None = None
     duration_max: float | None = None
+    min_below: float | None = strawberry.field(
+        default=None, description="segments whose lowest value is at most this"
+    )
+    max_above: float | None = strawberry.field(
+        default=None, description="segments whose highest value is at least this"
+    )
     member_ids: list[str] | None = None
     text: str | None = strawberry.field(
         default=None, description="filter only: segments whose summaries mean this"
@@ -144,7 +150,7 @@ _TOOL_FOR_KIND = {
 }
 # the input's filter fields: SegmentFilter fields of the same name
 _FILTER_FIELDS = ("slope_min", "slope_max", "std_min", "std_max", "mean_min", "mean_max",
-                  "duration_min", "duration_max")  # fmt: skip
+                  "duration_min", "duration_max", "min_below", "max_above")  # fmt: skip
 
 
 def _tool_args(spec: MetaSpecInput) -> dict[str, object]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from llm_server import tool_call
 
+from graphmem.series.segments import list_segments
+
 BUILD = """
 mutation($spec: MetaSpecInput!) {
   buildMetaSegments(spec: $spec) {
@@ -112,3 +114,18 @@ def test_filter_spec_builds_the_segment_filter_from_typed_fields(gql, sales_stor
     assert [c["ok"] for c in calls] == [True, False], "the failed call is recorded too"
     assert json.loads(calls[0]["args"]) == {"series": series.id, "start": "2012-01-01",
                                             "slope_min": 0.02, "duration_min": 10.0}  # fmt: skip
+
+
+def test_filter_spec_takes_lowest_and_highest_value_conditions(gql, sales_store) -> None:
+    store, series, _ = sales_store
+    query = BUILD.replace("members { id startIso }", "members { id }")
+    spec = {"seriesId": series.id, "kind": "filter", "minBelow": 95.0}
+    [low] = gql(query, spec=spec)["data"]["buildMetaSegments"]
+    [high] = gql(query, spec={**spec, "minBelow": None, "maxAbove": 300.0})["data"][
+        "buildMetaSegments"
+    ]
+    segments = {g.id: g for g in list_segments(store, series.id, limit=10_000)}
+    lows = {m["id"] for m in low["members"]}
+    highs = {m["id"] for m in high["members"]}
+    assert lows == {i for i, g in segments.items() if g.features.min <= 95.0} != set()
+    assert highs == {i for i, g in segments.items() if g.features.max >= 300.0} != set()
