@@ -339,3 +339,29 @@ def test_members_of_mixed_kinds_come_in_time_order(sales_store) -> None:
     group, _ = call_tool(store, "create_meta_segment_from_members", {"member_ids": mixed})
     page = json.loads(run_tool(store, "get_members", {"meta_segment_id": group.built[0]}).content)
     assert [r[0] for r in page["rows"]] == [before.id, feb.built[0], after.id]
+
+
+def test_an_unexpected_failure_comes_back_in_words_and_is_recorded(
+    sales_store, monkeypatch, caplog
+) -> None:
+    import dataclasses
+
+    from graphmem.series import tools
+
+    store, series, _ = sales_store
+
+    def boom(env, args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setitem(tools.TOOLS, "time_bounds", dataclasses.replace(TOOLS["time_bounds"],
+                                                                         handler=boom))  # fmt: skip
+    result = run_tool(store, "time_bounds", {"series": series.name}, "s-bug")
+    assert not result.ok
+    assert json.loads(result.content) == {
+        "error": "internal error in time_bounds (RuntimeError); it is logged"
+    }
+    assert "a bug" in caplog.text, "the traceback is logged for whoever runs the service"
+    [call] = store.read("toolcalls.by_session", session="s-bug")
+    assert call["t"]["ok"] is False and "internal error" in call["t"]["error"]
+    with pytest.raises(RuntimeError, match="a bug"):
+        call_tool(store, "time_bounds", {"series": series.name})

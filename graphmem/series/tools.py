@@ -7,8 +7,10 @@ Schemas are terse on purpose: the LLM reads them on every request.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
 import time
 import uuid
 from collections.abc import Callable
@@ -49,6 +51,8 @@ from graphmem.series.textsearch import SegmentSearch
 from graphmem.store import Store
 from graphmem.timeline.reinforce import reinforce_in
 from graphmem.timeutil import iso
+
+log = logging.getLogger(__name__)
 
 RESULT_CHARS = 4000  # stored on the ToolCall node; the digest covers the whole result
 
@@ -336,7 +340,7 @@ def run_tool(
 
 def _with_env(
     target: Store | ToolEnv, name: str, arguments: Any, session: str | None, run: Run | None = None
-) -> tuple[Any, str, str, GraphmemError | None]:
+) -> tuple[Any, str, str, Exception | None]:
     env = target if isinstance(target, ToolEnv) else ToolEnv(target)
     try:
         return _execute(env, name, arguments, session, run)
@@ -347,8 +351,12 @@ def _with_env(
 
 def _execute(
     env: ToolEnv, name: str, arguments: Any, session: str | None, run: Run | None
-) -> tuple[Any, str, str, GraphmemError | None]:
-    """(output, content, ToolCall id, error): recorded once, when the call has fully run."""
+) -> tuple[Any, str, str, Exception | None]:
+    """(output, content, ToolCall id, error): recorded once, when the call has fully run.
+
+    Every error comes back (GraphQL raises it, the agent reads its words), not only
+    graphmem's own: one tool's bug must not end an agent's answer without a word.
+    """
     call_id = "tc_" + uuid.uuid4().hex
     try:
         tool = TOOLS.get(name)
@@ -360,9 +368,15 @@ def _execute(
             output = run(env)
         shown = output.shown if output.shown is not None else output.built + output.read
         _recall(env, list(dict.fromkeys(shown)), int(time.time()))
-    except GraphmemError as exc:
-        content = json.dumps({"error": str(exc)}, ensure_ascii=False)
-        _record(env.store, call_id, name, arguments, content, None, str(exc), session)
+    except Exception as exc:
+        if isinstance(exc, GraphmemError):
+            words = str(exc)
+        else:  # a bug or an untranslated library error: the caller still gets plain words
+            log.exception("tool %s failed unexpectedly (call %s)", name, call_id)
+            words = f"internal error in {name} ({type(exc).__name__}); it is logged"
+        content = json.dumps({"error": words}, ensure_ascii=False)
+        with contextlib.suppress(GraphmemError):  # a store that is down cannot record it
+            _record(env.store, call_id, name, arguments, content, None, words, session)
         return None, content, call_id, exc
     content = json.dumps(output.result, separators=(",", ":"), ensure_ascii=False)
     _record(env.store, call_id, name, arguments, content, output, None, session)
