@@ -414,3 +414,16 @@ def test_labels_name_time_bounds_as_dates(sales_store, short_tmp) -> None:
     assert by_text.label == (
         "segments like 'a sharp drop', end=2013-06-30, slope_min=0.02, start=2012-01-01"
     )
+
+
+def test_coverage_is_whole_for_full_periods_and_a_share_for_partial_ones(store) -> None:
+    from graphmem.series.synthetic import sales_series
+
+    data = sales_series(seed=1)
+    series = create_series(store, "covered")
+    cut = int(np.searchsorted(data.ts, T("2015-07-01")))  # 2015 holds Jan..Jun: 181 days
+    append(store, series.id, data.ts[:cut], data.xs[:cut])
+    years = build_by_range(store, series.id, T("2014-01-01"), T("2015-12-31"), "year")
+    assert [m.label for m in years] == ["2014", "2015"]
+    assert years[0].coverage == 1.0
+    assert years[1].coverage == pytest.approx(181 / 365, rel=1e-9)

@@ -64,9 +64,16 @@ class MetaSegment:
 
     @property
     def coverage(self) -> float:
-        """Share of [start, end] spanned by the data (1.0 = points from end to end)."""
-        span = self.end - self.start
-        return 1.0 if span <= 0 else min(1.0, (self.stats.t_last - self.stats.t_first) / span)
+        """Share of [start, end] spanned by the data (1.0 = points from end to end).
+
+        Each point stands for one mean spacing of its neighbours: 365 daily points cover a
+        year, not 364 days of it. A single point gives 0 (its spacing is unknown).
+        """
+        span, n = self.end - self.start, self.stats.n
+        if span <= 0:
+            return 1.0
+        spanned = self.stats.t_last - self.stats.t_first
+        return min(1.0, spanned * n / (n - 1) / span) if n > 1 else 0.0
 
     def summary(self, unit: str | None) -> str:
         """One deterministic line: label, members, level, trend, volatility, change vs prev."""

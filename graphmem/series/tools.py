@@ -275,8 +275,9 @@ TOOLS: dict[str, Tool] = {
         Tool("get_segment", "One segment's features and summary.",
              _obj(["segment_id"], segment_id=STR), _get_segment),
         Tool("create_meta_segment_by_datetime_range",
-             "Group segments from start to end, one meta-segment per freq period (or one). "
-             "slope: per day; pct_prev: % change of mean vs previous period.",
+             "Group segments: one meta-segment per whole freq period touching start..end "
+             "(no freq: one for start..end). slope: per day; pct_prev: % change of mean vs "
+             "previous period.",
              _obj(["series", "start", "end"], series=STR, start=STR, end=STR, freq=FREQ),
              _by_range),
         Tool("create_meta_segment_by_filter",
