@@ -71,7 +71,9 @@ class MetaSegment:
             coverage=m.coverage,
         )  # fmt: skip
 
-    @strawberry.field(description="Member segments, in time order")
+    @strawberry.field(
+        description="Member segments, in time order (member meta-segments: metaMembers)"
+    )
     def members(self, info: Info) -> list[Segment]:
         return [Segment.of(g) for g in meta.get_members(info.context.store, str(self.id)).segments]
 

@@ -31,6 +31,9 @@ class ChatReply:
     usage_tokens: int = 0
 
 
+RETRIES = 1  # one retry of a failed or timed-out request: a time-out takes up to twice as long
+
+
 class LLM:
     """A chat model behind any OpenAI-compatible endpoint."""
 
@@ -46,7 +49,7 @@ class LLM:
             base_url=settings.llm_base_url or None,
             api_key=settings.llm_api_key or "not-needed",
             timeout=settings.llm_timeout,
-            max_retries=1,
+            max_retries=RETRIES,
         )
 
     def chat(
@@ -65,7 +68,9 @@ class LLM:
         try:
             response = self._client.chat.completions.create(temperature=0, **kwargs)
         except openai.APITimeoutError:
-            raise LLMError(f"the LLM did not answer within {self.timeout:.0f} s") from None
+            raise LLMError(
+                f"the LLM did not answer within {self.timeout:g} s ({RETRIES + 1} tries)"
+            ) from None
         except openai.APIConnectionError as error:
             raise LLMError(f"cannot reach the LLM endpoint: {error}") from None
         except openai.APIStatusError as error:

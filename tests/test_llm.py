@@ -48,8 +48,9 @@ def test_server_error_is_an_llm_error(llm_server, llm_settings) -> None:
 def test_timeout_is_an_llm_error(llm_server) -> None:
     settings = Settings(llm_base_url=llm_server.url, llm_timeout=0.3)
     llm_server.script({"delay": 1.0, "content": "late"}, {"delay": 1.0, "content": "late"})
-    with pytest.raises(LLMError, match="did not answer within"):
+    with pytest.raises(LLMError, match=r"did not answer within 0.3 s \(2 tries\)"):
         LLM(settings).chat([{"role": "user", "content": "x"}])
+    assert len(llm_server.requests) == 2, "one retry, each waiting the whole time-out"
 
 
 def test_no_llm_configured_is_said_plainly() -> None:

@@ -157,6 +157,18 @@ BAD = [
         "k: must be at least",
     ),
     ("create_meta_segment_by_filter", {"series": "S", "text": " "}, "text: must not be empty"),
+    (
+        "create_meta_segment_by_filter",
+        {"series": "S", "text": "drop", "k": 201},
+        "k: must be at most 200",
+    ),
+    ("create_meta_segment_by_filter", {"series": "S", "k": 5}, "k: only applies with text"),
+    (
+        "create_meta_segment_from_members",
+        {"member_ids": ["meta_x"]},
+        "no segment or meta-segment with id 'meta_x'",
+    ),
+    ("get_segment", {"segment_id": ""}, "segment_id: must not be empty"),
     ("get_meta_features", {"meta_segment_id": "meta_x", "full": "yes"}, "full: must be a boolean"),
     ("get_members", {"meta_segment_id": "meta_x", "limit": 0}, "limit: must be at least 1"),
     ("list_meta_segments", {"series": "S", "limit": 5000}, "limit: must be at most 60"),
@@ -365,3 +377,22 @@ def test_an_unexpected_failure_comes_back_in_words_and_is_recorded(
     assert call["t"]["ok"] is False and "internal error" in call["t"]["error"]
     with pytest.raises(RuntimeError, match="a bug"):
         call_tool(store, "time_bounds", {"series": series.name})
+
+
+def test_members_that_overlap_or_span_two_series_are_refused(sales_store) -> None:
+    from graphmem.series.catalog import create_series
+    from graphmem.series.ingest import append
+
+    store, series, data = sales_store
+    args = {"series": series.name, "start": "2015-01-01", "end": "2015-12-31"}
+    year = result_ids(run_tool(store, Y, {**args, "freq": "year"}))[0]
+    march = result_ids(run_tool(store, Y, {**args, "freq": "month"}))[2]
+    overlap = run_tool(store, "create_meta_segment_from_members", {"member_ids": [year, march]})
+    assert not overlap.ok and "overlap in time" in json.loads(overlap.content)["error"]
+    other = create_series(store, "other sales")
+    append(store, other.id, data.ts[:400], data.xs[:400])
+    theirs = result_ids(run_tool(store, Y, {"series": "other sales", "start": "2010-01-01",
+                                            "end": "2010-12-31", "freq": "year"}))  # fmt: skip
+    mixed = run_tool(store, "create_meta_segment_from_members", {"member_ids": [theirs[0], march]})
+    assert not mixed.ok
+    assert "all members must belong to the same series" in json.loads(mixed.content)["error"]

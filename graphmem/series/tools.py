@@ -221,6 +221,8 @@ def filter_output(
     env: ToolEnv, series: str, filt: SegmentFilter, text: str | None = None, k: int | None = None
 ) -> ToolOutput:
     """create_meta_segment_by_filter's work, on a filter already built (GraphQL's typed input)."""
+    if k is not None and not text:
+        raise InvalidInput("k", "only applies with text (the k segments closest to it)")
     if text:
         m = metabuild.build_by_text(env.store, series, text, env.search(), k or 10, filt=filt)
     else:
