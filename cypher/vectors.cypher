@@ -12,7 +12,11 @@
 // process may have written): every Proposition and Event is written with its embedding, so
 // their label count (constant time in FalkorDB, ~0.25 ms) counts the embedded ones; segments
 // and meta-segments are embedded lazily, so theirs counts embedded nodes (a scan, but those
-// labels stay small: a segment stands for many points).
+// labels stay small: a segment stands for many points). Segments and meta-segments are also
+// re-embedded in place when their summary changes (same id, same vid, same count), so their
+// signature adds the revision of a (:VectorClock {label}) node, which every statement that
+// sets their embeddings increments and stamps on the nodes it embeds (emb_rev):
+// revised_* finds what changed since a revision. Propositions and events never change.
 
 // name: vids_proposition
 MATCH (n:Proposition)
@@ -25,7 +29,7 @@ WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 RETURN toJSON(collect([n.vid, n.id])) AS pairs
 
 // name: count_proposition
-MATCH (n:Proposition) RETURN count(n) AS n
+MATCH (n:Proposition) RETURN count(n) AS n, 0 AS rev
 
 // name: fetch_proposition
 UNWIND $ids AS node_id
@@ -50,7 +54,7 @@ WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 RETURN toJSON(collect([n.vid, n.id])) AS pairs
 
 // name: count_event
-MATCH (n:Event) RETURN count(n) AS n
+MATCH (n:Event) RETURN count(n) AS n, 0 AS rev
 
 // name: fetch_event
 UNWIND $ids AS node_id
@@ -77,7 +81,15 @@ RETURN toJSON(collect([n.vid, n.id])) AS pairs
 // name: count_segment
 MATCH (n:Segment)
 WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
-RETURN count(n) AS n
+WITH count(n) AS n
+OPTIONAL MATCH (c:VectorClock {label: 'Segment'})
+RETURN n, coalesce(c.rev, 0) AS rev
+
+// name: revised_segment
+MATCH (n:Segment)
+WHERE n.emb_rev > $since
+  AND n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
+RETURN n.id AS id, n.vid AS vid
 
 // name: fetch_segment
 UNWIND $ids AS node_id
@@ -104,7 +116,15 @@ RETURN toJSON(collect([n.vid, n.id])) AS pairs
 // name: count_metasegment
 MATCH (n:MetaSegment)
 WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
-RETURN count(n) AS n
+WITH count(n) AS n
+OPTIONAL MATCH (c:VectorClock {label: 'MetaSegment'})
+RETURN n, coalesce(c.rev, 0) AS rev
+
+// name: revised_metasegment
+MATCH (n:MetaSegment)
+WHERE n.emb_rev > $since
+  AND n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
+RETURN n.id AS id, n.vid AS vid
 
 // name: fetch_metasegment
 UNWIND $ids AS node_id
@@ -132,6 +152,10 @@ WHERE m.embedding IS NULL OR m.embedded_summary <> m.summary
 RETURN m.id AS id, m.summary AS summary, m.start AS start, m.vid AS vid
 
 // name: set_metasegment_embeddings
+MERGE (c:VectorClock {label: 'MetaSegment'})
+SET c.rev = coalesce(c.rev, 0) + 1
+WITH c
 UNWIND $rows AS r
 MATCH (m:MetaSegment {id: r.id})
-SET m.vid = r.vid, m.ts = r.ts, m.embedding = r.embedding, m.embedded_summary = r.summary
+SET m.vid = r.vid, m.ts = r.ts, m.embedding = r.embedding, m.embedded_summary = r.summary,
+    m.emb_rev = c.rev

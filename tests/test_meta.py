@@ -427,3 +427,65 @@ def test_coverage_is_whole_for_full_periods_and_a_share_for_partial_ones(store) 
     assert [m.label for m in years] == ["2014", "2015"]
     assert years[0].coverage == 1.0
     assert years[1].coverage == pytest.approx(181 / 365, rel=1e-9)
+
+
+def test_a_segment_re_embedded_by_another_process_is_searched_by_its_new_summary(
+    store, short_tmp
+) -> None:
+    """The open segment keeps its id and vid as it grows: its new vector must reach the
+    indexes other processes hold, in memory and on disk."""
+    from graphmem.config import Settings
+    from graphmem.series.segments import list_segments
+    from graphmem.series.segquery import ranked_by_text
+    from graphmem.series.tools import ToolEnv
+
+    settings = Settings(home=short_tmp / "text-reembedded", vector_refresh_ms=0)
+    series, append_days = sales_series_for(store, "growing open")
+
+    def grow_and_reembed_elsewhere(env: ToolEnv) -> str:
+        """A few more days, re-embedded by `env`; the open segment's (unchanged) id."""
+        before = list_segments(store, series.id, limit=1000)[-1]
+        append_days(5)
+        assert ranked_by_text(env.search(), series.id, "sales rose")
+        now = list_segments(store, series.id, limit=1000)[-1]
+        assert now.id == before.id and now.summary != before.summary, "grown in place"
+        return now.summary
+
+    def top(env: ToolEnv, text: str) -> tuple[str, float]:
+        return ranked_by_text(env.search(), series.id, text)[0]
+
+    first, second = ToolEnv(store, settings), ToolEnv(store, settings)
+    try:
+        assert ranked_by_text(first.search(), series.id, "sales rose")  # first embeds all
+        open_id = list_segments(store, series.id, limit=1000)[-1].id
+        summary = grow_and_reembed_elsewhere(second)
+        found, score = top(first, summary)  # first's index held the open segment's old vector
+        assert found == open_id and score == pytest.approx(1.0, abs=1e-4)
+        first.close()  # saved with the clock revision it holds
+        summary = grow_and_reembed_elsewhere(second)
+        third = ToolEnv(store, settings)  # loads that saved index: older than the graph
+        try:
+            found, score = top(third, summary)
+            assert found == open_id and score == pytest.approx(1.0, abs=1e-4)
+            assert third.search().vectors.report("Segment").loaded
+        finally:
+            third.close()
+    finally:
+        first.close()
+        second.close()
+
+
+def sales_series_for(store, name: str):
+    """A series holding 2010-2012 of the sales data, and a function appending n more days."""
+    from graphmem.series.synthetic import sales_series
+
+    data = sales_series(seed=3)
+    series = create_series(store, name, data.unit)
+    upto = [int(np.searchsorted(data.ts, T("2012-12-01")))]
+    append(store, series.id, data.ts[: upto[0]], data.xs[: upto[0]])
+
+    def append_days(n: int) -> None:
+        a, upto[0] = upto[0], upto[0] + n
+        append(store, series.id, data.ts[a : upto[0]], data.xs[a : upto[0]])
+
+    return series, append_days

@@ -72,6 +72,7 @@ class VectorIndex:
         self.model_name = model_name
         self.config = config or VectorConfig()
         self.dirty = False
+        self.synced_rev = 0  # a loaded index: the vector clock revision it was saved at
         self._lock = threading.RLock()
         self._set_index(*self._new_index("flat", None))
         self._vids = np.empty(0, dtype=np.int64)
@@ -306,10 +307,11 @@ class VectorIndex:
 
     # --- persistence -----------------------------------------------------------------------
 
-    def save(self, directory: str | Path, synced_at: float | None = None) -> None:
+    def save(self, directory: str | Path, synced_at: float | None = None, rev: int = 0) -> None:
         """Write `<label>.faiss` and `<label>.npz` atomically into `directory`.
 
-        `synced_at`: the wall time at which the index was last known to match the graph.
+        `synced_at`: the wall time at which the index was last known to match the graph;
+        `rev`: the label's vector clock revision it holds every re-embedding of.
         """
         directory = Path(directory)
         with self._lock:
@@ -327,6 +329,7 @@ class VectorIndex:
                 "checksum": _checksum(live),
                 "saved_at": int(time.time()),
                 "synced_at": synced_at,
+                "rev": rev,
             }
             faiss_path, side_path = _paths(directory, self.label)
             # each file is replaced atomically; a crash between the two leaves a pair whose
@@ -402,4 +405,6 @@ class VectorIndex:
         self._set_index(meta["kind"], inner, idmap)
         self._vids, self._ts, self._alive, self._node_ids = vids, ts, alive, node_ids
         self._pos = {int(v): i for i, v in enumerate(vids.tolist()) if alive[i]}
+        rev = meta.get("rev")
+        self.synced_rev = rev if isinstance(rev, int) and not isinstance(rev, bool) else 0
         self.dirty = False

@@ -3,9 +3,11 @@
 Freshness across processes. Another process (say `graphmem ingest-docs` beside a running
 `graphmem serve`) writes to the same graph and its own copy of the index. Before a search,
 at most every `refresh_ms`, VectorStore compares a cheap signature of the label in the graph
-(its embedded-node count: constant time for propositions and events) with the value it last
-synced to, counting its own adds and removes; on a change it diffs the graph's (vid, id) pairs
-against the index and fetches what is missing (about 0.1 s at 10^5 items). An index add that
+(its embedded-node count, constant time for propositions and events, and for segments and
+meta-segments, which are re-embedded in place when their summary changes, the revision of
+the label's vector clock) with the value it last synced to, counting its own adds and
+removes; on a change it diffs the graph's (vid, id) pairs against the index, fetches what is
+missing (about 0.1 s at 10^5 items) and replaces what was re-embedded since. An index add that
 fails after the graph write marks the label stale, so the next search repairs it at once.
 Saving first catches up, then, under a file lock, never replaces a saved index whose
 watermark (the wall time at which it was last known to match the graph) is newer.
@@ -43,6 +45,18 @@ _VID_PAIRS = {label: statement(f"vectors.vid_pairs_{label.lower()}") for label i
 _COUNT = {label: statement(f"vectors.count_{label.lower()}") for label in LABELS}
 _FETCH = {label: statement(f"vectors.fetch_{label.lower()}") for label in LABELS}
 _FETCH_JSON = {label: statement(f"vectors.fetch_json_{label.lower()}") for label in LABELS}
+# labels re-embedded in place (same vid): what changed since a clock revision
+_REVISED = {
+    label: statement(f"vectors.revised_{label.lower()}") for label in ("Segment", "MetaSegment")
+}
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What tells whether the graph changed under an index: embedded nodes, clock revision."""
+
+    count: int
+    rev: int
 
 
 @dataclass(frozen=True)
@@ -80,7 +94,7 @@ class VectorStore:
         self._reports: dict[str, OpenReport] = {}
         # one lock per label: a slow rebuild of one label must not block the others
         self._locks = {label: threading.RLock() for label in LABELS}
-        self._seen: dict[str, int] = {}  # graph signature the index was last synced to
+        self._seen: dict[str, Signature] = {}  # graph signature the index was last synced to
         self._checked: dict[str, float] = {}  # monotonic time of the last signature read
         self._synced_at: dict[str, float] = {}  # wall time the index last matched the graph
         self._stale: set[str] = set()  # labels whose index add failed after a graph write
@@ -112,6 +126,8 @@ class VectorStore:
             loaded, reason = False, str(error)
             log.info("rebuilding the %s vector index from the graph: %s", label, reason)
         added, removed = self._sync(label, index)
+        if loaded:  # re-embedded while it lay on disk
+            self._replace_revised(label, index, index.synced_rev, self._seen[label].rev)
         self._synced_at[label] = wall
         self._reports[label] = OpenReport(label, loaded, reason, added, removed)
         if not loaded:
@@ -119,10 +135,10 @@ class VectorStore:
             self._save_unless_newer(label, index)
         return index
 
-    def _signature(self, label: str) -> int:
-        """The graph's embedded-node count of `label` (see cypher/vectors.cypher count_*)."""
+    def _signature(self, label: str) -> Signature:
+        """The graph's embedded-node count of `label` and its vector clock revision."""
         rows = self.store.read(_COUNT[label])
-        return int(rows[0]["n"]) if rows else 0
+        return Signature(int(rows[0]["n"]), int(rows[0]["rev"])) if rows else Signature(0, 0)
 
     def refresh(self, label: str, force: bool = False) -> tuple[int, int]:
         """Catch `label`'s index up with writes by other processes; (added, removed).
@@ -141,9 +157,11 @@ class VectorStore:
                 self._synced_at[label] = wall
                 return 0, 0
             self._stale.discard(label)
-            self._seen[label] = signature
+            before, self._seen[label] = self._seen.get(label), signature
             try:
                 added, removed = self._sync(label, index)
+                if before is not None and signature.rev != before.rev:
+                    self._replace_revised(label, index, before.rev, signature.rev)
             except BaseException:
                 self._stale.add(label)
                 raise
@@ -176,6 +194,20 @@ class VectorStore:
                     f"{label} nodes in the graph are malformed: {error}"
                 ) from error
         return added, removed
+
+    def _replace_revised(self, label: str, index: VectorIndex, since: int, now: int) -> int:
+        """Replace the vectors of `label` nodes re-embedded after revision `since`.
+
+        A clock that went back (the graph was wiped and refilled) makes every node suspect.
+        """
+        if label not in _REVISED or since == now:
+            return 0
+        rows = self.store.read(_REVISED[label], since=since if since < now else 0)
+        if not rows:
+            return 0
+        index.remove([int(r["vid"]) for r in rows])
+        fetched = self._fetch(label, [r["id"] for r in rows])
+        return index.add(*self._columns(label, fetched))
 
     def _fetch(self, label: str, node_ids: list[str]) -> list[dict[str, Any]]:
         """Rows of (id, vid, ts, embedding as stored: text or list) for these nodes."""
@@ -245,8 +277,9 @@ class VectorStore:
     def _count_own(self, label: str, change: int) -> None:
         # this process's own writes move the graph signature too: not a reason to diff
         with self._locks[label]:
-            if label in self._seen:
-                self._seen[label] += change
+            seen = self._seen.get(label)
+            if seen is not None:
+                self._seen[label] = Signature(seen.count + change, seen.rev)
 
     def search(
         self,
@@ -287,7 +320,8 @@ class VectorStore:
                 log.info("%s index on disk is newer than this process's: not replaced", label)
                 index.dirty = False
                 return
-            index.save(self.directory, mine)
+            seen = self._seen.get(label)
+            index.save(self.directory, mine, seen.rev if seen else 0)
 
     def close(self) -> None:
         """Save and forget every opened index."""
