@@ -17,6 +17,7 @@ UNIQUE: tuple[tuple[str, str], ...] = (
     ("Proposition", "id"),
     ("Event", "id"),
     ("Batch", "id"),
+    ("VectorClock", "label"),  # one clock per label, however many writers MERGE it at once
 )
 
 INDEXES: tuple[tuple[str, str], ...] = (
