@@ -45,10 +45,8 @@ _VID_PAIRS = {label: statement(f"vectors.vid_pairs_{label.lower()}") for label i
 _COUNT = {label: statement(f"vectors.count_{label.lower()}") for label in LABELS}
 _FETCH = {label: statement(f"vectors.fetch_{label.lower()}") for label in LABELS}
 _FETCH_JSON = {label: statement(f"vectors.fetch_json_{label.lower()}") for label in LABELS}
-# labels re-embedded in place (same vid): what changed since a clock revision
-_REVISED = {
-    label: statement(f"vectors.revised_{label.lower()}") for label in ("Segment", "MetaSegment")
-}
+REEMBEDDED = ("Segment", "MetaSegment")  # re-embedded in place when their summary changes
+_REVISED = {label: statement(f"vectors.revised_{label.lower()}") for label in REEMBEDDED}
 
 
 @dataclass(frozen=True)
@@ -184,16 +182,7 @@ class VectorStore:
         have = index.vids()
         removed = index.remove(sorted(have - in_graph.keys()))
         missing = sorted(in_graph[v] for v in in_graph.keys() - have)
-        added = 0
-        for start in range(0, len(missing), FETCH_BATCH):
-            rows = self._fetch(label, missing[start : start + FETCH_BATCH])
-            try:
-                added += index.add(*self._columns(label, rows))
-            except InvalidInput as error:
-                raise VectorIndexError(
-                    f"{label} nodes in the graph are malformed: {error}"
-                ) from error
-        return added, removed
+        return self._add_from_graph(label, index, missing), removed
 
     def _replace_revised(self, label: str, index: VectorIndex, since: int, now: int) -> int:
         """Replace the vectors of `label` nodes re-embedded after revision `since`.
@@ -203,11 +192,21 @@ class VectorStore:
         if label not in _REVISED or since == now:
             return 0
         rows = self.store.read(_REVISED[label], since=since if since < now else 0)
-        if not rows:
-            return 0
         index.remove([int(r["vid"]) for r in rows])
-        fetched = self._fetch(label, [r["id"] for r in rows])
-        return index.add(*self._columns(label, fetched))
+        return self._add_from_graph(label, index, [r["id"] for r in rows])
+
+    def _add_from_graph(self, label: str, index: VectorIndex, node_ids: list[str]) -> int:
+        """Fetch these nodes' embeddings from the graph, page by page, and index them."""
+        added = 0
+        for start in range(0, len(node_ids), FETCH_BATCH):
+            rows = self._fetch(label, node_ids[start : start + FETCH_BATCH])
+            try:
+                added += index.add(*self._columns(label, rows))
+            except InvalidInput as error:
+                raise VectorIndexError(
+                    f"{label} nodes in the graph are malformed: {error}"
+                ) from error
+        return added
 
     def _fetch(self, label: str, node_ids: list[str]) -> list[dict[str, Any]]:
         """Rows of (id, vid, ts, embedding as stored: text or list) for these nodes."""
