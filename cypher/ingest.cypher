@@ -22,6 +22,8 @@ CALL {
   UNWIND $segments AS g
   MERGE (seg:Segment {id: g.id})
   SET seg += g
+  // raw power sums written by versions before the centred statistics (series/stats.py)
+  REMOVE seg.sum_x, seg.sum_x2, seg.sum_t, seg.sum_t2, seg.sum_tx
   MERGE (s)-[:HAS_SEGMENT]->(seg)
 }
 CALL {

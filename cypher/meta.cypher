@@ -45,6 +45,8 @@ CALL {
   UNWIND $metas AS row
   MERGE (m:MetaSegment {id: row.id})
   SET m += row.props
+  // raw power sums written by versions before the centred statistics (series/stats.py)
+  REMOVE m.sum_x, m.sum_x2, m.sum_t, m.sum_t2, m.sum_tx
 }
 CALL {
   UNWIND $ids AS meta_id

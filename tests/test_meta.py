@@ -489,3 +489,38 @@ def sales_series_for(store, name: str):
         append(store, series.id, data.ts[a : upto[0]], data.xs[a : upto[0]])
 
     return series, append_days
+
+
+def test_statistics_stored_as_raw_sums_are_read_then_replaced(store) -> None:
+    """Nodes written by versions that stored raw power sums keep working and are upgraded."""
+    from graphmem.cypher import Statement
+    from graphmem.series.segments import get_segment, list_segments
+    from graphmem.series.stats import SuffStats
+
+    to_legacy = Statement("test.to_legacy", """
+        MATCH (n {id: $id})
+        SET n.sum_x = $sx, n.sum_x2 = $sxx, n.sum_t = $st, n.sum_t2 = $stt, n.sum_tx = $stx
+        REMOVE n.mean_x, n.m2_x, n.mean_t, n.m2_t, n.c_tx""", "test")  # fmt: skip
+
+    def make_legacy(node_id: str, s: SuffStats) -> None:
+        sx, st = s.mx * s.n, s.mt * s.n
+        store.write(to_legacy, id=node_id, sx=sx, sxx=s.m2x + sx * sx / s.n, st=st,
+                    stt=s.m2t + st * st / s.n, stx=s.ctx + st * sx / s.n)  # fmt: skip
+
+    series, append_days = sales_series_for(store, "legacy")
+    [year] = build_by_range(store, series.id, T("2012-01-01"), T("2012-12-31"), "year")
+    open_segment = list_segments(store, series.id, limit=1000)[-1]
+    make_legacy(year.id, year.stats)
+    make_legacy(open_segment.id, open_segment.stats)
+    read = get_meta(store, year.id)
+    assert read.features.mean == pytest.approx(year.features.mean, rel=1e-12)
+    assert read.features.std == pytest.approx(year.features.std, rel=1e-9)
+    assert get_segment(store, open_segment.id).features.n == open_segment.n
+    append_days(40)  # the open segment grows, 2012 is extended: both are rewritten
+    build_by_range(store, series.id, T("2012-01-01"), T("2012-12-31"), "year")
+    legacy_keys = Statement(
+        "test.legacy_keys", "MATCH (n {id: $id}) RETURN n.sum_x AS sx, n.m2_x AS m2x", "test"
+    )
+    for node_id in (year.id, open_segment.id):
+        [row] = store.read(legacy_keys, id=node_id)
+        assert row["sx"] is None and row["m2x"] is not None

@@ -38,7 +38,8 @@ _PROP_NAMES = (
     "t_first",
     "t_last",
 )
-_LEGACY_SUMS = ("sum_x", "sum_x2", "sum_t", "sum_t2", "sum_tx")  # raw power sums, read only
+# raw power sums of older versions: read, never written (the upserts remove them)
+_LEGACY_SUMS = ("sum_x", "sum_x2", "sum_t", "sum_t2", "sum_tx")
 
 
 def _as_1d_float(values: Any, field: str) -> np.ndarray:
@@ -160,11 +161,8 @@ class SuffStats:
             result = result.merge(part)
         return result
 
-    def to_props(self, prefix: str = "") -> dict[str, int | float | None]:
-        """Flat graph-node properties (n, mean_x, ..., t_last), names optionally prefixed.
-
-        The legacy raw-sum names are set to None, which removes them from an updated node.
-        """
+    def to_props(self, prefix: str = "") -> dict[str, int | float]:
+        """Flat graph-node properties (n, mean_x, ..., t_last), names optionally prefixed."""
         values = (
             self.n,
             self.mx,
@@ -179,9 +177,7 @@ class SuffStats:
             self.t_first,
             self.t_last,
         )
-        props: dict[str, int | float | None] = {prefix + k: None for k in _LEGACY_SUMS}
-        props |= {prefix + name: value for name, value in zip(_PROP_NAMES, values, strict=True)}
-        return props
+        return {prefix + name: value for name, value in zip(_PROP_NAMES, values, strict=True)}
 
     @classmethod
     def from_props(cls, props: Mapping[str, Any], prefix: str = "") -> SuffStats:
