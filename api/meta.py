@@ -213,7 +213,9 @@ def meta_segment(info: Info, id: strawberry.ID) -> MetaSegment | None:  # noqa: 
         found = meta.get_meta(store, str(id))
     except NotFound:
         return None
-    return MetaSegment.of(fresh(store, found, info.context.services.tools().search), info)
+    # the search (and the model behind it) is opened only if a text grouping is rebuilt
+    search = lambda: info.context.services.tools().search()  # noqa: E731
+    return MetaSegment.of(fresh(store, found, search), info)
 
 
 @strawberry.type

@@ -40,6 +40,7 @@ RETURN g.vid AS vid
 // Bumps the Segment vector clock: other processes' indexes see the re-embedding (see
 // cypher/vectors.cypher).
 MERGE (c:VectorClock {label: 'Segment'})
+ON CREATE SET c.epoch = $epoch
 SET c.rev = coalesce(c.rev, 0) + 1
 WITH c
 UNWIND $rows AS r

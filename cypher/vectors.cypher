@@ -15,7 +15,8 @@
 // labels stay small: a segment stands for many points). Segments and meta-segments are also
 // re-embedded in place when their summary changes (same id, same vid, same count), so their
 // signature adds the revision of a (:VectorClock {label}) node, which every statement that
-// sets their embeddings increments and stamps on the nodes it embeds (emb_rev):
+// sets their embeddings increments and stamps on the nodes it embeds (emb_rev), and the
+// epoch the clock was created in (a random id: a wiped and refilled graph has a new one):
 // revised_* finds what changed since a revision. Propositions and events never change.
 
 // name: vids_proposition
@@ -29,7 +30,7 @@ WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 RETURN toJSON(collect([n.vid, n.id])) AS pairs
 
 // name: count_proposition
-MATCH (n:Proposition) RETURN count(n) AS n, 0 AS rev
+MATCH (n:Proposition) RETURN count(n) AS n, 0 AS rev, '' AS epoch
 
 // name: fetch_proposition
 UNWIND $ids AS node_id
@@ -54,7 +55,7 @@ WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 RETURN toJSON(collect([n.vid, n.id])) AS pairs
 
 // name: count_event
-MATCH (n:Event) RETURN count(n) AS n, 0 AS rev
+MATCH (n:Event) RETURN count(n) AS n, 0 AS rev, '' AS epoch
 
 // name: fetch_event
 UNWIND $ids AS node_id
@@ -83,7 +84,7 @@ MATCH (n:Segment)
 WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 WITH count(n) AS n
 OPTIONAL MATCH (c:VectorClock {label: 'Segment'})
-RETURN n, coalesce(c.rev, 0) AS rev
+RETURN n, coalesce(c.rev, 0) AS rev, coalesce(c.epoch, '') AS epoch
 
 // name: revised_segment
 MATCH (n:Segment)
@@ -118,7 +119,7 @@ MATCH (n:MetaSegment)
 WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 WITH count(n) AS n
 OPTIONAL MATCH (c:VectorClock {label: 'MetaSegment'})
-RETURN n, coalesce(c.rev, 0) AS rev
+RETURN n, coalesce(c.rev, 0) AS rev, coalesce(c.epoch, '') AS epoch
 
 // name: revised_metasegment
 MATCH (n:MetaSegment)
@@ -153,6 +154,7 @@ RETURN m.id AS id, m.summary AS summary, m.start AS start, m.vid AS vid
 
 // name: set_metasegment_embeddings
 MERGE (c:VectorClock {label: 'MetaSegment'})
+ON CREATE SET c.epoch = $epoch
 SET c.rev = coalesce(c.rev, 0) + 1
 WITH c
 UNWIND $rows AS r

@@ -25,10 +25,11 @@ def estimate_tokens(text: str) -> int:
 def render_tools(schemas: list[dict[str, Any]]) -> str:
     """Function tools as the text a GPT-style model receives, to count what it really reads.
 
-    OpenAI-compatible servers do not put the JSON schemas into the prompt: they render each
-    function as a TypeScript-like type with its description as a comment (the format the
-    OpenAI cookbook and openai-chat-tokens count against the API's reported usage).
-    Counting the JSON instead overstates the cost about twofold.
+    OpenAI's API does not put the JSON schemas into the prompt: it renders each function as
+    a TypeScript-like type with its description as a comment (the format the OpenAI
+    cookbook and openai-chat-tokens count against the API's reported usage); counting the
+    JSON overstates that cost about twofold. Servers that render tools through a model's
+    chat template may send the JSON itself.
     """
     lines = ["namespace functions {", ""]
     for schema in schemas:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from graphmem.cypher import load_dir
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.series.batch import quantize
 from graphmem.series.catalog import create_series
@@ -19,6 +22,7 @@ from graphmem.series.metabuild import (
 from graphmem.timeutil import parse_timestamp
 
 T = lambda s: float(parse_timestamp(s))  # noqa: E731
+Q = load_dir(Path(__file__).parent / "cypher")
 
 
 def numpy_stats(data, a: float, b: float) -> dict:
@@ -493,19 +497,14 @@ def sales_series_for(store, name: str):
 
 def test_statistics_stored_as_raw_sums_are_read_then_replaced(store) -> None:
     """Nodes written by versions that stored raw power sums keep working and are upgraded."""
-    from graphmem.cypher import Statement
     from graphmem.series.segments import get_segment, list_segments
     from graphmem.series.stats import SuffStats
 
-    to_legacy = Statement("test.to_legacy", """
-        MATCH (n {id: $id})
-        SET n.sum_x = $sx, n.sum_x2 = $sxx, n.sum_t = $st, n.sum_t2 = $stt, n.sum_tx = $stx
-        REMOVE n.mean_x, n.m2_x, n.mean_t, n.m2_t, n.c_tx""", "test")  # fmt: skip
-
     def make_legacy(node_id: str, s: SuffStats) -> None:
         sx, st = s.mx * s.n, s.mt * s.n
-        store.write(to_legacy, id=node_id, sx=sx, sxx=s.m2x + sx * sx / s.n, st=st,
-                    stt=s.m2t + st * st / s.n, stx=s.ctx + st * sx / s.n)  # fmt: skip
+        sums = {"sx": sx, "sxx": s.m2x + sx * sx / s.n, "st": st, "stt": s.m2t + st * st / s.n,
+                "stx": s.ctx + st * sx / s.n}  # fmt: skip
+        store.write(Q["meta_test.to_legacy_sums"], id=node_id, **sums)
 
     series, append_days = sales_series_for(store, "legacy")
     [year] = build_by_range(store, series.id, T("2012-01-01"), T("2012-12-31"), "year")
@@ -518,9 +517,6 @@ def test_statistics_stored_as_raw_sums_are_read_then_replaced(store) -> None:
     assert get_segment(store, open_segment.id).features.n == open_segment.n
     append_days(40)  # the open segment grows, 2012 is extended: both are rewritten
     build_by_range(store, series.id, T("2012-01-01"), T("2012-12-31"), "year")
-    legacy_keys = Statement(
-        "test.legacy_keys", "MATCH (n {id: $id}) RETURN n.sum_x AS sx, n.m2_x AS m2x", "test"
-    )
     for node_id in (year.id, open_segment.id):
-        [row] = store.read(legacy_keys, id=node_id)
+        [row] = store.read(Q["meta_test.legacy_keys"], id=node_id)
         assert row["sx"] is None and row["m2x"] is not None

@@ -98,3 +98,34 @@ def test_graphql_reads_a_meta_segment_brought_up_to_date(gql, half) -> None:
     rest()
     found = gql("query($id: ID!) { metaSegment(id: $id) { features { n } } }", id=year.id)
     assert found["data"]["metaSegment"]["features"]["n"] == 365
+
+
+def test_a_grouping_whose_members_grew_into_each_other_is_read_as_built(half) -> None:
+    """A filter grouping gains later segments and now overlaps its fellow member: the
+    grouping of both cannot be rebuilt, so it is read as it was built, not as an error."""
+    from graphmem.series.segments import list_segments
+
+    store, series, _, rest = half
+    later = list_segments(store, series.id, limit=1000)[10]
+    grouped = build_by_filter(
+        store, series.id, SegmentFilter(slope_max=later.features.slope_per_day - 1e-9)
+    )
+    assert grouped.stats.t_last < later.start, "the filter's members end before `later`"
+    both = build_from_members(store, [grouped.id, later.id], "filter + later")
+    rest()
+    read = features(store, both.id)
+    assert read["n"] == both.features.n and read["label"] == "filter + later"
+
+
+def test_graphql_opens_no_text_search_for_a_current_meta_segment(gql, half, monkeypatch) -> None:
+    from graphmem.services import Services
+
+    store, series, _, _ = half
+    [year] = build_by_range(store, series.id, T("2014-01-01"), T("2014-12-31"), "year")
+
+    def no_search(self):
+        raise AssertionError("the tools (and the embedding model) were opened")
+
+    monkeypatch.setattr(Services, "tools", no_search)
+    found = gql("query($id: ID!) { metaSegment(id: $id) { features { n } } }", id=year.id)
+    assert found["data"]["metaSegment"]["features"]["n"] == 365

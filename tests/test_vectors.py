@@ -12,6 +12,7 @@ from graphmem.cypher import load_dir
 from graphmem.errors import InvalidInput
 from graphmem.store import Store
 from graphmem.vectors import (
+    Clock,
     Hit,
     VectorConfig,
     VectorIndex,
@@ -449,3 +450,66 @@ def test_bad_vector_settings_name_the_variable(name: str, value: str, problem: s
         Settings.from_env({name: value})
     assert info.value.field == name
     assert problem in str(info.value)
+
+
+def test_clock_says_which_re_embeddings_an_index_lacks() -> None:
+    held = Clock(3, "e1")
+    assert Clock(3, "e1").replaced_since(held) is None
+    assert Clock(5, "e1").replaced_since(held) == 3
+    assert Clock(2, "e1").replaced_since(held) == 0, "a clock gone back: every node"
+    assert Clock(3, "e2").replaced_since(held) == 0, "a new epoch: every node"
+
+
+def embed_segments(store: Store, vectors: dict[str, np.ndarray], epoch: str = "e") -> None:
+    """Set Segment embeddings with the production statement, which advances the clock."""
+    rows = [{"id": i, "vid": vector_id(i), "ts": 1_600_000_000, "embedding": v.tolist(),
+             "summary": i} for i, v in vectors.items()]  # fmt: skip
+    store.write_batch("segments.set_embeddings", rows, epoch=epoch)
+
+
+def unit(seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def test_a_failed_refresh_is_retried_from_what_the_index_holds(
+    store: Store, tmp_path: Path, monkeypatch
+) -> None:
+    from graphmem.errors import StoreError
+
+    store.write(Q["vectors_test.create_segments"], ids=["a", "b"])
+    embed_segments(store, {"a": unit(1), "b": unit(2)})
+    serving = open_vs(store, tmp_path, refresh_ms=0)
+    assert ids(serving.search("Segment", unit(1), 1)) == ["a"]
+    embed_segments(store, {"a": unit(3)})  # another process re-embeds a in place
+    real, failed = store.read, []
+
+    def read_once_failing(name, /, **params):
+        if "revised" in getattr(name, "name", str(name)) and not failed:
+            failed.append(name)
+            raise StoreError("connection lost")
+        return real(name, **params)
+
+    monkeypatch.setattr(store, "read", read_once_failing)
+    with pytest.raises(StoreError):
+        serving.search("Segment", unit(3), 1)
+    [hit] = serving.search("Segment", unit(3), 1)
+    assert (hit.node_id, round(hit.score, 4)) == ("a", 1.0), "a's new vector, after the retry"
+
+
+def test_an_index_saved_before_the_graph_was_wiped_and_refilled_is_corrected(
+    store: Store, tmp_path: Path
+) -> None:
+    store.write(Q["vectors_test.create_segments"], ids=["a", "b"])
+    embed_segments(store, {"a": unit(1), "b": unit(2)}, epoch="first")
+    saved = open_vs(store, tmp_path)
+    assert ids(saved.search("Segment", unit(1), 1)) == ["a"]
+    saved.index("Segment").dirty = True
+    saved.close()  # on disk at clock revision 1 of epoch "first"
+    store.write(Q["vectors_test.wipe_segments"])
+    store.write(Q["vectors_test.create_segments"], ids=["a", "b"])
+    embed_segments(store, {"a": unit(3), "b": unit(4)}, epoch="second")  # revision 1 again
+    reopened = open_vs(store, tmp_path)
+    [hit] = reopened.search("Segment", unit(3), 1)
+    assert reopened.report("Segment").loaded
+    assert (hit.node_id, round(hit.score, 4)) == ("a", 1.0)

@@ -48,9 +48,9 @@ def table(
 
 def meta_row(m: MetaSegment) -> list[Any]:
     """A meta-segment as a row of META_COLS: enough to compare periods at a glance."""
-    pct = rnd(m.pct_change_prev, BRIEF)
-    return [m.id, m.label, m.stats.n, rnd(m.stats.mx),
-            rnd(m.features.slope_per_day, BRIEF), pct]  # fmt: skip
+    f = m.features
+    return [m.id, m.label, f.n, rnd(f.mean), rnd(f.slope_per_day, BRIEF),
+            rnd(m.pct_change_prev, BRIEF)]  # fmt: skip
 
 
 def segment_row(g: Segment) -> list[Any]:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable
 from dataclasses import fields
 
-from graphmem.errors import NotFound
+from graphmem.errors import GraphmemError
 from graphmem.series import metabuild
 from graphmem.series.meta import MetaSegment, get_metas
 from graphmem.series.segquery import SegmentFilter
 from graphmem.series.textsearch import SegmentSearch
 from graphmem.store import Store
+
+log = logging.getLogger(__name__)
 
 _FILTER_FIELDS = {f.name for f in fields(SegmentFilter)}
 
@@ -21,7 +24,9 @@ def fresh(
 ) -> MetaSegment:
     """`meta` as its spec builds it now (extended with points that arrived since), or as is.
 
-    A text meta-segment needs `search` to be rebuilt; without it, it is returned as stored.
+    A grouping (filter, text, members) that can no longer be built as specified, say its
+    members have grown into each other, is returned as stored; so is a text grouping
+    without `search` (called only when a rebuild needs it: it may load the model).
     """
     rows = store.read("series.n_points", id=meta.series_id)
     if not rows or meta.current(rows[0]["n_points"]):
@@ -35,7 +40,10 @@ def fresh(
         return metabuild.build_range(store, sid, spec["start"], spec["end"])[1][0]
     try:
         return _regroup(store, meta, search)
-    except NotFound:  # nothing meets its conditions any more: what was found stands
+    except GraphmemError as error:
+        # nothing meets its conditions any more, members grown into each other, no model
+        # to rank by text: what was grouped still stands, and is what the reader gets
+        log.warning("meta-segment %s kept as built: regrouping it failed: %s", meta.id, error)
         return meta
 
 

@@ -9,6 +9,7 @@ start.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 from graphmem import embcodec
@@ -58,6 +59,7 @@ def embed_summaries(
         _SET[label],
         [{"id": i, "vid": v, "ts": t, "embedding": e, "summary": r["summary"]}
          for i, v, t, e, r in zip(ids, vids, ts, embcodec.encode(vecs), rows, strict=True)],
+        epoch=uuid.uuid4().hex,  # names the label's vector clock if this write creates it
     )  # fmt: skip
     # whatever the index holds under these vids is stale: a summary changed (the open segment
     # grew, a meta-segment was extended), or a deleted series was re-created with the same

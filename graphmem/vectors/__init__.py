@@ -9,11 +9,11 @@ index of one label), `persist` (its files on disk), `checks` (argument checking)
 """
 
 from graphmem.vectors.index import VectorIndex
-from graphmem.vectors.model import Hit, VectorConfig, VectorIndexError, vector_id
+from graphmem.vectors.model import Clock, Hit, VectorConfig, VectorIndexError, vector_id
 from graphmem.vectors.persist import saved_watermark
 from graphmem.vectors.store import LABELS, VectorStore
 
 __all__ = [
-    "LABELS", "Hit", "VectorConfig", "VectorIndex", "VectorIndexError", "VectorStore",
+    "LABELS", "Clock", "Hit", "VectorConfig", "VectorIndex", "VectorIndexError", "VectorStore",
     "saved_watermark", "vector_id",
 ]  # fmt: skip

@@ -44,7 +44,7 @@ from graphmem.vectors.checks import (
     _checked_query,
     _dedupe,
 )
-from graphmem.vectors.model import _MAX_VID, Hit, VectorConfig, VectorIndexError
+from graphmem.vectors.model import _MAX_VID, Clock, Hit, VectorConfig, VectorIndexError
 from graphmem.vectors.persist import (
     FORMAT_VERSION,
     _atomic_write,
@@ -72,7 +72,7 @@ class VectorIndex:
         self.model_name = model_name
         self.config = config or VectorConfig()
         self.dirty = False
-        self.synced_rev = 0  # a loaded index: the vector clock revision it was saved at
+        self.synced = Clock()  # a loaded index: the vector clock it was saved at
         self._lock = threading.RLock()
         self._set_index(*self._new_index("flat", None))
         self._vids = np.empty(0, dtype=np.int64)
@@ -307,12 +307,15 @@ class VectorIndex:
 
     # --- persistence -----------------------------------------------------------------------
 
-    def save(self, directory: str | Path, synced_at: float | None = None, rev: int = 0) -> None:
+    def save(
+        self, directory: str | Path, synced_at: float | None = None, clock: Clock | None = None
+    ) -> None:
         """Write `<label>.faiss` and `<label>.npz` atomically into `directory`.
 
         `synced_at`: the wall time at which the index was last known to match the graph;
-        `rev`: the label's vector clock revision it holds every re-embedding of.
+        `clock`: the label's vector clock whose every re-embedding the index holds.
         """
+        clock = clock or Clock()
         directory = Path(directory)
         with self._lock:
             directory.mkdir(parents=True, exist_ok=True)
@@ -329,7 +332,8 @@ class VectorIndex:
                 "checksum": _checksum(live),
                 "saved_at": int(time.time()),
                 "synced_at": synced_at,
-                "rev": rev,
+                "rev": clock.rev,
+                "epoch": clock.epoch,
             }
             faiss_path, side_path = _paths(directory, self.label)
             # each file is replaced atomically; a crash between the two leaves a pair whose
@@ -405,6 +409,7 @@ class VectorIndex:
         self._set_index(meta["kind"], inner, idmap)
         self._vids, self._ts, self._alive, self._node_ids = vids, ts, alive, node_ids
         self._pos = {int(v): i for i, v in enumerate(vids.tolist()) if alive[i]}
-        rev = meta.get("rev")
-        self.synced_rev = rev if isinstance(rev, int) and not isinstance(rev, bool) else 0
+        rev, epoch = meta.get("rev"), meta.get("epoch")
+        if isinstance(rev, int) and not isinstance(rev, bool) and isinstance(epoch, str):
+            self.synced = Clock(rev, epoch)
         self.dirty = False

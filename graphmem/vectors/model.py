@@ -16,6 +16,24 @@ class VectorIndexError(GraphmemError):
     code = "VECTOR_INDEX"
 
 
+@dataclass(frozen=True)
+class Clock:
+    """A label's vector clock in the graph: how many times nodes were re-embedded in place,
+    and the epoch of the clock node (a graph wiped and refilled starts a new one)."""
+
+    rev: int = 0
+    epoch: str = ""
+
+    def replaced_since(self, older: Clock) -> int | None:
+        """Nodes re-embedded after which revision are not in an index synced at `older`;
+        None when none are. A new epoch or a revision gone back: every one may be."""
+        if self == older:
+            return None
+        if self.epoch != older.epoch or self.rev < older.rev:
+            return 0
+        return older.rev
+
+
 def vector_id(node_id: str) -> int:
     """The FAISS id of a node: the first 8 bytes of sha1(id), as a non-negative int64."""
     return int.from_bytes(hashlib.sha1(node_id.encode("utf-8")).digest()[:8], "big") & _MAX_VID

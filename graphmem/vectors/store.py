@@ -32,7 +32,7 @@ from graphmem.cypher import statement
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.store.base import Store
 from graphmem.vectors.index import VectorIndex
-from graphmem.vectors.model import Hit, VectorConfig, VectorIndexError
+from graphmem.vectors.model import Clock, Hit, VectorConfig, VectorIndexError
 from graphmem.vectors.persist import _file_lock, saved_watermark
 
 log = logging.getLogger(__name__)
@@ -51,10 +51,10 @@ _REVISED = {label: statement(f"vectors.revised_{label.lower()}") for label in RE
 
 @dataclass(frozen=True)
 class Signature:
-    """What tells whether the graph changed under an index: embedded nodes, clock revision."""
+    """What tells whether the graph changed under an index: embedded nodes, vector clock."""
 
     count: int
-    rev: int
+    clock: Clock
 
 
 @dataclass(frozen=True)
@@ -123,9 +123,9 @@ class VectorStore:
             index = VectorIndex(label, self.dim, self.embedder_name, self.config)
             loaded, reason = False, str(error)
             log.info("rebuilding the %s vector index from the graph: %s", label, reason)
-        added, removed = self._sync(label, index)
+        added, removed, new_ids = self._sync(label, index)
         if loaded:  # re-embedded while it lay on disk
-            self._replace_revised(label, index, index.synced_rev, self._seen[label].rev)
+            self._replace_revised(label, index, index.synced, self._seen[label].clock, new_ids)
         self._synced_at[label] = wall
         self._reports[label] = OpenReport(label, loaded, reason, added, removed)
         if not loaded:
@@ -134,9 +134,11 @@ class VectorStore:
         return index
 
     def _signature(self, label: str) -> Signature:
-        """The graph's embedded-node count of `label` and its vector clock revision."""
+        """The graph's embedded-node count of `label` and its vector clock."""
         rows = self.store.read(_COUNT[label])
-        return Signature(int(rows[0]["n"]), int(rows[0]["rev"])) if rows else Signature(0, 0)
+        if not rows:
+            return Signature(0, Clock())
+        return Signature(int(rows[0]["n"]), Clock(int(rows[0]["rev"]), str(rows[0]["epoch"])))
 
     def refresh(self, label: str, force: bool = False) -> tuple[int, int]:
         """Catch `label`'s index up with writes by other processes; (added, removed).
@@ -157,10 +159,15 @@ class VectorStore:
             self._stale.discard(label)
             before, self._seen[label] = self._seen.get(label), signature
             try:
-                added, removed = self._sync(label, index)
-                if before is not None and signature.rev != before.rev:
-                    self._replace_revised(label, index, before.rev, signature.rev)
+                added, removed, new_ids = self._sync(label, index)
+                if before is not None:
+                    self._replace_revised(label, index, before.clock, signature.clock, new_ids)
             except BaseException:
+                # the next try must start from what the index holds, not from `signature`
+                if before is None:
+                    self._seen.pop(label, None)
+                else:
+                    self._seen[label] = before
                 self._stale.add(label)
                 raise
             self._synced_at[label] = wall
@@ -176,22 +183,29 @@ class VectorStore:
         text = rows[0]["pairs"] if rows else None
         return {int(vid): node_id for vid, node_id in json.loads(text or "[]")}
 
-    def _sync(self, label: str, index: VectorIndex) -> tuple[int, int]:
-        """Make `index` hold exactly the graph's embedded nodes of `label`."""
+    def _sync(self, label: str, index: VectorIndex) -> tuple[int, int, list[str]]:
+        """Make `index` hold exactly the graph's embedded nodes of `label`.
+
+        Returns (added, removed, ids of the nodes it looked up to add).
+        """
         in_graph = self._graph_vids(label)
         have = index.vids()
         removed = index.remove(sorted(have - in_graph.keys()))
         missing = sorted(in_graph[v] for v in in_graph.keys() - have)
-        return self._add_from_graph(label, index, missing), removed
+        return self._add_from_graph(label, index, missing), removed, missing
 
-    def _replace_revised(self, label: str, index: VectorIndex, since: int, now: int) -> int:
-        """Replace the vectors of `label` nodes re-embedded after revision `since`.
+    def _replace_revised(
+        self, label: str, index: VectorIndex, held: Clock, now: Clock, fresh: list[str]
+    ) -> int:
+        """Replace the vectors of `label` nodes re-embedded since the clock `held`.
 
-        A clock that went back (the graph was wiped and refilled) makes every node suspect.
+        `fresh`: nodes just fetched, whose vectors are current already.
         """
-        if label not in _REVISED or since == now:
+        since = now.replaced_since(held)
+        if label not in _REVISED or since is None:
             return 0
-        rows = self.store.read(_REVISED[label], since=since if since < now else 0)
+        skip = set(fresh)
+        rows = [r for r in self.store.read(_REVISED[label], since=since) if r["id"] not in skip]
         index.remove([int(r["vid"]) for r in rows])
         return self._add_from_graph(label, index, [r["id"] for r in rows])
 
@@ -278,7 +292,7 @@ class VectorStore:
         with self._locks[label]:
             seen = self._seen.get(label)
             if seen is not None:
-                self._seen[label] = Signature(seen.count + change, seen.rev)
+                self._seen[label] = Signature(seen.count + change, seen.clock)
 
     def search(
         self,
@@ -320,7 +334,7 @@ class VectorStore:
                 index.dirty = False
                 return
             seen = self._seen.get(label)
-            index.save(self.directory, mine, seen.rev if seen else 0)
+            index.save(self.directory, mine, seen.clock if seen else Clock())
 
     def close(self) -> None:
         """Save and forget every opened index."""

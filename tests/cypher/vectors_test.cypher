@@ -12,3 +12,14 @@ CREATE (n:Proposition {id: $id}) RETURN n.id AS id
 UNWIND $ids AS node_id
 MATCH (n:Proposition {id: node_id}) DETACH DELETE n
 RETURN count(*) AS deleted
+
+// name: create_segments
+UNWIND $ids AS node_id
+CREATE (g:Segment {id: node_id, summary: node_id})
+RETURN count(g) AS created
+
+// name: wipe_segments
+// The Segment label and its vector clock gone, as after a wiped graph.
+MATCH (n) WHERE n:Segment OR n:VectorClock
+DETACH DELETE n
+RETURN count(*) AS deleted
