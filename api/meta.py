@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import strawberry
 
 from api.context import Info
@@ -150,9 +152,8 @@ _TOOL_FOR_KIND = {
     "filter": "create_meta_segment_by_filter",
     "members": "create_meta_segment_from_members",
 }
-# the input's filter fields: SegmentFilter fields of the same name
-_FILTER_FIELDS = ("slope_min", "slope_max", "std_min", "std_max", "mean_min", "mean_max",
-                  "duration_min", "duration_max", "min_below", "max_above")  # fmt: skip
+# the input's filter fields: every SegmentFilter condition but the time bounds (dates here)
+_FILTER_FIELDS = tuple(f.name for f in fields(SegmentFilter) if f.name not in ("start", "end"))
 
 
 def _tool_args(spec: MetaSpecInput) -> dict[str, object]:
