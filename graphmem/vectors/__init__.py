@@ -3,17 +3,24 @@
 The graph is the source of truth: each embedded node carries `id`, `vid`, `ts` and `embedding`.
 An index is a cache of those embeddings that can always be rebuilt from the graph.
 
-Modules: `model` (node ids to FAISS ids, settings, hits, the error), `index` (the FAISS
+Modules: `model` (node ids to FAISS ids, settings, hits, the errors), `index` (the FAISS
 index of one label), `persist` (its files on disk), `checks` (argument checking) and `store`
 (every label's index, kept in step with the graph).
 """
 
 from graphmem.vectors.index import VectorIndex
-from graphmem.vectors.model import Clock, Hit, VectorConfig, VectorIndexError, vector_id
+from graphmem.vectors.model import (
+    Clock,
+    DamagedIndexFile,
+    Hit,
+    VectorConfig,
+    VectorIndexError,
+    vector_id,
+)
 from graphmem.vectors.persist import saved_watermark
 from graphmem.vectors.store import LABELS, VectorStore
 
 __all__ = [
-    "LABELS", "Clock", "Hit", "VectorConfig", "VectorIndex", "VectorIndexError", "VectorStore",
-    "saved_watermark", "vector_id",
+    "LABELS", "Clock", "DamagedIndexFile", "Hit", "VectorConfig", "VectorIndex",
+    "VectorIndexError", "VectorStore", "saved_watermark", "vector_id",
 ]  # fmt: skip

@@ -23,7 +23,6 @@ slot numbering, so ANN indexes mark slots dead and rebuild once `compact_ratio` 
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import threading
@@ -44,15 +43,15 @@ from graphmem.vectors.checks import (
     _checked_query,
     _dedupe,
 )
-from graphmem.vectors.model import _MAX_VID, Clock, Hit, VectorConfig, VectorIndexError
-from graphmem.vectors.persist import (
-    FORMAT_VERSION,
-    _atomic_write,
-    _check_watermark,
-    _checksum,
-    _fsync_dir,
-    _paths,
+from graphmem.vectors.model import (
+    _MAX_VID,
+    Clock,
+    DamagedIndexFile,
+    Hit,
+    VectorConfig,
+    VectorIndexError,
 )
+from graphmem.vectors.persist import SavedIndex, index_paths, read_index, write_index
 
 log = logging.getLogger(__name__)
 
@@ -316,41 +315,28 @@ class VectorIndex:
         `clock`: the label's vector clock whose every re-embedding the index holds.
         """
         clock = clock or Clock()
-        directory = Path(directory)
         with self._lock:
-            directory.mkdir(parents=True, exist_ok=True)
             blob = faiss.serialize_index(self._idmap)
-            live = self._vids[self._alive]
             meta = {
-                "format": FORMAT_VERSION,
                 "label": self.label,
                 "model": self.model_name,
                 "dim": self.dim,
                 "kind": self._kind,
-                "count": len(live),
+                "count": len(self._pos),
                 "slots": len(self._vids),
-                "checksum": _checksum(live),
                 "saved_at": int(time.time()),
                 "synced_at": synced_at,
                 "rev": clock.rev,
                 "epoch": clock.epoch,
             }
-            faiss_path, side_path = _paths(directory, self.label)
-            # each file is replaced atomically; a crash between the two leaves a pair whose
-            # watermark no longer matches the index, which load() rejects
-            _atomic_write(side_path, lambda f: np.savez(f, **self._arrays(meta)))
-            _atomic_write(faiss_path, lambda f: f.write(blob.tobytes()))
-            _fsync_dir(directory)
+            arrays = {
+                "vids": self._vids,
+                "ts": self._ts,
+                "alive": self._alive,
+                "node_ids": np.array(self._node_ids, dtype=np.str_),
+            }
+            write_index(Path(directory), self.label, blob, arrays, meta)
             self.dirty = False
-
-    def _arrays(self, meta: dict[str, Any]) -> dict[str, np.ndarray]:
-        return {
-            "vids": self._vids,
-            "ts": self._ts,
-            "alive": self._alive,
-            "node_ids": np.array(self._node_ids, dtype=np.str_),
-            "meta": np.array(json.dumps(meta)),
-        }
 
     @classmethod
     def load(
@@ -361,48 +347,40 @@ class VectorIndex:
         model_name: str,
         config: VectorConfig | None = None,
     ) -> VectorIndex:
-        """The index saved in `directory`; VectorIndexError says why it cannot be used."""
-        faiss_path, side_path = _paths(Path(directory), label)
-        if not (faiss_path.is_file() and side_path.is_file()):
-            raise VectorIndexError(f"no saved {label} index in {directory}")
-        try:
-            with np.load(side_path, allow_pickle=False) as side:
-                meta = json.loads(str(side["meta"]))
-                vids = side["vids"].astype(np.int64)
-                ts = side["ts"].astype(np.int64)
-                alive = side["alive"].astype(bool)
-                node_ids = side["node_ids"].tolist()
-            idmap = faiss.read_index(str(faiss_path))
-        except (OSError, ValueError, KeyError, RuntimeError) as error:
-            raise VectorIndexError(f"saved {label} index is unreadable: {error}") from error
-        _check_watermark(meta, label, dim, model_name)
+        """The index saved in `directory`; VectorIndexError says why it cannot be used
+        (DamagedIndexFile: a file is unreadable or fails its checksum)."""
+        saved = read_index(Path(directory), label)
+        meta = saved.meta
+        if meta.get("label") != label:
+            raise VectorIndexError(f"saved {label} index holds label {meta.get('label')!r}")
+        if meta.get("model") != model_name or meta.get("dim") != dim:
+            raise VectorIndexError(
+                f"saved {label} index is for model {meta.get('model')!r} (dim {meta.get('dim')}), "
+                f"not {model_name!r} (dim {dim})"
+            )
         index = cls(label, dim, model_name, config)
-        index._adopt(idmap, meta, vids, ts, alive, node_ids)
+        index._adopt(saved, index_paths(Path(directory), label)[0])
         if index.kind != index._kind_for(len(index)):
             index._rebuild()  # the config changed since the save: rebuild from these vectors
         return index
 
-    def _adopt(
-        self,
-        idmap: Any,
-        meta: dict[str, Any],
-        vids: np.ndarray,
-        ts: np.ndarray,
-        alive: np.ndarray,
-        node_ids: list[str],
-    ) -> None:
-        """Take over a loaded index after checking it matches its sidecar."""
+    def _adopt(self, saved: SavedIndex, path: Path) -> None:
+        """Take over a loaded index after checking it agrees with its side file."""
+        idmap, meta = saved.idmap, saved.meta
+        vids = saved.arrays["vids"].astype(np.int64)
+        ts = saved.arrays["ts"].astype(np.int64)
+        alive = saved.arrays["alive"].astype(bool)
+        node_ids = saved.arrays["node_ids"].tolist()
         lengths = {len(vids), len(ts), len(alive), len(node_ids), meta.get("slots")}
-        live = vids[alive] if len(alive) == len(vids) else vids
+        # the checksums passed, so a disagreement here means a pair from two different saves
         if (
             lengths != {idmap.ntotal}
             or idmap.d != self.dim
-            or meta.get("count") != len(live)
-            or meta.get("checksum") != _checksum(live)
+            or meta.get("count") != int(np.count_nonzero(alive))
             or meta.get("kind") not in ("flat", "hnsw", "ivf")
             or not np.array_equal(faiss.vector_to_array(idmap.id_map), vids)
         ):
-            raise VectorIndexError(f"saved {self.label} index does not match its sidecar")
+            raise DamagedIndexFile(path, "it does not agree with its side file")
         inner = faiss.downcast_index(idmap.index)
         if meta["kind"] == "hnsw":
             inner.hnsw.efConstruction = self.config.ef_construction

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 
 from graphmem.errors import GraphmemError, InvalidInput
 
@@ -14,6 +15,14 @@ class VectorIndexError(GraphmemError):
     """A vector index cannot be loaded, rebuilt or kept consistent with the graph."""
 
     code = "VECTOR_INDEX"
+
+
+class DamagedIndexFile(VectorIndexError):
+    """A saved index file is unreadable or does not match its checksum: it is rebuilt."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"{path} is damaged: {problem}")
+        self.path = path
 
 
 @dataclass(frozen=True)

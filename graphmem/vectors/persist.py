@@ -1,4 +1,11 @@
-"""Index files on disk: paths, watermark, checksum, atomic writes and the save lock."""
+"""Index files on disk: private atomic writes, checksums verified on every read, the save lock.
+
+A saved index is two files: `<label>.faiss` (the FAISS index) and `<label>.npz` (each slot's
+vid, ts, node id and liveness, plus `meta`, a JSON watermark). `meta` carries the sha256 of the
+.faiss bytes and of the arrays beside it, and `meta_sha256` the sha256 of `meta` itself, so any
+changed, truncated or half-written byte is caught before FAISS parses the file: a damaged pair
+raises DamagedIndexFile and is rebuilt from the graph, never searched.
+"""
 
 from __future__ import annotations
 
@@ -7,63 +14,200 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+import faiss
 import numpy as np
 
-from graphmem.vectors.model import VectorIndexError
+from graphmem.vectors.model import DamagedIndexFile, VectorIndexError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 1: no checksums over the file contents
+ARRAYS = ("vids", "ts", "alive", "node_ids")  # the slot arrays of the side file, in hash order
+_DIR_MODE, _FILE_MODE = 0o700, 0o600
+
+
+@dataclass(frozen=True)
+class SavedIndex:
+    """A saved index whose files passed their checksums."""
+
+    idmap: Any  # faiss.IndexIDMap
+    meta: dict[str, Any]
+    arrays: dict[str, np.ndarray]  # ARRAYS by name
+
+
+def index_paths(directory: Path, label: str) -> tuple[Path, Path]:
+    """The .faiss file and the side file of `label`'s index in `directory`."""
+    return directory / f"{label}.faiss", directory / f"{label}.npz"
 
 
 def saved_watermark(directory: str | Path, label: str) -> float | None:
     """When the saved index of `label` was last known to match the graph, if readable."""
-    _, side_path = _paths(Path(directory), label)
+    _, side_path = index_paths(Path(directory), label)
     try:
-        with np.load(side_path, allow_pickle=False) as side:
-            value = json.loads(str(side["meta"])).get("synced_at")
-    except (OSError, ValueError, KeyError):
+        with _open_side(side_path) as side:
+            value = _read_meta(side, side_path).get("synced_at")
+    except VectorIndexError:
         return None
     return float(value) if isinstance(value, int | float) else None
 
 
+def write_index(
+    directory: Path, label: str, blob: np.ndarray, arrays: dict[str, np.ndarray], meta: dict
+) -> None:
+    """Write `label`'s index (`blob`: serialised FAISS bytes) and its side file atomically.
+
+    Each file is replaced atomically; a crash between the two leaves a pair whose checksums
+    no longer match, which read_index rejects.
+    """
+    private_dir(directory)
+    faiss_path, side_path = index_paths(directory, label)
+    meta = {
+        **meta,
+        "format": FORMAT_VERSION,
+        "faiss_bytes": int(blob.nbytes),
+        "faiss_sha256": hashlib.sha256(blob).hexdigest(),
+        "arrays_sha256": _arrays_digest(arrays),
+    }
+    text = json.dumps(meta, sort_keys=True)
+    side = {**arrays, "meta": np.array(text), "meta_sha256": np.array(_sha256(text))}
+    _atomic_write(side_path, lambda f: np.savez(f, **side))
+    _atomic_write(faiss_path, lambda f: f.write(blob))
+    _fsync_dir(directory)
+
+
+def read_index(directory: Path, label: str) -> SavedIndex:
+    """`label`'s saved index, checked against its checksums.
+
+    VectorIndexError when there is none or it was written by an older format; DamagedIndexFile
+    (naming the file) when a file is unreadable or does not match its checksum.
+    """
+    faiss_path, side_path = index_paths(directory, label)
+    if not (faiss_path.is_file() and side_path.is_file()):
+        raise VectorIndexError(f"no saved {label} index in {directory}")
+    with _open_side(side_path) as side:
+        meta = _read_meta(side, side_path)
+        arrays = _read_arrays(side, side_path)
+    if meta.get("arrays_sha256") != _arrays_digest(arrays):
+        raise DamagedIndexFile(side_path, "its arrays do not match their checksum")
+    blob = _read_checked(faiss_path, meta)
+    try:
+        idmap = faiss.deserialize_index(blob)
+    except RuntimeError as error:  # e.g. written by a FAISS this one cannot read
+        raise DamagedIndexFile(faiss_path, f"FAISS cannot read it: {error}") from error
+    return SavedIndex(idmap, meta, arrays)
+
+
 @contextlib.contextmanager
-def _file_lock(directory: Path) -> Any:
-    """An exclusive lock between processes saving into `directory`."""
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / ".lock", "a+b") as f:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+def _open_side(path: Path) -> Iterator[Any]:
+    """The side file opened as an npz archive; DamagedIndexFile if it is not one."""
+    try:
+        side = np.load(path, allow_pickle=False)
+    except Exception as error:  # a damaged zip fails in many ways (BadZipFile, EOFError, ...)
+        raise DamagedIndexFile(path, f"unreadable: {error!r}") from error
+    with side:
+        yield side
 
 
-def _paths(directory: Path, label: str) -> tuple[Path, Path]:
-    return directory / f"{label}.faiss", directory / f"{label}.npz"
+def _member(side: Any, name: str, path: Path) -> np.ndarray:
+    try:
+        return side[name]
+    except Exception as error:  # see _open_side; CRC errors surface only when a member is read
+        raise DamagedIndexFile(path, f"{name} is unreadable: {error!r}") from error
 
 
-def _checksum(vids: np.ndarray) -> str:
-    """A digest of the vid set, independent of slot order."""
-    return hashlib.sha256(np.sort(vids).astype(">i8").tobytes()).hexdigest()
+def _read_meta(side: Any, path: Path) -> dict[str, Any]:
+    """The side file's watermark, after checking it against `meta_sha256`."""
+    text = str(_member(side, "meta", path))
+    if "meta_sha256" not in side.files:
+        if _format_of(text) == 1:
+            raise VectorIndexError(f"{path} was saved by an older version (no checksums)")
+        raise DamagedIndexFile(path, "it has no checksum")
+    if str(_member(side, "meta_sha256", path)) != _sha256(text):
+        raise DamagedIndexFile(path, "its watermark does not match its checksum")
+    meta = json.loads(text)
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION:
+        raise VectorIndexError(f"{path} has format {_format_of(text)}, not {FORMAT_VERSION}")
+    return meta
 
 
-def _check_watermark(meta: dict[str, Any], label: str, dim: int, model_name: str) -> None:
-    if meta.get("format") != FORMAT_VERSION or meta.get("label") != label:
-        raise VectorIndexError(f"saved {label} index has format/label {meta.get('format')}")
-    if meta.get("model") != model_name or meta.get("dim") != dim:
-        raise VectorIndexError(
-            f"saved {label} index is for model {meta.get('model')!r} (dim {meta.get('dim')}), "
-            f"not {model_name!r} (dim {dim})"
-        )
+def _format_of(text: str) -> object:
+    try:
+        meta = json.loads(text)
+    except ValueError:
+        return None
+    return meta.get("format") if isinstance(meta, dict) else None
 
 
-def _atomic_write(path: Path, write: Any) -> None:
-    """Write through a temp file, fsync it, then rename it over `path`."""
+def _read_arrays(side: Any, path: Path) -> dict[str, np.ndarray]:
+    return {name: _member(side, name, path) for name in ARRAYS}
+
+
+def _read_checked(path: Path, meta: dict[str, Any]) -> np.ndarray:
+    """The bytes of the .faiss file, once they match the size and sha256 in `meta`."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise DamagedIndexFile(path, f"unreadable: {error}") from error
+    if len(data) != meta.get("faiss_bytes"):
+        raise DamagedIndexFile(path, f"{len(data)} bytes, not the {meta.get('faiss_bytes')} saved")
+    if hashlib.sha256(data).hexdigest() != meta.get("faiss_sha256"):
+        raise DamagedIndexFile(path, "its bytes do not match the checksum in its side file")
+    return np.frombuffer(data, dtype=np.uint8)
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _arrays_digest(arrays: dict[str, np.ndarray]) -> str:
+    """sha256 over the slot arrays: names, dtypes, shapes and contents."""
+    h = hashlib.sha256()
+    for name in ARRAYS:
+        arr = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}:{arr.dtype.str}:{arr.shape};".encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+def private_dir(directory: Path) -> None:
+    """Create `directory` readable by its owner only (index files hold users' embeddings)."""
+    directory.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
+    if stat.S_IMODE(directory.stat().st_mode) != _DIR_MODE:  # made by an older version
+        os.chmod(directory, _DIR_MODE)
+
+
+def _private_open(path: Path, flags: int) -> int:
+    """A descriptor for `path`, mode 0600 even if it existed with another mode."""
+    fd = os.open(path, flags | os.O_CREAT | os.O_NOFOLLOW, _FILE_MODE)
+    try:
+        os.fchmod(fd, _FILE_MODE)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+@contextlib.contextmanager
+def file_lock(directory: Path, shared: bool = False) -> Iterator[None]:
+    """A lock between processes on `directory`: exclusive to save, `shared` to read."""
+    private_dir(directory)
+    fd = _private_open(directory / ".lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Write through a private temp file, fsync it, then rename it over `path`."""
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     try:
-        with open(tmp, "wb") as f:
+        with os.fdopen(_private_open(tmp, os.O_WRONLY | os.O_TRUNC), "wb") as f:
             write(f)
             f.flush()
             os.fsync(f.fileno())

@@ -32,8 +32,8 @@ from graphmem.cypher import statement
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.store.base import Store
 from graphmem.vectors.index import VectorIndex
-from graphmem.vectors.model import Clock, Hit, VectorConfig, VectorIndexError
-from graphmem.vectors.persist import _file_lock, saved_watermark
+from graphmem.vectors.model import Clock, DamagedIndexFile, Hit, VectorConfig, VectorIndexError
+from graphmem.vectors.persist import file_lock, saved_watermark
 
 log = logging.getLogger(__name__)
 
@@ -115,14 +115,18 @@ class VectorStore:
         wall, self._checked[label] = time.time(), time.monotonic()
         self._seen[label] = self._signature(label)
         try:
-            index = VectorIndex.load(
-                self.directory, label, self.dim, self.embedder_name, self.config
-            )
+            # shared: a save by another process cannot replace one file of the pair mid-read
+            with file_lock(self.directory, shared=True):
+                index = VectorIndex.load(
+                    self.directory, label, self.dim, self.embedder_name, self.config
+                )
             loaded, reason = True, None
         except VectorIndexError as error:
             index = VectorIndex(label, self.dim, self.embedder_name, self.config)
             loaded, reason = False, str(error)
-            log.info("rebuilding the %s vector index from the graph: %s", label, reason)
+            # a missing or outdated index is routine; a damaged file is worth a look
+            level = logging.WARNING if isinstance(error, DamagedIndexFile) else logging.INFO
+            log.log(level, "rebuilding the %s vector index from the graph: %s", label, reason)
         added, removed, new_ids = self._sync(label, index)
         if loaded:  # re-embedded while it lay on disk
             self._replace_revised(label, index, index.synced, self._seen[label].clock, new_ids)
@@ -327,7 +331,7 @@ class VectorStore:
     def _save_unless_newer(self, label: str, index: VectorIndex) -> None:
         """Save `index` unless the saved one was in step with the graph at a later time."""
         mine = self._synced_at.get(label)
-        with self._locks[label], _file_lock(self.directory):
+        with self._locks[label], file_lock(self.directory):
             theirs = saved_watermark(self.directory, label)
             if theirs is not None and (mine is None or theirs > mine):
                 log.info("%s index on disk is newer than this process's: not replaced", label)
