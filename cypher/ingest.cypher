@@ -1,12 +1,18 @@
 // Appending a batch of points: one statement, so points, segments and detector state land
 // together or not at all. The n_points guard makes a concurrent append fail instead of
-// interleaving.
+// interleaving; the caller then reads batch_seen to tell a re-sent batch that another writer
+// landed first (a duplicate) from a different one.
 
 // name: batch_seen
 MATCH (b:Batch {id: $id}) RETURN b.id AS id, b.n AS n, b.n_skipped AS n_skipped
 
+// The guard locks first: writing the series node takes its write lock, so on Neo4j, which does
+// not serialise writes as FalkorDB does, the guard reads what the last append committed.
 // name: append
 MATCH (s:Series {id: $series_id})
+SET s._lock = true
+REMOVE s._lock
+WITH s
 WHERE coalesce(s.n_points, 0) = $expected_points AND coalesce(s.n_batches, 0) = $expected_batches
 SET s += $series
 WITH s

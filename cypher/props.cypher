@@ -41,6 +41,12 @@ RETURN max(p.ts) AS ts
 // propositions, STATES edges and relation edges. MERGE on ids makes a re-sent batch a no-op.
 // Embeddings are stored as text (graphmem/embcodec.py: base64 of float32), which neither the
 // client nor the database has to take apart number by number.
+// What the statement itself created is returned (`created`: proposition ids, `relations`: edge
+// count): a read before the write cannot know it, since another writer may store the same
+// propositions in between. ON CREATE marks a new node or edge with `_new`, removed in the same
+// statement, so no other transaction ever sees it; on Neo4j a concurrent MERGE of the same node
+// waits on the unique constraint (of a relation edge: on the lock of its end nodes), then
+// matches instead of creating. One subquery per edge type: MERGE takes no type parameter.
 // name: write_batch
 CALL {
   UNWIND $docs AS doc
@@ -55,7 +61,10 @@ CALL {
   ON CREATE SET p.text = row.text, p.date = row.date, p.ts = row.ts, p.source = row.source,
                 p.vid = row.vid,
                 p.embedding = row.embedding,
-                p.recall_count = 0, p.g = 1.0, p.created_at = $now
+                p.recall_count = 0, p.g = 1.0, p.created_at = $now, p._new = true
+  WITH p, p._new = true AS fresh
+  REMOVE p._new
+  RETURN collect(CASE WHEN fresh THEN p.id END) AS created
 }
 CALL {
   UNWIND $states AS st
@@ -64,23 +73,39 @@ CALL {
   MERGE (d)-[:STATES]->(p)
 }
 CALL {
-  UNWIND $rels AS rel
+  UNWIND [rel IN $rels WHERE rel.kind = 'updates'] AS rel
   MATCH (a:Proposition {id: rel.src})
   MATCH (b:Proposition {id: rel.dst})
-  FOREACH (_ IN CASE WHEN rel.kind = 'updates' THEN [1] ELSE [] END |
-    MERGE (a)-[e:UPDATES {id: rel.id}]->(b)
-    ON CREATE SET e.confidence = rel.confidence, e.model = rel.model, e.refined = false,
-                  e.created_at = $now)
-  FOREACH (_ IN CASE WHEN rel.kind = 'contradicts' THEN [1] ELSE [] END |
-    MERGE (a)-[e:CONTRADICTS {id: rel.id}]->(b)
-    ON CREATE SET e.confidence = rel.confidence, e.model = rel.model, e.refined = false,
-                  e.created_at = $now)
-  FOREACH (_ IN CASE WHEN rel.kind = 'supports' THEN [1] ELSE [] END |
-    MERGE (a)-[e:SUPPORTS {id: rel.id}]->(b)
-    ON CREATE SET e.confidence = rel.confidence, e.model = rel.model, e.refined = false,
-                  e.created_at = $now)
+  MERGE (a)-[e:UPDATES {id: rel.id}]->(b)
+  ON CREATE SET e.confidence = rel.confidence, e.model = rel.model, e.refined = false,
+                e.created_at = $now, e._new = true
+  WITH e, e._new = true AS fresh
+  REMOVE e._new
+  RETURN count(CASE WHEN fresh THEN 1 END) AS updates
 }
-RETURN size($props) AS props, size($rels) AS relations
+CALL {
+  UNWIND [rel IN $rels WHERE rel.kind = 'contradicts'] AS rel
+  MATCH (a:Proposition {id: rel.src})
+  MATCH (b:Proposition {id: rel.dst})
+  MERGE (a)-[e:CONTRADICTS {id: rel.id}]->(b)
+  ON CREATE SET e.confidence = rel.confidence, e.model = rel.model, e.refined = false,
+                e.created_at = $now, e._new = true
+  WITH e, e._new = true AS fresh
+  REMOVE e._new
+  RETURN count(CASE WHEN fresh THEN 1 END) AS contradicts
+}
+CALL {
+  UNWIND [rel IN $rels WHERE rel.kind = 'supports'] AS rel
+  MATCH (a:Proposition {id: rel.src})
+  MATCH (b:Proposition {id: rel.dst})
+  MERGE (a)-[e:SUPPORTS {id: rel.id}]->(b)
+  ON CREATE SET e.confidence = rel.confidence, e.model = rel.model, e.refined = false,
+                e.created_at = $now, e._new = true
+  WITH e, e._new = true AS fresh
+  REMOVE e._new
+  RETURN count(CASE WHEN fresh THEN 1 END) AS supports
+}
+RETURN created, updates + contradicts + supports AS relations
 
 // Each proposition of $ids with its incoming relations whose source is dated <= $as_of:
 // the neighbours of an anchor, and what a node's status as of the date depends on.

@@ -24,6 +24,7 @@ SHORT_RESULT = 300
 DESCRIPTION_CHARS = 120  # of a series' own description, in the system prompt
 
 DESCRIBED = 20  # series the system prompt describes when no series is given; list_series pages
+MAX_STEPS = 50  # tool-call rounds one question may take
 
 # Says only what the tool schemas do not: the series, the approach, the form of the answer.
 SYSTEM = """Answer with the tools about the series below; raw points are never shown. Segments \
@@ -160,8 +161,8 @@ def _loop(
 ) -> Answer:
     if not isinstance(question, str) or not question.strip():
         raise InvalidInput("question", "must not be empty")
-    if not 1 <= max_steps <= 50:
-        raise InvalidInput("max_steps", "must be between 1 and 50")
+    if not 1 <= max_steps <= MAX_STEPS:
+        raise InvalidInput("max_steps", f"must be between 1 and {MAX_STEPS}")
     session = "ask_" + uuid.uuid4().hex[:16]
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM.format(series=describe_series(store, series_ref))},

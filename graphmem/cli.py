@@ -3,19 +3,57 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from graphmem.config import Settings
-from graphmem.errors import GraphmemError, ReadOnlyViolation
+from graphmem.errors import GraphmemError, InvalidInput, ReadOnlyViolation
 from graphmem.series.catalog import ensure_series
 from graphmem.services import Services
 from graphmem.store import Store, open_store, redact
 from graphmem.tables import render
 
 Handler = Callable[[argparse.Namespace, Settings], int]
+Limit = int | Callable[[], int] | None
+
+
+def limit(module: str, name: str) -> Callable[[], int]:
+    """A library's limit, imported only when its flag is given (keeps `graphmem --help` quick)."""
+    return lambda: getattr(importlib.import_module(module), name)
+
+
+def int_arg(low: int = 1, high: Limit = None) -> Callable[[str], int]:
+    """An argparse type: an integer from `low` to `high`.
+
+    argparse names the flag in the error and exits with status 2 before any command runs, so
+    a bad number never leaves half a job done (say, a series created but nothing stored).
+    """
+
+    def parse(text: str) -> int:
+        most = high() if callable(high) else high
+        span = f">= {low:,}" if most is None else f"from {low:,} to {most:,}"
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer {span}, not {text!r}") from None
+        if value < low or (most is not None and value > most):
+            raise argparse.ArgumentTypeError(f"must be an integer {span}, not {value}")
+        return value
+
+    return parse
+
+
+def threshold_arg(text: str) -> float:
+    """An argparse type: a recall threshold in (0, 1]."""
+    from graphmem.timeline.formula import checked_threshold
+
+    try:
+        return checked_threshold(float(text))
+    except (ValueError, InvalidInput):
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], not {text!r}") from None
 
 
 def _open(args: argparse.Namespace, settings: Settings) -> Store:
@@ -56,6 +94,7 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
     """Load a CSV (timestamp,value) into a series, in atomic batches, with a progress bar."""
     from tqdm import tqdm
 
+    from graphmem.series.batch import validate_batch
     from graphmem.series.csvload import load_csv
     from graphmem.series.ingest import ingest_all
     from graphmem.series.segments import time_bounds
@@ -64,11 +103,12 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
     if len(data.ts) == 0:
         print(f"error: {args.file} holds no points", file=sys.stderr)
         return 1
+    points = validate_batch(data.ts, data.xs, most=None)  # all of it, before the series exists
     with _open(args, settings) as store:
         series = ensure_series(store, args.series, args.unit, args.description)
-        with tqdm(total=len(data.ts), unit="pt", desc=f"ingest {series.name}") as bar:
+        with tqdm(total=len(points.ts), unit="pt", desc=f"ingest {series.name}") as bar:
             results = ingest_all(
-                store, series.id, data.ts, data.xs, args.batch_size, progress=bar.update
+                store, series.id, points.ts, points.xs, args.batch_size, progress=bar.update
             )
         bounds = time_bounds(store, series.id)
     accepted = sum(r.accepted for r in results)
@@ -239,7 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="serve the GraphQL API (GraphiQL at /graphql)")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=int_arg(1, 65535), default=8000)
     serve.add_argument("--store", dest="store", help="store URL", default=argparse.SUPPRESS)
     serve.set_defaults(handler=cmd_serve)
 
@@ -252,12 +292,14 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--series", required=True, help="series name (created if missing)")
     ingest.add_argument("--unit", help="unit, when the series is created")
     ingest.add_argument("--description", help="description, when the series is created")
-    ingest.add_argument("--batch-size", type=int, default=10_000)
+    batch_size = int_arg(1, limit("graphmem.series.batch", "MAX_BATCH"))
+    ingest.add_argument("--batch-size", type=batch_size, default=10_000, help="points per write")
     ingest.set_defaults(handler=cmd_ingest_series)
 
     segs = sub.add_parser("segments", help="print the segments of a series")
     segs.add_argument("series", help="series name or id")
-    segs.add_argument("--limit", type=int, default=1000)
+    segs.add_argument("--limit", type=int_arg(1, limit("graphmem.series.segments", "MAX_LIMIT")),
+                      default=1000)  # fmt: skip
     segs.set_defaults(handler=cmd_segments)
 
     plot = sub.add_parser("plot", help="plot a series with its segments to a PNG")
@@ -268,7 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     ask = sub.add_parser("ask", help="answer a question about a series with the LLM agent")
     ask.add_argument("question")
     ask.add_argument("--series", help="series name or id (default: all series)")
-    ask.add_argument("--max-steps", type=int, default=10)
+    ask.add_argument("--max-steps", type=int_arg(1, limit("graphmem.agent", "MAX_STEPS")),
+                     default=10)  # fmt: skip
     ask.set_defaults(handler=cmd_ask)
 
     docs = sub.add_parser("ingest-docs", help="ingest documents from a JSON-lines file")
@@ -278,8 +321,9 @@ def build_parser() -> argparse.ArgumentParser:
     query = sub.add_parser("query", help="the rendered proposition subgraph for a question")
     query.add_argument("question")
     query.add_argument("--as-of", help="YYYY-MM-DD: only what was known by then")
-    query.add_argument("-k", type=int, default=10, help="anchor propositions")
-    query.add_argument("--max-tokens", type=int, help="budget for the rendered context")
+    query.add_argument("-k", type=int_arg(1, limit("graphmem.props.retrieve", "MAX_K")),
+                       default=10, help="anchor propositions")  # fmt: skip
+    query.add_argument("--max-tokens", type=int_arg(1), help="budget for the rendered context")
     query.add_argument("--no-expand", action="store_true", help="anchors only, no neighbours")
     rank_help = "similarity (default) or recall: anchors by recall probability at --now"
     query.add_argument("--rank-by", default="similarity", help=rank_help)
@@ -295,8 +339,8 @@ def build_parser() -> argparse.ArgumentParser:
     rec = sub.add_parser("recall", help="memories ranked by recall probability at --now")
     rec.add_argument("query")
     rec.add_argument("--now", required=True, help="ISO date or datetime")
-    rec.add_argument("-k", type=int, default=10)
-    rec.add_argument("--threshold", type=float, default=0.9)
+    rec.add_argument("-k", type=int_arg(1, limit("graphmem.timeline.recall", "MAX_K")), default=10)
+    rec.add_argument("--threshold", type=threshold_arg, default=0.9)
     rec.add_argument("--labels", default="Event,Proposition", help="comma-separated labels")
     rec.add_argument("--reinforce", action="store_true", help="record the recalls (p >= threshold)")
     rec.set_defaults(handler=cmd_recall)

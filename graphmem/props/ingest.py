@@ -49,9 +49,11 @@ class IngestReport:
 
     document_id: str | None
     proposition_ids: tuple[str, ...]  # every input proposition, input order, duplicates merged
-    added: int  # propositions newly stored
-    existing: int  # propositions that were already stored (left untouched)
-    relations: int  # relation edges created
+    # counted by the write statements themselves, so two callers storing the same propositions
+    # at once split them: one reports each as added, the other as existing
+    added: int  # propositions this call stored
+    existing: int  # propositions already stored, before or meanwhile by another writer (untouched)
+    relations: int  # relation edges this call created
 
 
 def validate_items(items: Any, doc_id: str | None = None) -> list[Proposition]:
@@ -116,7 +118,7 @@ def store_propositions(
     # the document and all its STATES edges go with the last write: a stored Document means
     # every batch landed, so adding it again can stop at once (see extract.add_document)
     states = [{"doc": doc.id, "prop": pid} for pid in ids] if doc else []
-    relations = 0
+    added = relations = 0
     if not order and docs:
         _write(ctx, docs, [], states, [])
     # Pipelining: a background worker writes batch i to the graph and then adds it to the
@@ -128,10 +130,12 @@ def store_propositions(
         pending: Future | None = None
 
         def settle() -> None:
-            nonlocal pending, done
+            nonlocal pending, done, added, relations
             if pending is not None:
-                done += pending.result()  # re-raises what went wrong in the worker
+                stored = pending.result()  # re-raises what went wrong in the worker
                 pending = None
+                done += stored.rows
+                added, relations = added + stored.created, relations + stored.relations
                 if progress is not None:
                     progress("store", done, len(order))
 
@@ -153,28 +157,44 @@ def store_propositions(
             settle()
             pending = worker.submit(_store_batch, ctx, docs if last else [], rows,
                                     states if last else [], relation_rows(found), vecs)  # fmt: skip
-            relations += len(found)
             ctx.recent.add(batch)  # candidates of later batches and calls, without a read
         settle()
-    return IngestReport(
-        doc.id if doc else None, tuple(ids), len(order), len(ids) - len(order), relations
-    )
+    return IngestReport(doc.id if doc else None, tuple(ids), added, len(ids) - added, relations)
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """What writing one batch did: rows sent, propositions and relation edges it created."""
+
+    rows: int
+    created: int
+    relations: int
 
 
 def _store_batch(
     ctx: PropsMemory, docs: list, rows: list, states: list, rels: list, vecs: np.ndarray
-) -> int:
-    """Write one batch to the graph, then add it to the vector index; how many propositions."""
-    _write(ctx, docs, rows, states, rels)
-    ids, vids, ts = [r["id"] for r in rows], [r["vid"] for r in rows], [r["ts"] for r in rows]
-    ctx.vectors.add(LABEL, ids, vids, ts, vecs)
-    return len(rows)
+) -> _Stored:
+    """Write one batch to the graph, then add what it created to the vector index.
+
+    Propositions another writer stored first are left to it: their vectors in the graph are
+    that writer's, and this index fetches them from the graph on its next refresh.
+    """
+    created, relations = _write(ctx, docs, rows, states, rels)
+    mine = [i for i, row in enumerate(rows) if row["id"] in created]
+    ctx.vectors.add(LABEL, [rows[i]["id"] for i in mine], [rows[i]["vid"] for i in mine],
+                    [rows[i]["ts"] for i in mine], vecs[mine])  # fmt: skip
+    return _Stored(len(rows), len(mine), relations)
 
 
-def _write(ctx: PropsMemory, docs: list, props: list, states: list, rels: list) -> None:
-    ctx.store.write(
+def _write(
+    ctx: PropsMemory, docs: list, props: list, states: list, rels: list
+) -> tuple[set[str], int]:
+    """Run one batch's statement; the ids of the propositions and the count of relation edges
+    it created (not those another writer stored first)."""
+    rows = ctx.store.write(
         "props.write_batch", docs=docs, props=props, states=states, rels=rels, now=ctx.now()
     )
+    return set(rows[0]["created"]), int(rows[0]["relations"])
 
 
 def _existing(ctx: PropsMemory, ids: list[str]) -> set[str]:

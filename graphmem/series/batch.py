@@ -51,8 +51,22 @@ class Batch:
         return "batch_" + h.hexdigest()
 
 
+def _flat(field: str, values: Sequence[Any] | np.ndarray, dtype: Any = None) -> np.ndarray:
+    """`values` as a 1-D array (an array is taken as it is); nesting raises InvalidInput."""
+    if not isinstance(values, np.ndarray):
+        try:
+            values = np.asarray(values, dtype=dtype)
+        except (ValueError, TypeError):  # lists nested to different depths
+            raise InvalidInput(field, "must be a flat list, not a nested one") from None
+    if values.ndim != 1:
+        raise InvalidInput(
+            field, f"must be a flat list (one dimension), not of shape {values.shape}"
+        )
+    return values
+
+
 def _timestamps(values: Sequence[Any] | np.ndarray) -> np.ndarray:
-    arr = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    arr = _flat("timestamps", values)
     if arr.dtype.kind in "iuf":
         arr = arr.astype(np.float64)
         bad = np.flatnonzero(~np.isfinite(arr))
@@ -92,30 +106,39 @@ def _value(v: Any, i: int) -> float:
 
 
 def _values(values: Sequence[Any] | np.ndarray) -> np.ndarray:
-    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
-        arr = values.astype(np.float64)
+    # a list becomes an object array, checked item by item (True is not a number, 1.0 is)
+    items = _flat("values", values, dtype=object)
+    if items.dtype.kind in "iuf":
+        arr = items.astype(np.float64)
         with np.errstate(invalid="ignore"):
             bad = np.flatnonzero(np.abs(arr) >= MAX_ABS_VALUE)  # NaN compares False: missing
         if len(bad):
             i = int(bad[0])
             raise _out_of_range(float(arr[i]), i)
         return arr
-    return np.array([_value(v, i) for i, v in enumerate(values)], dtype=np.float64)
+    return np.array([_value(v, i) for i, v in enumerate(items)], dtype=np.float64)
 
 
-def validate_batch(timestamps: Any, values: Any) -> Batch:
-    """Check a batch and name the first bad index; increasing order is checked within it."""
+def validate_batch(timestamps: Any, values: Any, most: int | None = MAX_BATCH) -> Batch:
+    """Check a batch and name the first bad index; increasing order is checked within it.
+
+    `most`: the largest batch taken (None: any size, for input that is then split).
+    """
     for field, seq in (("timestamps", timestamps), ("values", values)):
         if isinstance(seq, str | bytes) or not hasattr(seq, "__len__"):
             raise InvalidInput(field, "must be a list")
+        if isinstance(seq, np.ndarray) and seq.ndim != 1:  # before len(), which a 0-d lacks
+            raise InvalidInput(
+                field, f"must be a flat list (one dimension), not of shape {seq.shape}"
+            )
     if len(timestamps) == 0:
         raise InvalidInput("timestamps", "the batch is empty")
     if len(values) != len(timestamps):
         raise InvalidInput(
             "values", f"has {len(values)} items but timestamps has {len(timestamps)}"
         )
-    if len(timestamps) > MAX_BATCH:
-        raise InvalidInput("timestamps", f"a batch holds at most {MAX_BATCH:,} points")
+    if most is not None and len(timestamps) > most:
+        raise InvalidInput("timestamps", f"a batch holds at most {most:,} points")
     raw = _timestamps(timestamps)
     ts = quantize(raw)
     xs = quantize(_values(values))

@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.errors import StoreError
+from graphmem.errors import InvalidInput, StoreError
 from graphmem.series.archive import CHUNK_SIZE, Points, chunk_rows, read_index_range
-from graphmem.series.batch import check_follows, validate_batch
+from graphmem.series.batch import MAX_BATCH, Batch, check_follows, validate_batch
 from graphmem.series.catalog import SeriesInfo, get_series
 from graphmem.series.segmenter import OnlineSegmenter, SegmenterConfig
 from graphmem.series.segments import Segment, build_segment, segment_id
@@ -26,7 +26,9 @@ class AppendResult:
     series_id: str
     accepted: int  # points stored
     skipped: int  # missing (NaN) values skipped
-    duplicate: bool  # the batch had been ingested before: nothing changed
+    # the batch had been ingested before (by an earlier call, or by a concurrent writer that
+    # landed it first): nothing changed
+    duplicate: bool
     segments: list[Segment]  # segments closed or updated by this batch, the open one last
 
 
@@ -70,16 +72,54 @@ def append(
 ) -> AppendResult:
     """Append one batch atomically; re-sending a batch already ingested changes nothing.
 
-    `config` applies to a series' first batch; later batches resume the stored detector.
+    A batch is identified by its series, timestamps and values (missing ones included): a
+    corrected batch with the same timestamps is not a duplicate but comes too late. `config`
+    applies to a series' first batch; later batches resume the stored detector.
     """
+    if config is not None and not isinstance(config, SegmenterConfig):
+        raise InvalidInput("config", "must be a SegmenterConfig or None")
     series = get_series(store, series_ref)
     batch = validate_batch(timestamps, values)
     batch_id = batch.digest(series.id)
-    if store.read("ingest.batch_seen", id=batch_id):
-        return AppendResult(series.id, 0, 0, True, [])
+    if _seen(store, batch_id):
+        return _duplicate(series.id)
     state = IngestState.from_node(store.read("series.get", id=series.id)[0]["s"])
-    check_follows(batch, state.last_ts)
+    try:
+        check_follows(batch, state.last_ts)
+    except InvalidInput:
+        if _seen(store, batch_id):  # another writer landed this very batch since the check
+            return _duplicate(series.id)
+        raise
+    segments = _write(store, series, state, batch, batch_id, config)
+    if segments is None:
+        if _seen(store, batch_id):  # the guard failed because this batch landed meanwhile
+            return _duplicate(series.id)
+        raise StoreError(
+            f"series {series.name!r} changed while this batch was being prepared "
+            "(another writer?); nothing of this batch was stored, send it again"
+        )
+    n_new = int(len(batch.ts) - np.count_nonzero(batch.missing))
+    return AppendResult(series.id, n_new, len(batch.ts) - n_new, False, segments)
 
+
+def _seen(store: Store, batch_id: str) -> bool:
+    return bool(store.read("ingest.batch_seen", id=batch_id))
+
+
+def _duplicate(series_id: str) -> AppendResult:
+    return AppendResult(series_id, 0, 0, True, [])
+
+
+def _write(
+    store: Store,
+    series: SeriesInfo,
+    state: IngestState,
+    batch: Batch,
+    batch_id: str,
+    config: SegmenterConfig | None,
+) -> list[Segment] | None:
+    """Segment the batch and write it in one statement guarded on `state`: its segments, or
+    None when the series no longer is in that state (another writer appended meanwhile)."""
     keep = ~batch.missing
     new = Points(batch.ts[keep], batch.xs[keep])
     skipped = int(len(batch.ts) - len(new))
@@ -118,12 +158,7 @@ def append(
             "at": int(time.time()),
         },
     )
-    if not written:
-        raise StoreError(
-            f"series {series.name!r} changed while this batch was being prepared "
-            "(another writer?); nothing of this batch was stored, send it again"
-        )
-    return AppendResult(series.id, len(new), skipped, False, segments)
+    return segments if written else None
 
 
 def _segmenter(state: IngestState, config: SegmenterConfig | None) -> OnlineSegmenter:
@@ -216,17 +251,27 @@ def _load_prefix(text: str | None) -> SuffStats:
 def ingest_all(
     store: Store,
     series_ref: str,
-    ts: np.ndarray,
-    xs: np.ndarray,
+    ts: Any,
+    xs: Any,
     batch_size: int = 10_000,
     progress: Any = None,
 ) -> list[AppendResult]:
-    """Append a whole array in batches (each atomic); `progress(n)` is called after each."""
+    """Append a whole array in batches (each atomic); `progress(n)` is called after each.
+
+    Every point is checked before the first batch is sent, so bad input anywhere stores
+    nothing (and errors index the whole array, not a batch).
+    """
+    if (
+        isinstance(batch_size, bool)
+        or not isinstance(batch_size, int | np.integer)
+        or not 1 <= batch_size <= MAX_BATCH
+    ):
+        raise InvalidInput("batch_size", f"must be an integer from 1 to {MAX_BATCH:,}")
+    whole = validate_batch(ts, xs, most=None)
     results = []
-    for lo in range(0, len(ts), batch_size):
-        results.append(
-            append(store, series_ref, ts[lo : lo + batch_size], xs[lo : lo + batch_size])
-        )
+    for lo in range(0, len(whole.ts), batch_size):
+        hi = lo + batch_size
+        results.append(append(store, series_ref, whole.ts[lo:hi], whole.xs[lo:hi]))
         if progress is not None:
-            progress(min(batch_size, len(ts) - lo))
+            progress(len(whole.ts[lo:hi]))
     return results
