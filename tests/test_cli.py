@@ -231,3 +231,54 @@ def test_demo_prints_the_stored_segments(
     ]
     assert table == want
     assert lines[head + 2 + len(stored)].strip() == "", "the table ends after the last segment"
+
+
+NOW = ["--now", "2024-01-01"]
+BAD_NUMBERS = [
+    (["ingest-series", "{csv}", "--series", "s", "--batch-size", "0"], "--batch-size"),
+    (["ingest-series", "{csv}", "--series", "s", "--batch-size", "-5"], "--batch-size"),
+    (["ingest-series", "{csv}", "--series", "s", "--batch-size", "ten"], "--batch-size"),
+    (["ingest-series", "{csv}", "--series", "s", "--batch-size", "1000001"], "--batch-size"),
+    (["query", "q", "--max-tokens", "0"], "--max-tokens"),
+    (["query", "q", "--max-tokens", "-1"], "--max-tokens"),
+    (["query", "q", "-k", "0"], "-k"),
+    (["query", "q", "-k", "201"], "-k"),
+    (["recall", "q", *NOW, "-k", "0"], "-k"),
+    (["recall", "q", *NOW, "-k", "1001"], "-k"),
+    (["recall", "q", *NOW, "--threshold", "0"], "--threshold"),
+    (["recall", "q", *NOW, "--threshold", "1.5"], "--threshold"),
+    (["recall", "q", *NOW, "--threshold", "nan"], "--threshold"),
+    (["segments", "s", "--limit", "0"], "--limit"),
+    (["segments", "s", "--limit", "10001"], "--limit"),
+    (["ask", "q", "--max-steps", "0"], "--max-steps"),
+    (["ask", "q", "--max-steps", "51"], "--max-steps"),
+    (["serve", "--port", "0"], "--port"),
+    (["serve", "--port", "65536"], "--port"),
+]
+
+
+@pytest.mark.parametrize(("argv", "flag"), BAD_NUMBERS)
+def test_a_bad_number_is_refused_before_anything_runs(
+    cli_env: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list, flag: str
+) -> None:
+    csv = tmp_path / "ok.csv"
+    csv.write_text("timestamp,value\n2020-01-01,1\n2020-01-02,2\n")
+    with pytest.raises(SystemExit) as exited:
+        main([str(csv) if a == "{csv}" else a for a in argv])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert f"error: argument {flag}: must be " in err and "Traceback" not in err
+    assert cli_env.read("series.list", limit=10, offset=0) == []
+
+
+def test_ingest_series_checks_every_point_before_creating_the_series(
+    cli_env: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "huge.csv"
+    csv.write_text("timestamp,value\n2020-01-01,1\n2020-01-02,1e200\n")
+    assert main(["ingest-series", str(csv), "--series", "huge"]) == 1
+    assert "values[1]: 1e+200 is too large" in capsys.readouterr().err
+    assert cli_env.read("series.list", limit=10, offset=0) == []
+    csv.write_text("timestamp,value\n" + "".join(f"2020-01-{d:02},{d}\n" for d in range(1, 21)))
+    assert main(["ingest-series", str(csv), "--series", "small", "--batch-size", "7"]) == 0
+    assert "20 points stored" in capsys.readouterr().out

@@ -300,3 +300,87 @@ def test_interrupted_demo_load_is_completed(store: Store) -> None:
     before = snapshot(store, series.id)
     load_sales(store)  # complete: nothing more to do
     assert snapshot(store, series.id) == before
+
+
+def test_a_batch_is_identified_by_its_series_and_its_values(store: Store) -> None:
+    ts = 1_700_000_000 + 3600.0 * np.arange(6)
+    xs = np.array([1.0, 2.0, np.nan, 4.0, 5.0, 6.0])
+    first = create_series(store, "first")
+    assert not ingest.append(store, first.id, ts, xs).duplicate
+    before = snapshot(store, first.id)
+    corrections = {
+        "another value": np.array([1.0, 2.0, np.nan, 4.5, 5.0, 6.0]),
+        "a missing value given": np.array([1.0, 2.0, 0.0, 4.0, 5.0, 6.0]),  # NaN is not 0.0
+        "a value now missing": np.array([1.0, np.nan, np.nan, 4.0, 5.0, 6.0]),
+    }
+    for what, corrected in corrections.items():
+        # the same timestamps with other values: too late, never "already ingested"
+        with pytest.raises(InvalidInput, match=r"timestamps\[0\].*not after the last stored"):
+            ingest.append(store, first.id, ts, corrected)
+        assert snapshot(store, first.id) == before, what
+    # the very same points sent to another series are that series' first batch
+    second = create_series(store, "second")
+    result = ingest.append(store, second.id, ts, xs)
+    assert not result.duplicate and (result.accepted, result.skipped) == (5, 1)
+    assert time_bounds(store, second.id).n_points == 5
+    assert ingest.append(store, second.id, ts, xs).duplicate
+
+
+MALFORMED = [
+    (np.arange(6.0).reshape(3, 2), np.arange(3.0), "timestamps", "not of shape (3, 2)"),
+    (np.arange(3.0), np.arange(6.0).reshape(3, 2), "values", "not of shape (3, 2)"),
+    ([[1, 2], [3, 4]], [1.0, 2.0], "timestamps", "not of shape (2, 2)"),
+    ([1, 2], [[1.0, 2.0], [3.0, 4.0]], "values", "not of shape (2, 2)"),
+    ([1, [2, 3]], [1.0, 2.0], "timestamps", "not a nested one"),
+    ([1, 2], [1.0, [2.0, 3.0]], "values[1]", "is not a number"),
+    (np.array(5.0), np.array(3.0), "timestamps", "not of shape ()"),
+    (np.arange(3.0), np.array(3.0), "values", "not of shape ()"),
+]
+
+
+@pytest.mark.parametrize(("ts", "xs", "field", "problem"), MALFORMED)
+def test_malformed_arrays_name_the_field_and_store_nothing(
+    store: Store, ts, xs, field: str, problem: str
+) -> None:
+    series = create_series(store, "shapes")
+    with pytest.raises(InvalidInput) as err:
+        ingest.append(store, series.id, ts, xs)
+    assert err.value.field == field and problem in err.value.problem
+    with pytest.raises(InvalidInput) as err:
+        ingest.ingest_all(store, series.id, ts, xs)
+    assert err.value.field == field
+    assert time_bounds(store, series.id).n_points == 0
+
+
+@pytest.mark.parametrize("size", [0, -5, 2.5, True, "100", 1_000_001])
+def test_ingest_all_refuses_a_bad_batch_size_before_storing(store: Store, size) -> None:
+    series = create_series(store, "sized")
+    ts = 1_700_000_000 + 60.0 * np.arange(10)
+    with pytest.raises(InvalidInput) as err:
+        ingest.ingest_all(store, series.id, ts, np.ones(10), batch_size=size)
+    assert err.value.field == "batch_size"
+    assert time_bounds(store, series.id).n_points == 0
+
+
+def test_ingest_all_checks_every_point_before_the_first_batch(store: Store) -> None:
+    series = create_series(store, "checked")
+    ts = 1_700_000_000 + 60.0 * np.arange(100)
+    xs = np.ones(100)
+    xs[95] = np.inf
+    with pytest.raises(InvalidInput) as err:
+        ingest.ingest_all(store, series.id, ts, xs, batch_size=10)
+    assert err.value.field == "values[95]", "indexed in the whole array"
+    with pytest.raises(InvalidInput) as err:  # more values than timestamps: none dropped
+        ingest.ingest_all(store, series.id, ts, np.ones(101), batch_size=10)
+    assert err.value.field == "values"
+    assert time_bounds(store, series.id).n_points == 0
+    results = ingest.ingest_all(store, series.id, ts, np.ones(100), batch_size=30)
+    assert [r.accepted for r in results] == [30, 30, 30, 10]
+
+
+def test_append_refuses_a_config_of_the_wrong_type(store: Store) -> None:
+    series = create_series(store, "configured")
+    with pytest.raises(InvalidInput) as err:
+        ingest.append(store, series.id, [1, 2], [1.0, 2.0], config={"hazard_lambda": 50})
+    assert err.value.field == "config"
+    assert time_bounds(store, series.id).n_points == 0

@@ -365,3 +365,56 @@ def test_relations_do_not_depend_on_how_propositions_arrive(
         reported = ingest(split, world.items())
         assert {(e.src, e.dst, e.kind) for e in list_relations(split)} == at_once
         assert reported == len(at_once)
+
+
+def test_two_writers_storing_the_same_propositions_at_once_split_the_counts(
+    ctx: PropsMemory,  # noqa: F811
+    embedded_url: str,
+    tmp_path: Path,
+) -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from races import around
+
+    from graphmem.store import open_store
+    from graphmem.vectors import VectorConfig
+
+    # each writer has its own connection and vector indexes, as two processes would; both look
+    # the propositions up before either writes, so only the writes can say who stored what
+    meet = threading.Barrier(2, timeout=30)
+    writers = []
+    for name in ("a", "b"):
+        connection = open_store(embedded_url, Settings())
+        around(connection, "write", "props.write_batch", before=meet.wait)
+        writers.append(PropsMemory.open(Settings(home=tmp_path / name), connection, llm=None,
+                                        embedder=ctx.embedder,
+                                        vector_config=VectorConfig(refresh_ms=0)))  # fmt: skip
+    towns = ["Orlen", "Maskel", "Brevik", "Tarn"]
+    try:
+        for round_ in range(5):
+            items = [
+                {"text": f"The {town} ferry runs {round_ * 3 + k + 1} times a day.",
+                 "date": f"202{round_}-0{k + 1}-1{k}"}
+                for town in towns for k in range(3)
+            ]  # fmt: skip
+            vecs = ctx.embedder.encode([item["text"] for item in items])
+            edges_before = counts(ctx)["relations"]
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                futures = [pool.submit(add_propositions, w, items, embeddings=vecs)
+                           for w in writers]  # fmt: skip
+                reports = [f.result(timeout=60) for f in futures]
+            assert sum(r.added for r in reports) == len(items), reports
+            assert all(r.added + r.existing == len(items) for r in reports)
+            created_edges = counts(ctx)["relations"] - edges_before
+            assert sum(r.relations for r in reports) == created_edges
+        stored = counts(ctx)
+        total = stored["propositions"]
+        assert total == 5 * len(items) and stored["relations"] > 0
+        for writer in writers:  # the one that stored nothing fetches them from the graph
+            writer.vectors.refresh("Proposition", force=True)
+            assert len(writer.vectors.index("Proposition")) == total
+    finally:
+        for writer in writers:
+            writer.close()
+            writer.store.close()

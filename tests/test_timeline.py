@@ -360,6 +360,27 @@ def test_recall_and_reinforce_propositions_and_segments(
     assert stats[1].g == pytest.approx(next_g(1.0, 150.0))
 
 
+@pytest.mark.parametrize("label", ["Segment", "MetaSegment"])
+def test_reinforcing_a_segment_follows_the_formula_at_moderate_gaps(
+    store: Store, label: str
+) -> None:
+    # at gaps of a few units the formula's terms matter: g grows by tanh(t/2), far from 0 or 1
+    from graphmem.timeline import reinforce_in
+
+    config = TimelineConfig(time_unit_seconds=3600)  # t in hours
+    start = 1_700_000_000
+    store.write(Q[f"timeline_test.create_{label.lower()}"], id="mem", start=float(start),
+                summary="sales rose")  # fmt: skip
+    g, now = 1.0, start
+    for n, gap in enumerate([0.3, 1.0, 2.5], start=1):
+        now += int(gap * 3600)
+        [stats] = reinforce_in(store, ["mem"], now, config)
+        g = next_g(g, gap)
+        assert (stats.label, stats.recall_count, stats.last_recalled_at) == (label, n, now)
+        assert stats.g == pytest.approx(g, rel=1e-12), (label, gap)
+    assert g == pytest.approx(1.0 + math.tanh(0.15) + math.tanh(0.5) + math.tanh(1.25))
+
+
 # --- the timeline ------------------------------------------------------------------------------
 
 

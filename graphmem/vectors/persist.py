@@ -93,11 +93,7 @@ def read_index(directory: Path, label: str) -> SavedIndex:
         arrays = _read_arrays(side, side_path)
     if meta.get("arrays_sha256") != _arrays_digest(arrays):
         raise DamagedIndexFile(side_path, "its arrays do not match their checksum")
-    blob = _read_checked(faiss_path, meta)
-    try:
-        idmap = faiss.deserialize_index(blob)
-    except RuntimeError as error:  # e.g. written by a FAISS this one cannot read
-        raise DamagedIndexFile(faiss_path, f"FAISS cannot read it: {error}") from error
+    idmap = _read_faiss(faiss_path, meta)
     return SavedIndex(idmap, meta, arrays)
 
 
@@ -146,17 +142,25 @@ def _read_arrays(side: Any, path: Path) -> dict[str, np.ndarray]:
     return {name: _member(side, name, path) for name in ARRAYS}
 
 
-def _read_checked(path: Path, meta: dict[str, Any]) -> np.ndarray:
-    """The bytes of the .faiss file, once they match the size and sha256 in `meta`."""
+def _read_faiss(path: Path, meta: dict[str, Any]) -> Any:
+    """The index in the .faiss file, parsed only once its bytes match the sha256 in `meta`.
+
+    One open file is hashed, then parsed from the start: FAISS reads exactly the bytes that
+    were checked (and never a damaged file, which it may not survive).
+    """
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            size, saved = os.fstat(f.fileno()).st_size, meta.get("faiss_bytes")
+            if size != saved:
+                raise DamagedIndexFile(path, f"{size} bytes, not the {saved} saved")
+            if hashlib.file_digest(f, "sha256").hexdigest() != meta.get("faiss_sha256"):
+                raise DamagedIndexFile(path, "its bytes do not match the checksum in its side file")
+            f.seek(0)
+            return faiss.read_index(faiss.PyCallbackIOReader(f.read))
     except OSError as error:
         raise DamagedIndexFile(path, f"unreadable: {error}") from error
-    if len(data) != meta.get("faiss_bytes"):
-        raise DamagedIndexFile(path, f"{len(data)} bytes, not the {meta.get('faiss_bytes')} saved")
-    if hashlib.sha256(data).hexdigest() != meta.get("faiss_sha256"):
-        raise DamagedIndexFile(path, "its bytes do not match the checksum in its side file")
-    return np.frombuffer(data, dtype=np.uint8)
+    except RuntimeError as error:  # e.g. written by a FAISS this one cannot read
+        raise DamagedIndexFile(path, f"FAISS cannot read it: {error}") from error
 
 
 def _sha256(text: str) -> str:

@@ -18,3 +18,8 @@ MATCH (n:Event) RETURN count(n) AS n
 
 // name: event
 MATCH (n:Event {id: $id}) RETURN n {.*, embedding: null} AS n
+
+// A meta-segment without recall statistics, likewise.
+// name: create_metasegment
+CREATE (n:MetaSegment {id: $id, start: $start, summary: $summary})
+RETURN n.id AS id
