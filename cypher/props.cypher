@@ -47,6 +47,9 @@ RETURN max(p.ts) AS ts
 // statement, so no other transaction ever sees it; on Neo4j a concurrent MERGE of the same node
 // waits on the unique constraint (of a relation edge: on the lock of its end nodes), then
 // matches instead of creating. One subquery per edge type: MERGE takes no type parameter.
+// A relation edge is written only with a proposition this statement created: one that another
+// writer stored first was related by that writer, whose classifier may have judged otherwise.
+// (The edge subqueries import `created`, safe on FalkorDB since there is exactly one outer row.)
 // name: write_batch
 CALL {
   UNWIND $docs AS doc
@@ -73,7 +76,9 @@ CALL {
   MERGE (d)-[:STATES]->(p)
 }
 CALL {
-  UNWIND [rel IN $rels WHERE rel.kind = 'updates'] AS rel
+  WITH created
+  UNWIND [rel IN $rels WHERE rel.kind = 'updates' AND (rel.src IN created OR rel.dst IN created)]
+         AS rel
   MATCH (a:Proposition {id: rel.src})
   MATCH (b:Proposition {id: rel.dst})
   MERGE (a)-[e:UPDATES {id: rel.id}]->(b)
@@ -84,7 +89,9 @@ CALL {
   RETURN count(CASE WHEN fresh THEN 1 END) AS updates
 }
 CALL {
-  UNWIND [rel IN $rels WHERE rel.kind = 'contradicts'] AS rel
+  WITH created
+  UNWIND [rel IN $rels WHERE rel.kind = 'contradicts' AND (rel.src IN created OR rel.dst IN created)]
+         AS rel
   MATCH (a:Proposition {id: rel.src})
   MATCH (b:Proposition {id: rel.dst})
   MERGE (a)-[e:CONTRADICTS {id: rel.id}]->(b)
@@ -95,7 +102,9 @@ CALL {
   RETURN count(CASE WHEN fresh THEN 1 END) AS contradicts
 }
 CALL {
-  UNWIND [rel IN $rels WHERE rel.kind = 'supports'] AS rel
+  WITH created
+  UNWIND [rel IN $rels WHERE rel.kind = 'supports' AND (rel.src IN created OR rel.dst IN created)]
+         AS rel
   MATCH (a:Proposition {id: rel.src})
   MATCH (b:Proposition {id: rel.dst})
   MERGE (a)-[e:SUPPORTS {id: rel.id}]->(b)

@@ -374,6 +374,10 @@ def test_ingest_all_checks_every_point_before_the_first_batch(store: Store) -> N
         ingest.ingest_all(store, series.id, ts, np.ones(101), batch_size=10)
     assert err.value.field == "values"
     assert time_bounds(store, series.id).n_points == 0
+    with pytest.raises(InvalidInput) as err:
+        ingest.ingest_all(store, series.id, ts, np.ones(100), batch_size=10, progress=5)
+    assert err.value.field == "progress"
+    assert time_bounds(store, series.id).n_points == 0
     results = ingest.ingest_all(store, series.id, ts, np.ones(100), batch_size=30)
     assert [r.accepted for r in results] == [30, 30, 30, 10]
 

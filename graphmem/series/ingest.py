@@ -267,6 +267,8 @@ def ingest_all(
         or not 1 <= batch_size <= MAX_BATCH
     ):
         raise InvalidInput("batch_size", f"must be an integer from 1 to {MAX_BATCH:,}")
+    if progress is not None and not callable(progress):
+        raise InvalidInput("progress", "must be a function of the points done, or None")
     whole = validate_batch(ts, xs, most=None)
     results = []
     for lo in range(0, len(whole.ts), batch_size):
