@@ -51,6 +51,12 @@ class Batch:
         return "batch_" + h.hexdigest()
 
 
+def _one_dimensional(field: str, arr: np.ndarray) -> np.ndarray:
+    if arr.ndim != 1:
+        raise InvalidInput(field, f"must be a flat list (one dimension), not of shape {arr.shape}")
+    return arr
+
+
 def _flat(field: str, values: Sequence[Any] | np.ndarray, dtype: Any = None) -> np.ndarray:
     """`values` as a 1-D array (an array is taken as it is); nesting raises InvalidInput."""
     if not isinstance(values, np.ndarray):
@@ -58,11 +64,7 @@ def _flat(field: str, values: Sequence[Any] | np.ndarray, dtype: Any = None) -> 
             values = np.asarray(values, dtype=dtype)
         except (ValueError, TypeError):  # lists nested to different depths
             raise InvalidInput(field, "must be a flat list, not a nested one") from None
-    if values.ndim != 1:
-        raise InvalidInput(
-            field, f"must be a flat list (one dimension), not of shape {values.shape}"
-        )
-    return values
+    return _one_dimensional(field, values)
 
 
 def _timestamps(values: Sequence[Any] | np.ndarray) -> np.ndarray:
@@ -127,10 +129,8 @@ def validate_batch(timestamps: Any, values: Any, most: int | None = MAX_BATCH) -
     for field, seq in (("timestamps", timestamps), ("values", values)):
         if isinstance(seq, str | bytes) or not hasattr(seq, "__len__"):
             raise InvalidInput(field, "must be a list")
-        if isinstance(seq, np.ndarray) and seq.ndim != 1:  # before len(), which a 0-d lacks
-            raise InvalidInput(
-                field, f"must be a flat list (one dimension), not of shape {seq.shape}"
-            )
+        if isinstance(seq, np.ndarray):  # before len(), which a 0-d array lacks
+            _one_dimensional(field, seq)
     if len(timestamps) == 0:
         raise InvalidInput("timestamps", "the batch is empty")
     if len(values) != len(timestamps):
