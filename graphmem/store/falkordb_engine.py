@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import redis.exceptions
 from falkordb import Edge, FalkorDB, Node, Path
@@ -20,6 +21,19 @@ from graphmem.errors import (
 from graphmem.store.base import Floats, Health, Row, Store
 
 CLIENT_NAME = "graphmem"
+HEALTH_WAIT = 5.0  # seconds a health check may spend restarting the embedded server
+
+
+class Supervisor(Protocol):
+    """The embedded server's keeper (graphmem/store/embedded.py); None for external servers."""
+
+    def gone(self) -> bool: ...
+
+    def revive(self, client: FalkorDB, wait: float | None = None) -> None: ...
+
+    def compact(self, force: bool = False) -> None: ...
+
+    def release(self) -> None: ...
 
 
 def literal(value: Any) -> str:
@@ -84,16 +98,24 @@ def translate(error: Exception, what: str) -> Exception:
 
 
 class FalkorDBStore(Store):
-    """A graph in a FalkorDB server (embedded child process or external)."""
+    """A graph in a FalkorDB server (embedded child process or external).
+
+    When the embedded server is lost, its supervisor starts it again and a statement that
+    never reached it is sent once more; one that was running when it died is not (it may
+    have been applied, or be what stopped the server) and fails with StoreUnavailable.
+    """
 
     engine = "falkordb"
 
     def __init__(
-        self, client: FalkorDB, graph: str, on_close: Callable[[], None] | None = None
+        self, client: FalkorDB, graph: str, server: Supervisor | None = None, where: str = ""
     ) -> None:
         self._client = client
         self._graph = client.select_graph(graph)
-        self._on_close = on_close
+        self._server = server
+        self._where = where or "the FalkorDB server"
+        self._healing = threading.Lock()
+        self._closed = False
         self.graph_name = graph
 
     def _run(
@@ -102,16 +124,58 @@ class FalkorDBStore(Store):
         if params:  # names were checked to be identifiers by Store.params_of()
             header = " ".join(f"{k}={literal(v)}" for k, v in params.items())
             text = f"CYPHER {header} {text}"
+        if self._server is not None and self._server.gone():
+            self._heal(None)
+        for attempt in (1, 2):
+            try:
+                return self._execute(text, write)
+            except redis.exceptions.RedisError as error:
+                if attempt == 2 or not isinstance(error, redis.exceptions.ConnectionError):
+                    raise translate(error, what) from error
+                self._recover(error, what, write)
+        raise AssertionError("unreachable")
+
+    def _execute(self, text: str, write: bool) -> list[Row]:
         try:
             result = self._graph.query(text) if write else self._graph.ro_query(text)
-        except redis.exceptions.RedisError as error:
+        except redis.exceptions.ResponseError as error:
             if not write and "empty key" in str(error):
                 return []  # the graph does not exist until its first write: nothing to read
-            raise translate(error, what) from error
+            raise
         names = [col[1] for col in result.header]
         return [
             {n: to_plain(v) for n, v in zip(names, row, strict=True)} for row in result.result_set
         ]
+
+    def _recover(self, error: redis.exceptions.ConnectionError, what: str, write: bool) -> None:
+        """After a lost connection: restart the embedded server; raise unless `what` may rerun."""
+        if self._closed:
+            raise StoreUnavailable(f"{what}: the store is closed") from error
+        if self._server is None:
+            raise StoreUnavailable(
+                f"{self._where} is not reachable ({error}); graphmem does not run that server, "
+                f"it reconnects on the next statement once the server is back"
+            ) from error
+        self._heal(None)
+        if not _undelivered(error):
+            effect = "may or may not have been applied" if write else "was not run again"
+            raise StoreUnavailable(
+                f"{what}: FalkorDB stopped while the statement ran; the server has been "
+                f"restarted, and the statement {effect} (it may be what stopped the server). "
+                f"Send it again if it should run"
+            ) from error
+
+    def _heal(self, wait: float | None) -> None:
+        """Start the embedded server again (one thread at a time), waiting at most `wait` s."""
+        server = self._server
+        if server is None or self._closed:
+            raise StoreUnavailable("the store is closed")
+        if not self._healing.acquire(timeout=-1 if wait is None else wait):
+            raise StoreUnavailable("FalkorDB is being restarted; try again shortly")
+        try:
+            server.revive(self._client, wait)
+        finally:
+            self._healing.release()
 
     def _existing_schema(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
         indexes = self._run(statement("schema.falkordb_list_indexes").text, {}, write=False)
@@ -143,12 +207,33 @@ class FalkorDBStore(Store):
             time.sleep(0.05)
         raise StoreError("constraints still pending after 30 s")
 
+    def apply_schema(self) -> int:
+        created = super().apply_schema()
+        if self._server is not None:
+            # after the constraints are built: FalkorDB logs a constraint again when it
+            # rebuilds one from the log. New DDL goes into the snapshot at once, since DDL
+            # replayed from the log's tail leaves the rest of the replay without indexes.
+            self._server.compact(force=created > 0)
+        return created
+
     def health(self) -> Health:
         try:
-            info = self._client.connection.info("server")
-            modules = self._client.connection.execute_command("MODULE", "LIST")
+            if self._server is not None and self._server.gone():
+                raise redis.exceptions.ConnectionError("the FalkorDB server process has exited")
+            return self._health()
         except redis.exceptions.RedisError as error:
+            if self._server is None or self._closed:
+                detail = f"{self._where} is not reachable: {error}"
+                return Health(self.engine, False, None, detail)
+        try:  # an embedded server is restarted here too, so /healthz recovers without traffic
+            self._heal(HEALTH_WAIT)
+            return self._health()
+        except (StoreUnavailable, redis.exceptions.RedisError) as error:
             return Health(self.engine, False, None, str(error))
+
+    def _health(self) -> Health:
+        info = self._client.connection.info("server")
+        modules = self._client.connection.execute_command("MODULE", "LIST")
         code = next((int(m[3]) for m in modules if m[1] in ("graph", b"graph")), 0)
         version = f"{code // 10000}.{code // 100 % 100}.{code % 100}"
         return Health(self.engine, True, f"FalkorDB {version} (redis {info['redis_version']})")
@@ -159,6 +244,23 @@ class FalkorDBStore(Store):
             self._client.connection.connection_pool.disconnect()
         except redis.exceptions.RedisError:
             pass
-        if self._on_close is not None:
-            on_close, self._on_close = self._on_close, None
-            on_close()
+        if self._server is not None and not self._closed:
+            self._closed = True
+            self._server.release()
+
+
+def _undelivered(error: redis.exceptions.ConnectionError) -> bool:
+    """The statement certainly did not run: refused while loading, or never read by the server.
+
+    redis-py tells these apart only in its messages: connect and send failures, and a reset
+    (a unix socket is reset when its dead peer left data unread; had the server read the
+    statement, the socket would just have been closed). Any other connection error is taken
+    as "it may have run", which is never retried.
+    """
+    text = str(error)
+    return (
+        isinstance(error, redis.exceptions.BusyLoadingError)
+        or "connecting to" in text
+        or "while writing to socket" in text
+        or f"({errno.ECONNRESET}, " in text
+    )
