@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from graphmem.config import Settings  # noqa: E402
 from graphmem.cypher import load_dir  # noqa: E402
 from graphmem.errors import StoreUnavailable  # noqa: E402
-from graphmem.store import Store, embedded, open_store  # noqa: E402
+from graphmem.store import Store, open_store  # noqa: E402
+from graphmem.store import server_process as proc  # noqa: E402
 
 Q = load_dir(Path(__file__).parent / "cypher")
 
@@ -76,7 +77,7 @@ def preload(store: Store, n: int) -> None:
 
 def kill_and_time(data_dir: Path, tally: Tally, timeout: float = 60.0) -> float:
     """SIGKILL the server; seconds until the next acknowledged write."""
-    pid = int((data_dir / embedded.PIDFILE).read_text())
+    pid = int((data_dir / proc.PIDFILE).read_text())
     with tally.lock:
         tally.killed_at, tally.healed_at = time.monotonic(), None
     os.kill(pid, signal.SIGKILL)

@@ -38,6 +38,7 @@ from graphmem.props.model import make_proposition  # noqa: E402
 from graphmem.series.catalog import create_series  # noqa: E402
 from graphmem.series.ingest import append  # noqa: E402
 from graphmem.store import Store, embedded, open_store  # noqa: E402
+from graphmem.store import server_process as proc  # noqa: E402
 from graphmem.vectors import vector_id  # noqa: E402
 
 Q = load_dir(Path(__file__).parent / "cypher")
@@ -63,12 +64,12 @@ def compaction(schema: bool) -> Iterator[None]:
 
 
 def control(data_dir: Path) -> redis.Redis:
-    return redis.Redis(unix_socket_path=str(data_dir / embedded.SOCKET), decode_responses=True)
+    return redis.Redis(unix_socket_path=str(data_dir / proc.SOCKET), decode_responses=True)
 
 
 def aof_mb(data_dir: Path) -> tuple[float, float]:
     """(snapshot, tail) sizes of the append-only file in MB."""
-    files = list((data_dir / embedded.AOF_DIR).iterdir())
+    files = list((data_dir / proc.AOF_DIR).iterdir())
     base = sum(f.stat().st_size for f in files if ".base." in f.name)
     tail = sum(f.stat().st_size for f in files if ".incr." in f.name)
     return base / 1e6, tail / 1e6

