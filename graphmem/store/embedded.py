@@ -16,13 +16,15 @@ a tail of commands) when the tail grows past half the snapshot. See docs/operati
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import logging
 import os
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
@@ -56,18 +58,31 @@ class EmbeddedServer:
     data_dir: Path
     options: ServerOptions = ServerOptions()
     pid: int | None = None  # of the server last seen answering
+    _healing: threading.Lock = field(default_factory=threading.Lock)  # one thread restarts
 
     @property
     def socket_path(self) -> Path:
         return self.data_dir / proc.SOCKET
 
-    def gone(self) -> bool:
-        """The server process this store last used has died (cheap: no round trip).
+    def check(self, client: FalkorDB, wait: float | None = None) -> None:
+        """Before a statement: restart the server if its process has died (no round trip).
 
-        Checked before each statement: after a kill -9 during a compaction, the rewrite's
-        child still holds our sockets open, so a statement sent there would hang unanswered.
+        A statement sent to a server killed during a compaction would hang: the rewrite's
+        child still holds the sockets open.
         """
-        return self.pid is not None and not proc.alive(self.pid)
+        if self.pid is not None and not proc.alive(self.pid):
+            self.revive(client, wait)
+
+    def recover(self, client: FalkorDB, error: Exception, what: str, write: bool) -> None:
+        """After a lost connection: restart the server; raise unless `what` may be sent again."""
+        self.revive(client)
+        if not _undelivered(error):
+            effect = "may or may not have been applied" if write else "was not run again"
+            raise StoreUnavailable(
+                f"{what}: FalkorDB stopped while the statement ran; the server has been "
+                f"restarted, and the statement {effect} (it may be what stopped the server). "
+                f"Send it again if it should run"
+            ) from error
 
     def connect(self) -> FalkorDB:
         """A client connection counted as a user of the server."""
@@ -81,11 +96,16 @@ class EmbeddedServer:
         """
         if not self.data_dir.is_dir():
             raise StoreUnavailable(f"data dir {self.data_dir} was removed; not restarting")
-        began = time.monotonic()
-        if _ensure(self, lambda: client.connection.ping(), wait):
-            log.warning("FalkorDB for %s restarted in %.1f s", self.data_dir,
-                        time.monotonic() - began)  # fmt: skip
-            self.compact()
+        if not self._healing.acquire(timeout=-1 if wait is None else wait):
+            raise StoreUnavailable("FalkorDB is being restarted; try again shortly")
+        try:
+            began = time.monotonic()
+            if _ensure(self, lambda: client.connection.ping(), wait):
+                log.warning("FalkorDB for %s restarted in %.1f s", self.data_dir,
+                            time.monotonic() - began)  # fmt: skip
+                self.compact()
+        finally:
+            self._healing.release()
 
     def compact(self, force: bool = False) -> None:
         """Rewrite the append-only file in the background if its tail exceeds COMPACT_AT.
@@ -283,3 +303,20 @@ def _await_rewrite(control: redis.Redis) -> None:
         if not control.info("persistence").get("aof_rewrite_in_progress"):
             return
         time.sleep(0.05)
+
+
+def _undelivered(error: Exception) -> bool:
+    """The statement certainly did not run: refused while loading, or never read by the server.
+
+    redis-py tells these apart only in its messages: connect and send failures, and a reset
+    (a unix socket is reset when its dead peer left data unread; had the server read the
+    statement, the socket would just have been closed). Any other connection error is taken
+    as "it may have run", which is never retried.
+    """
+    text = str(error)
+    return (
+        isinstance(error, redis.exceptions.BusyLoadingError)
+        or "connecting to" in text
+        or "while writing to socket" in text
+        or f"({errno.ECONNRESET}, " in text
+    )

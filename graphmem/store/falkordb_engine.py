@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import errno
-import threading
 import time
 from typing import Any, Protocol
 
@@ -27,7 +25,9 @@ HEALTH_WAIT = 5.0  # seconds a health check may spend restarting the embedded se
 class Supervisor(Protocol):
     """The embedded server's keeper (graphmem/store/embedded.py); None for external servers."""
 
-    def gone(self) -> bool: ...
+    def check(self, client: FalkorDB, wait: float | None = None) -> None: ...
+
+    def recover(self, client: FalkorDB, error: Exception, what: str, write: bool) -> None: ...
 
     def revive(self, client: FalkorDB, wait: float | None = None) -> None: ...
 
@@ -114,7 +114,6 @@ class FalkorDBStore(Store):
         self._graph = client.select_graph(graph)
         self._server = server
         self._where = where or "the FalkorDB server"
-        self._healing = threading.Lock()
         self._closed = False
         self.graph_name = graph
 
@@ -124,16 +123,21 @@ class FalkorDBStore(Store):
         if params:  # names were checked to be identifiers by Store.params_of()
             header = " ".join(f"{k}={literal(v)}" for k, v in params.items())
             text = f"CYPHER {header} {text}"
-        if self._server is not None and self._server.gone():
-            self._heal(None)
+        server = self._supervisor()
+        if server is not None:
+            server.check(self._client)  # restarts a server that died since the last statement
         for attempt in (1, 2):
             try:
                 return self._execute(text, write)
             except redis.exceptions.RedisError as error:
                 if attempt == 2 or not isinstance(error, redis.exceptions.ConnectionError):
                     raise translate(error, what) from error
-                self._recover(error, what, write)
+                self._lost(error, what, write)
         raise AssertionError("unreachable")
+
+    def _supervisor(self) -> Supervisor | None:
+        """The embedded server's keeper while the store is open (None: external server)."""
+        return None if self._closed else self._server
 
     def _execute(self, text: str, write: bool) -> list[Row]:
         try:
@@ -147,8 +151,8 @@ class FalkorDBStore(Store):
             {n: to_plain(v) for n, v in zip(names, row, strict=True)} for row in result.result_set
         ]
 
-    def _recover(self, error: redis.exceptions.ConnectionError, what: str, write: bool) -> None:
-        """After a lost connection: restart the embedded server; raise unless `what` may rerun."""
+    def _lost(self, error: redis.exceptions.ConnectionError, what: str, write: bool) -> None:
+        """Raise, unless the embedded server was restarted and `what` may be sent again."""
         if self._closed:
             raise StoreUnavailable(f"{what}: the store is closed") from error
         if self._server is None:
@@ -156,26 +160,7 @@ class FalkorDBStore(Store):
                 f"{self._where} is not reachable ({error}); graphmem does not run that server, "
                 f"it reconnects on the next statement once the server is back"
             ) from error
-        self._heal(None)
-        if not _undelivered(error):
-            effect = "may or may not have been applied" if write else "was not run again"
-            raise StoreUnavailable(
-                f"{what}: FalkorDB stopped while the statement ran; the server has been "
-                f"restarted, and the statement {effect} (it may be what stopped the server). "
-                f"Send it again if it should run"
-            ) from error
-
-    def _heal(self, wait: float | None) -> None:
-        """Start the embedded server again (one thread at a time), waiting at most `wait` s."""
-        server = self._server
-        if server is None or self._closed:
-            raise StoreUnavailable("the store is closed")
-        if not self._healing.acquire(timeout=-1 if wait is None else wait):
-            raise StoreUnavailable("FalkorDB is being restarted; try again shortly")
-        try:
-            server.revive(self._client, wait)
-        finally:
-            self._healing.release()
+        self._server.recover(self._client, error, what, write)
 
     def _existing_schema(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
         indexes = self._run(statement("schema.falkordb_list_indexes").text, {}, write=False)
@@ -217,16 +202,18 @@ class FalkorDBStore(Store):
         return created
 
     def health(self) -> Health:
+        server = self._supervisor()
         try:
-            if self._server is not None and self._server.gone():
-                raise redis.exceptions.ConnectionError("the FalkorDB server process has exited")
+            if server is not None:  # restarted here too, so /healthz recovers without traffic
+                server.check(self._client, HEALTH_WAIT)
             return self._health()
+        except StoreUnavailable as error:
+            return Health(self.engine, False, None, str(error))
         except redis.exceptions.RedisError as error:
-            if self._server is None or self._closed:
-                detail = f"{self._where} is not reachable: {error}"
-                return Health(self.engine, False, None, detail)
-        try:  # an embedded server is restarted here too, so /healthz recovers without traffic
-            self._heal(HEALTH_WAIT)
+            if server is None:
+                return Health(self.engine, False, None, f"{self._where}: {error}")
+        try:
+            server.revive(self._client, HEALTH_WAIT)
             return self._health()
         except (StoreUnavailable, redis.exceptions.RedisError) as error:
             return Health(self.engine, False, None, str(error))
@@ -244,23 +231,6 @@ class FalkorDBStore(Store):
             self._client.connection.connection_pool.disconnect()
         except redis.exceptions.RedisError:
             pass
-        if self._server is not None and not self._closed:
-            self._closed = True
+        closed, self._closed = self._closed, True
+        if self._server is not None and not closed:
             self._server.release()
-
-
-def _undelivered(error: redis.exceptions.ConnectionError) -> bool:
-    """The statement certainly did not run: refused while loading, or never read by the server.
-
-    redis-py tells these apart only in its messages: connect and send failures, and a reset
-    (a unix socket is reset when its dead peer left data unread; had the server read the
-    statement, the socket would just have been closed). Any other connection error is taken
-    as "it may have run", which is never retried.
-    """
-    text = str(error)
-    return (
-        isinstance(error, redis.exceptions.BusyLoadingError)
-        or "connecting to" in text
-        or "while writing to socket" in text
-        or f"({errno.ECONNRESET}, " in text
-    )
