@@ -6,8 +6,9 @@ statement (CREATE under a unique id, so a statement applied twice would fail). T
 killed with SIGKILL at intervals; heal time is from the kill to the first acknowledged write
 sent after it.
 At the end the store is reopened on a fresh server from the AOF and every acknowledged id is
-looked up. A write whose statement was running when the server died fails (it is not sent
-again); the run reports how many did and how many of those landed anyway.
+looked up, for each appendfsync policy. A write whose statement was running when the server
+died fails (it is not sent again); the run reports how many did and how many of those landed
+anyway.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from graphmem.config import Settings  # noqa: E402
+from graphmem.config import FSYNC_POLICIES, Settings  # noqa: E402
 from graphmem.cypher import load_dir  # noqa: E402
 from graphmem.errors import StoreUnavailable  # noqa: E402
 from graphmem.store import Store, open_store  # noqa: E402
@@ -88,11 +89,11 @@ def kill_and_time(data_dir: Path, tally: Tally, timeout: float = 60.0) -> float:
     return tally.healed_at - tally.killed_at
 
 
-def run(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace, appendfsync: str) -> None:
     with tempfile.TemporaryDirectory(prefix="gmb-") as tmp:
         data_dir = Path(tmp) / "db"
         url = f"falkordb+embedded://{data_dir}"
-        settings = Settings(appendfsync=args.appendfsync)
+        settings = Settings(appendfsync=appendfsync)
         store = open_store(url, settings)
         preload(store, args.preload)
         tally, stop = Tally(), threading.Event()
@@ -112,14 +113,16 @@ def run(args: argparse.Namespace) -> None:
         check(url, settings, tally, heals, args)
 
 
-def check(url: str, settings: Settings, tally: Tally, heals: list[float], args) -> None:
+def check(
+    url: str, settings: Settings, tally: Tally, heals: list[float], args: argparse.Namespace
+) -> None:
     store = open_store(url, settings)  # a fresh server, loaded from the AOF
     stored = {r["id"] for r in store.read(Q["restart_bench.written_ids"], prefix="w-")}
     store.close()
     lost = [node for node in tally.acknowledged if node not in stored]
     landed = sum(node in stored for node in tally.failed)
     ms = np.asarray(heals) * 1000
-    print(f"appendfsync {args.appendfsync}, {args.writers} writer threads, {args.preload:,} "
+    print(f"appendfsync {settings.appendfsync}, {args.writers} writer threads, {args.preload:,} "
           f"preloaded nodes, {args.kills} kills (SIGKILL) every {args.interval:g} s")  # fmt: skip
     print(f"heal time (kill -> first acknowledged write sent after it): "
           f"median {np.median(ms):.0f} ms, max {ms.max():.0f} ms")  # fmt: skip
@@ -136,8 +139,11 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between kills")
     parser.add_argument("--preload", type=int, default=100_000, help="nodes stored beforehand")
-    parser.add_argument("--appendfsync", default="everysec", choices=("always", "everysec", "no"))
-    run(parser.parse_args())
+    parser.add_argument("--appendfsync", nargs="+", default=list(FSYNC_POLICIES),
+                        choices=FSYNC_POLICIES)  # fmt: skip
+    args = parser.parse_args()
+    for policy in args.appendfsync:
+        run(args, policy)
 
 
 if __name__ == "__main__":
