@@ -26,6 +26,7 @@ class Settings:
     home: Path = field(default_factory=lambda: Path(".graphmem"))
     store_url: str = ""
     appendfsync: str = "everysec"
+    store_load_timeout: float = 600.0  # seconds to wait for the embedded server to load
     neo4j_user: str | None = None
     neo4j_password: str | None = None
     neo4j_database: str | None = None
@@ -45,6 +46,10 @@ class Settings:
         if self.appendfsync not in FSYNC_POLICIES:
             raise InvalidInput(
                 "GRAPHMEM_APPENDFSYNC", f"must be one of {', '.join(FSYNC_POLICIES)}"
+            )
+        if not self.store_load_timeout > 0:
+            raise InvalidInput(
+                "GRAPHMEM_STORE_LOAD_TIMEOUT", "must be a positive number of seconds"
             )
         if self.llm_timeout <= 0:
             raise InvalidInput("GRAPHMEM_LLM_TIMEOUT", "must be a positive number of seconds")
@@ -104,6 +109,7 @@ class Settings:
             home=Path(env.get("GRAPHMEM_HOME") or ".graphmem"),
             store_url=env.get("GRAPHMEM_STORE", ""),
             appendfsync=env.get("GRAPHMEM_APPENDFSYNC", "everysec"),
+            store_load_timeout=_number(env, "GRAPHMEM_STORE_LOAD_TIMEOUT", "600", float),
             neo4j_user=env.get("NEO4J_USER"),
             neo4j_password=env.get("NEO4J_PASSWORD"),
             neo4j_database=env.get("NEO4J_DATABASE"),

@@ -14,7 +14,8 @@ import pytest
 from graphmem.config import Settings
 from graphmem.errors import StoreUnavailable
 from graphmem.series.catalog import create_series, get_series, list_series
-from graphmem.store import embedded, open_store
+from graphmem.store import open_store
+from graphmem.store import server_process as proc
 
 
 def url(path: Path) -> str:
@@ -23,16 +24,16 @@ def url(path: Path) -> str:
 
 def server_pid(data_dir: Path) -> int | None:
     try:
-        pid = int((data_dir / embedded.PIDFILE).read_text())
+        pid = int((data_dir / proc.PIDFILE).read_text())
     except OSError:
         return None
-    return pid if embedded._alive(pid) else None
+    return pid if proc.alive(pid) else None
 
 
 def wait_gone(pid: int, timeout: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not embedded._alive(pid):
+        if not proc.alive(pid):
             return True
         time.sleep(0.02)
     return False
@@ -46,11 +47,11 @@ def data_dir(short_tmp: Path, request: pytest.FixtureRequest) -> Path:
 def test_start_and_clean_shutdown(data_dir: Path) -> None:
     store = open_store(url(data_dir), Settings())
     pid = server_pid(data_dir)
-    assert pid is not None and (data_dir / embedded.SOCKET).exists()
+    assert pid is not None and (data_dir / proc.SOCKET).exists()
     assert store.health().reachable
     store.close()
     assert wait_gone(pid)
-    assert not (data_dir / embedded.PIDFILE).exists()
+    assert not (data_dir / proc.PIDFILE).exists()
 
 
 def test_second_store_reuses_server_and_last_close_stops_it(data_dir: Path) -> None:
@@ -71,9 +72,9 @@ def test_other_process_reuses_running_server(data_dir: Path) -> None:
     code = (
         "import sys; from graphmem.store import open_store; "
         "from graphmem.series.catalog import create_series; "
-        "from graphmem.store import embedded; from pathlib import Path; "
+        "from graphmem.store import server_process as proc; from pathlib import Path; "
         f"s = open_store({url(data_dir)!r}); create_series(s, 'from child'); "
-        f"print((Path({str(data_dir)!r}) / embedded.PIDFILE).read_text()); s.close()"
+        f"print((Path({str(data_dir)!r}) / proc.PIDFILE).read_text()); s.close()"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert int(out.stdout.strip()) == pid
@@ -100,7 +101,7 @@ def test_data_survives_kill_9_and_stale_lock_is_cleaned(data_dir: Path) -> None:
     os.kill(pid, signal.SIGKILL)
     assert wait_gone(pid)
     # the pid file and socket of the dead server are still there: a stale lock
-    assert (data_dir / embedded.PIDFILE).exists()
+    assert (data_dir / proc.PIDFILE).exists()
     store.close()  # must not hang or raise on a dead server
     reopened = open_store(url(data_dir), Settings())
     assert server_pid(data_dir) not in (None, pid)
@@ -147,7 +148,7 @@ def test_binary_that_cannot_run_is_a_clear_error(
 ) -> None:
     fake = short_tmp / "not-a-server"
     fake.write_text("not an executable")
-    monkeypatch.setattr(embedded, "_binaries", lambda: (str(fake), "/nonexistent.so"))
+    monkeypatch.setattr(proc, "binaries", lambda: (str(fake), "/nonexistent.so"))
     with pytest.raises(StoreUnavailable, match="cannot run FalkorDB server"):
         open_store(url(data_dir), Settings())
 
@@ -155,11 +156,11 @@ def test_binary_that_cannot_run_is_a_clear_error(
 def test_server_failing_at_start_reports_its_log(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server, _ = embedded._binaries()
-    monkeypatch.setattr(embedded, "_binaries", lambda: (server, "/nonexistent/falkordb.so"))
+    server, _ = proc.binaries()
+    monkeypatch.setattr(proc, "binaries", lambda: (server, "/nonexistent/falkordb.so"))
     with pytest.raises(StoreUnavailable, match="exited with code"):
         open_store(url(data_dir), Settings())
-    assert not (data_dir / embedded.PIDFILE).exists()
+    assert not (data_dir / proc.PIDFILE).exists()
 
 
 OPEN_WHEN_TOLD = """

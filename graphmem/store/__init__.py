@@ -120,8 +120,9 @@ def _embedded_dir(parsed: SplitResult, settings: Settings) -> Path:
 def _embedded(data_dir: Path, settings: Settings) -> Store:
     from graphmem.store import embedded
 
-    server, client = embedded.acquire(data_dir, settings.appendfsync)
-    return FalkorDBStore(client, DEFAULT_GRAPH, on_close=server.release)
+    options = embedded.ServerOptions(settings.appendfsync, settings.store_load_timeout)
+    server, client = embedded.acquire(data_dir, options)
+    return FalkorDBStore(client, DEFAULT_GRAPH, server, f"FalkorDB in {data_dir}")
 
 
 def _external_falkordb(parsed: SplitResult) -> Store:
@@ -138,7 +139,7 @@ def _external_falkordb(parsed: SplitResult) -> Store:
         )
     except redis.exceptions.RedisError as error:
         raise StoreUnavailable(f"FalkorDB at {host}:{port} is not reachable: {error}") from None
-    return FalkorDBStore(client, graph)
+    return FalkorDBStore(client, graph, where=f"FalkorDB at {host}:{port}")
 
 
 def _neo4j(parsed: SplitResult, settings: Settings) -> Store:

@@ -139,33 +139,44 @@ class Store(ABC):
     ) -> list[Row]:
         """Execute one statement and return its rows as plain dicts."""
 
-    def apply_schema(self) -> None:
-        """Create the unique constraints and indexes of graphmem.store.schema; idempotent."""
+    def apply_schema(self) -> int:
+        """Create the unique constraints and indexes of graphmem.store.schema; idempotent.
+
+        Returns how many DDL statements took effect: on FalkorDB only missing ones are sent
+        (none when the schema is complete); Neo4j's are IF NOT EXISTS and always sent.
+        """
         dialect = self.dialect
         have_index, have_unique = (
             (set(), set()) if dialect.if_not_exists else self._existing_schema()
         )
+        created = 0
         wanted = INDEXES + (UNIQUE if dialect.unique_needs_index else ())
         for label, prop in wanted:
             if (label, prop) not in have_index:
                 text = ddl(dialect.index_ddl, label, prop)
-                self._tolerate_exists(self._run, text, {}, write=True)
+                created += self._tolerate_exists(self._run, text, {}, write=True)
         for label, prop in UNIQUE:
             if (label, prop) not in have_unique:
                 if dialect.unique_ddl is None:
-                    self._tolerate_exists(self._create_unique, label, prop)
+                    created += self._tolerate_exists(self._create_unique, label, prop)
                 else:
                     text = ddl(dialect.unique_ddl, label, prop)
-                    self._tolerate_exists(self._run, text, {}, write=True)
+                    created += self._tolerate_exists(self._run, text, {}, write=True)
         self._await_schema()
+        return created
 
-    def _tolerate_exists(self, create: Callable[..., object], *args: Any, **kwargs: Any) -> None:
-        """Run one DDL step; "already exists" (a concurrent opener won the race) is success."""
+    def _tolerate_exists(self, create: Callable[..., object], *args: Any, **kwargs: Any) -> int:
+        """Run one DDL step; "already exists" (a concurrent opener won the race) is success.
+
+        1 when this call created it, else 0.
+        """
         try:
             create(*args, **kwargs)
         except StoreError as error:
             if not any(text in str(error) for text in self.dialect.exists_errors):
                 raise
+            return 0
+        return 1
 
     def _existing_schema(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
         """(indexed, unique) (label, property) pairs already in place."""

