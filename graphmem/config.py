@@ -25,7 +25,7 @@ class Settings:
 
     home: Path = field(default_factory=lambda: Path(".graphmem"))
     store_url: str = ""
-    appendfsync: str = "everysec"
+    appendfsync: str = "always"
     store_load_timeout: float = 600.0  # seconds to wait for the embedded server to load
     neo4j_user: str | None = None
     neo4j_password: str | None = None
@@ -108,7 +108,7 @@ class Settings:
         return cls(
             home=Path(env.get("GRAPHMEM_HOME") or ".graphmem"),
             store_url=env.get("GRAPHMEM_STORE", ""),
-            appendfsync=env.get("GRAPHMEM_APPENDFSYNC", "everysec"),
+            appendfsync=env.get("GRAPHMEM_APPENDFSYNC", "always"),
             store_load_timeout=_number(env, "GRAPHMEM_STORE_LOAD_TIMEOUT", "600", float),
             neo4j_user=env.get("NEO4J_USER"),
             neo4j_password=env.get("NEO4J_PASSWORD"),

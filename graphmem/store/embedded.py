@@ -47,7 +47,7 @@ PRIVATE_DIR = 0o700
 class ServerOptions:
     """How graphmem runs the embedded server (from Settings)."""
 
-    appendfsync: str = "everysec"
+    appendfsync: str = "always"
     load_timeout: float = 600.0  # GRAPHMEM_STORE_LOAD_TIMEOUT
 
 
