@@ -10,11 +10,13 @@ from strawberry.extensions import SchemaExtension
 
 from graphmem.errors import GraphmemError, InvalidInput
 
-# graphql-core's messages for a value that does not fit its type, during execution:
-# "Variable '$p' has invalid value at [0].text: ..." and "Argument 'limit' has invalid value: ..."
+# graphql-core's messages for a value that does not fit its type: "Variable '$p' has invalid
+# value at [0].text: ..." (3.3; 3.2: "got invalid value", "of required type") and "Argument
+# 'limit' has invalid value: ..."
 _BAD_VALUE = re.compile(
-    r"^(?:Variable '(?P<var>\$\w+)'|Argument '(?P<arg>\w+)') has invalid (?:default )?value"
-    r"(?: at (?P<at>[^:]+))?:"
+    r"^(?:Variable '(?P<var>\$\w+)'|Argument '(?P<arg>\w+)') "
+    r"(?:(?:has|got) invalid (?:default )?value|of (?:required|non-null) type)"
+    r"(?: at (?P<at>[^:']+):)?"
 )
 _BAD_VARIABLES = ("Variable values are nested too deeply", "Too many errors processing variables")
 

@@ -10,7 +10,7 @@ from typing import Any
 from graphmem import strings
 from graphmem.errors import AlreadyExists, InvalidInput, NotFound
 from graphmem.store import Store
-from graphmem.strings import checked_str
+from graphmem.strings import checked_str, storable
 from graphmem.timeutil import iso
 
 MAX_NAME = 200
@@ -79,6 +79,7 @@ def get_series(store: Store, ref: str, field: str = "series") -> SeriesInfo:
     """The series with this id or, failing that, this name; `field` names `ref` in errors."""
     if not isinstance(ref, str) or not ref.strip():
         raise InvalidInput(field, "a series id or name is required")
+    storable(ref, field)
     rows = store.read("series.get", id=ref) or store.read("series.get_by_name", name=ref.strip())
     if not rows:
         raise NotFound(f"series: no series with id or name {ref!r}")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graphmem import strings
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.series.archive import Points, read_index_range, read_time_ranges
 from graphmem.series.catalog import SeriesInfo, get_series
@@ -305,6 +306,7 @@ def build_from_members(
     """A meta-segment over given segments and/or meta-segments, statistics combined exactly."""
     if not member_ids:
         raise InvalidInput("members", "at least one member id is required")
+    label = strings.name(label, "label", strings.MAX_LABEL)
     ids = sorted(set(member_ids))
     segs = [Segment.from_node(r["g"]) for r in store.read("segments.get_many", ids=ids)]
     metas = list(get_metas(store, ids).values())
