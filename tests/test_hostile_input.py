@@ -18,6 +18,7 @@ import pytest
 
 from graphmem.cli import main
 from graphmem.config import Settings
+from graphmem.cypher import load_dir
 from graphmem.errors import InvalidInput
 from graphmem.props.extract import MAX_DOCUMENT
 from graphmem.props.model import make_proposition
@@ -25,6 +26,7 @@ from graphmem.series.catalog import create_series, ensure_series, series_id_for
 from graphmem.store import Store, open_store
 from graphmem.timeline.events import make_event
 
+Q = load_dir(Path(__file__).parent / "cypher")
 HTTP = httpx.Client()  # one client: making one per request costs ~40 ms
 C0_DEL_C1 = [chr(c) for c in (*range(1, 32), 0x7F, *range(0x80, 0xA0))]
 CREATE = "mutation($n: String!, $u: String) { createSeries(name: $n, unit: $u) { id } }"
@@ -60,7 +62,8 @@ def refusal(answer: dict) -> dict:
 
 
 def nodes(store: Store) -> int:
-    return store.read("admin.count_nodes")[0]["n"]
+    """Nodes stored, but tool calls: a failed one is recorded too, as provenance."""
+    return len(store.read(Q["fuzz_test.nodes"]))
 
 
 def healthy(url: str) -> bool:
@@ -76,6 +79,25 @@ def test_control_characters_in_series_names_are_refused(own: tuple[str, Store], 
             error = refusal(post(url, CREATE, **variables))
             assert error["extensions"] == {"code": "BAD_INPUT", "field": field}, (value, error)
             assert f"U+{ord(char):04X}" in error["message"] and "control" in error["message"]
+    assert nodes(store) == 0 and healthy(url)
+
+
+def test_control_characters_in_sources_and_labels_are_refused(own: tuple[str, Store]) -> None:
+    url, store = own
+    meta = 'mutation($l: String) { buildMetaSegments(spec: {kind: "members", memberIds: ["x"], label: $l}) { id } }'  # noqa: E501
+    for char in ("\t", "\n", "\x1b", "\x7f", "\x85", "\x9f"):
+        value = f"a{char}b"
+        cases = [
+            (EVENT, {"t": "x", "d": "2024-01-01", "s": value}, "source"),
+            (PROPS, {"p": [{"text": "x", "date": "2024-01-01", "source": value}]},
+             "propositions[0].source"),
+            (DOC, {"t": "doc", "d": "2024-01-01", "s": value}, "source"),
+            (meta, {"l": value}, "label"),
+        ]  # fmt: skip
+        for query, variables, field in cases:
+            error = refusal(post(url, query, **variables))
+            assert error["extensions"] == {"code": "BAD_INPUT", "field": field}, error
+            assert "names must not hold control characters" in error["message"]
     assert nodes(store) == 0 and healthy(url)
 
 

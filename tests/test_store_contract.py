@@ -174,6 +174,13 @@ def test_writes_refuse_values_that_cannot_be_index_entries(
     assert any_store.read("series.get_by_name", name=name) == [], "reads may look them up"
 
 
+def test_other_strings_are_not_held_to_index_entry_rules(any_store: Store) -> None:
+    text, label = "x" * 5000 + " ", " " + "y" * 5000  # a meta-segment's label is free text
+    any_store.write(Q["contract.create"], id="long", text=text, n=0, xs=["", " "])
+    row = any_store.write(Q["contract.update"], id="long", changes={"label": label})[0]["n"]
+    assert row["text"] == text and row["label"] == label and row["xs"] == ["", " "]
+
+
 def test_index_entries_at_the_limits_are_stored(any_store: Store) -> None:
     for i, name in enumerate(("x" * 4096, "é" * 2048, "a b", "mid\tdle", "ü")):
         any_store.write(Q["contract.create_series_like"], id=f"s{i}", name=name)

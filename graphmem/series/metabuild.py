@@ -333,6 +333,7 @@ def build_by_text(
     filt: SegmentFilter | None = None,
 ) -> MetaSegment:
     """One meta-segment grouping the k segments closest to `text` among those meeting `filt`."""
+    strings.checked_str(text, "text", strings.MAX_QUERY)
     if not 1 <= k <= 1000:
         raise InvalidInput("k", "must be between 1 and 1000")
     ctx = _context(store, series_ref)

@@ -37,7 +37,9 @@ MAX_DEPTH = 32  # lists and maps nested deeper are no data graphmem writes
 # Strings under these names are index entries (graphmem.store.schema). FalkorDB indexes a string
 # trimmed of ASCII whitespace and only up to 4096 bytes: a value it cannot find again in its
 # index crashes the server's unique check and is missed by lookups, so writes refuse them.
-KEY_NAMES = frozenset(prop for _, prop in UNIQUE + INDEXES)
+# ("label" is indexed only on VectorClock, whose labels are literals in the statements, while
+# other labels, e.g. a meta-segment's, are free text.)
+KEY_NAMES = frozenset(prop for _, prop in UNIQUE + INDEXES) - {"label"}
 MAX_KEY_BYTES = 4096
 _ASCII_SPACE = " \t\n\v\f\r"
 _UNSAFE_KEY = re.compile("[\x00\x01\ud800-\udfff`]")
