@@ -47,14 +47,10 @@ def storable(value: str, field: str) -> str:
 
 def checked_str(value: Any, field: str, max_len: int) -> str:
     """A string the store can hold, at most `max_len` characters; nothing else is changed."""
-    if not isinstance(value, str):
-        raise InvalidInput(field, f"must be a string, not {type(value).__name__}")
-    if len(value) > max_len:
-        raise InvalidInput(field, f"is {len(value)} characters long; the limit is {max_len}")
-    return storable(value, field)
+    return storable(_within(_string(value, field), field, max_len), field)
 
 
-def name(value: Any, field: str, max_len: int, *, required: bool = False) -> str | None:
+def checked_name(value: Any, field: str, max_len: int, *, required: bool = False) -> str | None:
     """A name a person types (series name, unit, source, label): trimmed, no control characters.
 
     None (or an empty name, when not required) is None.
@@ -63,9 +59,7 @@ def name(value: Any, field: str, max_len: int, *, required: bool = False) -> str
         if required:
             raise InvalidInput(field, "is required")
         return None
-    if not isinstance(value, str):
-        raise InvalidInput(field, f"must be a string, not {type(value).__name__}")
-    bad = _CONTROL.search(value)
+    bad = _CONTROL.search(_string(value, field))
     if bad is not None:
         where = f"at index {bad.start()}"
         raise InvalidInput(
@@ -74,6 +68,16 @@ def name(value: Any, field: str, max_len: int, *, required: bool = False) -> str
     value = value.strip()
     if required and not value:
         raise InvalidInput(field, "must not be empty")
+    return _within(value, field, max_len) or None
+
+
+def _string(value: Any, field: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(field, f"must be a string, not {type(value).__name__}")
+    return value
+
+
+def _within(value: str, field: str, max_len: int) -> str:
     if len(value) > max_len:
         raise InvalidInput(field, f"is {len(value)} characters long; the limit is {max_len}")
-    return value or None
+    return value

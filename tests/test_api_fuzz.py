@@ -38,7 +38,7 @@ CODES = {"BAD_INPUT", "NOT_FOUND", "ALREADY_EXISTS", "GRAPHQL_VALIDATION", "LLM_
 # by default the same examples run every time, so a failure here is a regression
 SCALE = int(os.environ.get("GRAPHMEM_FUZZ_SCALE", "1"))
 FUZZ = settings(
-    max_examples=150 * SCALE,
+    max_examples=300 * SCALE,
     deadline=None,
     derandomize=not os.environ.get("GRAPHMEM_FUZZ_RANDOM"),
     database=None,
@@ -125,11 +125,10 @@ def fuzzed(own_api_url: str, own_store_url: str) -> Iterator[tuple[str, Store, l
 def strings(known: list[str]) -> st.SearchStrategy[str]:
     """Known ids and meaningful words (so resolvers get somewhere), any text (lone surrogates
     included), hostile strings and control characters."""
-    meaningful = st.sampled_from(WORDS + known)
+    meaningful, hostile = st.sampled_from(WORDS + known), st.sampled_from(HOSTILE)
     return st.one_of(
-        meaningful, meaningful,
+        meaningful, meaningful, hostile, hostile,
         st.text(st.characters(exclude_categories=()), max_size=12),
-        st.sampled_from(HOSTILE),
         st.sampled_from(CONTROL).map(lambda c: f"a{c}b"),
     )  # fmt: skip
 
@@ -270,7 +269,7 @@ def test_fuzzed_queries(fuzzed: tuple[str, Store, list[str]]) -> None:
 def test_fuzzed_mutations(fuzzed: tuple[str, Store, list[str]]) -> None:
     url, store, known = fuzzed
 
-    @settings(FUZZ, max_examples=250 * SCALE)
+    @settings(FUZZ, max_examples=1000 * SCALE)
     @given(documents(mutations, SCHEMA.mutation_type, known))
     def run(body: dict[str, Any]) -> None:
         check(url, store, body)
@@ -281,7 +280,7 @@ def test_fuzzed_mutations(fuzzed: tuple[str, Store, list[str]]) -> None:
 def test_fuzzed_variables(fuzzed: tuple[str, Store, list[str]]) -> None:
     url, store, known = fuzzed
 
-    @settings(FUZZ, max_examples=300 * SCALE)
+    @settings(FUZZ, max_examples=600 * SCALE)
     @given(with_variables(known))
     def run(body: dict[str, Any]) -> None:
         check(url, store, body)

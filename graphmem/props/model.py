@@ -10,9 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from graphmem import strings
 from graphmem.errors import InvalidInput
-from graphmem.strings import MAX_SOURCE, checked_str
+from graphmem.strings import MAX_SOURCE, checked_name, checked_str
 
 MAX_TEXT = 10_000  # characters of one proposition: a statement, not a document
 KINDS = ("updates", "contradicts", "supports")  # relation kinds that become edges
@@ -143,7 +142,7 @@ def checked_text(value: Any, field: str, max_len: int = MAX_TEXT) -> str:
 
 def checked_source(value: Any, field: str) -> str | None:
     """An optional source name: trimmed, no control characters."""
-    return strings.name(value, field, MAX_SOURCE)
+    return checked_name(value, field, MAX_SOURCE)
 
 
 def make_proposition(

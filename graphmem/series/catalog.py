@@ -7,10 +7,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from graphmem import strings
 from graphmem.errors import AlreadyExists, InvalidInput, NotFound
 from graphmem.store import Store
-from graphmem.strings import checked_str, storable
+from graphmem.strings import checked_name, checked_str, storable
 from graphmem.timeutil import iso
 
 MAX_NAME = 200
@@ -56,8 +55,8 @@ def create_series(
     store: Store, name: str, unit: str | None = None, description: str | None = None
 ) -> SeriesInfo:
     """Create a series; a second series with the same name is refused."""
-    name = strings.name(name, "name", MAX_NAME, required=True)
-    unit = strings.name(unit, "unit", MAX_UNIT)
+    name = checked_name(name, "name", MAX_NAME, required=True)
+    unit = checked_name(unit, "unit", MAX_UNIT)
     description = _description(description)
     now = int(time.time())
     try:

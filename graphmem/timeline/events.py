@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from graphmem import embcodec, strings
+from graphmem import embcodec
 from graphmem.errors import InvalidInput
-from graphmem.strings import MAX_SOURCE, checked_str
+from graphmem.strings import MAX_SOURCE, checked_name, checked_str
 from graphmem.timeline.memory import TimelineMemory
 from graphmem.timeutil import iso, iso_date, parse_timestamp
 from graphmem.vectors import vector_id
@@ -54,7 +54,7 @@ def make_event(text: Any, date: Any, source: Any = None, field: str = "event") -
     if date is None:
         raise InvalidInput(f"{field}.date", "is required")
     ts = math.floor(parse_timestamp(date, f"{field}.date"))
-    src = strings.name(source, f"{field}.source", MAX_SOURCE)
+    src = checked_name(source, f"{field}.source", MAX_SOURCE)
     return Event(event_id(clean, ts), clean, iso_date(ts), ts, src)
 
 
