@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from graphql import GraphQLError
@@ -9,17 +10,45 @@ from strawberry.extensions import SchemaExtension
 
 from graphmem.errors import GraphmemError, InvalidInput
 
+# graphql-core's messages for a value that does not fit its type: "Variable '$p' has invalid
+# value at [0].text: ..." (3.3; 3.2: "got invalid value", "of required type") and "Argument
+# 'limit' has invalid value: ..."
+_BAD_VALUE = re.compile(
+    r"^(?:Variable '(?P<var>\$\w+)'|Argument '(?P<arg>\w+)') "
+    r"(?:(?:has|got) invalid (?:default )?value|of (?:required|non-null) type)"
+    r"(?: at (?P<at>[^:']+):)?"
+)
+_BAD_VARIABLES = ("Variable values are nested too deeply", "Too many errors processing variables")
+
 
 def error_extensions(error: GraphQLError) -> dict[str, object]:
-    """The `extensions` of a GraphQL error: a code, and the field for bad input."""
+    """The `extensions` of a GraphQL error: a code, and the field for bad input.
+
+    BAD_INPUT: a value the caller sent is wrong, whether graphmem or graphql-core (a variable
+    that does not fit its type) found it; `field` names it ($variable or argument, with the
+    path inside it). GRAPHQL_VALIDATION: the document itself cannot be parsed or does not fit
+    the schema. INTERNAL: a bug.
+    """
     original = error.original_error
-    if original is None:
-        return {"code": "GRAPHQL_VALIDATION"}
     if isinstance(original, InvalidInput):
         return {"code": original.code, "field": original.field}
     if isinstance(original, GraphmemError):
         return {"code": original.code}
+    if original is None or isinstance(original, GraphQLError):  # graphql-core's own errors
+        field = _bad_value_field(error.message)
+        if field is not None:
+            return {"code": "BAD_INPUT", "field": field}
+        if original is None:
+            return {"code": "GRAPHQL_VALIDATION"}
     return {"code": "INTERNAL"}
+
+
+def _bad_value_field(message: str) -> str | None:
+    """The variable or argument a graphql-core coercion message is about, if it is one."""
+    match = _BAD_VALUE.match(message)
+    if match:
+        return (match["var"] or match["arg"]) + (match["at"] or "")
+    return "variables" if message.startswith(_BAD_VARIABLES) else None
 
 
 class GraphmemErrors(SchemaExtension):

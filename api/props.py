@@ -11,6 +11,7 @@ from graphmem import props
 from graphmem.errors import InvalidInput
 from graphmem.props.model import checked_date
 from graphmem.props.retrieve import anchor_ranker
+from graphmem.strings import MAX_QUERY, MAX_SOURCE, checked_str
 
 MAX_LIST = 1000
 
@@ -133,8 +134,10 @@ def propositions(info: Info, filter: PropositionFilter | None = None) -> list[Pr
         raise InvalidInput("filter.offset", "must not be negative")
     start = None if f.start is None else checked_date(f.start, "filter.start")[1]
     end = None if f.end is None else checked_date(f.end, "filter.end")[1]
+    source = None if f.source is None else checked_str(f.source, "filter.source", MAX_SOURCE)
+    contains = None if f.contains is None else checked_str(f.contains, "filter.contains", MAX_QUERY)
     rows = info.context.store.read(
-        "props.filtered", source=f.source, start=start, end=end, contains=f.contains,
+        "props.filtered", source=source, start=start, end=end, contains=contains,
         offset=f.offset, limit=f.limit,
     )  # fmt: skip
     return [Proposition(id=strawberry.ID(r["id"]), text=r["text"], date=r["date"],

@@ -6,6 +6,7 @@ import strawberry
 
 from api.context import Info
 from graphmem import timeline as tl
+from graphmem.errors import InvalidInput
 from graphmem.timeutil import iso
 
 
@@ -119,7 +120,10 @@ class TimelineQuery:
 class TimelineMutation:
     @strawberry.mutation(description="Store an episodic memory (same text and date: no-op)")
     def add_event(self, info: Info, text: str, date: str, source: str | None = None) -> Event:
-        event = tl.add_event(info.context.services.timeline(), text, date, source)
+        try:
+            event = tl.add_event(info.context.services.timeline(), text, date, source)
+        except InvalidInput as error:  # the library names the event; here its arguments
+            raise InvalidInput(error.field.removeprefix("event."), error.problem) from None
         return Event(id=strawberry.ID(event.id), text=event.text, date=event.date)
 
     @strawberry.mutation(description="Record a recall of these memories at `now` (once per now)")

@@ -17,6 +17,7 @@ from graphmem.series.archive import read_index_range
 from graphmem.series.segments import time_bounds
 from graphmem.series.tools import TOOLS, ToolEnv, ToolResult, run_tool, tool_schemas
 from graphmem.store import Store
+from graphmem.strings import MAX_QUERY, checked_str
 from graphmem.timeutil import iso_date
 
 SHORT_RESULT = 300
@@ -159,7 +160,7 @@ def _loop(
     max_steps: int,
     on_step: Callable[[Step, int], None] | None,
 ) -> Answer:
-    if not isinstance(question, str) or not question.strip():
+    if not checked_str(question, "question", MAX_QUERY).strip():
         raise InvalidInput("question", "must not be empty")
     if not 1 <= max_steps <= MAX_STEPS:
         raise InvalidInput("max_steps", f"must be between 1 and {MAX_STEPS}")

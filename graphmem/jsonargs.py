@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from graphmem.errors import InvalidInput
+from graphmem.strings import storable
 
 _TYPES = {
     "string": (str,),
@@ -47,7 +48,7 @@ def _check(name: str, value: Any, schema: dict[str, Any]) -> None:
         raise InvalidInput(name, f"must be at least {schema['minimum']}")
     if "maximum" in schema and value > schema["maximum"]:
         raise InvalidInput(name, f"must be at most {schema['maximum']}")
-    if kind == "string" and not value.strip():
+    if kind == "string" and not storable(value, name).strip():
         raise InvalidInput(name, "must not be empty")
     if kind == "array":
         if "minItems" in schema and len(value) < schema["minItems"]:

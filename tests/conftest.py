@@ -72,29 +72,28 @@ def store(_embedded_session: Store) -> Iterator[Store]:
 @pytest.fixture(scope="session")
 def api_url(embedded_url: str, _embedded_session: Store) -> Iterator[str]:
     """The real ASGI app served by uvicorn on a free local port, on the embedded store."""
-    import socket
-    import threading
-    import time
+    from appserver import served
 
-    import uvicorn
+    with served(Settings(store_url=embedded_url)) as url:
+        yield url
 
-    from api.app import create_app
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    app = create_app(Settings(store_url=embedded_url))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+@pytest.fixture(scope="session")
+def own_store_url(short_tmp: Path) -> str:
+    """A data dir of its own, for tests that throw hostile input at the store.
+
+    Should they find a value that crashes the server, the shared one of the other tests is spared.
+    """
+    return f"falkordb+embedded://{short_tmp / 'hostile'}"
+
+
+@pytest.fixture(scope="session")
+def own_api_url(own_store_url: str, short_tmp: Path) -> Iterator[str]:
+    """The real app on the store of own_store_url (its vector indexes beside it)."""
+    from appserver import served
+
+    with served(Settings(store_url=own_store_url, home=short_tmp / "hostile")) as url:
+        yield url
 
 
 @pytest.fixture

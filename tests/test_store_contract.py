@@ -67,7 +67,8 @@ def test_statement_failing_midway_leaves_nothing(any_store: Store) -> None:
     assert count(any_store) == 0
 
 
-ALL_CONTROL = "".join(chr(c) for c in range(1, 32)) + "\x7f"
+# U+0001 is refused (FalkorDB's index separator, see test_unstorable_values_are_refused)
+ALL_CONTROL = "".join(chr(c) for c in range(2, 32)) + "\x7f" + "".join(map(chr, range(128, 160)))
 
 
 @pytest.mark.parametrize(
@@ -99,7 +100,7 @@ def test_strings_stored_verbatim(any_store: Store, text: str) -> None:
 def test_every_single_character_round_trips(any_store: Store) -> None:
     # every control character and the ASCII range one by one, and astral-plane samples,
     # each as a value and as a map key
-    chars = [chr(c) for c in range(1, 128)] + ["é", "東", "🚀", "\U0001f9ea", "\U000e0001"]
+    chars = [chr(c) for c in range(2, 128)] + ["é", "東", "🚀", "\U0001f9ea", "\U000e0001"]
     rows = [{"id": f"c{i}", "n": i} for i in range(len(chars))]
     any_store.write(Q["contract.create"], id="chars", text="".join(chars), n=0, xs=chars)
     keyed = {ch: i for i, ch in enumerate(chars) if ch != "`"}
@@ -119,6 +120,11 @@ def test_every_single_character_round_trips(any_store: Store) -> None:
         (b"bytes", "bytes cannot be stored"),
         (bytearray(b"x"), "bytes cannot be stored"),
         ({"k": "\x00"}, "NUL"),
+        ("a\x01b", r"U\+0001"),
+        ("\x01", r"U\+0001"),
+        ({"k\x01": 1}, r"U\+0001"),
+        (1.7976931348623157e308, "too large to store"),
+        (-1.7976931348623157e308, "too large to store"),
     ],
 )
 def test_unstorable_values_are_refused(any_store: Store, value: object, problem: str) -> None:
@@ -131,6 +137,54 @@ def test_unstorable_values_are_refused(any_store: Store, value: object, problem:
 def test_int64_bounds_round_trip(any_store: Store) -> None:
     for n in (2**63 - 1, -(2**63)):
         assert any_store.read(Q["contract.echo"], value=n, rows=[])[0]["value"] == n
+
+
+def test_largest_storable_float_round_trips(any_store: Store) -> None:
+    for x in (1.79769313486231e308, -1.79769313486231e308, 5e-324, -0.0):
+        assert any_store.read(Q["contract.echo"], value=x, rows=[])[0]["value"] == x
+
+
+def test_deep_nesting_is_refused_not_a_recursion_error(any_store: Store) -> None:
+    deep: object = 1
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(InvalidInput, match="nested more than 32 levels"):
+        any_store.read(Q["contract.echo"], value=deep, rows=[])
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("", "must not be empty"),
+        (" padded", "start or end with whitespace"),
+        ("padded\t", "start or end with whitespace"),
+        ("\n", "start or end with whitespace"),
+        ("x" * 4097, "longer than 4096 bytes"),
+        ("é" * 2049, "longer than 4096 bytes"),
+    ],
+)
+def test_writes_refuse_values_that_cannot_be_index_entries(
+    any_store: Store, name: str, problem: str
+) -> None:
+    # FalkorDB trims and truncates index entries: its unique check would crash on these
+    with pytest.raises(InvalidInput, match=problem) as caught:
+        any_store.write(Q["contract.create_series_like"], id="s", name=name)
+    assert caught.value.field == "name"
+    assert any_store.read("series.get", id="s") == []
+    assert any_store.read("series.get_by_name", name=name) == [], "reads may look them up"
+
+
+def test_other_strings_are_not_held_to_index_entry_rules(any_store: Store) -> None:
+    text, label = "x" * 5000 + " ", " " + "y" * 5000  # a meta-segment's label is free text
+    any_store.write(Q["contract.create"], id="long", text=text, n=0, xs=["", " "])
+    row = any_store.write(Q["contract.update"], id="long", changes={"label": label})[0]["n"]
+    assert row["text"] == text and row["label"] == label and row["xs"] == ["", " "]
+
+
+def test_index_entries_at_the_limits_are_stored(any_store: Store) -> None:
+    for i, name in enumerate(("x" * 4096, "é" * 2048, "a b", "mid\tdle", "ü")):
+        any_store.write(Q["contract.create_series_like"], id=f"s{i}", name=name)
+        assert any_store.read("series.get_by_name", name=name)[0]["s"]["id"] == f"s{i}"
 
 
 def test_map_keys_cannot_inject_cypher(any_store: Store) -> None:

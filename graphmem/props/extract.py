@@ -35,6 +35,7 @@ from graphmem.props.sentences import split_sentences
 __all__ = ["add_document", "add_propositions", "extract_with_llm", "split_into_propositions"]
 
 CHUNK_CHARS = 6000
+MAX_DOCUMENT = 1_000_000  # characters: about 170 LLM calls of CHUNK_CHARS each
 
 EXTRACT_PROMPT = """\
 You turn a document into propositions: short, self-contained factual statements.
@@ -131,7 +132,7 @@ def add_document(
     Re-adding the same document (same text, date and source) changes nothing and costs no
     LLM call: the Document node is written last, so once it exists the work is done.
     """
-    clean = checked_text(text, "text")
+    clean = checked_text(text, "text", MAX_DOCUMENT)
     day, ts = checked_date(date, "date")
     src = checked_source(source, "source")
     doc = DocumentRow(document_id(clean, day, src), clean, day, ts, src)

@@ -11,7 +11,9 @@ from functools import lru_cache
 from typing import Any
 
 from graphmem.errors import InvalidInput
+from graphmem.strings import MAX_SOURCE, checked_name, checked_str
 
+MAX_TEXT = 10_000  # characters of one proposition: a statement, not a document
 KINDS = ("updates", "contradicts", "supports")  # relation kinds that become edges
 LABELS = (*KINDS, "norel")  # what a classifier may answer
 EDGE_TYPES = {"updates": "UPDATES", "contradicts": "CONTRADICTS", "supports": "SUPPORTS"}
@@ -130,23 +132,17 @@ def _day(value: str) -> tuple[str, int] | str:
     return value, int(dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC).timestamp())
 
 
-def checked_text(value: Any, field: str) -> str:
+def checked_text(value: Any, field: str, max_len: int = MAX_TEXT) -> str:
     """A non-empty statement text, cleaned; else InvalidInput."""
-    if not isinstance(value, str):
-        raise InvalidInput(field, f"must be a string, not {type(value).__name__}")
-    text = clean_text(value)
+    text = clean_text(checked_str(value, field, max_len))
     if not text:
         raise InvalidInput(field, "is empty")
     return text
 
 
 def checked_source(value: Any, field: str) -> str | None:
-    """An optional source name."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InvalidInput(field, f"must be a string, not {type(value).__name__}")
-    return value.strip() or None
+    """An optional source name: trimmed, no control characters."""
+    return checked_name(value, field, MAX_SOURCE)
 
 
 def make_proposition(

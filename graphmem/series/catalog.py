@@ -9,6 +9,7 @@ from typing import Any
 
 from graphmem.errors import AlreadyExists, InvalidInput, NotFound
 from graphmem.store import Store
+from graphmem.strings import checked_name, checked_str, storable
 from graphmem.timeutil import iso
 
 MAX_NAME = 200
@@ -44,28 +45,19 @@ def series_id_for(name: str) -> str:
     return "ser_" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:16]
 
 
-def _clean(field: str, value: str | None, limit: int, required: bool = False) -> str | None:
+def _description(value: Any) -> str | None:
     if value is None:
-        if required:
-            raise InvalidInput(field, "is required")
         return None
-    if not isinstance(value, str):
-        raise InvalidInput(field, f"must be a string, got {type(value).__name__}")
-    value = value.strip()
-    if required and not value:
-        raise InvalidInput(field, "must not be empty")
-    if len(value) > limit:
-        raise InvalidInput(field, f"is {len(value)} characters long; the limit is {limit}")
-    return value or None
+    return checked_str(value, "description", MAX_DESCRIPTION).strip() or None
 
 
 def create_series(
     store: Store, name: str, unit: str | None = None, description: str | None = None
 ) -> SeriesInfo:
     """Create a series; a second series with the same name is refused."""
-    name = _clean("name", name, MAX_NAME, required=True)
-    unit = _clean("unit", unit, MAX_UNIT)
-    description = _clean("description", description, MAX_DESCRIPTION)
+    name = checked_name(name, "name", MAX_NAME, required=True)
+    unit = checked_name(unit, "unit", MAX_UNIT)
+    description = _description(description)
     now = int(time.time())
     try:
         rows = store.write(
@@ -86,6 +78,7 @@ def get_series(store: Store, ref: str, field: str = "series") -> SeriesInfo:
     """The series with this id or, failing that, this name; `field` names `ref` in errors."""
     if not isinstance(ref, str) or not ref.strip():
         raise InvalidInput(field, "a series id or name is required")
+    storable(ref, field)
     rows = store.read("series.get", id=ref) or store.read("series.get_by_name", name=ref.strip())
     if not rows:
         raise NotFound(f"series: no series with id or name {ref!r}")

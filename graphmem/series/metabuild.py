@@ -32,6 +32,7 @@ from graphmem.series.segquery import (
 from graphmem.series.stats import SuffStats
 from graphmem.series.textsearch import SegmentSearch
 from graphmem.store import Store
+from graphmem.strings import MAX_LABEL, MAX_QUERY, checked_name, checked_str
 from graphmem.timeutil import iso_date
 
 
@@ -305,6 +306,7 @@ def build_from_members(
     """A meta-segment over given segments and/or meta-segments, statistics combined exactly."""
     if not member_ids:
         raise InvalidInput("members", "at least one member id is required")
+    label = checked_name(label, "label", MAX_LABEL)
     ids = sorted(set(member_ids))
     segs = [Segment.from_node(r["g"]) for r in store.read("segments.get_many", ids=ids)]
     metas = list(get_metas(store, ids).values())
@@ -331,6 +333,7 @@ def build_by_text(
     filt: SegmentFilter | None = None,
 ) -> MetaSegment:
     """One meta-segment grouping the k segments closest to `text` among those meeting `filt`."""
+    checked_str(text, "text", MAX_QUERY)
     if not 1 <= k <= 1000:
         raise InvalidInput("k", "must be between 1 and 1000")
     ctx = _context(store, series_ref)

@@ -15,6 +15,7 @@ from graphmem.cypher import Statement, statement
 from graphmem.errors import InvalidInput, StoreError
 from graphmem.store.dialect import DIALECTS, Dialect
 from graphmem.store.schema import INDEXES, UNIQUE, ddl
+from graphmem.strings import storable
 
 Row = dict[str, Any]
 
@@ -30,25 +31,41 @@ class Health:
 
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-# NUL ends a string inside FalkorDB (C strings); lone surrogates are not encodable as UTF-8
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-_UNSAFE_KEY = re.compile("[\x00\ud800-\udfff`]")
+# FalkorDB answers doubles with 15 significant digits: anything larger reads back as infinity
+MAX_FLOAT = 1.79769313486231e308
+MAX_DEPTH = 32  # lists and maps nested deeper are no data graphmem writes
+# Strings under these names are index entries (graphmem.store.schema). FalkorDB indexes a string
+# trimmed of ASCII whitespace and only up to 4096 bytes: a value it cannot find again in its
+# index crashes the server's unique check and is missed by lookups, so writes refuse them.
+# ("label" is indexed only on VectorClock, whose labels are literals in the statements, while
+# other labels, e.g. a meta-segment's, are free text.)
+KEY_NAMES = frozenset(prop for _, prop in UNIQUE + INDEXES) - {"label"}
+MAX_KEY_BYTES = 4096
+_ASCII_SPACE = " \t\n\v\f\r"
+_UNSAFE_KEY = re.compile("[\x00\x01\ud800-\udfff`]")
 _PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def plain(value: Any, path: str = "$") -> Any:
+def plain(value: Any, path: str = "$", *, keys: bool = False, depth: int = 0) -> Any:
     """Convert numpy and tuple values to plain JSON-like Python; reject what cannot be stored.
 
-    Refused, so that nothing is silently changed on the way in: NaN and infinity, integers
-    outside int64, bytes, strings holding NUL or lone surrogates, map keys holding a backtick.
+    Refused, so that nothing is silently changed on the way in: NaN, infinity and floats too
+    large to read back, integers outside int64, bytes, strings holding NUL, U+0001 or lone
+    surrogates, map keys holding a backtick, nesting deeper than MAX_DEPTH. With `keys`
+    (writes), strings named like an indexed property must also be valid index entries.
     """
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, str):
-        return _checked_str(value, path)
+        storable(value, path)
+        if keys and _name_of(path) in KEY_NAMES:
+            _checked_key_value(value, path)
+        return value
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InvalidInput(path, f"{value} is not a finite number and cannot be stored")
+        if abs(value) > MAX_FLOAT:
+            raise InvalidInput(path, f"{value!r} is too large to store (limit {MAX_FLOAT:g})")
         return value
     if value is None or isinstance(value, bool):
         return value
@@ -62,38 +79,52 @@ def plain(value: Any, path: str = "$") -> Any:
         return value
     if isinstance(value, bytes | bytearray | memoryview):
         raise InvalidInput(path, "bytes cannot be stored; decode them to text (e.g. base64) first")
+    if depth >= MAX_DEPTH and isinstance(value, Mapping | Sequence):
+        raise InvalidInput(path, f"is nested more than {MAX_DEPTH} levels deep")
     if isinstance(value, Mapping):
-        return {_checked_key(k, path): plain(v, f"{path}.{k}") for k, v in value.items()}
+        return {
+            _checked_key(k, path): plain(v, f"{path}.{k}", keys=keys, depth=depth + 1)
+            for k, v in value.items()
+        }
     if isinstance(value, Sequence):
-        return [plain(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        return [plain(v, f"{path}[{i}]", keys=keys, depth=depth + 1) for i, v in enumerate(value)]
     raise InvalidInput(path, f"values of type {type(value).__name__} cannot be stored")
 
 
-def _checked_str(value: str, path: str) -> str:
-    bad = _UNSTORABLE.search(value)
-    if bad is not None:
-        char = f"U+{ord(bad.group()):04X}"
-        what = "NUL" if char == "U+0000" else "a lone surrogate (not valid Unicode)"
-        where = f"at index {bad.start()}"
-        raise InvalidInput(path, f"holds {what} ({char}) {where}; it cannot be stored")
-    return value
+def _name_of(path: str) -> str:
+    """The parameter or map key a value is stored under (rows[3].id -> id; list items: none)."""
+    last = path.rsplit(".", 1)[-1]
+    return "" if last.endswith("]") else last
+
+
+def _checked_key_value(value: str, path: str) -> None:
+    if not value:
+        raise InvalidInput(path, "must not be empty: it is an index entry")
+    if value[0] in _ASCII_SPACE or value[-1] in _ASCII_SPACE:
+        raise InvalidInput(path, "must not start or end with whitespace: it is an index entry")
+    # 4 bytes per character at most: short strings need no encoding to be measured
+    if len(value) * 4 > MAX_KEY_BYTES and len(value.encode()) > MAX_KEY_BYTES:
+        raise InvalidInput(path, f"is longer than {MAX_KEY_BYTES} bytes: it is an index entry")
 
 
 def _checked_key(key: object, path: str) -> str:
     key = key if isinstance(key, str) else str(key)
     if _UNSAFE_KEY.search(key) is None:
         return key
-    _checked_str(key, f"{path} key {key!r}")
+    storable(key, f"{path} key {key!r}")
     # FalkorDB quotes map keys in backticks and has no escape for one inside
     raise InvalidInput(f"{path} key {key!r}", "map keys must not contain a backtick (`)")
 
 
-def params_of(params: Mapping[str, Any]) -> dict[str, Any]:
-    """Statement parameters checked and made plain; names must be identifiers."""
+def params_of(params: Mapping[str, Any], *, keys: bool = False) -> dict[str, Any]:
+    """Statement parameters checked and made plain; names must be identifiers.
+
+    `keys` (set for writes) also checks strings named like an indexed property (KEY_NAMES).
+    """
     for name in params:
         if not isinstance(name, str) or not _PARAM_NAME.match(name):
             raise InvalidInput(str(name), "is not a valid parameter name (letters, digits, _)")
-    return {name: plain(value, name) for name, value in params.items()}
+    return {name: plain(value, name, keys=keys) for name, value in params.items()}
 
 
 class Floats(list):
@@ -121,7 +152,7 @@ class Store(ABC):
     def write(self, name: str | Statement, /, **params: Any) -> list[Row]:
         """Run a named statement on the write path; it lands whole or not at all."""
         stmt = _resolve(name)
-        return self._run(stmt.text, params_of(params), write=True, what=stmt.name)
+        return self._run(stmt.text, params_of(params, keys=True), write=True, what=stmt.name)
 
     def write_batch(
         self, name: str | Statement, rows: Sequence[Mapping[str, Any]], /, **params: Any

@@ -13,12 +13,14 @@ import numpy as np
 
 from graphmem import embcodec
 from graphmem.errors import InvalidInput
+from graphmem.strings import MAX_SOURCE, checked_name, checked_str
 from graphmem.timeline.memory import TimelineMemory
 from graphmem.timeutil import iso, iso_date, parse_timestamp
 from graphmem.vectors import vector_id
 
 LABEL = "Event"
 MAX_BATCH = 1000  # events per call: one statement, so it lands whole
+MAX_TEXT = 10_000  # characters of one event
 _KEYS = frozenset({"text", "date", "source"})
 
 
@@ -46,17 +48,14 @@ def event_id(text: str, ts: int) -> str:
 
 def make_event(text: Any, date: Any, source: Any = None, field: str = "event") -> Event:
     """A validated Event; `date` is an ISO date/datetime, a date object or epoch seconds."""
-    if not isinstance(text, str):
-        raise InvalidInput(f"{field}.text", f"must be a string, not {type(text).__name__}")
-    clean = clean_text(text)
+    clean = clean_text(checked_str(text, f"{field}.text", MAX_TEXT))
     if not clean:
         raise InvalidInput(f"{field}.text", "is empty")
     if date is None:
         raise InvalidInput(f"{field}.date", "is required")
     ts = math.floor(parse_timestamp(date, f"{field}.date"))
-    if source is not None and not isinstance(source, str):
-        raise InvalidInput(f"{field}.source", f"must be a string, not {type(source).__name__}")
-    return Event(event_id(clean, ts), clean, iso_date(ts), ts, (source or "").strip() or None)
+    src = checked_name(source, f"{field}.source", MAX_SOURCE)
+    return Event(event_id(clean, ts), clean, iso_date(ts), ts, src)
 
 
 def add_event(

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.errors import InvalidInput
+from graphmem.strings import MAX_QUERY, checked_str
 from graphmem.timeline.formula import (
     TimelineConfig,
     checked_count,
@@ -71,7 +72,7 @@ def recall(
 
     `reinforce=True` also records a recall (see `reinforce`) of those with p >= threshold.
     """
-    if not isinstance(query, str) or not query.strip():
+    if not checked_str(query, "query", MAX_QUERY).strip():
         raise InvalidInput("query", "must be a non-empty string")
     args = _checked(ctx.config, now, k, threshold, labels, candidates)  # before the model runs
     vector = ctx.embedder.encode_one(query)

@@ -1,0 +1,36 @@
+"""The real ASGI app served by uvicorn on a free local port, for tests that talk HTTP to it."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import uvicorn
+
+from api.app import create_app
+from graphmem.config import Settings
+
+
+@contextlib.contextmanager
+def served(settings: Settings) -> Iterator[str]:
+    """Serve the app with `settings` on 127.0.0.1; yields its base URL, stops it on exit."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    app = create_app(settings)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
