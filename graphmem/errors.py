@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 
+MAX_PROBLEM = 500  # characters of an InvalidInput's problem text kept in its message
+
+
 class GraphmemError(Exception):
     """Base of every error graphmem raises on purpose."""
 
@@ -15,6 +18,9 @@ class InvalidInput(GraphmemError):
     code = "BAD_INPUT"
 
     def __init__(self, field: str, problem: str) -> None:
+        if len(problem) > MAX_PROBLEM:  # a message may quote the bad value, which may be huge
+            cut = len(problem) - MAX_PROBLEM
+            problem = f"{problem[:MAX_PROBLEM]}… ({cut:,} more characters)"
         super().__init__(f"{field}: {problem}")
         self.field = field
         self.problem = problem

@@ -70,11 +70,11 @@ def store(_embedded_session: Store) -> Iterator[Store]:
 
 
 @pytest.fixture(scope="session")
-def api_url(embedded_url: str, _embedded_session: Store) -> Iterator[str]:
+def api_url(embedded_url: str, _embedded_session: Store, short_tmp: Path) -> Iterator[str]:
     """The real ASGI app served by uvicorn on a free local port, on the embedded store."""
     from appserver import served
 
-    with served(Settings(store_url=embedded_url)) as url:
+    with served(Settings(store_url=embedded_url, home=short_tmp / "api")) as url:
         yield url
 
 

@@ -251,3 +251,13 @@ def test_cli_refuses_a_control_character_in_a_series_name(
     assert main(["ingest-series", str(csv), "--series", "a\x01b"]) == 1
     assert "U+0001" in capsys.readouterr().err
     assert nodes(own[1]) == 0 and healthy(own[0])
+
+
+def test_a_huge_bad_value_gives_a_short_message(own: tuple[str, Store]) -> None:
+    url, store = own
+    before = nodes(store)
+    huge = "x" * 1_000_000
+    error = refusal(post(url, EVENT, t="a note", d=huge, s=None))
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "date"}
+    assert len(error["message"]) < 1_000 and "more characters" in error["message"]
+    assert nodes(store) == before
