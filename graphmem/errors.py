@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 MAX_PROBLEM = 500  # characters of an InvalidInput's problem text kept in its message
 
 
