@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -9,8 +10,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -100,25 +101,87 @@ def test_write_refused_by_a_dead_server_is_sent_again_after_the_restart(
     store.close()
 
 
-def test_statement_running_when_the_server_dies_is_reported_not_rerun(data_dir: Path) -> None:
+def blocked(observer: redis.Redis, name: str, count: int) -> None:
+    """Until `count` clients named `name` wait on FalkorDB (queued or running a query)."""
+    deadline = time.monotonic() + 60
+    while sum(c["name"] == name and "b" in c["flags"] for c in observer.client_list()) < count:
+        assert time.monotonic() < deadline, f"{count} {name} statements never started"
+        time.sleep(0.01)
+
+
+def killed_while_queued(data_dir: Path, store: Store, run: Callable[[], object]) -> Future:
+    """Run `run` (one statement) in a thread and kill the server while it waits to be run.
+
+    FalkorDB's worker threads are first kept busy with endless reads from other clients, so
+    the statement is read by the server and queued: delivered, and not run, when it dies.
+    """
+    observer = control(data_dir)
+    threads = observer.execute_command("GRAPH.CONFIG", "GET", "THREAD_COUNT")[1]
+    endless = f"CYPHER n=100000 {Q['healing_test.slow_read'].text}"
+    pool = ThreadPoolExecutor(threads + 1)
+    try:
+        for _ in range(threads):  # no retries: they end with the server
+            hog = proc.control(data_dir / proc.SOCKET, None)
+            pool.submit(hog.execute_command, "GRAPH.RO_QUERY", store.graph_name, endless)
+        blocked(observer, proc.CONTROL_NAME, threads)
+        running = pool.submit(run)
+        blocked(observer, "graphmem", 1)
+    finally:
+        kill_server(data_dir)
+        pool.shutdown(wait=False)  # a statement that hangs fails below, not here
+    return running
+
+
+def test_write_delivered_when_the_server_dies_is_reported_not_resent(data_dir: Path) -> None:
     store = open_store(url(data_dir), Settings())
     pid = server_pid(data_dir)
-    observer = control(data_dir)
-    with ThreadPoolExecutor(1) as pool:
-        running = pool.submit(store.read, Q["healing_test.slow_read"], n=100_000)
-        try:
-            deadline = time.monotonic() + 60
-            while not any(
-                c["name"] == "graphmem" and "b" in c["flags"] for c in observer.client_list()
-            ):  # FalkorDB blocks the client while a worker thread runs its query
-                assert time.monotonic() < deadline, "the slow read never started"
-                time.sleep(0.01)
-        finally:
-            kill_server(data_dir)
-        with pytest.raises(StoreUnavailable, match="stopped while the statement ran"):
-            running.result(timeout=60)
+    running = killed_while_queued(data_dir, store, lambda: create_series(store, "maybe"))
+    with pytest.raises(StoreUnavailable, match="may or may not have been applied"):
+        running.result(timeout=60)
     assert server_pid(data_dir) not in (None, pid), "restarted for the next statement"
-    assert names(store) == []
+    assert names(store) == [], "not sent again (it had not run)"
+    store.close()
+
+
+def test_read_delivered_when_the_server_dies_is_sent_again(data_dir: Path) -> None:
+    store = open_store(url(data_dir), Settings())
+    create_series(store, "read twice")
+    pid = server_pid(data_dir)
+    running = killed_while_queued(data_dir, store, lambda: names(store))
+    assert running.result(timeout=60) == ["read twice"]
+    assert server_pid(data_dir) not in (None, pid)
+    store.close()
+
+
+def rewriting(data_dir: Path) -> int:
+    """Start a compaction that takes minutes (the child sleeps after each key); its pid."""
+    observer = control(data_dir)
+    wait_compacted(data_dir)
+    observer.config_set("rdb-key-save-delay", 120_000_000)  # microseconds per key
+    observer.bgrewriteaof()
+    deadline = time.monotonic() + 60
+    while not (temps := list(data_dir.glob("temp-rewriteaof-*.aof"))):
+        assert time.monotonic() < deadline, "the rewrite never started"
+        time.sleep(0.01)
+    return int(temps[0].stem.rsplit("-", 1)[1])
+
+
+def test_kill_during_compaction_heals_and_leaves_no_rewrite_behind(data_dir: Path) -> None:
+    store = open_store(url(data_dir), Settings())
+    create_series(store, "compacted")
+    child = rewriting(data_dir)
+    pool = ThreadPoolExecutor(1)
+    try:
+        kill_server(data_dir)  # its rewrite's child lives on, holding the old connections
+        assert pool.submit(names, store).result(timeout=60) == ["compacted"]
+    finally:
+        pool.shutdown(wait=False)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)  # a regression must not leave it sleeping
+    assert wait_gone(child), "the orphaned rewrite was stopped"
+    wait_compacted(data_dir)  # the restarted server's own compaction
+    assert not list(data_dir.glob("temp-rewriteaof-*")), "its half-written file removed"
+    assert store.health().reachable
     store.close()
 
 
