@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 import signal
@@ -26,7 +27,7 @@ from graphmem.errors import InvalidInput, StoreUnavailable
 from graphmem.series.catalog import create_series, list_series
 from graphmem.series.ingest import append
 from graphmem.series.synthetic import sales_series
-from graphmem.store import Store, embedded, open_store
+from graphmem.store import Store, embedded, falkordb_engine, open_store
 from graphmem.store import server_process as proc
 
 Q = load_dir(Path(__file__).parent / "cypher")
@@ -153,6 +154,22 @@ def test_read_delivered_when_the_server_dies_is_sent_again(data_dir: Path) -> No
     store.close()
 
 
+def test_close_while_a_statement_runs_shuts_the_server_down(data_dir: Path) -> None:
+    store = open_store(url(data_dir), Settings())
+    pid = server_pid(data_dir)
+    pool = ThreadPoolExecutor(1)
+    try:
+        running = pool.submit(store.read, Q["healing_test.slow_read"], n=100_000)
+        blocked(control(data_dir), "graphmem", 1)
+        store.close()
+        with pytest.raises(StoreUnavailable, match="the store is closed"):
+            running.result(timeout=60)
+    finally:
+        pool.shutdown(wait=False)
+    assert wait_gone(pid), "shut down by its last user"
+    assert server_pid(data_dir) is None, "and not restarted by the statement that lost it"
+
+
 def rewriting(data_dir: Path) -> int:
     """Start a compaction that takes minutes (the child sleeps after each key); its pid."""
     observer = control(data_dir)
@@ -192,6 +209,45 @@ def test_health_restarts_a_killed_server(data_dir: Path) -> None:
     assert health.reachable and health.version.startswith("FalkorDB")
     assert server_pid(data_dir) not in (None, dead)
     store.close()
+
+
+def test_health_answers_within_its_limit_while_another_process_holds_the_lock(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(falkordb_engine, "HEALTH_WAIT", 0.5)
+    store = open_store(url(data_dir), Settings())
+    dead = kill_server(data_dir)
+    pool = ThreadPoolExecutor(1)
+    with open(data_dir / proc.LOCKFILE, "w") as lock:  # another process starting the server
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            health = pool.submit(store.health).result(timeout=60)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            pool.shutdown(wait=False)
+    assert not health.reachable and "being started or stopped by another process" in health.detail
+    assert server_pid(data_dir) is None, "not started meanwhile"
+    assert store.health().reachable, "the next check restarts it"
+    assert server_pid(data_dir) not in (None, dead)
+    store.close()
+
+
+def test_health_reports_a_load_in_progress_and_waits_for_nothing(data_dir: Path) -> None:
+    store = open_store(url(data_dir), Settings())
+    store.write(Q["healing_test.filler"], n=FILLER)
+    kill_server(data_dir)
+    server = loading(data_dir)  # restarted by another process, frozen while it loads
+    pool = ThreadPoolExecutor(1)
+    try:
+        health = pool.submit(store.health).result(timeout=60)
+    finally:
+        os.kill(server.pid, signal.SIGCONT)
+        pool.shutdown(wait=False)
+    assert not health.reachable and "is loading (replaying its append-only file" in health.detail
+    assert store.read(Q["healing_test.count_filler"])[0]["n"] == FILLER
+    assert server_pid(data_dir) == server.pid, "the loading server was used, not replaced"
+    store.close()
+    assert server.wait(timeout=60) == 0
 
 
 def test_api_heals_without_a_restart_of_the_app(data_dir: Path) -> None:
@@ -274,26 +330,73 @@ store.close()
 FILLER = 1_000_000  # nodes: the server takes about half a second to replay them
 
 
-def test_open_waits_for_a_loading_server_and_never_kills_it(data_dir: Path) -> None:
+def loading(data_dir: Path) -> subprocess.Popen[bytes]:
+    """A server started as another opener would, frozen (SIGSTOP) while it loads the log."""
+    server = proc.start(data_dir, "always")
+    deadline = time.monotonic() + 60
+    while (state := proc.status(data_dir, 0.05).state) != proc.LOADING:
+        assert state != proc.READY, "loaded before it was seen loading: make FILLER larger"
+        assert time.monotonic() < deadline, "never started loading"
+        time.sleep(0.005)
+    os.kill(server.pid, signal.SIGSTOP)
+    return server
+
+
+def test_open_waits_for_a_loading_server_and_never_kills_it(
+    data_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     store = open_store(url(data_dir), Settings())
     store.write(Q["healing_test.filler"], n=FILLER)
     store.close()  # the log's tail now holds the statement: the next start replays it
-    with pytest.raises(StoreUnavailable, match="GRAPHMEM_STORE_LOAD_TIMEOUT") as raised:
-        open_store(url(data_dir), Settings(store_load_timeout=0.05))
-    assert "not restarted" in str(raised.value)
-    loading = server_pid(data_dir)
-    assert loading is not None, "a server that is too slow to load is left running"
-    other = subprocess.Popen(
-        [sys.executable, "-c", OPEN_AND_COUNT, url(data_dir), str(data_dir)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    store = open_store(url(data_dir), Settings())  # waits for the same load
-    assert server_pid(data_dir) == loading
-    assert store.read(Q["healing_test.count_filler"])[0]["n"] == FILLER
-    out, err = other.communicate(timeout=120)
-    assert other.returncode == 0, err
-    assert out.split() == [str(FILLER), str(loading)]
+    server = loading(data_dir)
+    try:
+        with caplog.at_level(logging.WARNING, logger="graphmem.store.embedded"):
+            with pytest.raises(StoreUnavailable, match="GRAPHMEM_STORE_LOAD_TIMEOUT") as raised:
+                open_store(url(data_dir), Settings(store_load_timeout=0.05))
+        assert "still loading" in str(raised.value) and "not restarted" in str(raised.value)
+        assert "is loading: replaying its append-only file" in caplog.text, "progress logged"
+        assert server_pid(data_dir) == server.pid, "a server too slow to load is left running"
+        other = subprocess.Popen(
+            [sys.executable, "-c", OPEN_AND_COUNT, url(data_dir), str(data_dir)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        os.kill(server.pid, signal.SIGCONT)
+        store = open_store(url(data_dir), Settings())  # waits for the same load
+        assert server_pid(data_dir) == server.pid
+        assert store.read(Q["healing_test.count_filler"])[0]["n"] == FILLER
+        out, err = other.communicate(timeout=120)
+        assert other.returncode == 0, err
+        assert out.split() == [str(FILLER), str(server.pid)]
+        store.close()
+        assert server.wait(timeout=60) == 0, "shut down by its last user"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(server.pid, signal.SIGCONT)
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+def test_a_slow_load_is_followed_by_a_compaction(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = open_store(url(data_dir), Settings())
+    store.write(Q["healing_test.filler"], n=FILLER)
+    control(data_dir).bgrewriteaof()
+    wait_compacted(data_dir)
+    store.write(Q["healing_test.filler"], n=10)  # a tail far below half the snapshot
     store.close()
+    tail = aof_tail_bytes(data_dir)
+    monkeypatch.setattr(embedded, "SLOW_LOAD", 1e9)  # no load counts as slow
+    reopened = open_store(url(data_dir), Settings())
+    wait_compacted(data_dir)
+    assert aof_tail_bytes(data_dir) == tail, "a quick load with a small tail: left as it is"
+    kill_server(data_dir)
+    monkeypatch.setattr(embedded, "SLOW_LOAD", 0.0)  # every load counts as slow
+    assert reopened.read(Q["healing_test.count_filler"])[0]["n"] == FILLER + 10
+    wait_compacted(data_dir)
+    assert aof_tail_bytes(data_dir) == 0, "compacted after the restart that took a while"
+    reopened.close()
 
 
 def test_load_timeout_comes_from_the_environment() -> None:
@@ -345,7 +448,8 @@ def test_reopen_sends_no_ddl_and_does_not_grow_the_log(data_dir: Path) -> None:
     second.close()
     first.close()
     tail = aof_tail_bytes(data_dir)
-    reopened = open_store(url(data_dir), Settings())  # a fresh server replays the log
+    reopened = open_store(url(data_dir), Settings())  # a fresh server, loaded from the log
+    assert commands(data_dir) == {"graph.QUERY": 0, "graph.CONSTRAINT": 0}, "no DDL sent"
     wait_compacted(data_dir)
     assert aof_tail_bytes(data_dir) == tail, "nothing appended: no DDL, no re-logged constraint"
     reopened.close()

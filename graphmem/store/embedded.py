@@ -306,7 +306,8 @@ def _await_ready(
     `child`: the server this call started, whose failure at start-up is reported.
     """
     began = time.monotonic()
-    note = began + min(PROGRESS_EVERY / 2, limit / 2)  # a wait that fails has logged progress
+    # a wait that ends in failure has logged progress first
+    note = min(began + PROGRESS_EVERY / 2, (began + deadline) / 2)
     while True:
         status = proc.status(data_dir, _probe_timeout(deadline))
         now = time.monotonic()
