@@ -350,9 +350,12 @@ def test_open_waits_for_a_loading_server_and_never_kills_it(
     store.close()  # the log's tail now holds the statement: the next start replays it
     server = loading(data_dir)
     try:
-        with caplog.at_level(logging.WARNING, logger="graphmem.store.embedded"):
-            with pytest.raises(StoreUnavailable, match="GRAPHMEM_STORE_LOAD_TIMEOUT") as raised:
-                open_store(url(data_dir), Settings(store_load_timeout=0.05))
+        limit = Settings(store_load_timeout=0.05)
+        with (
+            caplog.at_level(logging.WARNING, logger="graphmem.store.embedded"),
+            pytest.raises(StoreUnavailable, match="GRAPHMEM_STORE_LOAD_TIMEOUT") as raised,
+        ):
+            open_store(url(data_dir), limit)
         assert "still loading" in str(raised.value) and "not restarted" in str(raised.value)
         assert "is loading: replaying its append-only file" in caplog.text, "progress logged"
         assert server_pid(data_dir) == server.pid, "a server too slow to load is left running"
