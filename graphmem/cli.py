@@ -107,9 +107,7 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
     with _open(args, settings) as store:
         series = ensure_series(store, args.series, args.unit, args.description)
         with tqdm(total=len(points.ts), unit="pt", desc=f"ingest {series.name}") as bar:
-            results = ingest_all(
-                store, series.id, points.ts, points.xs, args.batch_size, progress=bar.update
-            )
+            results = ingest_all(store, series.id, points, None, args.batch_size, bar.update)
         bounds = time_bounds(store, series.id)
     accepted = sum(r.accepted for r in results)
     skipped = sum(r.skipped for r in results)

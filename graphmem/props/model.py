@@ -11,9 +11,8 @@ from functools import lru_cache
 from typing import Any
 
 from graphmem.errors import InvalidInput
-from graphmem.strings import MAX_SOURCE, checked_name, checked_str
+from graphmem.strings import MAX_SOURCE, MAX_TEXT, checked_name, checked_str
 
-MAX_TEXT = 10_000  # characters of one proposition: a statement, not a document
 KINDS = ("updates", "contradicts", "supports")  # relation kinds that become edges
 LABELS = (*KINDS, "norel")  # what a classifier may answer
 EDGE_TYPES = {"updates": "UPDATES", "contradicts": "CONTRADICTS", "supports": "SUPPORTS"}
