@@ -7,7 +7,8 @@ from dataclasses import fields
 import strawberry
 
 from api.context import Info
-from api.segments import Segment
+from api.errors import request_names
+from api.segments import SERIES_ID, Segment
 from graphmem import agent
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.llm import LLM
@@ -147,6 +148,8 @@ class MetaSpecInput:
     label: str | None = None
 
 
+# the tools' names for the spec's fields, where they are not its fields in snake_case
+_SPEC_NAMES = {"series": "seriesId", "members": "memberIds"}
 _TOOL_FOR_KIND = {
     "range": "create_meta_segment_by_datetime_range",
     "filter": "create_meta_segment_by_filter",
@@ -203,7 +206,8 @@ class AskResult:
 def meta_segments(
     info: Info, series_id: strawberry.ID, limit: int = 1000, offset: int = 0
 ) -> list[MetaSegment]:
-    found = meta.list_metas(info.context.store, str(series_id), limit, offset)
+    with request_names(SERIES_ID):
+        found = meta.list_metas(info.context.store, str(series_id), limit, offset)
     return [MetaSegment.of(m, info) for m in found]
 
 
@@ -211,7 +215,8 @@ def meta_segment(info: Info, id: strawberry.ID) -> MetaSegment | None:  # noqa: 
     """One meta-segment, first brought up to date with points that arrived since its build."""
     store = info.context.store
     try:
-        found = meta.get_meta(store, str(id))
+        with request_names({"ids[0]": "id", "meta_segment": "id"}):
+            found = meta.get_meta(store, str(id))
     except NotFound:
         return None
     # the search (and the model behind it) is opened only if a text grouping is rebuilt
@@ -233,9 +238,10 @@ class MetaMutation:
             raise InvalidInput("spec.kind", f"must be one of {', '.join(_TOOL_FOR_KIND)}")
         env = info.context.services.tools()
         run = _run_filter(spec) if spec.kind == "filter" else None
-        output, _ = call_tool(
-            env, _TOOL_FOR_KIND[spec.kind], _tool_args(spec), session="graphql", run=run
-        )
+        with request_names(_SPEC_NAMES, prefix="spec."):
+            output, _ = call_tool(
+                env, _TOOL_FOR_KIND[spec.kind], _tool_args(spec), session="graphql", run=run
+            )
         found = meta.get_metas(info.context.store, output.built)
         return [MetaSegment.of(found[i], info) for i in output.built if i in found]
 

@@ -47,7 +47,7 @@ def test_bad_spec_is_an_error_naming_the_field(gql, sales_store) -> None:
     _, series, _ = sales_store
     error = gql(BUILD, spec={"seriesId": series.id, "kind": "range", "start": "2015-01-01",
                              "end": "2016-12-31", "freq": "fortnight"})["errors"][0]  # fmt: skip
-    assert error["extensions"] == {"code": "BAD_INPUT", "field": "freq"}
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "spec.freq"}
     error = gql(BUILD, spec={"seriesId": series.id, "kind": "cluster"})["errors"][0]
     assert error["extensions"]["field"] == "spec.kind"
     listed = gql("query($id: ID!) { metaSegments(seriesId: $id) { id } }", id=series.id)
@@ -93,7 +93,7 @@ def test_a_range_inside_a_data_gap_is_bad_input(gql, store) -> None:
             "freq": "month"}  # fmt: skip
     body = gql(BUILD, spec=spec)
     [error] = body["errors"]
-    assert error["extensions"] == {"code": "BAD_INPUT", "field": "start"}
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "spec.start"}
     assert "holds no points" in error["message"] and "2010-07-20" in error["message"]
 
 
@@ -108,7 +108,7 @@ def test_filter_spec_builds_the_segment_filter_from_typed_fields(gql, sales_stor
     assert built["members"] and all(m["endIso"] >= "2012-01-01" for m in built["members"])
     assert "slope_min=0.02" in built["label"] and "duration_min=10" in built["label"]
     bad = gql(BUILD, spec={**spec, "stdMin": 5.0, "stdMax": 1.0})["errors"][0]
-    assert bad["extensions"] == {"code": "BAD_INPUT", "field": "std_max"}
+    assert bad["extensions"] == {"code": "BAD_INPUT", "field": "spec.stdMax"}
     assert "must not be below std_min" in bad["message"]
     calls = [c["t"] for c in store.read("toolcalls.by_session", session="graphql")]
     assert [c["ok"] for c in calls] == [True, False], "the failed call is recorded too"

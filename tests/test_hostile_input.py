@@ -92,7 +92,7 @@ def test_control_characters_in_sources_and_labels_are_refused(own: tuple[str, St
             (PROPS, {"p": [{"text": "x", "date": "2024-01-01", "source": value}]},
              "propositions[0].source"),
             (DOC, {"t": "doc", "d": "2024-01-01", "s": value}, "source"),
-            (meta, {"l": value}, "label"),
+            (meta, {"l": value}, "spec.label"),
         ]  # fmt: skip
         for query, variables, field in cases:
             error = refusal(post(url, query, **variables))
