@@ -6,14 +6,12 @@ lists), breaking one at a time in arguments that otherwise succeed (tests/apisee
 
 from __future__ import annotations
 
-import copy
-import re
 from collections.abc import Iterator
 from typing import Any
 
 import graphql
 import pytest
-from apiseed import Seeded, post, seed, valid_arguments
+from apiseed import Seeded, document, leaves, post, put, seed, steps, valid_arguments
 
 from api.schema import schema
 from graphmem.config import Settings
@@ -43,64 +41,6 @@ def seeded(own_api_url: str, own_store_url: str) -> Iterator[tuple[str, Seeded]]
         store.close()
 
 
-def document(kind: str, name: str, field: graphql.GraphQLField) -> str:
-    """`kind` operation calling `name` with every argument as a variable of its own type."""
-    defs = ", ".join(f"${a}: {declared(arg)}" for a, arg in field.args.items())
-    uses = ", ".join(f"{a}: ${a}" for a in field.args)
-    leaf = graphql.is_leaf_type(graphql.get_named_type(field.type))
-    return (
-        f"{kind}{f'({defs})' if defs else ''} {{ {name}{f'({uses})' if uses else ''}"
-        f"{'' if leaf else ' { __typename }'} }}"
-    )
-
-
-def declared(arg: graphql.GraphQLArgument) -> graphql.GraphQLInputType:
-    """The variable type a client declares: nullable where the argument has a default."""
-    if graphql.is_required_argument(arg) or not graphql.is_non_null_type(arg.type):
-        return arg.type
-    return arg.type.of_type
-
-
-def leaves(path: str, t: graphql.GraphQLInputType, given: Any) -> Iterator[tuple[str, str]]:
-    """(path, scalar type name) of every scalar place inside `given`, a value of type `t`."""
-    t = graphql.get_nullable_type(t)
-    if isinstance(t, graphql.GraphQLList):
-        yield from leaves(f"{path}[0]", t.of_type, given[0] if given else None)
-    elif isinstance(t, graphql.GraphQLInputObjectType):
-        for name, sub in t.fields.items():
-            if given is None or name in given:
-                yield from leaves(f"{path}.{name}", sub.type, (given or {}).get(name))
-    else:
-        yield path, t.name
-
-
-_STEP = re.compile(r"\.?([A-Za-z_]\w*)|\[(\d+)\]")
-
-
-def steps(path: str) -> list[str | int]:
-    return [name or int(index) for name, index in _STEP.findall(path)]
-
-
-def put(variables: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    """A copy of `variables` with `value` at `path` (lists and objects made as needed)."""
-    out = copy.deepcopy(variables)
-    *parents, last = steps(path)
-    here: Any = out
-    for step, after in zip(parents, [*parents[1:], last], strict=False):
-        empty: Any = [] if isinstance(after, int) else {}
-        if isinstance(step, int):
-            if len(here) <= step:
-                here.append(empty)
-        elif here.get(step) is None:
-            here[step] = empty
-        here = here[step]
-    if isinstance(last, int) and len(here) <= last:
-        here.append(value)
-    else:
-        here[last] = value
-    return out
-
-
 def names_a_place(field: graphql.GraphQLField, path: str) -> bool:
     """`path` (e.g. spec.memberIds[0]) is an argument of `field`, or a place inside one."""
     first, *rest = steps(path) or [""]
@@ -127,7 +67,7 @@ def cases(known: Seeded) -> Iterator[tuple[str, str, graphql.GraphQLField, dict,
             for base in examples[name]:
                 for arg in base:
                     for path, scalar in leaves(arg, field.args[arg].type, base[arg]):
-                        for value in BAD[scalar]:
+                        for value in BAD[scalar.name]:
                             yield kind, name, field, put(base, path, value), path, value
 
 
