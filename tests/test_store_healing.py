@@ -395,7 +395,8 @@ def test_a_slow_load_is_followed_by_a_compaction(
     wait_compacted(data_dir)
     assert aof_tail_bytes(data_dir) == tail, "a quick load with a small tail: left as it is"
     kill_server(data_dir)
-    monkeypatch.setattr(embedded, "SLOW_LOAD", 0.0)  # every load counts as slow
+    monkeypatch.setattr(embedded, "SLOW_LOAD", 0.0)  # every load counts as slow,
+    monkeypatch.setattr(embedded, "SLOW_TAIL", 1)  # and this tail as long enough to matter
     assert reopened.read(Q["healing_test.count_filler"])[0]["n"] == FILLER + 10
     wait_compacted(data_dir)
     assert aof_tail_bytes(data_dir) == 0, "compacted after the restart that took a while"

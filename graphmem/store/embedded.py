@@ -41,9 +41,12 @@ MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux
 START_TIMEOUT = 20.0  # for the socket to accept connections; it does before loading begins
 PROGRESS_EVERY = 10.0  # seconds between log lines while waiting for a load
 REWRITE_WAIT = 60.0  # the last user lets a running compaction finish before shutting down
-# a load this long (seconds) is followed by a compaction whatever the sizes: a tail of small
-# statements replays far slower per byte than one of large batches (docs/operations.md)
+# a load this long (seconds) is followed by a compaction when the tail holds SLOW_TAIL bytes
+# or more, whatever its share of the snapshot: a tail of small statements replays far slower
+# per byte than one of large batches (docs/operations.md). A shorter tail cannot be what made
+# the load slow, and rewriting a large snapshot for it at every start would cost more.
 SLOW_LOAD = 3.0
+SLOW_TAIL = 1_000_000
 LOCK_POLL = 0.02  # seconds between tries of the lock when a wait is bounded
 PRIVATE_DIR = 0o700
 
@@ -142,13 +145,14 @@ class EmbeddedServer:
 
         `force`: whatever the sizes (after schema changes: replayed DDL slows every later
         statement of the replay, and FalkorDB logs replayed constraints again at each load).
-        A load that took SLOW_LOAD s or more forces it too.
+        A load that took SLOW_LOAD s or more forces it too, unless the tail is short.
         """
         with contextlib.suppress(redis.exceptions.RedisError), _control(self) as control:
             info = control.info("persistence")
             busy = info.get("aof_rewrite_in_progress") or info.get("aof_rewrite_scheduled")
             tail = info["aof_current_size"] - info["aof_base_size"]
-            force = force or self.slow_load or tail > proc.COMPACT_AT * info["aof_base_size"]
+            slow = self.slow_load and tail >= SLOW_TAIL
+            force = force or slow or tail > proc.COMPACT_AT * info["aof_base_size"]
             if not busy and tail > 0 and force:
                 control.bgrewriteaof()
             self.slow_load = False
