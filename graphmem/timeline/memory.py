@@ -54,7 +54,7 @@ class TimelineMemory:
         Loads the embedding model when `vectors` is not given (its dimension sizes the indexes).
         `config` and `vector_config` default to the settings' (GRAPHMEM_TIME_UNIT, ...).
         """
-        embedder = embedder or Embedder(settings.embed_model)
+        embedder = embedder or Embedder.from_settings(settings)
         if vectors is None:
             vector_config = vector_config or settings.vector_config()
             vectors = VectorStore(store, settings.home, embedder.name, embedder.dim, vector_config)
