@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from graphmem.config import EMBED_BACKENDS
-from graphmem.embed.modeldir import DEFAULT_MODEL, ModelLoadError, OnnxUnsupported
+from graphmem.embed.modeldir import DEFAULT_MODEL, OnnxUnsupported, local_source
 from graphmem.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -136,10 +136,11 @@ def shared_export(name: str, cache_dir: Path | None = None) -> Backend:
     from graphmem.embed.export import default_cache_root
 
     root = (cache_dir or default_cache_root()).expanduser().resolve()
+    key = (root, local_source(name))  # the default's aliases share one model
     with _EXPORTS_LOCK:
-        found = _EXPORTS.get((root, name))
+        found = _EXPORTS.get(key)
         if found is None:
-            found = _EXPORTS[(root, name)] = _open_or_reason(name, root)
+            found = _EXPORTS[key] = _open_or_reason(name, root)
     if isinstance(found, OnnxUnsupported):
         raise found
     return found  # type: ignore[return-value]
@@ -152,14 +153,7 @@ def _open_or_reason(name: str, root: Path) -> object:
     try:
         return open_export(name, root)
     except OnnxUnsupported as error:
-        reason = error
-    except ModelLoadError as error:  # the original itself would not load for the export
-        reason = OnnxUnsupported(str(error))
-    except ImportError as error:
-        reason = OnnxUnsupported(f"{error.name or 'a module'} is not installed ({error})")
-    except Exception as error:  # torch.onnx and ORT fail in their own ways on exotic models
-        reason = OnnxUnsupported(f"export failed: {type(error).__name__}: {str(error)[:300]}")
-    return reason
+        return error
 
 
 def _checked_texts(texts: Sequence[str]) -> list[str]:

@@ -1,14 +1,13 @@
 """ONNX exports of sentence-transformers models: built once with torch, verified, cached by content.
 
 Layout of a cache root: `<key>/` (model.onnx, tokenizer.json, manifest.json, reference.npy),
-`<key>.lock` (held while one process builds it), `keys/<stat signature>` (the content key of
+`.lock` (held while a process builds an export), `keys/<stat signature>` (the content key of
 files whose paths, sizes and mtimes are unchanged, so a start does not hash the weights again).
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import shutil
@@ -16,7 +15,6 @@ import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.embed.modeldir import (
+    ModelLoadError,
     OnnxUnsupported,
     Pipeline,
     content_key,
@@ -73,21 +72,55 @@ def default_cache_root(env: dict[str, str] | None = None) -> Path:
     return Path(base) / "graphmem" / "models"
 
 
-def open_export(name: str, root: Path) -> OnnxModel:
-    """The verified ONNX export of model `name` from cache `root`, built first if missing or bad."""
+def open_export(name: str, root: Path, rebuild: bool = False) -> OnnxModel:
+    """The verified ONNX export of model `name` from cache `root`, built first if missing or bad.
+
+    Every way it can fail (unsupported model, no torch or onnxruntime, an export or a check that
+    fails) is an OnnxUnsupported saying why.
+    """
+    try:
+        return _open_or_build(name, root, rebuild)
+    except OnnxUnsupported:
+        raise
+    except ModelLoadError as error:  # the original itself would not load for the export
+        raise OnnxUnsupported(str(error)) from error
+    except ImportError as error:
+        raise OnnxUnsupported(f"{error.name or 'a module'} is not installed ({error})") from error
+    except Exception as error:  # torch.onnx and ORT fail in their own ways on exotic models
+        problem = f"{type(error).__name__}: {str(error)[:300]}"
+        raise OnnxUnsupported(f"the ONNX export failed: {problem}") from error
+
+
+def export_folder(name: str, root: Path) -> Path:
+    """Where the export of model `name` lives (or will) in cache `root`."""
+    return _folder(read_pipeline(local_directory(name)), root)
+
+
+def _folder(pipeline: Pipeline, root: Path) -> Path:
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OnnxUnsupported(f"the ONNX model cache {root} cannot be created: {error}") from error
+    return root / cache_key(pipeline, root)
+
+
+def _open_or_build(name: str, root: Path, rebuild: bool) -> OnnxModel:
+    import onnxruntime  # noqa: F401  (when it is missing, say so before exporting anything)
+
     pipeline = read_pipeline(local_directory(name))
-    _make_dirs(root)
-    folder = root / cache_key(pipeline, root)
-    model, _ = _checked(folder)
+    folder = _folder(pipeline, root)
+    model = None if rebuild else _checked(folder)[0]
     if model is not None:
         return model
-    with _file_lock(folder.with_name(f"{folder.name}.lock")):
-        model, problem = _checked(folder)  # another process may have built it meanwhile
+    from graphmem.vectors.persist import file_lock
+
+    with file_lock(root):  # one builder at a time; the others then find its export
+        model, problem = (None, None) if rebuild else _checked(folder)  # built meanwhile?
         if model is not None:
             return model
         if problem is not None:
             log.warning("the cached ONNX model %s is unusable (%s); rebuilding it", folder, problem)
-            shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
         build(name, pipeline, folder)
         model, problem = _checked(folder)
         if model is None:
@@ -147,7 +180,6 @@ def build(name: str, pipeline: Pipeline, folder: Path) -> None:
         manifest.write(temp)
         cosine = verify(OnnxModel(temp, manifest), reference)
         replace(manifest, min_cosine=cosine).write(temp)
-        temp.chmod(0o755)  # mkdtemp's 0700 would hide a shared cache from other users
         os.rename(temp, folder)  # atomic: readers see no export or a whole, verified one
     finally:
         shutil.rmtree(temp, ignore_errors=True)
@@ -230,24 +262,6 @@ def _versions() -> dict[str, str]:
         with contextlib.suppress(PackageNotFoundError):
             found[package] = version(package)
     return found
-
-
-def _make_dirs(root: Path) -> None:
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise OnnxUnsupported(f"the ONNX model cache {root} cannot be created: {error}") from error
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock between processes (and threads: each call opens its own descriptor)."""
-    with open(path, "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _write_atomic(path: Path, text: str) -> None:
