@@ -47,7 +47,8 @@ QUESTIONS = [
 
 WHO = ["The regional council", "Harbour officials", "The finance minister", "Quillmere Foundry",
        "The national rail operator", "A spokesperson for the hospital", "Local farmers",
-       "The central bank", "Analysts at Brackwater Securities", "The city's water utility"]  # fmt: skip
+       "The central bank", "Analysts at Brackwater Securities",
+       "The city's water utility"]  # fmt: skip
 DID = ["said on {day} that", "announced on {day} that", "warned on {day} that",
        "denied reports on {day} that", "confirmed on {day} that"]  # fmt: skip
 WHAT = ["spending on road repairs would rise by {n} percent next year",
