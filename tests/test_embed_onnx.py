@@ -166,6 +166,8 @@ def test_a_truncated_cached_model_is_rebuilt_and_logged_once(
     size = model_file.stat().st_size
     with open(model_file, "r+b") as handle:
         handle.truncate(size // 3)
+    killed = root / f".{model_file.parent.name}-killed"  # what an export killed midway leaves
+    killed.mkdir()
     capfd.readouterr()
     with caplog.at_level(logging.WARNING, logger="graphmem.embed"):
         rebuilt = open_export(DEFAULT_MODEL, root)
@@ -173,7 +175,7 @@ def test_a_truncated_cached_model_is_rebuilt_and_logged_once(
     warnings = [r.getMessage() for r in caplog.records]
     assert len(warnings) == 1 and "unusable" in warnings[0] and "rebuilding" in warnings[0]
     assert capfd.readouterr().err.count("exporting the embedding model") == 1
-    assert model_file.stat().st_size == size
+    assert model_file.stat().st_size == size and not killed.exists()
     shared = Embedder(backend="onnx", cache_dir=onnx_cache).encode(VARIED)
     np.testing.assert_allclose(rebuilt.encode(VARIED, batch_size=64), shared, atol=1e-5)
     rebuilt.close()

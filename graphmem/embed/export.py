@@ -120,7 +120,9 @@ def _open_or_build(name: str, root: Path, rebuild: bool) -> OnnxModel:
             return model
         if problem is not None:
             log.warning("the cached ONNX model %s is unusable (%s); rebuilding it", folder, problem)
-        shutil.rmtree(folder, ignore_errors=True)
+        # under the lock no build is running: temp folders left are from a killed one
+        for leftover in [folder, *root.glob(f".{folder.name}-*")]:
+            shutil.rmtree(leftover, ignore_errors=True)
         build(name, pipeline, folder)
         model, problem = _checked(folder)
         if model is None:
