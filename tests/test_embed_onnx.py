@@ -275,3 +275,18 @@ def test_both_backends_find_the_same_neighbours_in_one_saved_index(
     assert reused  # the index saved under the torch backend is loaded as is: nothing re-embedded
     assert [hits[0] for hits in by_onnx] == [hits[0] for hits in by_torch]
     assert [set(hits) for hits in by_onnx] == [set(hits) for hits in by_torch]
+
+
+def test_an_export_failing_verification_is_not_cached_and_auto_uses_torch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import graphmem.embed.export as export
+
+    monkeypatch.setattr(export, "MIN_COSINE", 1.5)  # a bar no export can clear
+    root = tmp_path / "cache"
+    with caplog.at_level(logging.WARNING, logger="graphmem.embed"):
+        embedder = Embedder(cache_dir=root)
+        vector = embedder.encode_one("hello")
+    assert embedder.backend == "torch" and vector.shape == (384,)
+    assert "runs on torch" in caplog.text and "it is not used" in caplog.text
+    assert [p.name for p in root.iterdir() if p.is_dir()] == ["keys"]  # nothing half-made kept

@@ -22,7 +22,7 @@ log = logging.getLogger("graphmem.embed")
 # one ONNX model (or the reason there is none) per (cache root, model name) in a process
 _EXPORTS: dict[tuple[Path, str], object] = {}
 _EXPORTS_LOCK = threading.Lock()
-_FELL_BACK: set[str] = set()  # models whose fall-back to torch was logged
+_FELL_BACK: set[tuple[Path | None, str]] = set()  # (cache, model) whose fall-back was logged
 
 
 class Backend(Protocol):
@@ -125,8 +125,8 @@ class Embedder:
         except OnnxUnsupported as error:
             if self._backend == "onnx":
                 raise
-            if self._name not in _FELL_BACK:
-                _FELL_BACK.add(self._name)
+            if (self._cache_dir, self._name) not in _FELL_BACK:
+                _FELL_BACK.add((self._cache_dir, self._name))
                 log.warning("embedding model %r runs on torch: %s", self._name, error)
             return shared_model(self._name, self._device)
 
