@@ -21,9 +21,9 @@ T0 = 1_700_000_000.0
 
 
 @pytest.fixture
-def writers(store: Store, embedded_url: str) -> Iterator[tuple[Store, Store]]:
+def writers(store: Store, store_url: str) -> Iterator[tuple[Store, Store]]:
     """Two connections of their own to the embedded store, as two processes would have."""
-    pair = (open_store(embedded_url, Settings()), open_store(embedded_url, Settings()))
+    pair = (open_store(store_url, Settings()), open_store(store_url, Settings()))
     yield pair
     for connection in pair:
         connection.close()

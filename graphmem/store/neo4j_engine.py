@@ -37,14 +37,17 @@ QUIET = [neo4j.NotificationDisabledClassification.DEPRECATION]
 
 def translate(error: Exception, what: str) -> Exception:
     """One place where driver errors become graphmem errors."""
-    msg = getattr(error, "message", None) or str(error)
+    # a server error's own text (str() adds GQL fields); a driver error's is str()
+    msg = (error.message if isinstance(error, ne.Neo4jError) else None) or str(error)
     code = getattr(error, "code", None) or ""
     detail = f"{msg} [{code}]" if code else msg
-    if isinstance(error, ne.AuthError | ne.Forbidden):
+    if isinstance(error, ne.AuthError):
         return StoreAuthError(
-            f"{what}: Neo4j authentication failed or the user lacks a privilege ({detail}); "
-            f"check the user and password in the store URL or NEO4J_USER / NEO4J_PASSWORD"
+            f"{what}: Neo4j authentication failed ({detail}); check the user and password "
+            f"in the store URL or NEO4J_USER / NEO4J_PASSWORD"
         )
+    if isinstance(error, ne.Forbidden):
+        return StoreAuthError(f"{what}: the Neo4j user lacks a privilege for this ({detail})")
     if code == DATABASE_NOT_FOUND:
         return StoreUnavailable(
             f"{what}: the Neo4j database does not exist ({detail}); name an existing one in "
