@@ -109,6 +109,15 @@ def store(_session_store: Store) -> Iterator[Store]:
 
 
 @pytest.fixture
+def writers(store: Store, store_url: str) -> Iterator[tuple[Store, Store]]:
+    """Two connections of their own to the (empty) store under test, as two processes have."""
+    pair = (open_store(store_url, Settings()), open_store(store_url, Settings()))
+    yield pair
+    for connection in pair:
+        connection.close()
+
+
+@pytest.fixture
 def any_store(store: Store) -> Store:
     """The store contract's name for `store`: an empty store on every engine."""
     return store

@@ -18,9 +18,8 @@ import pytest
 from races import around
 
 from graphmem import embcodec
-from graphmem.config import Settings
 from graphmem.cypher import all_statements, load_dir
-from graphmem.store import Store, open_store
+from graphmem.store import Store
 from graphmem.timeline.reinforce import reinforce_in
 
 Q = load_dir(Path(__file__).parent / "cypher")
@@ -124,15 +123,6 @@ def test_the_audit_finds_unlocked_guards() -> None:
     assert unlocked_guards(after) == [], "reading what was just written is no guard"
 
 
-@pytest.fixture
-def two(store: Store, store_url: str) -> Iterator[tuple[Store, Store]]:
-    """Two connections of their own to the store under test, as two processes would have."""
-    pair = (open_store(store_url, Settings()), open_store(store_url, Settings()))
-    yield pair
-    for connection in pair:
-        connection.close()
-
-
 def race(pair: tuple[Store, Store], statement: str, *calls: Callable[[Store], Any]) -> list[Any]:
     """Run calls[i] on pair[i] at once, each held before `statement` until both got there."""
     meet = threading.Barrier(2, timeout=30)
@@ -149,17 +139,18 @@ def propositions(store: Store, *ids: str) -> None:
     store.write_batch(Q["timeline_test.create_propositions"], rows)
 
 
-def test_racing_reinforcements_record_one_recall(store: Store, two) -> None:
+def test_racing_reinforcements_record_one_recall(store: Store, writers) -> None:
     propositions(store, "p1", "p2")
     now = T0 + 3 * DAY
-    results = race(two, "timeline.reinforce", *[lambda s: reinforce_in(s, ["p1", "p2"], now)] * 2)
+    both = [lambda s: reinforce_in(s, ["p1", "p2"], now)] * 2
+    results = race(writers, "timeline.reinforce", *both)
     for i, node_id in enumerate(("p1", "p2")):
         assert [r[i].changed for r in results].count(True) == 1, f"{node_id}: one writer changed it"
     [stats] = reinforce_in(store, ["p1"], now)  # a third, late call changes nothing
     assert stats.recall_count == 1 and stats.last_recalled_at == now and not stats.changed
 
 
-def test_racing_reembeddings_take_distinct_clock_revisions(store: Store, two) -> None:
+def test_racing_reembeddings_take_distinct_clock_revisions(store: Store, writers) -> None:
     for i in (1, 2):
         store.write(Q["timeline_test.create_segment"], id=f"g{i}", start=float(T0), summary="s")
     vec = embcodec.encode([[0.5, 0.5]])[0]
@@ -168,13 +159,13 @@ def test_racing_reembeddings_take_distinct_clock_revisions(store: Store, two) ->
         row = {"id": node_id, "vid": 1, "ts": T0, "embedding": vec, "summary": "s"}
         return lambda s: s.write_batch("vectors.set_embeddings_segment", [row], epoch="e")
 
-    race(two, "vectors.set_embeddings_segment", embed("g1"), embed("g2"))
+    race(writers, "vectors.set_embeddings_segment", embed("g1"), embed("g2"))
     assert store.read(Q["races_test.clock"], label="Segment") == [{"rev": 2}]
     revs = {row["id"]: row["rev"] for row in store.read(Q["races_test.emb_revs"])}
     assert sorted(revs.values()) == [1, 2], "each re-embedding has a revision of its own"
 
 
-def test_racing_refinements_of_one_edge_leave_one_edge(store: Store, two) -> None:
+def test_racing_refinements_of_one_edge_leave_one_edge(store: Store, writers) -> None:
     propositions(store, "new", "old")
     store.write(Q["races_test.create_relation"], src="new", dst="old", id="r1")
 
@@ -183,7 +174,7 @@ def test_racing_refinements_of_one_edge_leave_one_edge(store: Store, two) -> Non
                "model": "judge"}  # fmt: skip
         return lambda s: s.write("props.replace_relations", rows=[row], now=T0)
 
-    race(two, "props.replace_relations", refine("contradicts"), refine("supports"))
+    race(writers, "props.replace_relations", refine("contradicts"), refine("supports"))
     edges = store.read("props.relations_by_id", ids=["r1"])
     assert len(edges) == 1 and edges[0]["type"] in ("CONTRADICTS", "SUPPORTS")
     assert edges[0]["refined"] is True and edges[0]["created_at"] == 1
