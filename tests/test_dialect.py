@@ -17,6 +17,7 @@ from graphmem.series.catalog import create_series
 from graphmem.series.ingest import append
 from graphmem.series.synthetic import sales_series
 from graphmem.store import Store
+from graphmem.store.base import json_columns
 from graphmem.store.schema import EDGE_INDEXES, INDEXES, UNIQUE
 from graphmem.store.sent import sent_statements
 from graphmem.vectors import VectorStore, vector_id
@@ -73,6 +74,18 @@ def test_each_engine_receives_only_its_own_statements() -> None:
     }, "FalkorDB receives the JSON-list twins besides"
     left = {n: m for n, t in {**NEO4J, **FALKORDB}.items() if (m := re.search(r"<\w+>", t))}
     assert left == {}, "every placeholder filled"
+
+
+def test_every_json_twin_names_the_columns_it_encodes() -> None:
+    twins = [name.removesuffix("_json") for name in FALKORDB if name.endswith("_json")]
+    assert len(twins) == 12  # 3 chunk reads, embeddings, vids and fetch per kind with vectors
+    columns = {base: json_columns(base) for base in twins}
+    assert columns["chunks.by_time_ranges"] == ("ts", "xs")
+    assert columns["vectors.vids_segment"] == ("pairs",)
+    assert all(columns.values()), "read_lists decodes something in each"
+    for base in twins:
+        aliases = re.findall(r"\bAS (\w+)", FALKORDB[base].split("RETURN")[-1])
+        assert set(columns[base]) <= set(aliases), base
 
 
 def test_schema_is_in_place_and_not_sent_again(store: Store) -> None:

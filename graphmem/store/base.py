@@ -238,7 +238,7 @@ class Store(ABC):
         have = self._existing_schema()
         created = 0
         for item in plan(self.dialect):
-            if (item.what, item.label, item.prop) not in have:
+            if item.key not in have:
                 created += self._tolerate_exists(self._create, item)
         self._await_schema()
         return created
@@ -264,7 +264,7 @@ class Store(ABC):
         return 1
 
     def _existing_schema(self) -> set[tuple[str, str, str]]:
-        """(what, label, property) of every schema item in place (see SchemaItem)."""
+        """The SchemaItem keys (what, label, property) of every index and constraint in place."""
         dialect = self.dialect
         indexes = self._run(statement(dialect.list_indexes).text, {}, write=False,
                             what="listing indexes")  # fmt: skip

@@ -59,6 +59,10 @@ class SchemaItem:
     label: str  # node label, or relationship type for an edge index
     prop: str
 
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.what, self.label, self.prop
+
     def __str__(self) -> str:
         return f"{self.what} on {self.label}.{self.prop}"
 

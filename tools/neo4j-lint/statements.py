@@ -1,6 +1,6 @@
 """Write every statement graphmem can send to an engine as JSON {name: text} (for lint.mjs).
 
-    python tools/neo4j-lint/statements.py [engine] > statements.json   (engine: neo4j)
+python tools/neo4j-lint/statements.py [engine] > statements.json   (engine: neo4j)
 """
 
 from __future__ import annotations
