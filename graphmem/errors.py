@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 MAX_PROBLEM = 500  # characters of an InvalidInput's problem text kept in its message
 
 
@@ -48,6 +47,12 @@ class StoreUnavailable(StoreError):
     """The graph store cannot be reached or started."""
 
     code = "STORE_UNAVAILABLE"
+
+
+class StoreAuthError(StoreError):
+    """The graph store refused the credentials, or the user may not do what was asked."""
+
+    code = "STORE_AUTH"
 
 
 class ReadOnlyViolation(StoreError):
