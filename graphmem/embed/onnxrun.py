@@ -126,9 +126,8 @@ class OnnxModel:
                 values = getattr(encoding, FEEDS[name])
                 row[: len(values)] = values
             feeds[name] = rows
-        mask = feeds["attention_mask"] if "attention_mask" in feeds else _mask(encodings, longest)
         tokens = self._session.run(None, feeds)[0]
-        return mean_pool_normalise(tokens, mask)
+        return mean_pool_normalise(tokens, feeds["attention_mask"])  # every export takes one
 
     def min_cosine(self, reference: np.ndarray, longest: int | None = None) -> float:
         """The lowest cosine between its vectors of the manifest's sentences and `reference`.
@@ -140,13 +139,6 @@ class OnnxModel:
         ]
         mine = self.encode([self.manifest.sentences[i] for i in rows], batch_size=len(rows))
         return float(np.min(np.sum(mine * reference[rows], axis=1)))
-
-
-def _mask(encodings: list[Any], longest: int) -> np.ndarray:
-    mask = np.zeros((len(encodings), longest), dtype=np.int64)
-    for row, encoding in zip(mask, encodings, strict=True):
-        row[: len(encoding.ids)] = 1
-    return mask
 
 
 def mean_pool_normalise(tokens: np.ndarray, mask: np.ndarray) -> np.ndarray:
