@@ -8,6 +8,8 @@ COPY graphmem ./graphmem
 COPY api ./api
 COPY cypher ./cypher
 RUN pip install .
+# the embedding model, exported to ONNX and verified once here: containers start without torch
+RUN graphmem embed-export
 VOLUME /data
 EXPOSE 8000
 CMD ["graphmem", "serve", "--host", "0.0.0.0", "--port", "8000"]

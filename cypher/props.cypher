@@ -1,5 +1,6 @@
 // Propositions memory: documents, propositions and the relation edges between propositions.
 // (:Document)-[:STATES]->(:Proposition)-[:UPDATES|CONTRADICTS|SUPPORTS]->(:Proposition)
+// (the relation types are graphmem/kinds.py RELATIONS: <RELATION_TYPES> and `each relation`)
 // Relation edges always point from the newer proposition to the older one and carry a
 // deterministic `id` (graphmem/props/model.py relation_id), one edge per ordered pair.
 
@@ -46,7 +47,7 @@ RETURN max(p.ts) AS ts
 // propositions in between. ON CREATE marks a new node or edge with `_new`, removed in the same
 // statement, so no other transaction ever sees it; on Neo4j a concurrent MERGE of the same node
 // waits on the unique constraint (of a relation edge: on the lock of its end nodes), then
-// matches instead of creating. One subquery per edge type: MERGE takes no type parameter.
+// matches instead of creating. One subquery per relation type (graphmem/kinds.py): MERGE takes no type parameter.
 // A relation edge is written only with a proposition this statement created: one that another
 // writer stored first was related by that writer, whose classifier may have judged otherwise.
 // (The edge subqueries import `created`, safe on FalkorDB since there is exactly one outer row.)
@@ -75,46 +76,26 @@ CALL {
   MATCH (p:Proposition {id: st.prop})
   MERGE (d)-[:STATES]->(p)
 }
+// each relation
 CALL {
   WITH created
-  UNWIND [rel IN $rels WHERE rel.kind = 'updates' AND (rel.src IN created OR rel.dst IN created)]
+  UNWIND [rel IN $rels WHERE rel.kind = '<rel>' AND (rel.src IN created OR rel.dst IN created)]
          AS rel
   MATCH (a:Proposition {id: rel.src})
   MATCH (b:Proposition {id: rel.dst})
-  MERGE (a)-[e:UPDATES {id: rel.id}]->(b)
+  MERGE (a)-[e:<REL> {id: rel.id}]->(b)
   ON CREATE SET e.confidence = rel.confidence, e.model = rel.model, e.refined = false,
                 e.created_at = $now, e._new = true
   WITH e, e._new = true AS fresh
   REMOVE e._new
-  RETURN count(CASE WHEN fresh THEN 1 END) AS updates
+  RETURN count(CASE WHEN fresh THEN 1 END) AS <rel>
 }
-CALL {
-  WITH created
-  UNWIND [rel IN $rels WHERE rel.kind = 'contradicts' AND (rel.src IN created OR rel.dst IN created)]
-         AS rel
-  MATCH (a:Proposition {id: rel.src})
-  MATCH (b:Proposition {id: rel.dst})
-  MERGE (a)-[e:CONTRADICTS {id: rel.id}]->(b)
-  ON CREATE SET e.confidence = rel.confidence, e.model = rel.model, e.refined = false,
-                e.created_at = $now, e._new = true
-  WITH e, e._new = true AS fresh
-  REMOVE e._new
-  RETURN count(CASE WHEN fresh THEN 1 END) AS contradicts
-}
-CALL {
-  WITH created
-  UNWIND [rel IN $rels WHERE rel.kind = 'supports' AND (rel.src IN created OR rel.dst IN created)]
-         AS rel
-  MATCH (a:Proposition {id: rel.src})
-  MATCH (b:Proposition {id: rel.dst})
-  MERGE (a)-[e:SUPPORTS {id: rel.id}]->(b)
-  ON CREATE SET e.confidence = rel.confidence, e.model = rel.model, e.refined = false,
-                e.created_at = $now, e._new = true
-  WITH e, e._new = true AS fresh
-  REMOVE e._new
-  RETURN count(CASE WHEN fresh THEN 1 END) AS supports
-}
-RETURN created, updates + contradicts + supports AS relations
+// end each
+RETURN created,
+// each relation, joined by +
+<rel>
+// end each
+AS relations
 
 // Each proposition of $ids with its incoming relations whose source is dated <= $as_of:
 // the neighbours of an anchor, and what a node's status as of the date depends on.
@@ -124,7 +105,7 @@ RETURN created, updates + contradicts + supports AS relations
 // name: with_incoming
 UNWIND $ids AS pid
 MATCH (p:Proposition {id: pid})
-OPTIONAL MATCH (n:Proposition)-[r:UPDATES|CONTRADICTS|SUPPORTS]->(p)
+OPTIONAL MATCH (n:Proposition)-[r:<RELATION_TYPES>]->(p)
 WHERE n.ts <= $as_of AND ($members IS NULL OR type(r) <> 'SUPPORTS' OR n.id IN $members)
 WITH p, n, r
 RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source,
@@ -147,38 +128,43 @@ UNWIND $ids AS pid
 MATCH (p:Proposition {id: pid})
 RETURN p.id AS id, toJSON(p.embedding) AS embedding
 
-// Relation edges by id. Relationship properties are not indexed, so this is one scan of the
-// relation edges; it serves refinement, whose LLM calls cost far more.
+// Relation edges by id: one branch per relation type, so each is a seek in that type's index
+// on id (graphmem/store/schema.py; no engine uses an index for a pattern of several types).
 // name: relations_by_id
-MATCH (a:Proposition)-[r:UPDATES|CONTRADICTS|SUPPORTS]->(b:Proposition)
+// each relation, joined by UNION ALL
+MATCH (a)-[r:<REL>]->(b)
 WHERE r.id IN $ids
 RETURN r.id AS id, a.id AS src, b.id AS dst, type(r) AS type, r.confidence AS confidence,
        r.model AS model, r.refined AS refined, r.created_at AS created_at
+// end each
 
 // Every relation edge, a page at a time (inspection, export).
 // name: relations
-MATCH (a:Proposition)-[r:UPDATES|CONTRADICTS|SUPPORTS]->(b:Proposition)
+MATCH (a:Proposition)-[r:<RELATION_TYPES>]->(b:Proposition)
 RETURN r.id AS id, a.id AS src, b.id AS dst, type(r) AS type, r.confidence AS confidence,
        r.model AS model, r.refined AS refined, r.created_at AS created_at
 ORDER BY r.id SKIP $offset LIMIT $limit
 
 // Refinement: replace each edge by one of the re-judged kind (same id), or drop it (norel).
+// The source proposition is locked (written) before its edge is read: engines that run writes
+// in parallel (Neo4j) would otherwise let two refinements of one edge both delete it and both
+// create a replacement.
 // name: replace_relations
 UNWIND $rows AS row
-MATCH (a:Proposition {id: row.src})-[r:UPDATES|CONTRADICTS|SUPPORTS]->(b:Proposition {id: row.dst})
+MATCH (a:Proposition {id: row.src})
+SET a._lock = true
+REMOVE a._lock
+WITH a, row
+MATCH (a)-[r:<RELATION_TYPES>]->(b:Proposition {id: row.dst})
 WHERE r.id = row.id
 WITH a, b, r, row, r.created_at AS created_at
 DELETE r
 WITH a, b, row, created_at
-FOREACH (_ IN CASE WHEN row.kind = 'updates' THEN [1] ELSE [] END |
-  CREATE (a)-[:UPDATES {id: row.id, confidence: row.confidence, model: row.model,
-                        refined: true, created_at: created_at, refined_at: $now}]->(b))
-FOREACH (_ IN CASE WHEN row.kind = 'contradicts' THEN [1] ELSE [] END |
-  CREATE (a)-[:CONTRADICTS {id: row.id, confidence: row.confidence, model: row.model,
-                            refined: true, created_at: created_at, refined_at: $now}]->(b))
-FOREACH (_ IN CASE WHEN row.kind = 'supports' THEN [1] ELSE [] END |
-  CREATE (a)-[:SUPPORTS {id: row.id, confidence: row.confidence, model: row.model,
-                         refined: true, created_at: created_at, refined_at: $now}]->(b))
+// each relation
+FOREACH (_ IN CASE WHEN row.kind = '<rel>' THEN [1] ELSE [] END |
+  CREATE (a)-[:<REL> {id: row.id, confidence: row.confidence, model: row.model,
+                      refined: true, created_at: created_at, refined_at: $now}]->(b))
+// end each
 RETURN count(*) AS replaced
 
 // name: counts
@@ -188,7 +174,7 @@ OPTIONAL MATCH (d:Document)
 WITH propositions, count(d) AS documents
 OPTIONAL MATCH (:Document)-[s:STATES]->(:Proposition)
 WITH propositions, documents, count(s) AS states
-OPTIONAL MATCH (:Proposition)-[r:UPDATES|CONTRADICTS|SUPPORTS]->(:Proposition)
+OPTIONAL MATCH (:Proposition)-[r:<RELATION_TYPES>]->(:Proposition)
 RETURN propositions, documents, states, count(r) AS relations
 
 // name: filtered

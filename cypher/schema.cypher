@@ -1,5 +1,8 @@
-// DDL templates: <label> and <prop> are filled from graphmem/store/schema.py (never user input).
-// The dialect table in graphmem/store/dialect.py says which engine uses which.
+// DDL templates: <label> (a node label or a relationship type) and <prop> are filled from
+// graphmem/store/schema.py (never user input). The dialect table in graphmem/store/dialect.py
+// says which engine uses which. Each engine's list_* statements answer the same columns:
+// indexes (entity 'NODE' or 'RELATIONSHIP', label, properties) of single properties, and unique
+// constraints (label, properties, status) of nodes.
 
 // name: neo4j_unique
 CREATE CONSTRAINT <label>_<prop>_unique IF NOT EXISTS FOR (n:<label>) REQUIRE n.<prop> IS UNIQUE
@@ -7,11 +10,35 @@ CREATE CONSTRAINT <label>_<prop>_unique IF NOT EXISTS FOR (n:<label>) REQUIRE n.
 // name: neo4j_index
 CREATE INDEX <label>_<prop>_index IF NOT EXISTS FOR (n:<label>) ON (n.<prop>)
 
+// name: neo4j_edge_index
+CREATE INDEX <label>_<prop>_index IF NOT EXISTS FOR ()-[r:<label>]-() ON (r.<prop>)
+
+// Range indexes only: a text or point index does not serve graphmem's equality and range lookups.
+// name: neo4j_list_indexes
+SHOW INDEXES YIELD entityType, labelsOrTypes, properties, type
+WHERE type = 'RANGE' AND size(labelsOrTypes) = 1 AND size(properties) = 1
+RETURN entityType AS entity, labelsOrTypes[0] AS label, properties
+
+// Neo4j 5 named the type UNIQUENESS, later versions NODE_PROPERTY_UNIQUENESS. It builds a
+// constraint before CREATE CONSTRAINT returns: a listed one is in force.
+// name: neo4j_list_constraints
+SHOW CONSTRAINTS YIELD entityType, labelsOrTypes, properties, type
+WHERE entityType = 'NODE' AND type CONTAINS 'UNIQUENESS' AND size(properties) = 1
+RETURN labelsOrTypes[0] AS label, properties, 'OPERATIONAL' AS status
+
 // name: falkordb_index
 CREATE INDEX FOR (n:<label>) ON (n.<prop>)
 
-// name: falkordb_list_indexes
-CALL db.indexes() YIELD label, properties RETURN label, properties
+// name: falkordb_edge_index
+CREATE INDEX FOR ()-[r:<label>]-() ON (r.<prop>)
 
+// name: falkordb_list_indexes
+CALL db.indexes() YIELD label, properties, entitytype
+RETURN entitytype AS entity, label, properties
+
+// FalkorDB builds a unique constraint in the background: status PENDING, then OPERATIONAL (or
+// FAILED when stored values are not unique).
 // name: falkordb_list_constraints
-CALL db.constraints() YIELD type, label, properties, status RETURN type, label, properties, status
+CALL db.constraints() YIELD type, label, properties, status
+WITH type, label, properties, status WHERE type = 'UNIQUE'
+RETURN label, properties, status

@@ -35,15 +35,3 @@ RETURN g.id AS id, g.summary AS summary, g.start AS start, g.vid AS vid
 MATCH (g:Segment {series_id: $series_id})
 WHERE g.vid IS NOT NULL
 RETURN g.vid AS vid
-
-// name: set_embeddings
-// Bumps the Segment vector clock: other processes' indexes see the re-embedding (see
-// cypher/vectors.cypher).
-MERGE (c:VectorClock {label: 'Segment'})
-ON CREATE SET c.epoch = $epoch
-SET c.rev = coalesce(c.rev, 0) + 1
-WITH c
-UNWIND $rows AS r
-MATCH (g:Segment {id: r.id})
-SET g.vid = r.vid, g.ts = r.ts, g.embedding = r.embedding, g.embedded_summary = r.summary,
-    g.emb_rev = c.rev

@@ -267,6 +267,22 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_embed_export(args: argparse.Namespace, settings: Settings) -> int:
+    """Export the embedding model to ONNX and verify it, once; later runs find it in the cache."""
+    from graphmem.embed import DEFAULT_MODEL
+    from graphmem.embed.export import default_cache_root, export_folder, open_export
+
+    name = args.model or settings.embed_model or DEFAULT_MODEL
+    root = settings.model_cache or default_cache_root()
+    existed = not args.rebuild and export_folder(name, root).is_dir()
+    model = open_export(name, root, rebuild=args.rebuild)
+    model.close()
+    verified = f"lowest cosine {model.manifest.min_cosine:.7f} to sentence-transformers"
+    state = "already exported" if existed else "exported"
+    print(f"{name}: {state}, {model.directory} ({verified}, dim {model.dim})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphmem", description="Temporal graph memory for LLMs.")
     parser.add_argument(
@@ -358,6 +374,11 @@ def build_parser() -> argparse.ArgumentParser:
     series_del = series_sub.add_parser("delete", help="delete a series and everything under it")
     series_del.add_argument("series", help="series name or id")
     series_del.set_defaults(handler=cmd_series_delete)
+
+    export = sub.add_parser("embed-export", help="export the embedding model to ONNX, verified")
+    export.add_argument("--model", help="model name or path (default: $GRAPHMEM_EMBED_MODEL)")
+    export.add_argument("--rebuild", action="store_true", help="export again even if cached")
+    export.set_defaults(handler=cmd_embed_export)
 
     demo = sub.add_parser("demo", help="load the demo data and show what graphmem does")
     demo.set_defaults(handler=cmd_demo)

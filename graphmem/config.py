@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 FSYNC_POLICIES = ("always", "everysec", "no")
 VECTOR_INDEXES = ("auto", "flat", "hnsw", "ivf")
+EMBED_BACKENDS = ("auto", "onnx", "torch")  # auto: onnx where the model exports, else torch
 TIME_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400, "weeks": 604800}
 
 
@@ -36,6 +37,8 @@ class Settings:
     llm_strong_model: str | None = None
     llm_timeout: float = 60.0
     embed_model: str | None = None
+    embed_backend: str = "auto"
+    model_cache: Path | None = None  # ONNX exports; None: ~/.cache/graphmem/models
     vector_index: str = "auto"  # above vector_flat_max items: auto (= ivf), ivf or hnsw; flat
     vector_flat_max: int = 20_000  # indexes up to this size are exact (flat)
     vector_refresh_ms: int = 500  # how often searches check the graph for other writers
@@ -56,6 +59,10 @@ class Settings:
         if self.vector_index not in VECTOR_INDEXES:
             raise InvalidInput(
                 "GRAPHMEM_VECTOR_INDEX", f"must be one of {', '.join(VECTOR_INDEXES)}"
+            )
+        if self.embed_backend not in EMBED_BACKENDS:
+            raise InvalidInput(
+                "GRAPHMEM_EMBED_BACKEND", f"must be one of {', '.join(EMBED_BACKENDS)}"
             )
         _check_int("GRAPHMEM_VECTOR_FLAT_MAX", self.vector_flat_max, 1)
         _check_int("GRAPHMEM_VECTOR_REFRESH_MS", self.vector_refresh_ms, 0)
@@ -119,6 +126,8 @@ class Settings:
             llm_strong_model=env.get("GRAPHMEM_LLM_STRONG_MODEL"),
             llm_timeout=timeout_s,
             embed_model=env.get("GRAPHMEM_EMBED_MODEL"),
+            embed_backend=env.get("GRAPHMEM_EMBED_BACKEND", "auto").strip().lower(),
+            model_cache=Path(cache) if (cache := env.get("GRAPHMEM_MODEL_CACHE")) else None,
             vector_index=env.get("GRAPHMEM_VECTOR_INDEX", "auto").strip().lower(),
             vector_flat_max=_number(env, "GRAPHMEM_VECTOR_FLAT_MAX", "20000", int),
             vector_refresh_ms=_number(env, "GRAPHMEM_VECTOR_REFRESH_MS", "500", int),

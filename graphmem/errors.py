@@ -63,6 +63,12 @@ class StoreUnavailable(StoreError):
     code = "STORE_UNAVAILABLE"
 
 
+class StoreAuthError(StoreError):
+    """The graph store refused the credentials, or the user may not do what was asked."""
+
+    code = "STORE_AUTH"
+
+
 class ReadOnlyViolation(StoreError):
     """A write was sent through the read-only path."""
 

@@ -62,7 +62,7 @@ def test_ask_without_llm_says_so(gql, sales_store) -> None:
     assert "no LLM is configured" in error["message"]
 
 
-def test_ask_with_scripted_llm(sales_store, llm_server, llm_settings, embedded_url) -> None:
+def test_ask_with_scripted_llm(sales_store, llm_server, llm_settings, store_url) -> None:
     """The ask mutation through a second app instance configured with the scripted LLM."""
     import dataclasses
 
@@ -75,7 +75,7 @@ def test_ask_with_scripted_llm(sales_store, llm_server, llm_settings, embedded_u
         {"tool_calls": [tool_call("time_bounds", {"series": series.name})]},
         {"content": "It covers 2010 to 2020."},
     )
-    settings = dataclasses.replace(llm_settings, store_url=embedded_url)
+    settings = dataclasses.replace(llm_settings, store_url=store_url)
     with TestClient(create_app(settings)) as client:
         body = client.post("/graphql", json={"query": (
             'mutation { ask(question: "What span?") { answer complete '

@@ -62,10 +62,10 @@ def test_bad_propositions_name_the_field_and_store_nothing(gql) -> None:
 
 
 def test_cli_ingest_docs_and_query(
-    monkeypatch: pytest.MonkeyPatch, embedded_url: str, store: Store, short_tmp: Path,
+    monkeypatch: pytest.MonkeyPatch, store_url: str, store: Store, short_tmp: Path,
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
-    monkeypatch.setenv("GRAPHMEM_STORE", embedded_url)
+    monkeypatch.setenv("GRAPHMEM_STORE", store_url)
     monkeypatch.setenv("GRAPHMEM_HOME", str(short_tmp / "cli-props"))
     path = tmp_path / "docs.jsonl"
     path.write_text("\n".join(json.dumps({"text": i["text"], "date": i["date"]}) for i in ITEMS))
@@ -116,10 +116,10 @@ def test_subgraph_ranked_by_recall_lifts_a_repeatedly_recalled_proposition(gql) 
 
 
 def test_cli_query_ranked_by_recall(
-    monkeypatch: pytest.MonkeyPatch, embedded_url: str, store: Store, short_tmp: Path,
+    monkeypatch: pytest.MonkeyPatch, store_url: str, store: Store, short_tmp: Path,
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
-    monkeypatch.setenv("GRAPHMEM_STORE", embedded_url)
+    monkeypatch.setenv("GRAPHMEM_STORE", store_url)
     monkeypatch.setenv("GRAPHMEM_HOME", str(short_tmp / "cli-rank"))
     path = tmp_path / "docs.jsonl"
     path.write_text("\n".join(json.dumps(item) for item in CROWDS))

@@ -55,10 +55,10 @@ def test_bad_input_is_an_error_and_changes_nothing(gql) -> None:
 
 
 def test_cli_recall_and_plot_timeline(
-    monkeypatch: pytest.MonkeyPatch, embedded_url: str, store: Store, short_tmp: Path,
+    monkeypatch: pytest.MonkeyPatch, store_url: str, store: Store, short_tmp: Path,
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
-    monkeypatch.setenv("GRAPHMEM_STORE", embedded_url)
+    monkeypatch.setenv("GRAPHMEM_STORE", store_url)
     monkeypatch.setenv("GRAPHMEM_HOME", str(short_tmp / "cli-timeline"))
     for text, date in MEMORIES:
         assert main(["add-event", text, "--date", date]) == 0

@@ -19,8 +19,8 @@ from graphmem.store import Store
 
 
 @pytest.fixture
-def cli_env(monkeypatch: pytest.MonkeyPatch, embedded_url: str, store: Store) -> Store:
-    monkeypatch.setenv("GRAPHMEM_STORE", embedded_url)
+def cli_env(monkeypatch: pytest.MonkeyPatch, store_url: str, store: Store) -> Store:
+    monkeypatch.setenv("GRAPHMEM_STORE", store_url)
     return store
 
 
@@ -206,12 +206,12 @@ def test_demo_falls_back_to_direct_tool_calls_when_the_llm_fails(
 
 
 def test_demo_prints_the_stored_segments(
-    monkeypatch: pytest.MonkeyPatch, embedded_url: str, store: Store, short_tmp: Path,
+    monkeypatch: pytest.MonkeyPatch, store_url: str, store: Store, short_tmp: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     from graphmem.series.segments import list_segments
 
-    monkeypatch.setenv("GRAPHMEM_STORE", embedded_url)
+    monkeypatch.setenv("GRAPHMEM_STORE", store_url)
     monkeypatch.setenv("GRAPHMEM_HOME", str(short_tmp / "cli-demo"))
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

@@ -12,14 +12,17 @@ from pathlib import Path
 import pytest
 
 from graphmem.cli import main
+from graphmem.cypher import load_dir
 from graphmem.series.catalog import create_series, list_series
 from graphmem.series.ingest import append
 from graphmem.store import Store
 
+Q = load_dir(Path(__file__).parent / "cypher")
+
 
 @pytest.fixture
-def cli_store(monkeypatch: pytest.MonkeyPatch, embedded_url: str, store: Store) -> Store:
-    monkeypatch.setenv("GRAPHMEM_STORE", embedded_url)
+def cli_store(monkeypatch: pytest.MonkeyPatch, store_url: str, store: Store) -> Store:
+    monkeypatch.setenv("GRAPHMEM_STORE", store_url)
     return store
 
 
@@ -37,7 +40,7 @@ def test_series_list_and_delete(cli_store: Store, capsys: pytest.CaptureFixture[
     assert main(["series", "delete", "gone"]) == 0
     assert "deleted series gone" in capsys.readouterr().out
     assert [s.name for s in list_series(cli_store)] == ["kept"]
-    assert cli_store.read("admin.count_nodes")[0]["n"] == 1, "chunks and segments went too"
+    assert cli_store.read(Q["engines.count_data"])[0]["n"] == 1, "chunks and segments went too"
 
 
 def test_series_delete_unknown_is_a_clear_error(

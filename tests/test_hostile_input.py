@@ -238,7 +238,7 @@ def test_python_entry_points_check_strings_before_hashing_them(store: Store) -> 
     with pytest.raises(InvalidInput) as caught:
         make_proposition("x", "2024-01-01", "a\x1bb")
     assert caught.value.field == "proposition.source"
-    assert store.read("admin.count_nodes")[0]["n"] == 0
+    assert store.read(Q["engines.count_data"])[0]["n"] == 0
 
 
 def test_cli_refuses_a_control_character_in_a_series_name(

@@ -85,9 +85,7 @@ def test_segment_statistics_equal_numpy_over_raw_points(store: Store, sales) -> 
         assert "units" in seg.summary and seg.summary[:10] == seg.start_iso[:10]
 
 
-def test_batches_in_separate_processes_equal_one_pass(
-    store: Store, embedded_url: str, sales
-) -> None:
+def test_batches_in_separate_processes_equal_one_pass(store: Store, store_url: str, sales) -> None:
     one = create_series(store, "one-pass")
     ingest.append(store, one.id, sales.ts, sales.xs)
     many = create_series(store, "ten-processes")
@@ -95,7 +93,7 @@ def test_batches_in_separate_processes_equal_one_pass(
         code = (
             "import json, sys; from graphmem.store import open_store; "
             "from graphmem.series.ingest import append; "
-            f"s = open_store({embedded_url!r}); d = json.load(sys.stdin); "
+            f"s = open_store({store_url!r}); d = json.load(sys.stdin); "
             "append(s, d['series'], d['ts'], d['xs']); s.close()"
         )
         payload = json.dumps(
@@ -281,7 +279,7 @@ def test_delete_series_removes_points_and_segments(store: Store, sales) -> None:
     series = create_series(store, "doomed")
     ingest.append(store, series.id, sales.ts[:2000], sales.xs[:2000])
     delete_series(store, series.id)
-    assert store.read("admin.count_nodes")[0]["n"] == 0
+    assert store.read(Q["engines.count_data"])[0]["n"] == 0
 
 
 def test_interrupted_demo_load_is_completed(store: Store) -> None:

@@ -3,30 +3,19 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import pytest
 from races import around
 
-from graphmem.config import Settings
 from graphmem.series import ingest
 from graphmem.series.catalog import create_series
 from graphmem.series.segments import time_bounds
-from graphmem.store import Store, open_store
+from graphmem.store import Store
 
 N = 50  # points per batch
 T0 = 1_700_000_000.0
-
-
-@pytest.fixture
-def writers(store: Store, embedded_url: str) -> Iterator[tuple[Store, Store]]:
-    """Two connections of their own to the embedded store, as two processes would have."""
-    pair = (open_store(embedded_url, Settings()), open_store(embedded_url, Settings()))
-    yield pair
-    for connection in pair:
-        connection.close()
 
 
 def batch(k: int) -> tuple[np.ndarray, np.ndarray]:

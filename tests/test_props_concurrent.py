@@ -38,7 +38,7 @@ class Always:
 
 
 @pytest.fixture
-def race(ctx: PropsMemory, embedded_url: str, tmp_path: Path) -> Iterator:  # noqa: F811
+def race(ctx: PropsMemory, store_url: str, tmp_path: Path) -> Iterator:  # noqa: F811
     """Start writers, each with its own connection and vector indexes as two processes have.
 
     Each waits for the others before its write: all look the propositions up before any
@@ -49,7 +49,7 @@ def race(ctx: PropsMemory, embedded_url: str, tmp_path: Path) -> Iterator:  # no
     def start(*classifiers: Classifier) -> list[PropsMemory]:
         meet = threading.Barrier(len(classifiers), timeout=30)
         for i, classifier in enumerate(classifiers):
-            connection = open_store(embedded_url, Settings())
+            connection = open_store(store_url, Settings())
             around(connection, "write", "props.write_batch", before=meet.wait)
             opened.append(PropsMemory.open(Settings(home=tmp_path / str(i)), connection,
                                            llm=None, classifier=classifier, embedder=ctx.embedder,

@@ -464,7 +464,7 @@ def embed_segments(store: Store, vectors: dict[str, np.ndarray], epoch: str = "e
     """Set Segment embeddings with the production statement, which advances the clock."""
     rows = [{"id": i, "vid": vector_id(i), "ts": 1_600_000_000, "embedding": v.tolist(),
              "summary": i} for i, v in vectors.items()]  # fmt: skip
-    store.write_batch("segments.set_embeddings", rows, epoch=epoch)
+    store.write_batch("vectors.set_embeddings_segment", rows, epoch=epoch)
 
 
 def unit(seed: int) -> np.ndarray:

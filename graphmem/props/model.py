@@ -11,11 +11,12 @@ from functools import lru_cache
 from typing import Any
 
 from graphmem.errors import InvalidInput
+from graphmem.kinds import RELATIONS
 from graphmem.strings import MAX_SOURCE, MAX_TEXT, checked_name, checked_str
 
-KINDS = ("updates", "contradicts", "supports")  # relation kinds that become edges
+KINDS = tuple(rel.key for rel in RELATIONS)  # relation kinds that become edges
 LABELS = (*KINDS, "norel")  # what a classifier may answer
-EDGE_TYPES = {"updates": "UPDATES", "contradicts": "CONTRADICTS", "supports": "SUPPORTS"}
+EDGE_TYPES = {rel.key: rel.type for rel in RELATIONS}
 KIND_OF_TYPE = {v: k for k, v in EDGE_TYPES.items()}
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -17,7 +17,6 @@ order.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -220,12 +219,9 @@ def refine(
 def _embeddings(ctx: PropsMemory, ids: list[str]) -> dict[str, np.ndarray]:
     if not ids:
         return {}
-    name = "props.embeddings_json" if ctx.store.engine == "falkordb" else "props.embeddings"
-    rows = ctx.store.read(name, ids=ids)
     out = {}
-    for row in rows:
-        emb = row["embedding"]
-        vec = embcodec.decode(json.loads(emb) if name.endswith("_json") else emb)
+    for row in ctx.store.read_lists("props.embeddings", ids=ids):
+        vec = embcodec.decode(row["embedding"])
         if vec is not None:
             out[row["id"]] = vec
     return out

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from graphmem.cypher import statement
 from graphmem.errors import InvalidInput
 from graphmem.series.stats import SuffStats
 from graphmem.store import Store
@@ -42,8 +40,8 @@ def chunk_id(series_id: str, k: int) -> str:
     return f"{series_id}:chunk:{k:08d}"
 
 
-def _floats(value: list[float] | str) -> np.ndarray:
-    return np.asarray(json.loads(value) if isinstance(value, str) else value, dtype=np.float64)
+def _floats(value: list[float]) -> np.ndarray:
+    return np.asarray(value, dtype=np.float64)
 
 
 def _concat(rows: list[dict[str, Any]]) -> Points:
@@ -54,16 +52,9 @@ def _concat(rows: list[dict[str, Any]]) -> Points:
     return Points(ts, xs)
 
 
-_READS = {
-    (name, as_json): statement(f"chunks.{name}{'_json' if as_json else ''}")
-    for name in ("by_index_range", "by_time_range", "by_time_ranges")
-    for as_json in (False, True)
-}
-
-
 def _read(store: Store, name: str, **params: Any) -> Points:
-    """Run a chunk read, as JSON text where the engine returns long lists faster that way."""
-    return _concat(store.read(_READS[name, store.dialect.json_lists], **params))
+    """Run a chunk read (its point lists as JSON text where the engine is faster that way)."""
+    return _concat(store.read_lists(name, **params))
 
 
 def read_index_range(store: Store, series_id: str, i0: int, i1: int) -> Points:
@@ -71,7 +62,7 @@ def read_index_range(store: Store, series_id: str, i0: int, i1: int) -> Points:
     if i1 <= i0:
         return Points.empty()
     k0, k1 = i0 // CHUNK_SIZE, (i1 - 1) // CHUNK_SIZE
-    points = _read(store, "by_index_range", series_id=series_id, k0=k0, k1=k1)
+    points = _read(store, "chunks.by_index_range", series_id=series_id, k0=k0, k1=k1)
     offset = k0 * CHUNK_SIZE
     return points[i0 - offset : i1 - offset]
 
@@ -80,7 +71,7 @@ def read_time_range(store: Store, series_id: str, start: float, end: float) -> P
     """Points with start <= timestamp <= end."""
     if end < start:
         raise InvalidInput("end", "must not be before start")
-    points = _read(store, "by_time_range", series_id=series_id, start=start, end=end)
+    points = _read(store, "chunks.by_time_range", series_id=series_id, start=start, end=end)
     lo = int(np.searchsorted(points.ts, start, side="left"))
     hi = int(np.searchsorted(points.ts, end, side="right"))
     return points[lo:hi]
@@ -94,7 +85,7 @@ def read_time_ranges(store: Store, series_id: str, ranges: list[tuple[float, flo
     if not ranges:
         return Points.empty()
     ranges_param = [{"start": a, "end": b} for a, b in ranges]
-    return _read(store, "by_time_ranges", series_id=series_id, ranges=ranges_param)
+    return _read(store, "chunks.by_time_ranges", series_id=series_id, ranges=ranges_param)
 
 
 def range_stats(store: Store, series_id: str, t0: float, start: float, end: float) -> SuffStats:

@@ -13,9 +13,13 @@ import uuid
 from dataclasses import dataclass
 
 from graphmem import embcodec
+from graphmem.cypher import statement
 from graphmem.embed import Embedder
+from graphmem.kinds import kind_of, labels
 from graphmem.store import Store
 from graphmem.vectors import VectorStore, vector_id
+
+REEMBEDDED = labels("reembedded")
 
 LABEL = "Segment"
 
@@ -34,9 +38,9 @@ class SegmentSearch:
         return embed_summaries(self.store, self.embedder, self.vectors, LABEL, rows)
 
 
-_UNEMBEDDED = {"Segment": "vectors.unembedded_segments",
-               "MetaSegment": "vectors.unembedded_metasegments"}  # fmt: skip
-_SET = {"Segment": "segments.set_embeddings", "MetaSegment": "vectors.set_metasegment_embeddings"}
+# statement names per re-embedded kind (graphmem/kinds.py), resolved at import
+_UNEMBEDDED = {k: statement(f"vectors.unembedded_{kind_of(k).key}").name for k in REEMBEDDED}
+_SET = {k: statement(f"vectors.set_embeddings_{kind_of(k).key}").name for k in REEMBEDDED}
 
 
 def embed_all_summaries(store: Store, embedder: Embedder, vectors: VectorStore, label: str) -> int:

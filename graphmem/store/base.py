@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
 
 from graphmem.cypher import Statement, statement
 from graphmem.errors import InvalidInput, StoreError
-from graphmem.store.dialect import DIALECTS, Dialect
-from graphmem.store.schema import INDEXES, UNIQUE, ddl
+from graphmem.store.dialect import DIALECTS, JSON_TWIN, Dialect
+from graphmem.store.schema import EDGE_INDEXES, INDEXES, UNIQUE, SchemaItem, ddl_of, plan
 from graphmem.strings import storable
 
 Row = dict[str, Any]
@@ -39,7 +42,7 @@ MAX_DEPTH = 32  # lists and maps nested deeper are no data graphmem writes
 # index crashes the server's unique check and is missed by lookups, so writes refuse them.
 # ("label" is indexed only on VectorClock, whose labels are literals in the statements, while
 # other labels, e.g. a meta-segment's, are free text.)
-KEY_NAMES = frozenset(prop for _, prop in UNIQUE + INDEXES) - {"label"}
+KEY_NAMES = frozenset(prop for _, prop in UNIQUE + INDEXES + EDGE_INDEXES) - {"label"}
 MAX_KEY_BYTES = 4096
 _ASCII_SPACE = " \t\n\v\f\r"
 _UNSAFE_KEY = re.compile("[\x00\x01\ud800-\udfff`]")
@@ -135,19 +138,74 @@ def _resolve(name: str | Statement) -> Statement:
     return name if isinstance(name, Statement) else statement(name)
 
 
+@dataclass(frozen=True)
+class GraphTypes:
+    """A driver's graph values, which results turn into plain ones: what each adapter maps."""
+
+    entities: tuple[type, ...]  # nodes and relationships: become their property dicts
+    properties: Callable[[Any], Mapping[str, Any]]
+    path: type  # becomes the list of its nodes
+    path_nodes: Callable[[Any], Iterable[Any]]
+
+
+def to_plain(value: Any, types: GraphTypes) -> Any:
+    """A result value as plain Python: nodes and edges as property dicts, paths as node lists."""
+    if isinstance(value, dict):
+        return {k: to_plain(v, types) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_plain(v, types) for v in value]
+    if isinstance(value, types.entities):
+        return {k: to_plain(v, types) for k, v in types.properties(value).items()}
+    if isinstance(value, types.path):
+        return [to_plain(n, types) for n in types.path_nodes(value)]
+    return value
+
+
+# toJSON(<expression>) AS <column>, the expression holding at most one level of parentheses
+_JSON_COLUMN = re.compile(r"toJSON\((?:[^()]|\([^()]*\))*\)\s+AS\s+(\w+)")
+
+
+@cache
+def json_columns(name: str) -> tuple[str, ...]:
+    """The columns the `_json` twin of statement `name` returns as JSON text."""
+    return tuple(_JSON_COLUMN.findall(statement(name + JSON_TWIN).text))
+
+
 class Store(ABC):
     """A graph store: run named statements from cypher/ with parameters."""
 
     engine: str = "abstract"
+    graph_types: GraphTypes  # the driver's node, relationship and path types
 
     @property
     def dialect(self) -> Dialect:
         return DIALECTS[self.engine]
 
+    def _row(self, pairs: Iterable[tuple[str, Any]]) -> Row:
+        """One result row as plain values, from (column, driver value) pairs."""
+        return {name: to_plain(value, self.graph_types) for name, value in pairs}
+
     def read(self, name: str | Statement, /, **params: Any) -> list[Row]:
         """Run a named statement on the read-only path."""
         stmt = _resolve(name)
         return self._run(stmt.text, params_of(params), write=False, what=stmt.name)
+
+    def read_lists(self, name: str, /, **params: Any) -> list[Row]:
+        """read() for statements returning long lists; the rows hold lists either way.
+
+        Where the dialect has json_lists, the statement's `_json` twin runs instead and the
+        columns it returns as toJSON() text are decoded here (a value that is not JSON is left
+        as it is, for the caller's own check to name).
+        """
+        if not self.dialect.json_lists:
+            return self.read(name, **params)
+        rows = self.read(name + JSON_TWIN, **params)
+        for column in json_columns(name):
+            for row in rows:
+                if isinstance(row.get(column), str):
+                    with contextlib.suppress(ValueError):
+                        row[column] = json.loads(row[column])
+        return rows
 
     def write(self, name: str | Statement, /, **params: Any) -> list[Row]:
         """Run a named statement on the write path; it lands whole or not at all."""
@@ -171,47 +229,57 @@ class Store(ABC):
         """Execute one statement and return its rows as plain dicts."""
 
     def apply_schema(self) -> int:
-        """Create the unique constraints and indexes of graphmem.store.schema; idempotent.
+        """Create the indexes and unique constraints of graphmem.store.schema; idempotent.
 
-        Returns how many DDL statements took effect: on FalkorDB only missing ones are sent
-        (none when the schema is complete); Neo4j's are IF NOT EXISTS and always sent.
+        Lists what exists first and sends only what is missing (none when the schema is
+        complete); one that a concurrent opener created in between counts as done. Returns how
+        many DDL statements took effect.
         """
-        dialect = self.dialect
-        have_index, have_unique = (
-            (set(), set()) if dialect.if_not_exists else self._existing_schema()
-        )
+        have = self._existing_schema()
         created = 0
-        wanted = INDEXES + (UNIQUE if dialect.unique_needs_index else ())
-        for label, prop in wanted:
-            if (label, prop) not in have_index:
-                text = ddl(dialect.index_ddl, label, prop)
-                created += self._tolerate_exists(self._run, text, {}, write=True)
-        for label, prop in UNIQUE:
-            if (label, prop) not in have_unique:
-                if dialect.unique_ddl is None:
-                    created += self._tolerate_exists(self._create_unique, label, prop)
-                else:
-                    text = ddl(dialect.unique_ddl, label, prop)
-                    created += self._tolerate_exists(self._run, text, {}, write=True)
+        for item in plan(self.dialect):
+            if item.key not in have:
+                created += self._tolerate_exists(self._create, item)
         self._await_schema()
         return created
 
-    def _tolerate_exists(self, create: Callable[..., object], *args: Any, **kwargs: Any) -> int:
+    def _create(self, item: SchemaItem) -> None:
+        text = ddl_of(self.dialect, item)
+        if text is None:
+            self._create_unique(item.label, item.prop)
+        else:
+            self._run(text, {}, write=True, what=f"creating the {item}")
+
+    def _tolerate_exists(self, create: Callable[..., object], *args: Any) -> int:
         """Run one DDL step; "already exists" (a concurrent opener won the race) is success.
 
         1 when this call created it, else 0.
         """
         try:
-            create(*args, **kwargs)
+            create(*args)
         except StoreError as error:
             if not any(text in str(error) for text in self.dialect.exists_errors):
                 raise
             return 0
         return 1
 
-    def _existing_schema(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
-        """(indexed, unique) (label, property) pairs already in place."""
-        raise NotImplementedError(f"{self.engine} must list its schema")
+    def _existing_schema(self) -> set[tuple[str, str, str]]:
+        """The SchemaItem keys (what, label, property) of every index and constraint in place."""
+        dialect = self.dialect
+        indexes = self._run(statement(dialect.list_indexes).text, {}, write=False,
+                            what="listing indexes")  # fmt: skip
+        have = {
+            ("edge_index" if row["entity"] == "RELATIONSHIP" else "index", row["label"], prop)
+            for row in indexes
+            for prop in row["properties"]
+        }
+        uniques = self._list_uniques()
+        return have | {("unique", row["label"], p) for row in uniques for p in row["properties"]}
+
+    def _list_uniques(self) -> list[Row]:
+        """Unique constraints as (label, properties, status) rows."""
+        text = statement(self.dialect.list_uniques).text
+        return self._run(text, {}, write=False, what="listing constraints")
 
     def _create_unique(self, label: str, prop: str) -> None:
         raise NotImplementedError(f"{self.engine} needs a unique-constraint command")

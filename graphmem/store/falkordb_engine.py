@@ -8,7 +8,6 @@ from typing import Any, Protocol
 import redis.exceptions
 from falkordb import Edge, FalkorDB, Node, Path
 
-from graphmem.cypher import statement
 from graphmem.errors import (
     AlreadyExists,
     InvalidInput,
@@ -16,7 +15,7 @@ from graphmem.errors import (
     StoreError,
     StoreUnavailable,
 )
-from graphmem.store.base import Floats, Health, Row, Store
+from graphmem.store.base import Floats, GraphTypes, Health, Row, Store
 
 CLIENT_NAME = "graphmem"
 HEALTH_WAIT = 5.0  # seconds a health check may spend on the embedded server, restart included
@@ -72,19 +71,6 @@ def _key(key: str) -> str:
     return f"`{key}`"
 
 
-def to_plain(value: Any) -> Any:
-    """FalkorDB result values as plain Python: nodes and edges become property dicts."""
-    if isinstance(value, Node | Edge):
-        return {k: to_plain(v) for k, v in value.properties.items()}
-    if isinstance(value, Path):
-        return [to_plain(n) for n in value.nodes()]
-    if isinstance(value, dict):
-        return {k: to_plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [to_plain(v) for v in value]
-    return value
-
-
 def translate(error: Exception, what: str) -> Exception:
     """One place where FalkorDB/redis errors become graphmem errors."""
     msg = str(error)
@@ -106,6 +92,7 @@ class FalkorDBStore(Store):
     """
 
     engine = "falkordb"
+    graph_types = GraphTypes((Node, Edge), lambda e: e.properties, Path, lambda p: p.nodes())
 
     def __init__(
         self, client: FalkorDB, graph: str, server: Supervisor | None = None, where: str = ""
@@ -147,9 +134,7 @@ class FalkorDBStore(Store):
                 return []  # the graph does not exist until its first write: nothing to read
             raise
         names = [col[1] for col in result.header]
-        return [
-            {n: to_plain(v) for n, v in zip(names, row, strict=True)} for row in result.result_set
-        ]
+        return [self._row(zip(names, row, strict=True)) for row in result.result_set]
 
     def _lost(self, error: redis.exceptions.ConnectionError, what: str, write: bool) -> None:
         """Raise, unless the embedded server was restarted and `what` may be sent again."""
@@ -161,15 +146,6 @@ class FalkorDBStore(Store):
                 f"it reconnects on the next statement once the server is back"
             ) from error
         self._server.recover(self._client, error, what, write)
-
-    def _existing_schema(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
-        indexes = self._run(statement("schema.falkordb_list_indexes").text, {}, write=False)
-        uniques = self._run(statement("schema.falkordb_list_constraints").text, {}, write=False)
-        have_index = {(r["label"], p) for r in indexes for p in r["properties"]}
-        have_unique = {
-            (r["label"], p) for r in uniques if r["type"] == "UNIQUE" for p in r["properties"]
-        }
-        return have_index, have_unique
 
     def _create_unique(self, label: str, prop: str) -> None:
         try:
@@ -183,7 +159,7 @@ class FalkorDBStore(Store):
     def _await_schema(self, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            rows = self._run(statement("schema.falkordb_list_constraints").text, {}, write=False)
+            rows = self._list_uniques()
             failed = [r for r in rows if r["status"] == "FAILED"]
             if failed:
                 raise StoreError(f"constraints could not be built (duplicates stored?): {failed}")

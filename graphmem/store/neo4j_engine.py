@@ -1,53 +1,83 @@
-"""Neo4j 5 adapter through the official driver: connect, run, translate errors."""
+"""Neo4j 5 adapter through the official driver: connect, run, translate errors.
+
+Every session of a store shares one bookmark manager, so on a cluster (or Aura) a read sees
+the writes this store made before it (causal consistency). Statements run in managed
+transactions, which the driver retries on transient failures (a deadlock, a leader switch);
+what still fails after its retries is translated once, here. The driver's deprecation
+notifications are switched off: graphmem's statements use `CALL { WITH x ... }`, deprecated
+since Neo4j 5.23, because FalkorDB rejects the newer `CALL (x) { ... }` (see
+tools/neo4j-lint/lint.mjs).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import neo4j
-import neo4j.exceptions
+import neo4j.exceptions as ne
 from neo4j.graph import Node, Path, Relationship
 
 from graphmem.errors import (
     AlreadyExists,
     InvalidInput,
     ReadOnlyViolation,
+    StoreAuthError,
     StoreError,
     StoreUnavailable,
 )
-from graphmem.store.base import Health, Row, Store
+from graphmem.store.base import GraphTypes, Health, Row, Store
 
-
-def to_plain(value: Any) -> Any:
-    """Driver values as plain Python: nodes and relationships become property dicts."""
-    if isinstance(value, Node | Relationship):
-        return {k: to_plain(v) for k, v in value.items()}
-    if isinstance(value, Path):
-        return [to_plain(n) for n in value.nodes]
-    if isinstance(value, dict):
-        return {k: to_plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [to_plain(v) for v in value]
-    return value
+DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
+ACCESS_MODE = "Neo.ClientError.Statement.AccessMode"
+# writes refused by a member that cannot take them: a follower or read replica, or a read-only
+# database (the driver retries both, on a new routing table, before they reach us)
+NOT_WRITABLE = (ne.NotALeader, ne.ForbiddenOnReadOnlyDatabase)
+QUIET = [neo4j.NotificationDisabledClassification.DEPRECATION]
 
 
 def translate(error: Exception, what: str) -> Exception:
     """One place where driver errors become graphmem errors."""
-    msg = getattr(error, "message", None) or str(error)
-    if isinstance(error, neo4j.exceptions.ServiceUnavailable | neo4j.exceptions.AuthError):
-        return StoreUnavailable(f"Neo4j is not reachable: {msg}")
-    code = getattr(error, "code", "") or ""
-    if code.endswith("ConstraintValidationFailed"):
-        return AlreadyExists(f"{what}: an item with the same id already exists ({msg})")
-    if "AccessMode" in code or "read access mode" in msg.lower():
-        return ReadOnlyViolation(f"{what}: refused, the read-only path cannot write ({msg})")
-    return StoreError(f"{what}: {msg}")
+    # a server error's own text (str() adds GQL fields); a driver error's is str()
+    msg = (error.message if isinstance(error, ne.Neo4jError) else None) or str(error)
+    code = getattr(error, "code", None) or ""
+    detail = f"{msg} [{code}]" if code else msg
+    if isinstance(error, ne.AuthError):
+        return StoreAuthError(
+            f"{what}: Neo4j authentication failed ({detail}); check the user and password "
+            f"in the store URL or NEO4J_USER / NEO4J_PASSWORD"
+        )
+    if isinstance(error, ne.Forbidden):
+        return StoreAuthError(f"{what}: the Neo4j user lacks a privilege for this ({detail})")
+    if code == DATABASE_NOT_FOUND:
+        return StoreUnavailable(
+            f"{what}: the Neo4j database does not exist ({detail}); name an existing one in "
+            f"the store URL's path or NEO4J_DATABASE"
+        )
+    if isinstance(error, NOT_WRITABLE):
+        return StoreUnavailable(
+            f"{what}: no Neo4j member would take the write ({detail}); on a cluster use a "
+            f"routing URL (neo4j:// or neo4j+s://) so writes reach the leader"
+        )
+    if isinstance(error, ne.ServiceUnavailable | ne.SessionExpired):
+        return StoreUnavailable(f"Neo4j is not reachable: {detail}")
+    if isinstance(error, ne.TransientError):
+        return StoreUnavailable(
+            f"{what}: Neo4j failed transiently and kept failing when retried ({detail}); try again"
+        )
+    if isinstance(error, ne.ConfigurationError) and "Notification filtering" in msg:
+        return StoreUnavailable(f"{what}: graphmem needs Neo4j 5.7 or newer ({detail})")
+    if isinstance(error, ne.ConstraintError) or code.endswith("ConstraintValidationFailed"):
+        return AlreadyExists(f"{what}: an item with the same id already exists ({detail})")
+    if code == ACCESS_MODE:
+        return ReadOnlyViolation(f"{what}: refused, the read-only path cannot write ({detail})")
+    return StoreError(f"{what}: {detail}")
 
 
 class Neo4jStore(Store):
     """A Neo4j 5 database."""
 
     engine = "neo4j"
+    graph_types = GraphTypes((Node, Relationship), dict, Path, lambda p: p.nodes)
 
     def __init__(
         self,
@@ -58,10 +88,12 @@ class Neo4jStore(Store):
     ) -> None:
         try:
             self._driver = neo4j.GraphDatabase.driver(
-                uri, auth=auth, connection_timeout=connect_timeout
-            )
-        except (neo4j.exceptions.ConfigurationError, ValueError) as error:
+                uri, auth=auth, connection_timeout=connect_timeout,
+                notifications_disabled_classifications=QUIET,
+            )  # fmt: skip
+        except (ne.ConfigurationError, ValueError) as error:
             raise InvalidInput("store url", f"Neo4j refuses {uri}: {error}") from None
+        self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
         self._database = database
         self._uri = uri
 
@@ -73,7 +105,7 @@ class Neo4jStore(Store):
         """
         try:
             self._driver.verify_connectivity()
-        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as error:
+        except (ne.Neo4jError, ne.DriverError) as error:
             self._driver.close()
             raise translate(error, f"connecting to {self._uri}") from None
 
@@ -81,23 +113,22 @@ class Neo4jStore(Store):
         self, text: str, params: dict[str, Any], *, write: bool, what: str = "query"
     ) -> list[Row]:
         def work(tx: neo4j.ManagedTransaction) -> list[Row]:
-            result = tx.run(text, params)
-            return [{k: to_plain(v) for k, v in record.items()} for record in result]
+            return [self._row(record.items()) for record in tx.run(text, params)]
 
         try:
-            with self._driver.session(database=self._database) as session:
+            with self._driver.session(
+                database=self._database, bookmark_manager=self._bookmarks
+            ) as session:
                 run = session.execute_write if write else session.execute_read
                 return run(work)
-        except neo4j.exceptions.Neo4jError as error:
-            raise translate(error, what) from error
-        except neo4j.exceptions.DriverError as error:
+        except (ne.Neo4jError, ne.DriverError) as error:
             raise translate(error, what) from error
 
     def health(self) -> Health:
         try:
             info = self._driver.get_server_info()
         except Exception as error:  # health must report, never raise
-            return Health(self.engine, False, None, str(error))
+            return Health(self.engine, False, None, str(translate(error, "health check")))
         return Health(self.engine, True, f"{info.agent} (protocol {info.protocol_version})")
 
     def close(self) -> None:

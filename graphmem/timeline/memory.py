@@ -11,12 +11,14 @@ from typing import Any
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import InvalidInput
+from graphmem.kinds import KINDS
 from graphmem.store.base import Store
 from graphmem.timeline.formula import TimelineConfig
 from graphmem.timeutil import parse_timestamp
 from graphmem.vectors import LABELS, VectorConfig, VectorStore
 
 DEFAULT_LABELS = ("Event", "Proposition")
+RECALLED = tuple(kind for kind in KINDS if kind.recall)  # the kinds timeline statements serve
 MAX_IDS = 10_000  # ids per reinforce or stats call: bounds one statement's size
 
 
@@ -54,7 +56,7 @@ class TimelineMemory:
         Loads the embedding model when `vectors` is not given (its dimension sizes the indexes).
         `config` and `vector_config` default to the settings' (GRAPHMEM_TIME_UNIT, ...).
         """
-        embedder = embedder or Embedder(settings.embed_model)
+        embedder = embedder or Embedder.from_settings(settings)
         if vectors is None:
             vector_config = vector_config or settings.vector_config()
             vectors = VectorStore(store, settings.home, embedder.name, embedder.dim, vector_config)
@@ -99,16 +101,16 @@ def checked_ids(ids: Any) -> list[str]:
 
 
 def per_label(ids_by_label: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
-    """Statement parameters $event, $proposition, $segment, $metasegment (empty when absent)."""
-    return {label.lower(): list(ids_by_label.get(label, ())) for label in LABELS}
+    """Statement parameters $event, $proposition, ... one per kind with recall (empty if absent)."""
+    return {kind.key: list(ids_by_label.get(kind.label, ())) for kind in RECALLED}
 
 
 def packed_per_label(ids_by_label: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     """Like `per_label`, as one comma-joined string per label plus a list of ids with commas."""
     params: dict[str, Any] = {}
-    for label in LABELS:
-        ids = ids_by_label.get(label, ())
+    for kind in RECALLED:
+        ids = ids_by_label.get(kind.label, ())
         plain = [i for i in ids if "," not in i]
-        params[label.lower()] = ",".join(plain)
-        params[f"{label.lower()}_extra"] = [i for i in ids if "," in i]
+        params[kind.key] = ",".join(plain)
+        params[f"{kind.key}_extra"] = [i for i in ids if "," in i]
     return params

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.errors import InvalidInput
+from graphmem.kinds import kind_of
 from graphmem.strings import MAX_QUERY, checked_str
 from graphmem.timeline.formula import (
     TimelineConfig,
@@ -163,7 +164,7 @@ def _recall(
 
 def _embed_summaries(ctx: TimelineMemory, labels: tuple[str, ...]) -> None:
     """Segments and meta-segments are embedded on first use: embed what is new or changed."""
-    lazy = [label for label in labels if label in ("Segment", "MetaSegment")]
+    lazy = [label for label in labels if kind_of(label).reembedded]
     if lazy:
         from graphmem.series.textsearch import embed_all_summaries
 

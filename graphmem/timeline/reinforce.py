@@ -7,7 +7,8 @@ InvalidInput); then one statement updates them all, so a call lands whole or not
 Once per (id, now): a memory whose last recall is at or after `now` is left unchanged. Re-sending
 the same call is therefore a no-op, and a late, out-of-order report cannot rewrite the history
 that later recalls already built on. The update itself runs inside the statement, from the
-stored values, so concurrent calls cannot lose a recall.
+stored values, after locking each node, so concurrent calls cannot lose a recall nor count one
+twice; each reports `changed` only for what it recorded itself.
 """
 
 from __future__ import annotations
@@ -78,17 +79,17 @@ def reinforce_in(
             due.setdefault(s.label, []).append(s.id)
     if not due:
         return [before[i] for i in wanted]
-    store.write(
+    [row] = store.write(
         "timeline.reinforce", now=now_ts, unit=float(config.time_unit_seconds),
         **per_label(due),
     )  # fmt: skip
+    changed = set(row["changed"])  # by this call: a concurrent one may have got there first
     after = _locate(store, wanted, missing_ok=True)
     out = []
     for i in wanted:
-        s, prev = after.get(i, before[i]), before[i].last_recalled_at
-        changed = s.last_recalled_at == now_ts and (prev is None or prev < now_ts)
+        s = after.get(i, before[i])
         out.append(RecallStats(s.label, s.id, s.ts, s.recall_count, s.g, s.last_recalled_at,
-                               changed))  # fmt: skip
+                               i in changed))  # fmt: skip
     return out
 
 

@@ -12,9 +12,14 @@ import numpy as np
 
 from graphmem.errors import InvalidInput
 from graphmem.timeline.formula import checked_count, elapsed, probabilities
-from graphmem.timeline.memory import DEFAULT_LABELS, TimelineMemory, checked_labels, checked_now
+from graphmem.timeline.memory import (
+    DEFAULT_LABELS,
+    RECALLED,
+    TimelineMemory,
+    checked_labels,
+    checked_now,
+)
 from graphmem.timeutil import iso_date
-from graphmem.vectors import LABELS
 
 MAX_ITEMS = 100_000
 _FIRST, _LAST = -(1 << 62), 1 << 62  # open ends of a range
@@ -55,7 +60,7 @@ def timeline(
         raise InvalidInput("end", "is before start")
     limit = checked_count(limit, "limit", MAX_ITEMS)
     chosen = checked_labels(labels)
-    enabled = {label.lower(): label in chosen for label in LABELS}
+    enabled = {kind.key: kind.label in chosen for kind in RECALLED}
     rows = ctx.store.read(
         "timeline.in_range", start=lo, end=min(hi, now_ts), limit=limit, **enabled
     )

@@ -15,8 +15,6 @@ watermark (the wall time at which it was last known to match the graph) is newer
 
 from __future__ import annotations
 
-import contextlib
-import json
 import logging
 import threading
 import time
@@ -30,6 +28,7 @@ import numpy as np
 from graphmem import embcodec
 from graphmem.cypher import statement
 from graphmem.errors import GraphmemError, InvalidInput
+from graphmem.kinds import kind_of, labels
 from graphmem.store.base import Store
 from graphmem.vectors.index import VectorIndex
 from graphmem.vectors.model import Clock, DamagedIndexFile, Hit, VectorConfig, VectorIndexError
@@ -37,16 +36,15 @@ from graphmem.vectors.persist import file_lock, saved_watermark
 
 log = logging.getLogger(__name__)
 
-LABELS = ("Proposition", "Event", "Segment", "MetaSegment")
+LABELS = labels("vectors")  # the kinds with a vector index (graphmem/kinds.py)
 FETCH_BATCH = 500  # rows per graph fetch while repairing: bounds one reply's size
 
-_VIDS = {label: statement(f"vectors.vids_{label.lower()}") for label in LABELS}
-_VID_PAIRS = {label: statement(f"vectors.vid_pairs_{label.lower()}") for label in LABELS}
-_COUNT = {label: statement(f"vectors.count_{label.lower()}") for label in LABELS}
-_FETCH = {label: statement(f"vectors.fetch_{label.lower()}") for label in LABELS}
-_FETCH_JSON = {label: statement(f"vectors.fetch_json_{label.lower()}") for label in LABELS}
-REEMBEDDED = ("Segment", "MetaSegment")  # re-embedded in place when their summary changes
-_REVISED = {label: statement(f"vectors.revised_{label.lower()}") for label in REEMBEDDED}
+REEMBEDDED = labels("reembedded")  # re-embedded in place when their summary changes
+# statement names, resolved at import so that a missing one fails at once
+_VIDS = {label: statement(f"vectors.vids_{kind_of(label).key}").name for label in LABELS}
+_COUNT = {label: statement(f"vectors.count_{kind_of(label).key}") for label in LABELS}
+_FETCH = {label: statement(f"vectors.fetch_{kind_of(label).key}").name for label in LABELS}
+_REVISED = {label: statement(f"vectors.revised_{kind_of(label).key}") for label in REEMBEDDED}
 
 
 @dataclass(frozen=True)
@@ -181,11 +179,8 @@ class VectorStore:
 
     def _graph_vids(self, label: str) -> dict[int, str]:
         """vid → id of every embedded `label` node in the graph."""
-        if self.store.engine != "falkordb":
-            return {int(row["vid"]): row["id"] for row in self.store.read(_VIDS[label])}
-        rows = self.store.read(_VID_PAIRS[label])
-        text = rows[0]["pairs"] if rows else None
-        return {int(vid): node_id for vid, node_id in json.loads(text or "[]")}
+        rows = self.store.read_lists(_VIDS[label])
+        return {int(vid): node_id for vid, node_id in (rows[0]["pairs"] if rows else [])}
 
     def _sync(self, label: str, index: VectorIndex) -> tuple[int, int, list[str]]:
         """Make `index` hold exactly the graph's embedded nodes of `label`.
@@ -227,15 +222,11 @@ class VectorStore:
         return added
 
     def _fetch(self, label: str, node_ids: list[str]) -> list[dict[str, Any]]:
-        """Rows of (id, vid, ts, embedding as stored: text or list) for these nodes."""
-        if self.store.engine != "falkordb":
-            return self.store.read(_FETCH[label], ids=node_ids)
-        rows = self.store.read(_FETCH_JSON[label], ids=node_ids)
-        for row in rows:
-            # a bad value stays as it is: _columns then names the node and what is wrong
-            with contextlib.suppress(TypeError, ValueError):
-                row["embedding"] = json.loads(row["embedding"])
-        return rows
+        """Rows of (id, vid, ts, embedding as stored: text or list) for these nodes.
+
+        A bad embedding stays as it is: _columns then names the node and what is wrong.
+        """
+        return self.store.read_lists(_FETCH[label], ids=node_ids)
 
     def _columns(
         self, label: str, rows: list[dict[str, Any]]
