@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 import strawberry
+from strawberry.utils.str_converters import to_camel_case
 
 from api.context import Info
 from api.errors import request_names
@@ -157,6 +158,21 @@ _TOOL_FOR_KIND = {
 }
 # the input's filter fields: every SegmentFilter condition but the time bounds (dates here)
 _FILTER_FIELDS = tuple(f.name for f in fields(SegmentFilter) if f.name not in ("start", "end"))
+# the spec fields each kind reads; a value in any other is refused, not silently ignored
+_FIELDS_OF_KIND = {
+    "members": ("kind", "member_ids", "label"),
+    "range": ("kind", "series_id", "start", "end", "freq"),
+    "filter": ("kind", "series_id", "text", "k", "start", "end", *_FILTER_FIELDS),
+}
+
+
+def _check_unused(spec: MetaSpecInput) -> None:
+    """InvalidInput naming the first field set that `spec.kind` does not read."""
+    used = _FIELDS_OF_KIND[spec.kind]
+    for field in fields(MetaSpecInput):
+        if field.name not in used and getattr(spec, field.name) is not None:
+            name = to_camel_case(field.name)
+            raise InvalidInput(f"spec.{name}", f"is not used by kind {spec.kind}; leave it out")
 
 
 def _tool_args(spec: MetaSpecInput) -> dict[str, object]:
@@ -236,6 +252,7 @@ class MetaMutation:
     def build_meta_segments(self, info: Info, spec: MetaSpecInput) -> list[MetaSegment]:
         if spec.kind not in _TOOL_FOR_KIND:
             raise InvalidInput("spec.kind", f"must be one of {', '.join(_TOOL_FOR_KIND)}")
+        _check_unused(spec)
         env = info.context.services.tools()
         run = _run_filter(spec) if spec.kind == "filter" else None
         with request_names(_SPEC_NAMES, prefix="spec."):
@@ -250,6 +267,8 @@ class MetaMutation:
         self, info: Info, question: str, series_id: strawberry.ID | None = None,
         max_steps: int = 10,
     ) -> AskResult:  # fmt: skip
+        with request_names():
+            agent.check_question(question, max_steps)  # the caller's mistakes before the LLM's
         llm = LLM(info.context.state.settings)
         result = agent.ask(
             info.context.store, llm, question, str(series_id) if series_id else None, max_steps,

@@ -60,6 +60,12 @@ def test_ask_without_llm_says_so(gql, sales_store) -> None:
                 id=series.id)["errors"][0]  # fmt: skip
     assert error["extensions"]["code"] == "LLM_NOT_CONFIGURED"
     assert "no LLM is configured" in error["message"]
+    # the caller's own mistakes are named first, LLM or not
+    ask = "mutation($q: String!, $n: Int!) { ask(question: $q, maxSteps: $n) { answer } }"
+    error = gql(ask, q="  ", n=3)["errors"][0]
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "question"}
+    error = gql(ask, q="trend?", n=0)["errors"][0]
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "maxSteps"}
 
 
 def test_ask_with_scripted_llm(sales_store, llm_server, llm_settings, store_url) -> None:
@@ -129,3 +135,19 @@ def test_filter_spec_takes_lowest_and_highest_value_conditions(gql, sales_store)
     highs = {m["id"] for m in high["members"]}
     assert lows == {i for i, g in segments.items() if g.features.min <= 95.0} != set()
     assert highs == {i for i, g in segments.items() if g.features.max >= 300.0} != set()
+
+
+def test_a_spec_field_its_kind_does_not_read_is_refused(gql, sales_store) -> None:
+    _, series, _ = sales_store
+    cases = [
+        ({"kind": "members", "memberIds": ["x"], "freq": "year"}, "spec.freq"),
+        ({"kind": "range", "seriesId": series.id, "freq": "year", "text": "rising"}, "spec.text"),
+        ({"kind": "filter", "seriesId": series.id, "memberIds": ["x"]}, "spec.memberIds"),
+    ]
+    for spec, field in cases:
+        answer = gql(BUILD, spec=spec)
+        assert answer["data"] is None, spec
+        assert answer["errors"][0]["extensions"] == {"code": "BAD_INPUT", "field": field}
+        assert "is not used by kind" in answer["errors"][0]["message"]
+    listed = gql("query($id: ID!) { metaSegments(seriesId: $id) { id } }", id=series.id)
+    assert listed["data"]["metaSegments"] == []
