@@ -91,8 +91,10 @@ class Services:
             return self._tools
 
     def close(self) -> None:
-        """Save the vector indexes and close the store."""
+        """Save the vector and keyword indexes and close the store."""
         with self._lock:
+            if self._props is not None:
+                self._props.keywords.close()
             if self._vectors is not None:
                 self._vectors.close()
             self.store.close()

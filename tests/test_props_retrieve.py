@@ -60,9 +60,11 @@ def test_as_of_never_returns_later_propositions(gold_ctx: PropsMemory, world: Wo
     k = 8
     for as_of in days:
         for question, qvec in zip(questions, qvecs, strict=True):
-            graph = subgraph_for_vector(gold_ctx, qvec, question, as_of, k=k)
+            graph = subgraph_for_vector(gold_ctx, qvec, question, as_of, k=k, channels="dense")
             check_invariants(graph, as_of, k, gold_ctx)
-            # the anchors are exactly the top k among propositions dated <= as_of
+            check_invariants(subgraph_for_vector(gold_ctx, qvec, question, as_of, k=k), as_of, k,
+                             gold_ctx)  # fmt: skip
+            # dense: the anchors are exactly the top k among propositions dated <= as_of
             allowed = np.flatnonzero(dates <= as_of)
             sims = pvecs[allowed] @ qvec
             want = {proposition_id(texts[i], dates[i]) for i in allowed[np.argsort(-sims)[:k]]}
