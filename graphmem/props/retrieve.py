@@ -29,7 +29,7 @@ import numpy as np
 
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.props import relate
-from graphmem.props.hybrid import FUSION, Candidate, candidates, checked_channels
+from graphmem.props.hybrid import FUSION, Candidate, Fusion, candidates, checked_channels
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import Proposition, Relation, checked_date, checked_text
 from graphmem.props.relate import fetch_props
@@ -164,15 +164,19 @@ def subgraph_for_vector(
     refine: bool = False,
     ranker: Ranker | None = None,
     channels: str = "hybrid",
+    fusion: Fusion = FUSION,
 ) -> Subgraph:
-    """`subgraph` for an already embedded question (its text feeds the keyword channel)."""
+    """`subgraph` for an already embedded question (its text feeds the keyword channel).
+
+    `fusion`: how the channels are fused (benchmarks compare settings).
+    """
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
         raise InvalidInput("k", f"must be an integer from 1 to {MAX_K}")
     checked_channels(channels)
     day, as_of_ts = (None, NO_LIMIT_TS) if as_of is None else checked_date(as_of, "as_of")
     pool = max(5 * k, k + POOL_EXTRA)
     found = candidates(ctx, vector, question, None if day is None else as_of_ts, pool, channels,
-                       FUSION)  # fmt: skip
+                       fusion)  # fmt: skip
     anchors = _choose(ctx, found, k, ranker)
     graph = _collect(ctx, question, day, as_of_ts, anchors, found, expand)
     if refine and graph.edges:
