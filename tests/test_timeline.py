@@ -33,6 +33,10 @@ from graphmem.vectors import VectorStore, vector_id
 
 Q = load_dir(Path(__file__).parent / "cypher")
 DAY = 86400
+# the seed's setting (t in days, r the clipped cosine): the tests of the formula's mechanics
+# compute their expected values by hand in it; the defaults are tested at the end
+SEED = TimelineConfig(time_unit_seconds=DAY, threshold=0.9, relevance_floor=0.0,
+                      relevance_full=1.0)  # fmt: skip
 
 
 def ts(date: str) -> int:
@@ -47,7 +51,7 @@ def embedder() -> Embedder:
 @pytest.fixture
 def ctx(store: Store, embedder: Embedder, tmp_path: Path) -> TimelineMemory:
     vectors = VectorStore(store, tmp_path, embedder.name, embedder.dim)
-    return TimelineMemory(store, embedder, vectors, now=lambda: ts("2030-01-01"))
+    return TimelineMemory(store, embedder, vectors, SEED, now=lambda: ts("2030-01-01"))
 
 
 def event_count(store: Store) -> int:
@@ -114,6 +118,8 @@ def test_formula_and_config_reject_bad_values() -> None:
         ({"time_unit_seconds": 0}, "time_unit_seconds"),
         ({"threshold": 1.5}, "threshold"),
         ({"candidates": 0}, "candidates"),
+        ({"relevance_floor": 0.9}, "relevance_full"),  # not above the floor
+        ({"relevance_full": 1.5}, "relevance_full"),
     ):
         with pytest.raises(InvalidInput) as err:
             TimelineConfig(**bad)
@@ -122,7 +128,7 @@ def test_formula_and_config_reject_bad_values() -> None:
 
 def test_ranker_scores_candidates_by_p() -> None:
     now = ts("2024-01-11")
-    rank = ranker(now)
+    rank = ranker(now, SEED)
     candidates = [
         {"similarity": 0.9, "ts": ts("2024-01-01")},  # never recalled, 10 days old
         {"similarity": 0.5, "ts": ts("2023-01-01"), "recall_count": 4, "g": 6.0,
@@ -149,7 +155,7 @@ def test_ranker_reads_props_scored_candidates() -> None:
 
     prop = Proposition("prop_x", "x", "2024-01-01", ts("2024-01-01"))
     scored = Scored(prop, 0.8, 0, 1.0, None, ts("2025-06-01"))  # created_at: ingestion time
-    [score] = ranker("2024-01-03")([scored])
+    [score] = ranker("2024-01-03", SEED)([scored])
     assert score == pytest.approx(recall_probability(0.8, 2.0, 1.0))  # decay from prop.ts
 
 
