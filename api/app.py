@@ -1,4 +1,4 @@
-"""The ASGI app: /graphql (GraphiQL on) and /healthz."""
+"""The ASGI app: /graphql (GraphiQL on), /healthz, /readyz and /metrics."""
 
 from __future__ import annotations
 
@@ -15,13 +15,14 @@ from strawberry.asgi import GraphQL
 
 import graphmem
 from api.context import Context
+from api.observe import Observability, RequestIdInResults
 from api.schema import schema
 from api.state import AppState
 from graphmem.config import Settings
 
 
-class GraphQLApp(GraphQL):
-    """strawberry's ASGI app with graphmem's typed context."""
+class GraphQLApp(RequestIdInResults, GraphQL):
+    """strawberry's ASGI app with graphmem's typed context; responses carry the request id."""
 
     def __init__(self, state: AppState) -> None:
         super().__init__(schema, graphql_ide="graphiql")
@@ -34,6 +35,7 @@ class GraphQLApp(GraphQL):
 def create_app(settings: Settings | None = None) -> Starlette:
     """Build the app; the store opens on first use and closes at shutdown."""
     state = AppState(settings or Settings.from_env())
+    observed = Observability(state)  # request ids, /metrics, warm-up and /readyz
 
     async def healthz(request: Request) -> JSONResponse:
         h = await run_in_threadpool(state.health)  # it may wait on the network: not on the loop
@@ -48,16 +50,16 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
+        async with observed.running():
+            yield
         state.close()
 
     graphql = GraphQLApp(state)
-    app = Starlette(
-        routes=[
-            Route("/healthz", healthz),
-            Route("/graphql", graphql, methods=["GET", "POST"]),
-        ],
-        lifespan=lifespan,
-    )
+    routes = [
+        Route("/healthz", healthz),
+        Route("/graphql", graphql, methods=["GET", "POST"]),
+        *observed.routes(),
+    ]
+    app = Starlette(routes=routes, middleware=[observed.middleware(routes)], lifespan=lifespan)
     app.state.graphmem = state
     return app

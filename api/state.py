@@ -26,6 +26,10 @@ class AppState:
                 self._services = Services.open(self.settings)
             return self._services
 
+    def opened_services(self) -> Services | None:
+        """The services if they are open, without opening them or waiting for an open."""
+        return self._services
+
     def store(self) -> Store:
         return self.services().store
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 FSYNC_POLICIES = ("always", "everysec", "no")
 VECTOR_INDEXES = ("auto", "flat", "hnsw", "ivf")
 EMBED_BACKENDS = ("auto", "onnx", "torch")  # auto: onnx where the model exports, else torch
+WARMUP_MODES = ("startup", "background", "off")  # when `serve` opens the model and indexes
 TIME_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400, "weeks": 604800}
 
 
@@ -44,6 +45,7 @@ class Settings:
     vector_refresh_ms: int = 500  # how often searches check the graph for other writers
     time_unit: str = "days"  # unit of t in the recall probability
     recall_threshold: float = 0.9  # p at which a memory counts as recalled
+    warmup: str = "startup"  # see WARMUP_MODES and docs/observability.md
 
     def __post_init__(self) -> None:
         if self.appendfsync not in FSYNC_POLICIES:
@@ -68,6 +70,8 @@ class Settings:
         _check_int("GRAPHMEM_VECTOR_REFRESH_MS", self.vector_refresh_ms, 0)
         if self.time_unit not in TIME_UNITS:
             raise InvalidInput("GRAPHMEM_TIME_UNIT", f"must be one of {', '.join(TIME_UNITS)}")
+        if self.warmup not in WARMUP_MODES:
+            raise InvalidInput("GRAPHMEM_WARMUP", f"must be one of {', '.join(WARMUP_MODES)}")
         threshold = self.recall_threshold
         if isinstance(threshold, bool) or not isinstance(threshold, int | float):
             raise InvalidInput("GRAPHMEM_RECALL_THRESHOLD", "must be a number in (0, 1]")
@@ -133,6 +137,7 @@ class Settings:
             vector_refresh_ms=_number(env, "GRAPHMEM_VECTOR_REFRESH_MS", "500", int),
             time_unit=_time_unit(env.get("GRAPHMEM_TIME_UNIT", "days")),
             recall_threshold=_number(env, "GRAPHMEM_RECALL_THRESHOLD", "0.9", float),
+            warmup=env.get("GRAPHMEM_WARMUP", "startup").strip().lower(),
         )
 
 

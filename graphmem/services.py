@@ -17,6 +17,14 @@ if TYPE_CHECKING:
     from graphmem.vectors import VectorStore
 
 
+@dataclass(frozen=True)
+class Opened:
+    """The parts of a Services opened so far (None: not yet)."""
+
+    embedder: Embedder | None
+    vectors: VectorStore | None
+
+
 @dataclass
 class Services:
     """The store plus what is opened on first use: embedder, vectors, memories, tools.
@@ -89,6 +97,23 @@ class Services:
                 search = SegmentSearch(self.store, self.embedder(), self.vectors())
                 self._tools = ToolEnv(self.store, self.settings, search, owns_search=False)
             return self._tools
+
+    def warm_up(self) -> None:
+        """Open now what a first call would: the model (and one inference), every vector index,
+        the memories; so no later call pays for it."""
+        from graphmem.vectors.store import LABELS
+
+        self.embedder().encode_one("warm-up")  # a first inference allocates its buffers
+        vectors = self.vectors()
+        for label in LABELS:
+            vectors.index(label)
+        self.props()
+        self.timeline()
+        self.tools()
+
+    def opened(self) -> Opened:
+        """What is open so far; takes no lock, so it answers while something is being opened."""
+        return Opened(self._embedder, self._vectors)
 
     def close(self) -> None:
         """Save the vector indexes and close the store."""

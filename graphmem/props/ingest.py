@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem import embcodec
+from graphmem import embcodec, metrics
 from graphmem.errors import InvalidInput
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import Proposition, make_proposition
@@ -136,6 +136,7 @@ def store_propositions(
                 pending = None
                 done += stored.rows
                 added, relations = added + stored.created, relations + stored.relations
+                metrics.count(metrics.PROPOSITIONS, stored.created)
                 if progress is not None:
                     progress("store", done, len(order))
 
@@ -159,6 +160,8 @@ def store_propositions(
                                     states if last else [], relation_rows(found), vecs)  # fmt: skip
             ctx.recent.add(batch)  # candidates of later batches and calls, without a read
         settle()
+    if doc is not None:  # written with the last batch: all of it is stored now
+        metrics.count(metrics.DOCUMENTS)
     return IngestReport(doc.id if doc else None, tuple(ids), added, len(ids) - added, relations)
 
 
