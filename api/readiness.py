@@ -16,10 +16,11 @@ from starlette.responses import JSONResponse
 from api.state import AppState
 from graphmem import metrics as lib
 from graphmem.errors import GraphmemError
+from graphmem.kinds import labels
 from graphmem.services import Opened
-from graphmem.vectors.store import LABELS
 
 log = logging.getLogger(__name__)
+LABELS = labels("vectors")  # the kinds with a vector index
 
 
 @dataclass
@@ -89,7 +90,9 @@ class WarmUp:
         """What is ready and what is missing; asks the store (blocking: not on the loop)."""
         services = self.state.opened_services()
         store: dict[str, Any] = {"open": services is not None}
-        if services is not None:
+        if services is None:
+            store["opening"] = self.state.opening
+        else:
             health = services.store.health()
             store.update(reachable=health.reachable, detail=health.detail)
         opened = services.opened() if services is not None else Opened(None, None)

@@ -204,7 +204,7 @@ def test_readyz_says_what_is_missing_until_warm(store: Store, store_url: str, tm
         body = cold.json()
         assert body["ready"] is False
         assert body["missing"] == ["store", "embedding model", "vector indexes"]
-        assert body["store"] == {"open": False}
+        assert body["store"] == {"open": False, "opening": False}
         assert body["vector_indexes"] == {"open": [], "missing": list(LABELS)}
         assert body["warmup"]["mode"] == "off" and body["warmup"]["state"] == "off"
         assert state.opened_services() is None, "warm-up off: /readyz opens nothing"
@@ -234,7 +234,7 @@ def test_a_store_that_is_down_lets_the_app_start_and_readyz_says_so(tmp_path: Pa
         assert ready.status_code == 503
         body = ready.json()
         assert body["missing"] == ["store", "embedding model", "vector indexes"]
-        assert body["store"] == {"open": False}
+        assert body["store"]["open"] is False
         assert body["warmup"]["state"] in ("failed", "running"), "a failed warm-up is retried"
         errors = value(scrape(url), "graphmem_store_errors_total", code="STORE_UNAVAILABLE")
         assert errors >= 2, "the warm-up's and /healthz's opens failed"
@@ -273,6 +273,28 @@ def test_background_warm_up_answers_at_once_and_becomes_ready(
             assert time.monotonic() < deadline, ready.json()
             time.sleep(0.05)
         assert ready.json()["warmup"]["state"] == "done"
+
+
+def test_healthz_answers_while_a_background_warm_up_waits_on_a_hung_store(
+    tmp_path: Path,
+) -> None:
+    with socket.socket() as silent:  # takes connections, never answers: a store that hangs
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        url_of_store = f"falkordb://127.0.0.1:{port}"
+        settings = Settings(store_url=url_of_store, home=tmp_path / "home", warmup="background")
+        with served(settings) as url:
+            deadline = time.monotonic() + 60  # a bound on waiting, not a timed assertion
+            while not (ready := httpx.get(f"{url}/readyz")).json()["store"].get("opening"):
+                assert time.monotonic() < deadline, ready.json()
+                time.sleep(0.05)
+            assert ready.status_code == 503 and ready.json()["warmup"]["state"] == "running"
+            health = httpx.get(f"{url}/healthz", timeout=30)
+            assert health.status_code == 503
+            assert health.json()["detail"] == "the store is being opened"
+            assert httpx.get(f"{url}/metrics").status_code == 200
+            silent.close()  # the store goes away: the open fails, so the app can stop
 
 
 def test_graphmem_serve_warms_up_then_logs_each_line_with_its_request_id(
