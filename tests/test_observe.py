@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from appserver import served
+from appserver import free_port, served
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.testclient import TestClient
 
@@ -223,10 +223,7 @@ def test_readyz_says_what_is_missing_until_warm(store: Store, store_url: str, tm
 
 
 def test_a_store_that_is_down_lets_the_app_start_and_readyz_says_so(tmp_path: Path) -> None:
-    with socket.socket() as sock:  # a port nothing listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    settings = Settings(store_url=f"falkordb://127.0.0.1:{port}", home=tmp_path / "home")
+    settings = Settings(store_url=f"falkordb://127.0.0.1:{free_port()}", home=tmp_path / "home")
     with served(settings) as url:
         health = httpx.get(f"{url}/healthz")
         assert health.status_code == 503 and health.json()["reachable"] is False
@@ -300,9 +297,7 @@ def test_healthz_answers_while_a_background_warm_up_waits_on_a_hung_store(
 def test_graphmem_serve_warms_up_then_logs_each_line_with_its_request_id(
     short_tmp: Path, tmp_path: Path
 ) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     env = {**os.environ, "GRAPHMEM_HOME": str(short_tmp / "obs-serve")}
     env.pop("GRAPHMEM_STORE", None)
     log_path = tmp_path / "serve.log"
