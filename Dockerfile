@@ -10,4 +10,5 @@ COPY cypher ./cypher
 RUN pip install .
 VOLUME /data
 EXPOSE 8000
+# Listening on every interface needs a token: -e GRAPHMEM_API_TOKEN=… (docs/deploying.md)
 CMD ["graphmem", "serve", "--host", "0.0.0.0", "--port", "8000"]
