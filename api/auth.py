@@ -40,8 +40,8 @@ def unauthenticated(authorization: str | None) -> JSONResponse:
     else:  # RFC 6750: say the token was wrong, never echo it
         message = "the Authorization header does not hold a known bearer token"
         challenge = f'{REALM}, error="invalid_token"'
-    error = Unauthenticated(message)
-    body = {"data": None, "errors": [{"message": message, "extensions": {"code": error.code}}]}
+    code = Unauthenticated.code
+    body = {"data": None, "errors": [{"message": message, "extensions": {"code": code}}]}
     return JSONResponse(body, status_code=401, headers={"WWW-Authenticate": challenge})
 
 
@@ -57,9 +57,10 @@ class TokenAuth:
         if isinstance(request, Request):
             header = request.headers.get("authorization")
             grant = self.tokens.grant_for(bearer_token(header))
+            adapter = self.request_adapter_class(request)  # type: ignore[attr-defined]
             if grant is not None:
                 request.scope[GRANT] = grant
-            elif not self.should_render_graphql_ide(self.request_adapter_class(request)):  # type: ignore[attr-defined]
+            elif not self.should_render_graphql_ide(adapter):  # type: ignore[attr-defined]
                 return unauthenticated(header)
         return await super().run(request, context, root_value)  # type: ignore[misc]
 
