@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from strawberry.tools import merge_types
 
+from api.auth import AccessRules
 from api.errors import GraphmemErrors
 from api.execution import GraphmemSchema
 from api.health import HealthQuery
@@ -20,4 +21,4 @@ Mutation = merge_types(
     "Mutation", (SeriesMutation, SegmentMutation, MetaMutation, PropsMutation, TimelineMutation)
 )
 
-schema = GraphmemSchema(query=Query, mutation=Mutation, extensions=[GraphmemErrors])
+schema = GraphmemSchema(query=Query, mutation=Mutation, extensions=[GraphmemErrors, AccessRules])

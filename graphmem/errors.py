@@ -51,6 +51,18 @@ class AlreadyExists(GraphmemError):
         super().__init__(clipped(message))  # it may quote the value sent
 
 
+class Unauthenticated(GraphmemError):
+    """A request to the API carried no token, or one it does not know."""
+
+    code = "UNAUTHENTICATED"
+
+
+class Forbidden(GraphmemError):
+    """The caller's token does not allow what was asked (a read-only token and a mutation)."""
+
+    code = "FORBIDDEN"
+
+
 class StoreError(GraphmemError):
     """The graph store failed to run a statement."""
 

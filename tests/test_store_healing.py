@@ -252,7 +252,7 @@ def test_health_reports_a_load_in_progress_and_waits_for_nothing(data_dir: Path)
 
 def test_api_heals_without_a_restart_of_the_app(data_dir: Path) -> None:
     app = create_app(Settings(store_url=url(data_dir)))
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://localhost") as client:
         create = 'mutation { createSeries(name: "kept") { id } }'
         assert client.post("/graphql", json={"query": create}).json()["data"]["createSeries"]
         assert client.get("/healthz").json()["reachable"] is True
