@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from strawberry.tools import merge_types
 
+from api.auth import AccessRules
 from api.errors import GraphmemErrors
 from api.execution import GraphmemSchema
 from api.health import HealthQuery
@@ -22,5 +23,7 @@ Mutation = merge_types(
 )
 
 schema = GraphmemSchema(
-    query=Query, mutation=Mutation, extensions=[GraphmemErrors, OperationObserver]
+    query=Query,
+    mutation=Mutation,
+    extensions=[GraphmemErrors, AccessRules, OperationObserver],
 )

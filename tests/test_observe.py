@@ -36,6 +36,7 @@ ADD_PROPS = """mutation($items: [PropositionInput!]!) {
 INGEST_DOC = """mutation($text: String!) {
   ingestDocument(text: $text, date: "2024-05-01", source: "memo") { added } }"""
 ADD_EVENT = 'mutation { addEvent(text: "Met Ada at the lab", date: "2024-05-02") { id } }'
+LOCAL = "http://localhost"  # a Host the app serves (GRAPHMEM_ALLOWED_HOSTS)
 SUBGRAPH = '{ subgraph(question: "Who runs the lab?", k: 3) { nodes { id } } }'
 POINTS = [{"timestamp": f"2024-01-{d:02d}", "value": float(d)} for d in range(1, 8)]
 POINTS[3]["value"] = None  # a missing value is skipped, not stored
@@ -46,13 +47,17 @@ PROPS = [
 
 
 def scrape(url: str) -> Samples:
-    """Every sample of /metrics, keyed by (name, labels)."""
+    """Every sample of the app's /metrics, keyed by (name, labels)."""
     response = httpx.get(f"{url}/metrics")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain; version=")
+    return parsed(response.text)
+
+
+def parsed(text: str) -> Samples:
     return {
         (s.name, frozenset(s.labels.items())): s.value
-        for family in text_string_to_metric_families(response.text)
+        for family in text_string_to_metric_families(text)
         for s in family.samples
     }
 
@@ -198,7 +203,7 @@ def test_request_id_on_every_log_line_of_the_request(
 def test_readyz_says_what_is_missing_until_warm(store: Store, store_url: str, tmp_path: Path):
     app = create_app(Settings(store_url=store_url, home=tmp_path / "home", warmup="off"))
     state = app.state.graphmem
-    with TestClient(app) as client:
+    with TestClient(app, base_url=LOCAL) as client:
         cold = client.get("/readyz")
         assert cold.status_code == 503
         body = cold.json()
@@ -247,14 +252,14 @@ def test_warm_start_opens_everything_before_the_first_request(
     app = create_app(Settings(store_url=store_url, home=home))  # warm-up: startup, the default
     state = app.state.graphmem
     assert state.opened_services() is None
-    with TestClient(app):  # runs the lifespan's startup, sends no request
+    with TestClient(app, base_url=LOCAL):  # runs the lifespan's startup, sends no request
         services = state.opened_services()
         assert services is not None, "the store is open"
         opened = services.opened()
         assert opened.embedder is not None and opened.embedder.loaded, "the model is loaded"
         assert opened.vectors is not None and set(opened.vectors.sizes()) == set(LABELS)
     lazy = create_app(Settings(store_url=store_url, home=home, warmup="off"))
-    with TestClient(lazy):
+    with TestClient(lazy, base_url=LOCAL):
         assert lazy.state.graphmem.opened_services() is None, "off: nothing opens before use"
 
 
@@ -343,3 +348,34 @@ def test_warmup_setting() -> None:
     with pytest.raises(InvalidInput) as error:
         Settings.from_env({"GRAPHMEM_WARMUP": "later"})
     assert error.value.field == "GRAPHMEM_WARMUP"
+
+
+def test_refused_requests_have_an_id_and_are_counted(
+    store: Store, store_url: str, tmp_path: Path
+) -> None:
+    origin = "https://app.example.com"
+    settings = Settings(store_url=store_url, home=tmp_path / "home", api_token="t" * 32,
+                        cors_origins=(origin,), warmup="off")  # fmt: skip
+    with TestClient(create_app(settings), base_url=LOCAL) as client:
+        refused = client.post("/graphql", json={"query": "{ series { id } }"},
+                              headers={"X-Request-Id": "no-token-1", "Origin": origin})  # fmt: skip
+        assert refused.status_code == 401
+        assert refused.headers["X-Request-Id"] == "no-token-1"
+        assert refused.json()["extensions"] == {"requestId": "no-token-1"}
+        # a browser page may send its own id and read the one it got back
+        assert "X-Request-Id" in refused.headers["Access-Control-Expose-Headers"]
+        preflight = client.options("/graphql", headers={
+            "Origin": origin, "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "x-request-id",
+        })  # fmt: skip
+        assert preflight.status_code == 200
+        foreign = client.post("/graphql", json={"query": "{ series { id } }"},
+                              headers={"Host": "attacker.example"})  # fmt: skip
+        assert foreign.status_code == 400 and len(foreign.headers["X-Request-Id"]) == 32
+        assert client.get("/metrics", headers={"Host": "10.0.0.7:8000"}).status_code == 200
+        samples = parsed(client.get("/metrics").text)
+    assert value(samples, "graphmem_http_requests_total", route="/graphql", status="401") == 1
+    assert value(samples, "graphmem_http_requests_total", route="/graphql", status="400") == 1
+    assert not any(name == "graphmem_graphql_requests_total" for name, _ in samples), (
+        "refused before GraphQL: no operation counted"
+    )

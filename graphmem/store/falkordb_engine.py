@@ -18,7 +18,7 @@ from graphmem.errors import (
 from graphmem.store.base import Floats, GraphTypes, Health, Row, Store
 
 CLIENT_NAME = "graphmem"
-HEALTH_WAIT = 5.0  # seconds a health check may spend restarting the embedded server
+HEALTH_WAIT = 5.0  # seconds a health check may spend on the embedded server, restart included
 
 
 class Supervisor(Protocol):
@@ -28,7 +28,7 @@ class Supervisor(Protocol):
 
     def recover(self, client: FalkorDB, error: Exception, what: str, write: bool) -> None: ...
 
-    def revive(self, client: FalkorDB, wait: float | None = None) -> None: ...
+    def alive(self, client: FalkorDB, wait: float) -> None: ...
 
     def compact(self, force: bool = False) -> None: ...
 
@@ -181,18 +181,11 @@ class FalkorDBStore(Store):
         server = self._supervisor()
         try:
             if server is not None:  # restarted here too, so /healthz recovers without traffic
-                server.check(self._client, HEALTH_WAIT)
-            return self._health()
-        except StoreUnavailable as error:
-            return Health(self.engine, False, None, str(error))
-        except redis.exceptions.RedisError as error:
-            if server is None:
-                return Health(self.engine, False, None, f"{self._where}: {error}")
-        try:
-            server.revive(self._client, HEALTH_WAIT)
+                server.alive(self._client, HEALTH_WAIT)
             return self._health()
         except (StoreUnavailable, redis.exceptions.RedisError) as error:
-            return Health(self.engine, False, None, str(error))
+            where = "" if server is not None else f"{self._where}: "
+            return Health(self.engine, False, None, f"{where}{error}")
 
     def _health(self) -> Health:
         info = self._client.connection.info("server")
@@ -202,11 +195,12 @@ class FalkorDBStore(Store):
         return Health(self.engine, True, f"FalkorDB {version} (redis {info['redis_version']})")
 
     def close(self) -> None:
+        # closed first: a statement failing as its connection closes must not restart the server
+        closed, self._closed = self._closed, True
         try:
             self._client.connection.close()
             self._client.connection.connection_pool.disconnect()
         except redis.exceptions.RedisError:
             pass
-        closed, self._closed = self._closed, True
         if self._server is not None and not closed:
             self._server.release()
