@@ -202,7 +202,9 @@ def test_kill_during_compaction_heals_and_leaves_no_rewrite_behind(data_dir: Pat
     store.close()
 
 
-def test_health_restarts_a_killed_server(data_dir: Path) -> None:
+def test_health_restarts_a_killed_server(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a loaded CI machine may need longer than the production bound to start a server
+    monkeypatch.setattr(falkordb_engine, "HEALTH_WAIT", 60.0)
     store = open_store(url(data_dir), Settings())
     dead = kill_server(data_dir)
     health = store.health()
