@@ -8,12 +8,14 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from strawberry.asgi import GraphQL
 
 import graphmem
+from api.bodysize import BodySizeLimit
 from api.context import Context
 from api.schema import schema
 from api.state import AppState
@@ -58,6 +60,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route("/graphql", graphql, methods=["GET", "POST"]),
         ],
         lifespan=lifespan,
+        middleware=[Middleware(BodySizeLimit, max_bytes=state.settings.limits.body_bytes)],
     )
     app.state.graphmem = state
     return app

@@ -7,6 +7,7 @@ from strawberry.tools import merge_types
 from api.errors import GraphmemErrors
 from api.execution import GraphmemSchema
 from api.health import HealthQuery
+from api.limits import RequestLimits
 from api.meta import MetaMutation, MetaQuery
 from api.props import PropsMutation, PropsQuery
 from api.segments import SegmentMutation, SegmentQuery
@@ -20,4 +21,4 @@ Mutation = merge_types(
     "Mutation", (SeriesMutation, SegmentMutation, MetaMutation, PropsMutation, TimelineMutation)
 )
 
-schema = GraphmemSchema(query=Query, mutation=Mutation, extensions=[GraphmemErrors])
+schema = GraphmemSchema(query=Query, mutation=Mutation, extensions=[GraphmemErrors, RequestLimits])

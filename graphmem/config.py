@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import InvalidInput
+from graphmem.limits import ENV as LIMIT_VARS
+from graphmem.limits import Limits
 
 if TYPE_CHECKING:
     from graphmem.timeline.formula import TimelineConfig
@@ -41,6 +43,7 @@ class Settings:
     vector_refresh_ms: int = 500  # how often searches check the graph for other writers
     time_unit: str = "days"  # unit of t in the recall probability
     recall_threshold: float = 0.9  # p at which a memory counts as recalled
+    limits: Limits = field(default_factory=Limits)  # GRAPHMEM_MAX_*, GRAPHMEM_*_TIMEOUT
 
     def __post_init__(self) -> None:
         if self.appendfsync not in FSYNC_POLICIES:
@@ -124,6 +127,7 @@ class Settings:
             vector_refresh_ms=_number(env, "GRAPHMEM_VECTOR_REFRESH_MS", "500", int),
             time_unit=_time_unit(env.get("GRAPHMEM_TIME_UNIT", "days")),
             recall_threshold=_number(env, "GRAPHMEM_RECALL_THRESHOLD", "0.9", float),
+            limits=_limits(env),
         )
 
 
@@ -135,6 +139,15 @@ def _number(env: Mapping[str, str], name: str, default: str, kind: type) -> Any:
     except ValueError:
         what = "an integer" if kind is int else "a number"
         raise InvalidInput(name, f"{text!r} is not {what}") from None
+
+
+def _limits(env: Mapping[str, str]) -> Limits:
+    """The request and time limits from their variables (graphmem/limits.py names them)."""
+    defaults = Limits()
+    return Limits(**{
+        name: _number(env, var, str(getattr(defaults, name)), type(getattr(defaults, name)))
+        for name, var in LIMIT_VARS.items()
+    })  # fmt: skip
 
 
 def _check_int(name: str, value: object, low: int) -> None:

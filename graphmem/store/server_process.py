@@ -25,6 +25,7 @@ LOGFILE = "falkordb.log"
 AOF_DIR = "appendonlydir"
 REWRITE_TEMP = "temp-rewriteaof-bg-*.aof"  # written by a rewrite's child, renamed by the server
 CONTROL_NAME = "graphmem-control"
+TIMEOUT_MAX_MS = 7 * 24 * 3600 * 1000  # a week: caps no real statement
 PROBE_TIMEOUT = 1.0  # a server replaying its log answers nothing, not even INFO
 # the log is compacted when its tail of commands exceeds this fraction of its RDB snapshot:
 # replaying the tail is what makes a start slow (bench/bench_restart.py)
@@ -158,6 +159,9 @@ def start(data_dir: Path, appendfsync: str) -> subprocess.Popen[bytes]:
         server, "--port", "0", "--unixsocket", str(data_dir / SOCKET), "--unixsocketperm", "700",
         "--dir", str(data_dir), "--appendonly", "yes", "--appendfsync", appendfsync,
         "--save", "", "--logfile", LOGFILE, "--loadmodule", module,
+        # any TIMEOUT_MAX makes a statement's TIMEOUT (an operation's deadline) apply to
+        # writes too, which the server then undoes; without one writes never time out
+        "TIMEOUT_MAX", str(TIMEOUT_MAX_MS),
         # compaction: the rewritten file is an RDB snapshot plus a tail of commands; redis
         # rewrites it once the tail exceeds half the snapshot and 64 MB (EmbeddedServer.compact)
         "--aof-use-rdb-preamble", "yes",
