@@ -20,7 +20,7 @@ class Limits:
 
     body_bytes: int = 32 * MIB  # a 200,000-point appendPoints is ~12 MB of JSON
     query_length: int = 1_000_000  # characters of a GraphQL document
-    tokens: int = 20_000  # lexical tokens of a GraphQL document (large inputs go in variables)
+    tokens: int = 5_000  # lexical tokens of a GraphQL document (large inputs go in variables)
     depth: int = 10  # fields nested in one another
     aliases: int = 100
     cost: int = 50_000  # objects an operation may return, estimated from k, limit and lists
