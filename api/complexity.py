@@ -216,39 +216,52 @@ def oversized(
 
     `specific` names the Limits attribute for the argument's own value (points, document...);
     lists and strings inside it, and in other arguments, get list_items and text. Walked
-    without recursion, so no nesting is too deep for it.
+    without recursion, so no nesting is too deep for it, and with strings checked where they
+    are met.
     """
-    queue: deque[tuple[Any, Any, str | None]] = deque([((argument,), value, specific)])
-    while queue:
-        path, item, attribute = queue.popleft()
-        if isinstance(item, str):
-            attribute = attribute or "text"
-            if len(item) > getattr(limits, attribute):
-                return _too_long(path, len(item), "characters long", attribute, limits)
-        elif isinstance(item, list):
-            attribute = attribute or "list_items"
-            if len(item) > getattr(limits, attribute):
-                return _too_long(path, len(item), "items", attribute, limits)
-            queue.extend(((path, i), x, None) for i, x in enumerate(item))
-        elif isinstance(item, dict):
-            queue.extend(((path, k), x, None) for k, x in item.items())
+    if isinstance(value, str | list):
+        problem = _too_long((argument,), value, specific, limits)
+        if problem is not None or isinstance(value, str):
+            return problem
+    elif not isinstance(value, dict):
+        return None
+    text, items = limits.text, limits.list_items
+    queue: deque[tuple[tuple, Any]] = deque([((argument,), value)])
+    while queue:  # breadth first: the first item over its limit is the one named
+        path, container = queue.popleft()
+        pairs = enumerate(container) if type(container) is list else container.items()
+        for key, item in pairs:
+            kind = type(item)  # values decoded from JSON or a document: exact types
+            if kind is str:
+                if len(item) > text:
+                    return _too_long((path, key), item, None, limits)
+            elif kind is dict or (kind is list and len(item) <= items):
+                queue.append(((path, key), item))
+            elif kind is list:
+                return _too_long((path, key), item, None, limits)
     return None
 
 
-def _too_long(path: tuple, found: int, unit: str, attribute: str, limits: Limits) -> LimitExceeded:
+def _too_long(
+    path: tuple, value: str | list, attribute: str | None, limits: Limits
+) -> LimitExceeded | None:
+    """LimitExceeded if the string or list at `path` is longer than its limit allows."""
+    if isinstance(value, str):
+        attribute, unit, verb = attribute or "text", "characters long", "is"
+    else:
+        attribute, unit, verb = attribute or "list_items", "items", "has"
     most = getattr(limits, attribute)
-    verb = "has" if unit == "items" else "is"
-    problem = f"{verb} {found:,} {unit}, more than the {most:,} allowed ({ENV[attribute]})"
-    return LimitExceeded(_path_text(path), problem, most, found)
+    if len(value) <= most:
+        return None
+    problem = f"{verb} {len(value):,} {unit}, more than the {most:,} allowed ({ENV[attribute]})"
+    return LimitExceeded(_path_text(path), problem, most, len(value))
 
 
 def _path_text(path: tuple) -> str:
-    """('points',) -> points; (((('points',), 3), 'text') -> points[3].text."""
+    """('points',) -> points; ((('points',), 3), 'text') -> points[3].text."""
     parts = list(_unwind(path))
-    text = parts.pop()
-    for part in reversed(parts):
-        text += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return text
+    steps = (f"[{p}]" if isinstance(p, int) else f".{p}" for p in reversed(parts[:-1]))
+    return parts[-1] + "".join(steps)
 
 
 def _unwind(path: tuple) -> Iterator[Any]:
