@@ -8,6 +8,9 @@ COPY graphmem ./graphmem
 COPY api ./api
 COPY cypher ./cypher
 RUN pip install .
+# the embedding model, exported to ONNX and verified once here: containers start without torch
+RUN graphmem embed-export
 VOLUME /data
 EXPOSE 8000
+# Listening on every interface needs a token: -e GRAPHMEM_API_TOKEN=… (docs/deploying.md)
 CMD ["graphmem", "serve", "--host", "0.0.0.0", "--port", "8000"]

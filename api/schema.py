@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from strawberry.tools import merge_types
 
+from api.auth import AccessRules
 from api.errors import GraphmemErrors
 from api.execution import GraphmemSchema
 from api.health import HealthQuery
@@ -21,4 +22,6 @@ Mutation = merge_types(
     "Mutation", (SeriesMutation, SegmentMutation, MetaMutation, PropsMutation, TimelineMutation)
 )
 
-schema = GraphmemSchema(query=Query, mutation=Mutation, extensions=[GraphmemErrors, RequestLimits])
+schema = GraphmemSchema(
+    query=Query, mutation=Mutation, extensions=[GraphmemErrors, AccessRules, RequestLimits]
+)

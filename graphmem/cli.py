@@ -61,16 +61,26 @@ def _open(args: argparse.Namespace, settings: Settings) -> Store:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    """Serve the GraphQL API with uvicorn."""
+    """Serve the GraphQL API with uvicorn; refuse to expose it without a token."""
     import uvicorn
 
+    from api import security
     from api.app import create_app
 
-    if args.store:
-        settings = settings.with_overrides(store_url=args.store)
+    settings = settings.with_overrides(store_url=args.store or None, host=args.host)
+    app = create_app(settings)  # checks tokens, hosts and origins before anything is bound
+    tokens = app.state.tokens
+    problem = security.exposure_problem(settings, tokens)
+    if problem and not args.insecure:
+        print(f"refused: {problem}; or pass --insecure to serve anyway", file=sys.stderr)
+        return 2
+    if problem:
+        print(f"warning (--insecure): {problem}", file=sys.stderr)
     print(f"graphmem API on http://{args.host}:{args.port}/graphql (store: "
           f"{redact(settings.resolved_store_url)})")  # fmt: skip
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    for line in security.describe(settings, tokens):
+        print(f"  {line}")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0
 
 
@@ -107,9 +117,7 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
     with _open(args, settings) as store:
         series = ensure_series(store, args.series, args.unit, args.description)
         with tqdm(total=len(points.ts), unit="pt", desc=f"ingest {series.name}") as bar:
-            results = ingest_all(
-                store, series.id, points.ts, points.xs, args.batch_size, progress=bar.update
-            )
+            results = ingest_all(store, series.id, points, None, args.batch_size, bar.update)
         bounds = time_bounds(store, series.id)
     accepted = sum(r.accepted for r in results)
     skipped = sum(r.skipped for r in results)
@@ -269,6 +277,22 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_embed_export(args: argparse.Namespace, settings: Settings) -> int:
+    """Export the embedding model to ONNX and verify it, once; later runs find it in the cache."""
+    from graphmem.embed import DEFAULT_MODEL
+    from graphmem.embed.export import default_cache_root, export_folder, open_export
+
+    name = args.model or settings.embed_model or DEFAULT_MODEL
+    root = settings.model_cache or default_cache_root()
+    existed = not args.rebuild and export_folder(name, root).is_dir()
+    model = open_export(name, root, rebuild=args.rebuild)
+    model.close()
+    verified = f"lowest cosine {model.manifest.min_cosine:.7f} to sentence-transformers"
+    state = "already exported" if existed else "exported"
+    print(f"{name}: {state}, {model.directory} ({verified}, dim {model.dim})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphmem", description="Temporal graph memory for LLMs.")
     parser.add_argument(
@@ -281,6 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int_arg(1, 65535), default=8000)
     serve.add_argument("--store", dest="store", help="store URL", default=argparse.SUPPRESS)
+    serve.add_argument("--insecure", action="store_true",
+                       help="serve on a non-loopback --host without a token (anyone who can "
+                       "reach it can read and delete the graph)")  # fmt: skip
     serve.set_defaults(handler=cmd_serve)
 
     cypher = sub.add_parser("cypher", help="run a read-only Cypher query, print a table")
@@ -360,6 +387,11 @@ def build_parser() -> argparse.ArgumentParser:
     series_del = series_sub.add_parser("delete", help="delete a series and everything under it")
     series_del.add_argument("series", help="series name or id")
     series_del.set_defaults(handler=cmd_series_delete)
+
+    export = sub.add_parser("embed-export", help="export the embedding model to ONNX, verified")
+    export.add_argument("--model", help="model name or path (default: $GRAPHMEM_EMBED_MODEL)")
+    export.add_argument("--rebuild", action="store_true", help="export again even if cached")
+    export.set_defaults(handler=cmd_embed_export)
 
     demo = sub.add_parser("demo", help="load the demo data and show what graphmem does")
     demo.set_defaults(handler=cmd_demo)

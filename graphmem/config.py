@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 FSYNC_POLICIES = ("always", "everysec", "no")
 VECTOR_INDEXES = ("auto", "flat", "hnsw", "ivf")
+EMBED_BACKENDS = ("auto", "onnx", "torch")  # auto: onnx where the model exports, else torch
 TIME_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400, "weeks": 604800}
 
 
@@ -38,11 +39,22 @@ class Settings:
     llm_strong_model: str | None = None
     llm_timeout: float = 60.0
     embed_model: str | None = None
+    embed_backend: str = "auto"
+    model_cache: Path | None = None  # ONNX exports; None: ~/.cache/graphmem/models
     vector_index: str = "auto"  # above vector_flat_max items: auto (= ivf), ivf or hnsw; flat
     vector_flat_max: int = 20_000  # indexes up to this size are exact (flat)
     vector_refresh_ms: int = 500  # how often searches check the graph for other writers
     time_unit: str = "days"  # unit of t in the recall probability
     recall_threshold: float = 0.9  # p at which a memory counts as recalled
+    # the HTTP service (api/security.py, api/credentials.py; docs/deploying.md)
+    host: str = "127.0.0.1"  # what `graphmem serve` binds: decides the defaults below
+    api_token: str | None = field(default=None, repr=False)  # read-write
+    read_token: str | None = field(default=None, repr=False)  # read-only
+    tokens_file: Path | None = None
+    cors_origins: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()  # empty: the bound host and the loopback names
+    graphiql: bool | None = None  # None: on when bound to a loopback host
+    introspection: bool | None = None  # None: as graphiql
     limits: Limits = field(default_factory=Limits)  # GRAPHMEM_MAX_*, GRAPHMEM_*_TIMEOUT
 
     def __post_init__(self) -> None:
@@ -59,6 +71,10 @@ class Settings:
         if self.vector_index not in VECTOR_INDEXES:
             raise InvalidInput(
                 "GRAPHMEM_VECTOR_INDEX", f"must be one of {', '.join(VECTOR_INDEXES)}"
+            )
+        if self.embed_backend not in EMBED_BACKENDS:
+            raise InvalidInput(
+                "GRAPHMEM_EMBED_BACKEND", f"must be one of {', '.join(EMBED_BACKENDS)}"
             )
         _check_int("GRAPHMEM_VECTOR_FLAT_MAX", self.vector_flat_max, 1)
         _check_int("GRAPHMEM_VECTOR_REFRESH_MS", self.vector_refresh_ms, 0)
@@ -122,11 +138,22 @@ class Settings:
             llm_strong_model=env.get("GRAPHMEM_LLM_STRONG_MODEL"),
             llm_timeout=timeout_s,
             embed_model=env.get("GRAPHMEM_EMBED_MODEL"),
+            embed_backend=env.get("GRAPHMEM_EMBED_BACKEND", "auto").strip().lower(),
+            model_cache=Path(cache) if (cache := env.get("GRAPHMEM_MODEL_CACHE")) else None,
             vector_index=env.get("GRAPHMEM_VECTOR_INDEX", "auto").strip().lower(),
             vector_flat_max=_number(env, "GRAPHMEM_VECTOR_FLAT_MAX", "20000", int),
             vector_refresh_ms=_number(env, "GRAPHMEM_VECTOR_REFRESH_MS", "500", int),
             time_unit=_time_unit(env.get("GRAPHMEM_TIME_UNIT", "days")),
             recall_threshold=_number(env, "GRAPHMEM_RECALL_THRESHOLD", "0.9", float),
+            api_token=env.get("GRAPHMEM_API_TOKEN") or None,
+            read_token=env.get("GRAPHMEM_READ_TOKEN") or None,
+            tokens_file=Path(env["GRAPHMEM_TOKENS_FILE"])
+            if env.get("GRAPHMEM_TOKENS_FILE")
+            else None,
+            cors_origins=_words(env.get("GRAPHMEM_CORS_ORIGINS", "")),
+            allowed_hosts=_words(env.get("GRAPHMEM_ALLOWED_HOSTS", "")),
+            graphiql=_flag(env, "GRAPHMEM_GRAPHIQL"),
+            introspection=_flag(env, "GRAPHMEM_INTROSPECTION"),
             limits=_limits(env),
         )
 
@@ -139,6 +166,23 @@ def _number(env: Mapping[str, str], name: str, default: str, kind: type) -> Any:
     except ValueError:
         what = "an integer" if kind is int else "a number"
         raise InvalidInput(name, f"{text!r} is not {what}") from None
+
+
+def _words(text: str) -> tuple[str, ...]:
+    """A comma-separated list, blanks dropped."""
+    return tuple(word.strip() for word in text.split(",") if word.strip())
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool | None:
+    """An on/off variable; None when unset or empty (the default applies)."""
+    text = env.get(name, "").strip().lower()
+    if not text:
+        return None
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise InvalidInput(name, f"{text!r} is not on or off (1/0, true/false, yes/no, on/off)")
 
 
 def _limits(env: Mapping[str, str]) -> Limits:

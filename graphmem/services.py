@@ -54,7 +54,7 @@ class Services:
             if self._embedder is None:
                 from graphmem.embed import Embedder
 
-                self._embedder = Embedder(self.settings.embed_model)
+                self._embedder = Embedder.from_settings(self.settings)
             return self._embedder
 
     def vectors(self) -> VectorStore:

@@ -256,13 +256,13 @@ def test_operations_calling_the_llm_have_their_own_time_limit(
     short = Limits(operation_timeout=0.2, llm_operation_timeout=30)
     settings = dataclasses.replace(llm_settings, store_url=store_url, limits=short)
     llm_server.script({"delay": 1, "content": "Nothing yet."})
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
         answer = client.post("/graphql", json={"query": ASK}).json()
     assert answer["data"]["ask"]["answer"] == "Nothing yet."
 
     settings = dataclasses.replace(settings, limits=Limits(llm_operation_timeout=0.3))
     llm_server.script({"delay": 3, "content": "Too late."})
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
         answer = client.post("/graphql", json={"query": ASK}).json()
     assert answer["errors"][0]["extensions"] == {"code": "TIMEOUT"}
     assert "GRAPHMEM_LLM_OPERATION_TIMEOUT" in answer["errors"][0]["message"]

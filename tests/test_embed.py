@@ -1,13 +1,19 @@
-"""The embedder with the real bundled all-MiniLM-L6-v2 model, offline."""
+"""The embedder with the real bundled all-MiniLM-L6-v2 model, offline, on both backends."""
 
 from __future__ import annotations
 
+import json
+import logging
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from embedcache import onnx_cache  # noqa: F401  (a fixture)
 
-from graphmem.embed import Embedder, ModelLoadError
+from graphmem.config import Settings
+from graphmem.embed import Embedder, ModelLoadError, OnnxUnsupported
+from graphmem.embed.modeldir import default_model_path
 from graphmem.errors import InvalidInput
 
 SENTENCES = [
@@ -19,17 +25,19 @@ SENTENCES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def embedder() -> Embedder:
-    return Embedder(batch_size=2)  # a small batch so encode() spans several batches
+@pytest.fixture(scope="module", params=["onnx", "torch"])
+def embedder(request: pytest.FixtureRequest, onnx_cache: Path) -> Embedder:  # noqa: F811
+    # a small batch so encode() spans several batches
+    return Embedder(batch_size=2, backend=request.param, cache_dir=onnx_cache)
 
 
-def test_shape_dim_and_name(embedder: Embedder) -> None:
+def test_shape_dim_name_and_backend(embedder: Embedder) -> None:
     vectors = embedder.encode(SENTENCES)
     assert vectors.shape == (5, 384) and vectors.dtype == np.float32
     assert embedder.dim == 384 and embedder.name == "all-MiniLM-L6-v2"
     assert embedder.encode([]).shape == (0, 384)
     assert embedder.encode_one("hello").shape == (384,)
+    assert embedder.backend == embedder._backend  # asked for one backend: got that one
 
 
 def test_vectors_are_normalised(embedder: Embedder) -> None:
@@ -49,8 +57,9 @@ def test_batching_equals_one_by_one(embedder: Embedder) -> None:
     np.testing.assert_allclose(batched, single, atol=1e-5)
 
 
-def test_the_default_model_loads_once_per_device(embedder: Embedder) -> None:
-    other = Embedder("sentence-transformers/all-MiniLM-L6-v2")
+def test_the_default_model_loads_once(embedder: Embedder, onnx_cache: Path) -> None:  # noqa: F811
+    other = Embedder("sentence-transformers/all-MiniLM-L6-v2", backend=embedder._backend,
+                     cache_dir=onnx_cache)  # fmt: skip
     assert other._loaded() is embedder._loaded()  # the alias means the bundled copy
 
 
@@ -69,8 +78,60 @@ def test_bad_single_text_is_refused(embedder: Embedder) -> None:
 
 
 def test_unknown_model_fails_clearly_without_downloading(tmp_path: Path) -> None:
-    missing = Embedder(str(tmp_path / "no-such-model"))
+    missing = Embedder(str(tmp_path / "no-such-model"), cache_dir=tmp_path / "cache")
     with pytest.raises(ModelLoadError, match="no-such-model.*never downloads"):
         missing.encode(["hello"])
     with pytest.raises(ModelLoadError, match="nobody/not-a-model"):
-        Embedder("nobody/not-a-model").encode_one("hello")
+        Embedder("nobody/not-a-model", cache_dir=tmp_path / "cache").encode_one("hello")
+    only_onnx = Embedder("nobody/not-a-model-either", backend="onnx", cache_dir=tmp_path / "c")
+    with pytest.raises(OnnxUnsupported, match="not-a-model-either.*neither a local directory"):
+        only_onnx.encode_one("hello")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [({"backend": "tensorflow"}, "backend"), ({"backend": "onnx", "device": "cuda"}, "device"),
+     ({"batch_size": 0}, "batch_size"), ({"model": "  "}, "model")],
+)  # fmt: skip
+def test_bad_arguments_are_refused(kwargs: dict, field: str) -> None:
+    with pytest.raises(InvalidInput, match=f"^{field}:"):
+        Embedder(**kwargs)
+
+
+def test_settings_choose_the_backend_and_cache(tmp_path: Path) -> None:
+    env = {"GRAPHMEM_EMBED_BACKEND": " Torch ", "GRAPHMEM_MODEL_CACHE": str(tmp_path)}
+    settings = Settings.from_env(env)
+    assert (settings.embed_backend, settings.model_cache) == ("torch", tmp_path)
+    embedder = Embedder.from_settings(settings)
+    assert embedder.backend == "torch" and not any(tmp_path.iterdir())  # torch exports nothing
+    assert Settings.from_env({}).embed_backend == "auto"
+    with pytest.raises(InvalidInput, match="GRAPHMEM_EMBED_BACKEND: must be one of auto, onnx"):
+        Settings.from_env({"GRAPHMEM_EMBED_BACKEND": "gpu"})
+
+
+def cls_pooling_model(tmp_path: Path) -> Path:
+    """The bundled model with CLS pooling: sentence-transformers loads it, ONNX must refuse it."""
+    model = tmp_path / "cls-model"
+    shutil.copytree(default_model_path(), model, ignore=shutil.ignore_patterns("*.safetensors"))
+    (model / "model.safetensors").symlink_to(default_model_path() / "model.safetensors")
+    config = model / "1_Pooling" / "config.json"
+    pooling = json.loads(config.read_text())
+    pooling.update(pooling_mode_cls_token=True, pooling_mode_mean_tokens=False)
+    config.write_text(json.dumps(pooling))
+    return model
+
+
+def test_a_pipeline_onnx_cannot_reproduce_falls_back_to_torch(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    model = cls_pooling_model(tmp_path)
+    with caplog.at_level(logging.WARNING, logger="graphmem.embed"):
+        auto = Embedder(str(model), cache_dir=tmp_path / "cache")
+        vector = auto.encode_one("hello")
+        again = Embedder(str(model), cache_dir=tmp_path / "cache").encode_one("hello")
+    assert auto.backend == "torch" and vector.shape == (384,)
+    np.testing.assert_allclose(vector, again, atol=1e-6)
+    fallbacks = [r.getMessage() for r in caplog.records if "runs on torch" in r.getMessage()]
+    assert len(fallbacks) == 1 and "pooling_mode_cls_token" in fallbacks[0]  # logged once
+    with pytest.raises(OnnxUnsupported, match="pools with pooling_mode_cls_token.*mean pooling"):
+        Embedder(str(model), backend="onnx", cache_dir=tmp_path / "cache").encode_one("hello")

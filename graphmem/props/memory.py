@@ -88,7 +88,7 @@ class PropsMemory:
         `vector_config` defaults to the settings' (GRAPHMEM_VECTOR_*).
         """
         chosen = llm_or_none(settings) if llm == "auto" else llm
-        embedder = embedder or Embedder(settings.embed_model)
+        embedder = embedder or Embedder.from_settings(settings)
         config = vector_config or settings.vector_config()
         vectors = VectorStore(store, settings.home, embedder.name, embedder.dim, config)
         if classifier is None:

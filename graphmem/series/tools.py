@@ -78,7 +78,7 @@ class ToolEnv:
             from graphmem.vectors import VectorStore
 
             settings = self.configured()
-            embedder = Embedder(settings.embed_model)
+            embedder = Embedder.from_settings(settings)
             vectors = VectorStore(
                 self.store, settings.home, embedder.name, embedder.dim, settings.vector_config()
             )

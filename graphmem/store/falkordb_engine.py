@@ -19,7 +19,7 @@ from graphmem.errors import (
 from graphmem.store.base import Floats, GraphTypes, Health, Row, Store
 
 CLIENT_NAME = "graphmem"
-HEALTH_WAIT = 5.0  # seconds a health check may spend restarting the embedded server
+HEALTH_WAIT = 5.0  # seconds a health check may spend on the embedded server, restart included
 
 
 class Supervisor(Protocol):
@@ -29,7 +29,7 @@ class Supervisor(Protocol):
 
     def recover(self, client: FalkorDB, error: Exception, what: str, write: bool) -> None: ...
 
-    def revive(self, client: FalkorDB, wait: float | None = None) -> None: ...
+    def alive(self, client: FalkorDB, wait: float) -> None: ...
 
     def compact(self, force: bool = False) -> None: ...
 
@@ -114,10 +114,11 @@ class FalkorDBStore(Store):
         if params:  # names were checked to be identifiers by Store.params_of()
             header = " ".join(f"{k}={literal(v)}" for k, v in params.items())
             text = f"CYPHER {header} {text}"
-        timeout = deadline.statement_ms(what)
+        deadline.check(what)
         server = self._supervisor()
         if server is not None:
             server.check(self._client)  # restarts a server that died since the last statement
+        timeout = deadline.statement_ms(what)  # what is left after any restart
         if timeout is not None:
             timeout = self._capped(timeout)
         for attempt in (1, 2):
@@ -207,18 +208,11 @@ class FalkorDBStore(Store):
         server = self._supervisor()
         try:
             if server is not None:  # restarted here too, so /healthz recovers without traffic
-                server.check(self._client, HEALTH_WAIT)
-            return self._health()
-        except StoreUnavailable as error:
-            return Health(self.engine, False, None, str(error))
-        except redis.exceptions.RedisError as error:
-            if server is None:
-                return Health(self.engine, False, None, f"{self._where}: {error}")
-        try:
-            server.revive(self._client, HEALTH_WAIT)
+                server.alive(self._client, HEALTH_WAIT)
             return self._health()
         except (StoreUnavailable, redis.exceptions.RedisError) as error:
-            return Health(self.engine, False, None, str(error))
+            where = "" if server is not None else f"{self._where}: "
+            return Health(self.engine, False, None, f"{where}{error}")
 
     def _health(self) -> Health:
         info = self._client.connection.info("server")
@@ -228,11 +222,12 @@ class FalkorDBStore(Store):
         return Health(self.engine, True, f"FalkorDB {version} (redis {info['redis_version']})")
 
     def close(self) -> None:
+        # closed first: a statement failing as its connection closes must not restart the server
+        closed, self._closed = self._closed, True
         try:
             self._client.connection.close()
             self._client.connection.connection_pool.disconnect()
         except redis.exceptions.RedisError:
             pass
-        closed, self._closed = self._closed, True
         if self._server is not None and not closed:
             self._server.release()

@@ -13,14 +13,13 @@ import numpy as np
 
 from graphmem import embcodec
 from graphmem.errors import InvalidInput
-from graphmem.strings import MAX_SOURCE, checked_name, checked_str
+from graphmem.strings import MAX_SOURCE, MAX_TEXT, checked_name, checked_str
 from graphmem.timeline.memory import TimelineMemory
 from graphmem.timeutil import iso, iso_date, parse_timestamp
 from graphmem.vectors import vector_id
 
 LABEL = "Event"
 MAX_BATCH = 1000  # events per call: one statement, so it lands whole
-MAX_TEXT = 10_000  # characters of one event
 _KEYS = frozenset({"text", "date", "source"})
 
 

@@ -56,7 +56,7 @@ class TimelineMemory:
         Loads the embedding model when `vectors` is not given (its dimension sizes the indexes).
         `config` and `vector_config` default to the settings' (GRAPHMEM_TIME_UNIT, ...).
         """
-        embedder = embedder or Embedder(settings.embed_model)
+        embedder = embedder or Embedder.from_settings(settings)
         if vectors is None:
             vector_config = vector_config or settings.vector_config()
             vectors = VectorStore(store, settings.home, embedder.name, embedder.dim, vector_config)
@@ -78,10 +78,13 @@ def checked_labels(labels: Any) -> tuple[str, ...]:
         labels = (labels,)
     if not isinstance(labels, Iterable):
         raise InvalidInput("labels", f"must be a list of {', '.join(LABELS)}")
-    out = tuple(dict.fromkeys(labels))
-    if not out or any(label not in LABELS for label in out):
+    labels = list(labels)
+    if not labels:
         raise InvalidInput("labels", f"must be a non-empty list of {', '.join(LABELS)}")
-    return out
+    for i, label in enumerate(labels):
+        if label not in LABELS:
+            raise InvalidInput(f"labels[{i}]", f"{label!r} is not one of {', '.join(LABELS)}")
+    return tuple(dict.fromkeys(labels))
 
 
 def checked_ids(ids: Any) -> list[str]:

@@ -1,0 +1,168 @@
+"""Embedder: texts to unit vectors on ONNX Runtime or torch; same vectors either way."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from graphmem.config import EMBED_BACKENDS
+from graphmem.embed.modeldir import DEFAULT_MODEL, OnnxUnsupported, local_source
+from graphmem.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from graphmem.config import Settings
+
+log = logging.getLogger("graphmem.embed")
+
+# one ONNX model (or the reason there is none) per (cache root, model name) in a process
+_EXPORTS: dict[tuple[Path, str], object] = {}
+_EXPORTS_LOCK = threading.Lock()
+_FELL_BACK: set[tuple[Path | None, str]] = set()  # (cache, model) whose fall-back was logged
+
+
+class Backend(Protocol):
+    """What a loaded model offers: its vector length and a batch encode."""
+
+    dim: int
+
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray: ...
+
+
+class Embedder:
+    """Turns texts into L2-normalised float32 vectors; the model loads on first use.
+
+    backend: "onnx" (ONNX Runtime, never torch once exported), "torch" (sentence-transformers),
+    or "auto": onnx when the model can be exported and verified on the CPU, else torch.
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        device: str = "cpu",
+        batch_size: int = 64,
+        backend: str = "auto",
+        cache_dir: Path | str | None = None,
+    ) -> None:
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise InvalidInput("model", "must be a non-empty model name or path")
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+            raise InvalidInput("batch_size", "must be a positive integer")
+        if backend not in EMBED_BACKENDS:
+            raise InvalidInput("backend", f"must be one of {', '.join(EMBED_BACKENDS)}")
+        if backend == "onnx" and device != "cpu":
+            raise InvalidInput("device", f"the onnx backend runs on the CPU, not {device!r}")
+        self._name = DEFAULT_MODEL if model is None else model.strip()
+        self._device = device
+        self._batch_size = batch_size
+        self._backend = backend
+        self._cache_dir = None if cache_dir is None else Path(cache_dir)
+        self._model: Backend | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Embedder:
+        """The embedder GRAPHMEM_EMBED_MODEL, _EMBED_BACKEND and _MODEL_CACHE ask for."""
+        return cls(settings.embed_model, backend=settings.embed_backend,
+                   cache_dir=settings.model_cache)  # fmt: skip
+
+    @property
+    def name(self) -> str:
+        """The model name (or path) as given, whatever the backend: vector indexes key on it."""
+        return self._name
+
+    @property
+    def device(self) -> str:
+        """The device the model runs on."""
+        return self._device
+
+    @property
+    def backend(self) -> str:
+        """The backend in use, "onnx" or "torch" (loads the model)."""
+        from graphmem.embed.onnxrun import OnnxModel
+
+        return "onnx" if isinstance(self._loaded(), OnnxModel) else "torch"
+
+    @property
+    def dim(self) -> int:
+        """Length of each embedding (loads the model)."""
+        return self._loaded().dim
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed `texts` in batches: float32 array of shape (len(texts), dim), rows of norm 1."""
+        items = _checked_texts(texts)
+        model = self._loaded()
+        if not items:
+            return np.zeros((0, model.dim), dtype=np.float32)
+        return model.encode(items, self._batch_size)
+
+    def encode_one(self, text: str) -> np.ndarray:
+        """Embed one text: float32 vector of shape (dim,), norm 1."""
+        if not isinstance(text, str):
+            raise InvalidInput("text", f"must be a string, not {type(text).__name__}")
+        if not text.strip():
+            raise InvalidInput("text", "is empty")
+        return self.encode([text])[0]
+
+    def _loaded(self) -> Backend:
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = self._choose()
+        return self._model
+
+    def _choose(self) -> Backend:
+        from graphmem.embed.torchrun import shared_model
+
+        if self._backend == "torch" or self._device != "cpu":
+            return shared_model(self._name, self._device)
+        try:
+            return shared_export(self._name, self._cache_dir)
+        except OnnxUnsupported as error:
+            if self._backend == "onnx":
+                raise
+            if (self._cache_dir, self._name) not in _FELL_BACK:
+                _FELL_BACK.add((self._cache_dir, self._name))
+                log.warning("embedding model %r runs on torch: %s", self._name, error)
+            return shared_model(self._name, self._device)
+
+
+def shared_export(name: str, cache_dir: Path | None = None) -> Backend:
+    """The verified ONNX model for `name`, opened once per process; OnnxUnsupported if none."""
+    from graphmem.embed.export import default_cache_root
+
+    root = (cache_dir or default_cache_root()).expanduser().resolve()
+    key = (root, local_source(name))  # the default's aliases share one model
+    with _EXPORTS_LOCK:
+        found = _EXPORTS.get(key)
+        if found is None:
+            found = _EXPORTS[key] = _open_or_reason(name, root)
+    if isinstance(found, OnnxUnsupported):
+        raise found
+    return found  # type: ignore[return-value]
+
+
+def _open_or_reason(name: str, root: Path) -> object:
+    """The exported model, or the OnnxUnsupported saying why there is none."""
+    from graphmem.embed.export import open_export
+
+    try:
+        return open_export(name, root)
+    except OnnxUnsupported as error:
+        return error
+
+
+def _checked_texts(texts: Sequence[str]) -> list[str]:
+    # a bare string is a Sequence too, and would silently embed one character per row
+    if isinstance(texts, str | bytes) or not isinstance(texts, Sequence):
+        raise InvalidInput("texts", f"must be a list of strings, not {type(texts).__name__}")
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise InvalidInput(f"texts[{i}]", f"must be a string, not {type(text).__name__}")
+        if not text.strip():
+            raise InvalidInput(f"texts[{i}]", "is empty")
+    return list(texts)
