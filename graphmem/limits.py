@@ -18,7 +18,7 @@ MIB = 1024 * 1024
 class Limits:
     """Request limits and operation time limits; ENV names the variable of each."""
 
-    body_bytes: int = 32 * MIB  # a 200,000-point appendPoints is ~12 MB of JSON
+    body_bytes: int = 32 * MIB  # a 200,000-point appendPoints is 9-12 MB of JSON
     query_length: int = 1_000_000  # characters of a GraphQL document
     tokens: int = 5_000  # lexical tokens of a GraphQL document (large inputs go in variables)
     depth: int = 10  # fields nested in one another
