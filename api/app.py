@@ -9,6 +9,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -17,6 +18,7 @@ from strawberry.asgi import GraphQL
 import graphmem
 from api import graphiql, security
 from api.auth import TokenAuth, grant_of
+from api.bodysize import BodySizeLimit
 from api.context import Context
 from api.credentials import Tokens
 from api.observe import Observability, RequestIdInResults
@@ -77,7 +79,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
         *observed.routes(),
     ]
     # request ids and metrics outermost: what security refuses is counted and has an id too
-    middleware = [observed.middleware(routes), *security.middleware(settings)]
+    # then hosts and CORS: a body is read (up to its limit) only for a request they let in
+    middleware = [
+        observed.middleware(routes),
+        *security.middleware(settings),
+        Middleware(BodySizeLimit, max_bytes=settings.limits.body_bytes),
+    ]
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.graphmem = state
     app.state.tokens = tokens

@@ -8,6 +8,7 @@ from api.auth import AccessRules
 from api.errors import GraphmemErrors
 from api.execution import GraphmemSchema
 from api.health import HealthQuery
+from api.limits import RequestLimits
 from api.meta import MetaMutation, MetaQuery
 from api.observe import OperationObserver
 from api.props import PropsMutation, PropsQuery
@@ -25,5 +26,5 @@ Mutation = merge_types(
 schema = GraphmemSchema(
     query=Query,
     mutation=Mutation,
-    extensions=[GraphmemErrors, AccessRules, OperationObserver],
+    extensions=[GraphmemErrors, AccessRules, OperationObserver, RequestLimits],
 )

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import InvalidInput
+from graphmem.limits import ENV as LIMIT_VARS
+from graphmem.limits import Limits
 
 if TYPE_CHECKING:
     from graphmem.timeline.formula import TimelineConfig
@@ -55,6 +57,7 @@ class Settings:
     graphiql: bool | None = None  # None: on when bound to a loopback host
     introspection: bool | None = None  # None: as graphiql
     warmup: str = "startup"  # see WARMUP_MODES and docs/observability.md
+    limits: Limits = field(default_factory=Limits)  # GRAPHMEM_MAX_*, GRAPHMEM_*_TIMEOUT
 
     def __post_init__(self) -> None:
         if self.appendfsync not in FSYNC_POLICIES:
@@ -156,6 +159,7 @@ class Settings:
             graphiql=_flag(env, "GRAPHMEM_GRAPHIQL"),
             introspection=_flag(env, "GRAPHMEM_INTROSPECTION"),
             warmup=env.get("GRAPHMEM_WARMUP", "startup").strip().lower(),
+            limits=_limits(env),
         )
 
 
@@ -184,6 +188,15 @@ def _flag(env: Mapping[str, str], name: str) -> bool | None:
     if text in ("0", "false", "no", "off"):
         return False
     raise InvalidInput(name, f"{text!r} is not on or off (1/0, true/false, yes/no, on/off)")
+
+
+def _limits(env: Mapping[str, str]) -> Limits:
+    """The request and time limits from their variables (graphmem/limits.py names them)."""
+    defaults = Limits()
+    return Limits(**{
+        name: _number(env, var, str(getattr(defaults, name)), type(getattr(defaults, name)))
+        for name, var in LIMIT_VARS.items()
+    })  # fmt: skip
 
 
 def _check_int(name: str, value: object, low: int) -> None:

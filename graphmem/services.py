@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from graphmem import deadline
 from graphmem.config import Settings
 from graphmem.store import Store, open_store
 
@@ -44,10 +47,18 @@ class Services:
 
     @classmethod
     def open(cls, settings: Settings, url: str | None = None) -> Services:
-        return cls(settings, open_store(url, settings))
+        with deadline.lifted():  # see _opening
+            return cls(settings, open_store(url, settings))
+
+    @contextlib.contextmanager
+    def _opening(self) -> Iterator[None]:
+        """Hold the lock, without the operation's time limit: what is opened here (the model,
+        the indexes read from the graph) is opened once, at first use, and may take longer."""
+        with self._lock, deadline.lifted():
+            yield
 
     def embedder(self) -> Embedder:
-        with self._lock:
+        with self._opening():
             if self._embedder is None:
                 from graphmem.embed import Embedder
 
@@ -55,7 +66,7 @@ class Services:
             return self._embedder
 
     def vectors(self) -> VectorStore:
-        with self._lock:
+        with self._opening():
             if self._vectors is None:
                 from graphmem.vectors import VectorStore
 
@@ -65,7 +76,7 @@ class Services:
             return self._vectors
 
     def timeline(self) -> TimelineMemory:
-        with self._lock:
+        with self._opening():
             if self._timeline is None:
                 from graphmem.timeline import TimelineMemory
 
@@ -75,7 +86,7 @@ class Services:
 
     def props(self) -> PropsMemory:
         """The propositions memory; its relation classifier uses the LLM when one is set."""
-        with self._lock:
+        with self._opening():
             if self._props is None:
                 from graphmem.llm import llm_or_none
                 from graphmem.props.classify import LLMClassifier
@@ -89,7 +100,7 @@ class Services:
             return self._props
 
     def tools(self) -> ToolEnv:
-        with self._lock:
+        with self._opening():
             if self._tools is None:
                 from graphmem.series.textsearch import SegmentSearch
                 from graphmem.series.tools import ToolEnv
