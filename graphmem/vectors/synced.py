@@ -48,6 +48,8 @@ class DerivedIndex(Protocol):
     dirty: bool
     synced: Clock  # a loaded index: the vector clock it was saved at
 
+    def __len__(self) -> int: ...
+
     def vids(self) -> set[int]: ...
 
     def remove(self, vids: Sequence[int] | np.ndarray) -> int: ...
@@ -134,6 +136,10 @@ class SyncedIndexes(Generic[I]):
             if label not in self._indexes:
                 self._indexes[label] = self._open(label)
             return self._indexes[label]
+
+    def sizes(self) -> dict[str, int]:
+        """Items in each opened index; takes no lock, so a scrape never waits for a rebuild."""
+        return {label: len(index) for label, index in list(self._indexes.items())}
 
     def report(self, label: str) -> OpenReport | None:
         """How `label`'s index was opened, or None if it has not been opened."""
