@@ -26,7 +26,6 @@ import re
 import threading
 import time
 import unicodedata
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,24 +57,41 @@ _STOP = """a about above after again against all am an and any are as at be beca
 STOPWORDS = frozenset(_STOP.split())
 _stemmer = Stemmer.Stemmer("english")
 _stem_lock = threading.Lock()  # a PyStemmer object is not safe across threads
+# word → its term ("" for a stopword or a one-letter word): a corpus repeats a few ten thousand
+# words, so each is stemmed once; cleared when it grows past _WORDS_MAX
+_WORDS: dict[str, str] = {}
+_WORDS_MAX = 500_000
 
 
 def terms(text: str) -> list[str]:
     """The index terms of a text, in order (repeats kept)."""
-    words: list[str] = []
-    for token in _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold()):
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    out: list[str] = []
+    for token in _TOKEN.findall(text.casefold()):
         if token[0].isdigit():
             if _THOUSANDS.fullmatch(token):
                 token = token.replace(",", "")
-            words.extend(token.split(",") if "," in token else (token,))
-        elif len(token) > 1 and token not in STOPWORDS:
-            words.append(token)
-    stems = [w for w in words if not w[0].isdigit()]
-    if stems:
+            out.extend(token.split(",") if "," in token else (token,))
+            continue
+        term = _WORDS.get(token)
+        if term is None:
+            term = _term_of(token)
+        if term:
+            out.append(term)
+    return out
+
+
+def _term_of(word: str) -> str:
+    if len(word) < 2 or word in STOPWORDS:
+        term = ""
+    else:
         with _stem_lock:
-            stemmed = iter(_stemmer.stemWords(stems))
-        words = [w if w[0].isdigit() else next(stemmed) for w in words]
-    return words
+            term = _stemmer.stemWord(word)
+    if len(_WORDS) >= _WORDS_MAX:
+        _WORDS.clear()
+    _WORDS[word] = term
+    return term
 
 
 @dataclass(frozen=True)
@@ -157,15 +173,15 @@ class KeywordIndex:
         self, node_ids: list[str], vids: np.ndarray, ts: np.ndarray, docs: list[list[str]]
     ) -> None:
         start = len(self._vids)
-        term_ids, slots, tfs = [], [], []
-        for offset, doc in enumerate(docs):
-            for word, count in Counter(doc).items():
-                term_ids.append(self._term_id(word))
-                slots.append(start + offset)
-                tfs.append(count)
-        chunk = (np.asarray(term_ids, dtype=np.int32), np.asarray(slots, dtype=np.int32),
-                 np.asarray(tfs, dtype=np.float32))  # fmt: skip
         lengths = np.fromiter((len(d) for d in docs), np.int32, len(docs))
+        term_of = self._term_id
+        flat = np.fromiter((term_of(w) for doc in docs for w in doc), np.int64, int(lengths.sum()))
+        # one posting per (document, term), its count the term frequency
+        width = max(len(self._words), 1)
+        pairs, tf = np.unique(np.repeat(np.arange(len(docs)), lengths) * width + flat,
+                              return_counts=True)  # fmt: skip
+        chunk = ((pairs % width).astype(np.int32), (start + pairs // width).astype(np.int32),
+                 tf.astype(np.float32))  # fmt: skip
         self._vids = np.concatenate([self._vids, vids])
         self._ts = np.concatenate([self._ts, ts])
         self._alive = np.concatenate([self._alive, np.ones(len(docs), dtype=bool)])
@@ -294,8 +310,11 @@ class KeywordIndex:
             parts_w.append(weight * tf * (K1 + 1) / (tf + norm))
         if not parts_s:
             return np.empty(0, dtype=np.int64), np.empty(0)
-        slots, inverse = np.unique(np.concatenate(parts_s), return_inverse=True)
-        return slots, np.bincount(inverse, weights=np.concatenate(parts_w))
+        # summed per document over a dense array: no sort of the postings (every weight is > 0)
+        total = np.bincount(np.concatenate(parts_s), weights=np.concatenate(parts_w),
+                            minlength=len(self._alive))  # fmt: skip
+        slots = np.flatnonzero(total)
+        return slots, total[slots]
 
     # --- persistence -----------------------------------------------------------------------
 
