@@ -110,18 +110,16 @@ class Services:
             return self._tools
 
     def warm_up(self) -> None:
-        """Open now what a first call would: the model (and one inference), every vector and
-        keyword index, the memories; so no later call pays for it."""
-        from graphmem.vectors.keywordstore import KEYWORD_LABELS
+        """Open now what a first call would: the model (and one inference), every vector index,
+        the propositions' keyword index, the memories; so no later call pays for it."""
+        from graphmem.props.relate import LABEL
         from graphmem.vectors.store import LABELS
 
         self.embedder().encode_one("warm-up")  # a first inference allocates its buffers
         vectors = self.vectors()
         for label in LABELS:
             vectors.index(label)
-        keywords = self.props().keywords
-        for label in KEYWORD_LABELS:
-            keywords.index(label)
+        self.props().keywords.index(LABEL)  # what retrieval's keyword channel searches
         self.timeline()
         self.tools()
 
