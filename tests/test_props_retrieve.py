@@ -38,7 +38,8 @@ def check_invariants(graph: Subgraph, as_of: str, k: int, ctx: PropsMemory) -> N
     assert len(anchors) <= k
     assert all(n.prop.date <= as_of for n in graph.nodes), "nothing dated after as_of"
     for n in graph.nodes:
-        if not n.is_anchor:  # joined by an edge INTO an anchor
+        assert n.is_anchor == (n.via == "search")
+        if n.via == "relation":  # joined by an edge INTO an anchor
             assert any(e.src == n.prop.id and e.dst in anchors for e in graph.edges)
     assert all(e.src in ids and e.dst in ids for e in graph.edges)
     by = {i for n in graph.nodes for i in n.status.updated_by + n.status.contradicted_by}

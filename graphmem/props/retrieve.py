@@ -8,15 +8,20 @@
    the ones that change its status first (UPDATES / CONTRADICTS from a source not itself
    contradicted, then those from a contradicted source, then SUPPORTS), newest first, then
    the more similar to the question.
-3. Edges: relations among the collected propositions, at most INCOMING per proposition chosen
+3. Document context: for each anchor, the SIBLINGS other propositions of the documents that
+   state it most similar to the question (dated on or before `as_of`): a sentence of an article
+   often leaves out the name its neighbours carry ("The company named ... as its chief
+   executive."), which neither the question's embedding nor its words can find.
+4. Edges: relations among the collected propositions, at most INCOMING per proposition chosen
    in the same order (members of the subgraph first within a rank): a proposition that dozens
    of newer statements relate to (a "hot" entity) costs the same as any other.
-4. Status of each proposition as of the date: `updated` or `contradicted` (and by which) when an
+5. Status of each proposition as of the date: `updated` or `contradicted` (and by which) when an
    UPDATES / CONTRADICTS edge comes from a proposition dated on or before `as_of` that is not
    itself contradicted by then; otherwise `current`. SUPPORTS never changes a status. The state
    is exact (a standing status-changing edge always ranks first); `updated_by` and
    `contradicted_by` list the newest of them, at most INCOMING.
-Two reads do it all: anchors with their ranked incoming edges, then every member with its own.
+Three reads do it all: anchors with their ranked incoming edges, their documents' other
+propositions, then every added member with its own edges.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from graphmem.props import relate
 from graphmem.props.hybrid import FUSION, Candidate, Fusion, candidates, checked_channels
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import Proposition, Relation, checked_date, checked_text
-from graphmem.props.relate import fetch_props
+from graphmem.props.relate import LABEL, fetch_props
 
 MAX_K = 200
 # the search returns this many more hits than anchors: they score the neighbours found among
@@ -41,6 +46,9 @@ POOL_EXTRA = 90
 NO_LIMIT_TS = 1 << 62  # "as of the end of time" when no date is given
 NEIGHBOURS = 3  # neighbours added per anchor
 INCOMING = 8  # incoming relation edges read per proposition
+SIBLINGS = 1  # propositions of an anchor's documents added per anchor
+SIBLINGS_READ = 200  # of which at most this many (the newest) are read and scored per anchor
+VIA = ("search", "relation", "document")  # how a node joined the subgraph
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,7 @@ class Node:
     # channels ("dense", "keyword") that found it
     rank: int | None = None
     channels: tuple[str, ...] = ()
+    via: str = "search"  # one of VIA: an anchor, a relation into one, or one's document
 
 
 @dataclass(frozen=True)
@@ -178,13 +187,24 @@ def subgraph_for_vector(
     found = candidates(ctx, vector, question, None if day is None else as_of_ts, pool, channels,
                        fusion)  # fmt: skip
     anchors = _choose(ctx, found, k, ranker)
-    graph = _collect(ctx, question, day, as_of_ts, anchors, found, expand)
+    asked = _Asked(question, vector, day, as_of_ts)
+    graph = _collect(ctx, asked, anchors, found, expand)
     if refine and graph.edges:
         # re-judge the returned edges with the stronger model, then collect again
         report = relate.refine(ctx, [e.id for e in graph.edges if not e.refined])
         if report.refined:
-            graph = _collect(ctx, question, day, as_of_ts, anchors, found, expand)
+            graph = _collect(ctx, asked, anchors, found, expand)
     return graph
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """The question, its embedding and its as-of date."""
+
+    question: str
+    vector: np.ndarray
+    day: str | None
+    as_of_ts: int
 
 
 def _choose(ctx: PropsMemory, found: list[Candidate], k: int, ranker: Ranker | None) -> list[str]:
@@ -206,30 +226,30 @@ def _choose(ctx: PropsMemory, found: list[Candidate], k: int, ranker: Ranker | N
 
 
 def _collect(
-    ctx: PropsMemory,
-    question: str,
-    day: str | None,
-    as_of_ts: int,
-    anchors: list[str],
-    found: list[Candidate],
-    expand: bool,
+    ctx: PropsMemory, asked: _Asked, anchors: list[str], found: list[Candidate], expand: bool
 ) -> Subgraph:
     by_id = {c.id: c for c in found}
+    as_of_ts = asked.as_of_ts
     rows = _with_incoming(ctx, anchors, as_of_ts, anchors, True, []) if anchors else []
     members = {row["id"]: row for row in rows}
-    if expand:
-        extra = _neighbours(rows, members.keys(), by_id)
+    via = dict.fromkeys(members, "search")
+    context: dict[str, float] = {}
+    if expand and anchors:
+        via.update(dict.fromkeys(_neighbours(rows, members.keys(), by_id), "relation"))
+        context = _siblings(ctx, asked, anchors, sorted(via))
+        via.update(dict.fromkeys(context, "document"))
+        extra = sorted(via.keys() - members.keys())
         if extra:
-            everyone = sorted([*members, *extra])
-            for row in _with_incoming(ctx, extra, as_of_ts, everyone, False, anchors):
+            for row in _with_incoming(ctx, extra, as_of_ts, sorted(via), False, anchors):
                 members[row["id"]] = row
     rank = {pid: i for i, pid in enumerate(anchors, start=1)}
     nodes = []
     for pid, row in members.items():
         hit = by_id.get(pid)
-        nodes.append(Node(Proposition.from_row(row), pid in rank,
-                          hit.similarity if hit else None, _status(row), rank.get(pid),
-                          hit.channels if hit and pid in rank else ()))  # fmt: skip
+        score = hit.similarity if hit else context.get(pid)
+        nodes.append(Node(Proposition.from_row(row), pid in rank, score, _status(row),
+                          rank.get(pid), hit.channels if hit and pid in rank else (),
+                          via[pid]))  # fmt: skip
     nodes.sort(key=lambda n: (n.prop.date, n.prop.id))
     edges = {}
     for row in members.values():
@@ -240,7 +260,29 @@ def _collect(
             if e["dst"] in members:
                 edges[e["id"]] = Relation.from_row({**e, "src": row["id"]})
     ordered = sorted(edges.values(), key=lambda r: (r.src, r.dst))
-    return Subgraph(question, day, tuple(nodes), tuple(ordered))
+    return Subgraph(asked.question, asked.day, tuple(nodes), tuple(ordered))
+
+
+def _siblings(
+    ctx: PropsMemory, asked: _Asked, anchors: list[str], taken: list[str]
+) -> dict[str, float]:
+    """Up to SIBLINGS propositions of each anchor's documents, not in `taken`, the most similar
+    to the question first (best anchors choose first); id → cosine similarity."""
+    rows = ctx.store.read("retrieve.siblings", ids=anchors, as_of=asked.as_of_ts, members=taken,
+                          cap=SIBLINGS_READ)  # fmt: skip
+    of_anchor = {row["id"]: row["vids"] for row in rows}
+    vids = sorted({vid for row in rows for vid in row["vids"]})
+    if not vids:
+        return {}
+    # unit vectors: the search's score is the cosine; a vid not yet in the index is left out
+    hits = {h.vid: h for h in ctx.vectors.search(LABEL, asked.vector, len(vids), among=vids)}
+    chosen: dict[str, float] = {}
+    for pid in anchors:
+        ranked = sorted((hits[v] for v in of_anchor.get(pid, ()) if v in hits),
+                        key=lambda h: (-h.score, h.node_id))  # fmt: skip
+        fresh = [h for h in ranked if h.node_id not in chosen][:SIBLINGS]
+        chosen.update((h.node_id, h.score) for h in fresh)
+    return chosen
 
 
 def _with_incoming(

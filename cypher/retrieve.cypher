@@ -1,0 +1,12 @@
+// Retrieval's document context (graphmem/props/retrieve.py): the other propositions stated by
+// the documents that state each anchor. A sentence of an article often leaves out the name its
+// neighbours carry ("The company named ... as its new chief executive."), so the anchor that
+// names the entity brings the statement that answers. At most $cap per anchor (the newest),
+// dated <= $as_of, none of $members.
+
+// name: siblings
+UNWIND $ids AS pid
+MATCH (:Proposition {id: pid})<-[:STATES]-(:Document)-[:STATES]->(s:Proposition)
+WHERE s.ts <= $as_of AND NOT s.id IN $members AND s.vid IS NOT NULL
+WITH pid, s ORDER BY s.ts DESC, s.id
+RETURN pid AS id, collect(DISTINCT s.vid)[..$cap] AS vids
