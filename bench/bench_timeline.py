@@ -37,7 +37,14 @@ from eventlog import EventLog, generate  # noqa: E402
 from graphmem.embed import Embedder  # noqa: E402
 from graphmem.timeline import TimelineConfig, TimelineMemory, add_events, recall_vector  # noqa: E402
 from graphmem.timeline import reinforce as reinforce_ids  # noqa: E402
-from graphmem.timeline.formula import DAY, MONTH, WEEK, next_g, probabilities  # noqa: E402
+from graphmem.timeline.formula import (  # noqa: E402
+    DAY,
+    MONTH,
+    WEEK,
+    next_g,
+    probabilities,
+    retention,
+)
 from graphmem.timeutil import iso, parse_timestamp  # noqa: E402
 from graphmem.vectors import VectorStore  # noqa: E402
 
@@ -195,6 +202,30 @@ def sweep(log: EventLog, cos: np.ndarray, mem_ts: np.ndarray) -> None:
                       f"{t.wrong_reinforced / t.asked:.2f}")  # fmt: skip
 
 
+def lasting(config: TimelineConfig, recalls: int, gap_days: float) -> float:
+    """Days a fully relevant memory stays recalled (p >= threshold) after its last recall,
+    once recalled `recalls` times `gap_days` apart."""
+    g, unit = 1.0, config.time_unit_seconds / DAY
+    for _ in range(recalls):
+        g = next_g(g, gap_days / unit)
+    step = 0.01
+    t = 0.0
+    while retention(t, g) >= config.threshold and t < 10_000:
+        t += step
+    return t * unit
+
+
+def outlasting() -> None:
+    """How much longer a memory recalled often stays recalled than one never recalled."""
+    print("days a fully relevant memory (r = 1) stays recalled after its last recall:")
+    for name, config in (("before", BEFORE), ("after", TimelineConfig())):
+        cells = [f"never recalled {lasting(config, 0, 0):.1f}"] + [
+            f"recalled {n}x, {gap} days apart {lasting(config, n, gap):.1f}"
+            for n, gap in ((1, 7), (3, 30), (6, 30))
+        ]
+        print(f"  {name:<8} " + "; ".join(cells))
+
+
 def quality(embedder: Embedder, do_sweep: bool) -> None:
     log = generate()
     halves = {h: sum(q.half == h for q in log.questions) for h in HALVES}
@@ -209,6 +240,7 @@ def quality(embedder: Embedder, do_sweep: bool) -> None:
     print("recall(k=10, reinforce=True) on a real store, questions in date order:")
     report("before", real(log, embedder, BEFORE))
     report("after", real(log, embedder, TimelineConfig()))
+    outlasting()
 
 
 def main() -> None:

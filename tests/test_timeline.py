@@ -537,3 +537,71 @@ def test_reinforce_in_can_skip_memories_dated_after_now(ctx: TimelineMemory, sto
     ]
     assert got[0].g == pytest.approx(next_g(1.0, 24.0)), "t of 24 hours"
     assert recall_stats(ctx, [future.id])[0].last_recalled_at is None
+
+
+# --- the defaults (t in months, relevance rescaled from the cosine, threshold 0.7) -----------
+
+CHATTER = (
+    "Bought milk, eggs and bread at the corner shop.", "Went for a 5 km run by the river.",
+    "Cooked pasta with mushrooms for dinner.", "Watched a documentary about whales.",
+    "Walked the dog in the park for an hour.", "Paid the electricity bill.",
+    "Had coffee with Maya near the station.", "Planted tomatoes on the balcony.",
+)  # fmt: skip
+
+
+@pytest.fixture
+def defaults(store: Store, embedder: Embedder, tmp_path: Path) -> TimelineMemory:
+    vectors = VectorStore(store, tmp_path, embedder.name, embedder.dim)
+    return TimelineMemory(store, embedder, vectors, TimelineConfig())
+
+
+def test_defaults_find_a_memory_weeks_or_months_old_among_recent_chatter(
+    defaults: TimelineMemory,
+) -> None:
+    dentist = add_event(defaults, "Booked a dentist appointment with Dr. Hugo for 2024-07-14 "
+                        "at 10:30.", "2024-04-20")  # fmt: skip
+    library = add_event(defaults, "Borrowed 'The Paper Fox' from the library; it is due back "
+                        "on 2024-06-28.", "2024-06-01")  # fmt: skip
+    days = np.arange(np.datetime64("2024-04-21"), np.datetime64("2024-06-30"))
+    add_events(defaults, [{"text": CHATTER[i % len(CHATTER)], "date": str(day)}
+                          for i, day in enumerate(days)])  # fmt: skip
+    # about two months after the note, with a newer and unrelated note and daily chatter since
+    [top, *rest] = recall(defaults, "When is my dentist appointment?", "2024-06-25", k=5)
+    assert top.id == dentist.id and top.t == pytest.approx(66 / 30)
+    assert top.r > 0.5 and all(m.r < top.r for m in rest)
+    assert all(m.r == 0 for m in rest if m.id != library.id), "chatter is irrelevant, not faint"
+    [book, *_] = recall(defaults, "Which book did I borrow from the library?", "2024-06-25")
+    assert book.id == library.id
+
+
+def test_defaults_reinforce_what_ordinary_use_recalls(defaults: TimelineMemory) -> None:
+    wifi = add_event(defaults, "The wifi password at the cabin is 482913.", "2024-06-01")
+    add_events(defaults, [{"text": text, "date": "2024-06-05"} for text in CHATTER])
+    # asked in the words one would use, a week and a half later
+    [got, *_] = recall(defaults, "What's the wifi password at the cabin?", "2024-06-11",
+                       reinforce=True)  # fmt: skip
+    assert got.id == wifi.id and got.recalled and got.p >= TimelineConfig().threshold
+    assert [s.recall_count for s in recall_stats(defaults, [wifi.id])] == [1]
+    assert not any(m.recalled for m in recall(defaults, "What's the wifi password at the "
+                                               "cabin?", "2024-06-11")[1:])  # fmt: skip
+
+
+def test_defaults_let_a_memory_recalled_often_outlast_one_never_recalled() -> None:
+    config = TimelineConfig()
+    month = config.time_unit_seconds
+    g = 1.0
+    for _ in range(3):  # recalled once a month for three months
+        g = next_g(g, 1.0)
+    now = ts("2024-06-01")
+    same = {"similarity": 0.75, "ts": now - 6 * int(month)}  # equally relevant, equally old
+    recalled = {**same, "g": g, "last_recalled_at": now - 2 * int(month)}
+    never, often = ranker(now, config)([same, recalled])
+    assert often > 2 * never
+
+    # how long each stays recalled (p >= threshold) after its last recall, for r = 1
+    def lasts(g: float) -> float:
+        return next(t for t in np.arange(0, 12, 0.01) if recall_probability(1.0, t, g) <
+                    config.threshold)  # fmt: skip
+
+    assert lasts(1.0) * 30 == pytest.approx(16, abs=0.5)  # days
+    assert lasts(g) > 2 * lasts(1.0)
