@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,12 @@ def _checked_ints(field: str, values: Any, n: int | None, low: int, high: int) -
     if int(arr.min()) < low or int(arr.max()) > high:
         raise InvalidInput(field, f"values must be between {low} and {high}")
     return arr.astype(np.int64)
+
+
+def _held_vids(vids: Any, held: Mapping[int, int]) -> list[int]:
+    """The valid vids of `vids` that `held` (vid → slot) has, sorted, each once."""
+    wanted = _checked_ints("vids", vids, None, 0, _MAX_VID)
+    return sorted({v for v in wanted.tolist() if v in held})
 
 
 def _checked_ids(node_ids: Any) -> Sequence[str]:

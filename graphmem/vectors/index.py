@@ -42,6 +42,7 @@ from graphmem.vectors.checks import (
     _checked_queries,
     _checked_query,
     _dedupe,
+    _held_vids,
 )
 from graphmem.vectors.model import (
     _MAX_VID,
@@ -195,9 +196,8 @@ class VectorIndex:
 
     def remove(self, vids: Sequence[int] | np.ndarray) -> int:
         """Drop the items with these vids (unknown vids are ignored); return how many."""
-        wanted = _checked_ints("vids", vids, None, 0, _MAX_VID)
         with self._lock:
-            gone = sorted({v for v in wanted.tolist() if v in self._pos})
+            gone = _held_vids(vids, self._pos)
             if not gone:
                 return 0
             if self._kind == "flat":

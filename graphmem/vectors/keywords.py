@@ -34,7 +34,7 @@ import numpy as np
 import Stemmer
 
 from graphmem.errors import InvalidInput
-from graphmem.vectors.checks import _checked_ids, _checked_ints
+from graphmem.vectors.checks import _checked_ids, _checked_ints, _held_vids
 from graphmem.vectors.model import _MAX_VID, Clock, DamagedIndexFile, VectorIndexError, vector_id
 from graphmem.vectors.persist import read_arrays, write_arrays
 
@@ -220,9 +220,8 @@ class KeywordIndex:
 
     def remove(self, vids: Sequence[int] | np.ndarray) -> int:
         """Drop the items with these vids (unknown vids are ignored); return how many."""
-        wanted = _checked_ints("vids", vids, None, 0, _MAX_VID)
         with self._lock:
-            gone = sorted({v for v in wanted.tolist() if v in self._pos})
+            gone = _held_vids(vids, self._pos)
             if not gone:
                 return 0
             for vid in gone:

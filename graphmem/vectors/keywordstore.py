@@ -76,9 +76,3 @@ class KeywordStore(SyncedIndexes[KeywordIndex]):
         """The k `label` nodes whose text best matches `query`'s terms, with ts <= as_of_ts."""
         self.refresh(label)
         return self.index(label).search(query, k, as_of_ts)
-
-    def __enter__(self) -> KeywordStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

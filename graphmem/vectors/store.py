@@ -162,9 +162,3 @@ class VectorStore(SyncedIndexes[VectorIndex]):
         """search() for each row of `queries` in one FAISS call."""
         self.refresh(label)
         return self.index(label).search_many(queries, k, as_of_ts)
-
-    def __enter__(self) -> VectorStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
