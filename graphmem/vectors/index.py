@@ -255,8 +255,9 @@ class VectorIndex:
             if as_of_ts is not None:
                 older = self._ts <= as_of_ts
                 mask = older if mask is None else older & mask
-            if wanted is not None:  # the same bitmap selector: one vectorised membership test
-                chosen = np.isin(self._vids, wanted)
+            if wanted is not None:  # the same bitmap selector, set from the slots of `among`
+                chosen = np.zeros(total, dtype=bool)
+                chosen[[self._pos[v] for v in wanted.tolist() if v in self._pos]] = True
                 mask = chosen if mask is None else chosen & mask
             passing = total if mask is None else int(np.count_nonzero(mask))
             if passing == 0 or len(query) == 0:
