@@ -268,6 +268,8 @@ def _siblings(
 ) -> dict[str, float]:
     """Up to SIBLINGS propositions of each anchor's documents, not in `taken`, the most similar
     to the question first (best anchors choose first); id → cosine similarity."""
+    if SIBLINGS < 1:
+        return {}
     rows = ctx.store.read("retrieve.siblings", ids=anchors, as_of=asked.as_of_ts, members=taken,
                           cap=SIBLINGS_READ)  # fmt: skip
     of_anchor = {row["id"]: row["vids"] for row in rows}
