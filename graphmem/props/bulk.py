@@ -1,0 +1,125 @@
+"""Bulk import of documents: many in one call, resumable.
+
+Every document is checked before anything is stored, and documents already stored completely
+are skipped without extraction (one read for all of them). The rest are extracted (the LLM, or
+sentence splitting offline) and stored in groups of about GROUP propositions: each group goes
+through store_propositions, which embeds, relates and writes it in batches, a document landing
+with the batch that stores the last of its new propositions. So a load cut short (an error,
+a time limit, Ctrl-C) leaves whole documents stored, and running it again skips them and
+carries on from the first document missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphmem.errors import InvalidInput
+from graphmem.props.extract import checked_document, extracted
+from graphmem.props.ingest import BATCH, LOOKUP_BATCH, DocumentRow, Progress, store_propositions
+from graphmem.props.memory import PropsMemory
+from graphmem.props.model import Proposition
+
+GROUP = 8192  # propositions extracted before they are stored: bounds memory, not speed
+_KEYS = frozenset({"text", "date", "source"})
+
+
+@dataclass(frozen=True)
+class DocumentsReport:
+    """What a bulk import stored."""
+
+    document_ids: tuple[str, ...]  # every input document, input order, duplicates merged
+    skipped: int  # documents already stored completely: not extracted again
+    added: int  # propositions this call stored
+    existing: int  # propositions of the documents already stored (by another document too)
+    relations: int  # relation edges this call created
+
+
+def add_documents(
+    ctx: PropsMemory,
+    documents: Sequence[Mapping[str, Any]],
+    *,
+    relate: bool = True,
+    progress: Progress | None = None,
+    batch_size: int = BATCH,
+) -> DocumentsReport:
+    """Store documents [{text, date: 'YYYY-MM-DD', source?}] and the propositions they state.
+
+    `progress(stage, done, total)` hears "documents" (stored, skipped included, of all) and
+    "store" (propositions of the current group).
+    """
+    docs = checked_documents(documents)
+    where = {}  # document id → its first index in the input, for error messages
+    for i, doc in enumerate(docs):
+        where.setdefault(doc.id, i)
+    unique = [docs[i] for i in where.values()]
+    stored = _complete(ctx, list(where))
+    todo = [doc for doc in unique if doc.id not in stored]
+    total, before = len(unique), len(unique) - len(todo)
+    if progress is not None:
+        progress("documents", before, total)
+    added = relations = 0
+    seen: set[str] = set()
+    for group, props in _groups(ctx, todo, where):
+        report = store_propositions(
+            ctx, props, group, relate, _documents_after(progress, before, total), None, batch_size
+        )
+        before += len(group)
+        added, relations = added + report.added, relations + report.relations
+        seen.update(report.proposition_ids)
+    return DocumentsReport(tuple(where), total - len(todo), added, len(seen) - added, relations)
+
+
+def checked_documents(documents: Any, field: str = "documents") -> list[DocumentRow]:
+    """Every document checked; the first bad one raises InvalidInput naming it."""
+    if isinstance(documents, str | bytes | Mapping) or not isinstance(documents, Sequence):
+        raise InvalidInput(field, "must be a list of {text, date, source?} objects")
+    out = []
+    for i, item in enumerate(documents):
+        name = f"{field}[{i}]"
+        if not isinstance(item, Mapping):
+            raise InvalidInput(name, "must be an object with text, date and optional source")
+        unknown = set(item) - _KEYS
+        if unknown:
+            raise InvalidInput(name, f"unknown keys {sorted(unknown)}")
+        out.append(checked_document(item.get("text"), item.get("date"), item.get("source"), name))
+    return out
+
+
+def _complete(ctx: PropsMemory, ids: list[str]) -> set[str]:
+    """Those of `ids` stored completely (see props.document)."""
+    found: set[str] = set()
+    for start in range(0, len(ids), LOOKUP_BATCH):
+        rows = ctx.store.read("props.complete_documents", ids=ids[start : start + LOOKUP_BATCH])
+        found.update(row["id"] for row in rows)
+    return found
+
+
+def _groups(
+    ctx: PropsMemory, docs: list[DocumentRow], where: dict[str, int]
+) -> Iterator[tuple[list[DocumentRow], list[Proposition]]]:
+    """The documents in groups of about GROUP propositions, each with its propositions."""
+    group: list[DocumentRow] = []
+    props: list[Proposition] = []
+    for doc in docs:
+        group.append(doc)
+        props += extracted(ctx, doc, field=f"documents[{where[doc.id]}].text")
+        if len(props) >= GROUP:
+            yield group, props
+            group, props = [], []
+    if group:
+        yield group, props
+
+
+def _documents_after(progress: Progress | None, before: int, total: int) -> Progress | None:
+    """store_propositions' progress for one group, its documents counted after `before`."""
+    if progress is None:
+        return None
+
+    def report(stage: str, done: int, of: int) -> None:
+        if stage == "documents":
+            done, of = before + done, total
+        progress(stage, done, of)
+
+    return report
