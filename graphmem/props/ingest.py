@@ -12,8 +12,8 @@ the graph (graphmem/vectors/); after a crash in between, the next open does.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
 from dataclasses import dataclass
@@ -29,6 +29,7 @@ from graphmem.props.relate import LABEL, judge, pairings, relation_rows
 from graphmem.vectors import vector_id
 
 BATCH = 256
+AHEAD = 2  # batches the model embeds ahead of the one being related and written
 LOOKUP_BATCH = 5000
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -130,9 +131,11 @@ def store_propositions(
         if progress is not None:
             progress("documents", len(docs), len(docs))
     # Pipelining: a background worker writes batch i to the graph and then adds it to the
-    # vector index while this thread embeds and encodes batch i+1. At most one batch is in
-    # flight; its failure surfaces before the next is submitted, so nothing later is written.
-    # Relating waits for the worker, since its candidates come from the index.
+    # vector index while this thread relates batch i+1, and the model embeds batches ahead in
+    # a thread of its own (see _embedded). At most one batch is in the writer's hands; its
+    # failure surfaces before the next is submitted, so nothing later is written. Relating
+    # waits for the writer, since its candidates come from the index.
+    batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
     done = docs_done = 0
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="props-store") as worker:
         pending: Future | None = None
@@ -152,14 +155,11 @@ def store_propositions(
                     if stored.documents:
                         progress("documents", docs_done, len(docs))
 
-        for start in range(0, len(order), batch_size):
+        for number, (chunk, vecs) in enumerate(
+            zip(batches, _embedded(ctx, props, batches, vectors), strict=True)
+        ):
             deadline.check("adding propositions")  # batches stored so far stay: see docs/limits.md
-            chunk = order[start : start + batch_size]
             batch = [props[i] for i in chunk]
-            raw = (
-                ctx.embedder.encode([p.text for p in batch]) if vectors is None else vectors[chunk]
-            )
-            vecs = np.ascontiguousarray(raw, dtype=np.float32)  # exactly what the graph holds
             found = []
             if relate:
                 settle()
@@ -167,7 +167,7 @@ def store_propositions(
                 todo = pairings(ctx, batch, vecs, backfill, floor)
                 found = judge(ctx.classifier, todo, ctx.now())
             rows = prop_rows(batch, vecs)
-            doc_rows, states = plan.get(start // batch_size, ([], []))
+            doc_rows, states = plan.get(number, ([], []))
             settle()
             # in this context: the worker's statements keep the operation's deadline
             pending = worker.submit(copy_context().run, _store_batch, ctx, doc_rows, rows,
@@ -177,6 +177,32 @@ def store_propositions(
     if not order and docs:
         metrics.count(metrics.DOCUMENTS, len(plan[0][0]))
     return IngestReport(None, tuple(ids), added, len(ids) - added, relations)
+
+
+def _embedded(
+    ctx: PropsMemory, props: list[Proposition], batches: list[list[int]], given: np.ndarray | None
+) -> Iterator[np.ndarray]:
+    """Each batch's vectors (float32, exactly what the graph holds), in batch order.
+
+    Given vectors are sliced. Otherwise the model embeds up to AHEAD batches ahead in a thread
+    of its own: it releases the GIL and keeps every core busy while the caller relates and the
+    store worker writes, so a bulk load runs at nearly the model's own rate.
+    """
+    if given is not None:
+        for chunk in batches:
+            yield np.ascontiguousarray(given[chunk], dtype=np.float32)
+        return
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="props-embed")
+    try:
+        ahead: deque[Future] = deque()
+        for chunk in batches:
+            ahead.append(pool.submit(ctx.embedder.encode, [props[i].text for i in chunk]))
+            if len(ahead) > AHEAD:
+                yield np.ascontiguousarray(ahead.popleft().result(), dtype=np.float32)
+        while ahead:
+            yield np.ascontiguousarray(ahead.popleft().result(), dtype=np.float32)
+    finally:  # stopped early (an error, a time limit): drop what was not started
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _document_writes(
