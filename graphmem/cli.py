@@ -219,21 +219,61 @@ def cmd_plot_timeline(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_ingest_docs(args: argparse.Namespace, settings: Settings) -> int:
-    """Ingest documents from JSON lines ({text, date, source?}), with a progress bar."""
+    """Ingest documents from JSON lines ({text, date, source?}) in bulk, with a progress bar.
+
+    Documents already stored are skipped, so running it again after an interruption resumes.
+    """
     from tqdm import tqdm
 
-    from graphmem.props import add_document
     from graphmem.props.jsonl import read_documents
 
     docs = read_documents(args.file)  # every line checked before anything is stored
-    added = existing = relations = 0
-    with _services(args, settings) as services, tqdm(docs, unit="doc") as bar:
-        for doc in bar:
-            report = add_document(services.props(), doc["text"], doc["date"], doc.get("source"))
-            added, existing = added + report.added, existing + report.existing
-            relations += report.relations
-    print(f"{len(docs)} documents: {added} propositions added, {existing} already stored, "
-          f"{relations} relation edges")  # fmt: skip
+    with _services(args, settings) as services, tqdm(total=len(docs), unit="doc") as bar:
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage == "documents":
+                bar.update(done - bar.n)
+            else:
+                bar.set_postfix(propositions=done, refresh=False)
+
+        report = services.props().ingest_documents(docs, progress=progress)
+    skipped = f"; {report.skipped} documents were stored already" if report.skipped else ""
+    print(f"{len(docs)} documents: {report.added} propositions added, {report.existing} already "
+          f"stored, {report.relations} relation edges{skipped}")  # fmt: skip
+    return 0
+
+
+def cmd_document_delete(args: argparse.Namespace, settings: Settings) -> int:
+    """Delete a document with the propositions no other document states."""
+    with _services(args, settings) as services:
+        deleted = services.props().delete_document(args.id)
+    count = len(deleted.proposition_ids)
+    print(f"deleted document {deleted.id} and {count} proposition{'s' * (count != 1)} "
+          "no other document states")  # fmt: skip
+    return 0
+
+
+def cmd_proposition_delete(args: argparse.Namespace, settings: Settings) -> int:
+    """Delete a proposition with its relation edges."""
+    with _services(args, settings) as services:
+        prop = services.props().delete_proposition(args.id)
+    print(f"deleted {prop.id}  {prop.date}  {prop.text}")
+    return 0
+
+
+def cmd_proposition_update(args: argparse.Namespace, settings: Settings) -> int:
+    """Correct a proposition's text, date or source."""
+    with _services(args, settings) as services:
+        prop = services.props().update_proposition(args.id, args.text, args.date, args.source)
+    print(f"{prop.id}  {prop.date}  {prop.text}")
+    return 0
+
+
+def cmd_event_delete(args: argparse.Namespace, settings: Settings) -> int:
+    """Delete an episodic memory."""
+    with _services(args, settings) as services:
+        event = services.timeline().delete_event(args.id)
+    print(f"deleted {event.id}  {event.date}  {event.text}")
     return 0
 
 
@@ -349,9 +389,31 @@ def build_parser() -> argparse.ArgumentParser:
                      default=10)  # fmt: skip
     ask.set_defaults(handler=cmd_ask)
 
-    docs = sub.add_parser("ingest-docs", help="ingest documents from a JSON-lines file")
+    docs = sub.add_parser("ingest-docs", help="ingest documents from a JSON-lines file, in bulk")
     docs.add_argument("file", type=Path, help="one {text, date, source?} object per line")
     docs.set_defaults(handler=cmd_ingest_docs)
+
+    document = sub.add_parser("document", help="delete a document")
+    document_sub = document.add_subparsers(dest="document_command", required=True)
+    document_del = document_sub.add_parser(
+        "delete", help="delete a document with the propositions no other document states"
+    )
+    document_del.add_argument("id", help="document id (doc_...)")
+    document_del.set_defaults(handler=cmd_document_delete)
+
+    prop = sub.add_parser("proposition", help="delete or correct a proposition")
+    prop_sub = prop.add_subparsers(dest="proposition_command", required=True)
+    prop_del = prop_sub.add_parser("delete", help="delete a proposition with its relation edges")
+    prop_del.add_argument("id", help="proposition id (prop_...)")
+    prop_del.set_defaults(handler=cmd_proposition_delete)
+    prop_up = prop_sub.add_parser(
+        "update", help="correct a proposition (a new text or date: re-embedded, re-related)"
+    )
+    prop_up.add_argument("id", help="proposition id (prop_...)")
+    prop_up.add_argument("--text")
+    prop_up.add_argument("--date", help="YYYY-MM-DD")
+    prop_up.add_argument("--source")
+    prop_up.set_defaults(handler=cmd_proposition_update)
 
     query = sub.add_parser("query", help="the rendered proposition subgraph for a question")
     query.add_argument("question")
@@ -379,6 +441,12 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--labels", default="Event,Proposition", help="comma-separated labels")
     rec.add_argument("--reinforce", action="store_true", help="record the recalls (p >= threshold)")
     rec.set_defaults(handler=cmd_recall)
+
+    event_cmd = sub.add_parser("event", help="delete an episodic memory")
+    event_sub = event_cmd.add_subparsers(dest="event_command", required=True)
+    event_del = event_sub.add_parser("delete", help="delete an episodic memory")
+    event_del.add_argument("id", help="event id (ev_...)")
+    event_del.set_defaults(handler=cmd_event_delete)
 
     tplot = sub.add_parser("plot-timeline", help="memories on a time axis shaded by importance")
     tplot.add_argument("-o", "--output", type=Path, required=True)

@@ -50,7 +50,7 @@ def add_documents(
     """Store documents [{text, date: 'YYYY-MM-DD', source?}] and the propositions they state.
 
     `progress(stage, done, total)` hears "documents" (stored, skipped included, of all) and
-    "store" (propositions of the current group).
+    "store" (new propositions stored, of those extracted so far).
     """
     docs = checked_documents(documents)
     where = {}  # document id → its first index in the input, for error messages
@@ -65,9 +65,8 @@ def add_documents(
     added = relations = 0
     seen: set[str] = set()
     for group, props in _groups(ctx, todo, where):
-        report = store_propositions(
-            ctx, props, group, relate, _documents_after(progress, before, total), None, batch_size
-        )
+        counted = _counted_after(progress, before, total, added)
+        report = store_propositions(ctx, props, group, relate, counted, None, batch_size)
         before += len(group)
         added, relations = added + report.added, relations + report.relations
         seen.update(report.proposition_ids)
@@ -115,14 +114,17 @@ def _groups(
         yield group, props
 
 
-def _documents_after(progress: Progress | None, before: int, total: int) -> Progress | None:
-    """store_propositions' progress for one group, its documents counted after `before`."""
+def _counted_after(
+    progress: Progress | None, docs_before: int, docs_total: int, props_before: int
+) -> Progress | None:
+    """store_propositions' progress for one group, counted after the groups before it."""
     if progress is None:
         return None
 
-    def report(stage: str, done: int, of: int) -> None:
+    def report(stage: str, done: int, total: int) -> None:
         if stage == "documents":
-            done, of = before + done, total
-        progress(stage, done, of)
+            progress(stage, docs_before + done, docs_total)
+        else:
+            progress(stage, props_before + done, props_before + total)
 
     return report
