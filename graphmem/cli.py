@@ -8,6 +8,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from graphmem.config import WARMUP_MODES, Settings
 from graphmem.errors import GraphmemError, InvalidInput, ReadOnlyViolation
@@ -261,28 +262,30 @@ def cmd_document_delete(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _changed(
+    args: argparse.Namespace, settings: Settings, change: Callable[[Services], Any], verb: str = ""
+) -> int:
+    """Run one change to a proposition or event; print it as `[verb ]id  date  text`."""
+    with _services(args, settings) as services:
+        item = change(services)
+    print(f"{verb + ' ' if verb else ''}{item.id}  {item.date}  {item.text}")
+    return 0
+
+
 def cmd_proposition_delete(args: argparse.Namespace, settings: Settings) -> int:
     """Delete a proposition with its relation edges."""
-    with _services(args, settings) as services:
-        prop = services.props().delete_proposition(args.id)
-    print(f"deleted {prop.id}  {prop.date}  {prop.text}")
-    return 0
+    return _changed(args, settings, lambda s: s.props().delete_proposition(args.id), "deleted")
 
 
 def cmd_proposition_update(args: argparse.Namespace, settings: Settings) -> int:
     """Correct a proposition's text, date or source."""
-    with _services(args, settings) as services:
-        prop = services.props().update_proposition(args.id, args.text, args.date, args.source)
-    print(f"{prop.id}  {prop.date}  {prop.text}")
-    return 0
+    return _changed(args, settings, lambda s: s.props().update_proposition(
+        args.id, args.text, args.date, args.source))  # fmt: skip
 
 
 def cmd_event_delete(args: argparse.Namespace, settings: Settings) -> int:
     """Delete an episodic memory."""
-    with _services(args, settings) as services:
-        event = services.timeline().delete_event(args.id)
-    print(f"deleted {event.id}  {event.date}  {event.text}")
-    return 0
+    return _changed(args, settings, lambda s: s.timeline().delete_event(args.id), "deleted")
 
 
 def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
@@ -346,6 +349,19 @@ def cmd_embed_export(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _commands(sub: Any, noun: str, help_text: str) -> Any:
+    """The subcommands of `graphmem <noun>`."""
+    group = sub.add_parser(noun, help=help_text)
+    return group.add_subparsers(dest=f"{noun}_command", required=True)
+
+
+def _delete(commands: Any, what: str, prefix: str, handler: Handler) -> None:
+    """`graphmem <noun> delete ID`."""
+    parser = commands.add_parser("delete", help=f"delete {what}")
+    parser.add_argument("id", help=f"the id ({prefix}...)")
+    parser.set_defaults(handler=handler)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphmem", description="Temporal graph memory for LLMs.")
     parser.add_argument(
@@ -406,19 +422,11 @@ def build_parser() -> argparse.ArgumentParser:
     docs.add_argument("file", type=Path, help="one {text, date, source?} object per line")
     docs.set_defaults(handler=cmd_ingest_docs)
 
-    document = sub.add_parser("document", help="delete a document")
-    document_sub = document.add_subparsers(dest="document_command", required=True)
-    document_del = document_sub.add_parser(
-        "delete", help="delete a document with the propositions no other document states"
-    )
-    document_del.add_argument("id", help="document id (doc_...)")
-    document_del.set_defaults(handler=cmd_document_delete)
-
-    prop = sub.add_parser("proposition", help="delete or correct a proposition")
-    prop_sub = prop.add_subparsers(dest="proposition_command", required=True)
-    prop_del = prop_sub.add_parser("delete", help="delete a proposition with its relation edges")
-    prop_del.add_argument("id", help="proposition id (prop_...)")
-    prop_del.set_defaults(handler=cmd_proposition_delete)
+    document = _commands(sub, "document", "delete a document")
+    _delete(document, "a document with the propositions no other document states", "doc_",
+            cmd_document_delete)  # fmt: skip
+    prop_sub = _commands(sub, "proposition", "delete or correct a proposition")
+    _delete(prop_sub, "a proposition with its relation edges", "prop_", cmd_proposition_delete)
     prop_up = prop_sub.add_parser(
         "update", help="correct a proposition (a new text or date: re-embedded, re-related)"
     )
@@ -455,11 +463,8 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--reinforce", action="store_true", help="record the recalls (p >= threshold)")
     rec.set_defaults(handler=cmd_recall)
 
-    event_cmd = sub.add_parser("event", help="delete an episodic memory")
-    event_sub = event_cmd.add_subparsers(dest="event_command", required=True)
-    event_del = event_sub.add_parser("delete", help="delete an episodic memory")
-    event_del.add_argument("id", help="event id (ev_...)")
-    event_del.set_defaults(handler=cmd_event_delete)
+    _delete(_commands(sub, "event", "delete an episodic memory"), "an episodic memory", "ev_",
+            cmd_event_delete)  # fmt: skip
 
     tplot = sub.add_parser("plot-timeline", help="memories on a time axis shaded by importance")
     tplot.add_argument("-o", "--output", type=Path, required=True)

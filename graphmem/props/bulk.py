@@ -15,9 +15,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graphmem.errors import InvalidInput
 from graphmem.props.extract import checked_document, extracted
-from graphmem.props.ingest import LOOKUP_BATCH, DocumentRow, Progress, store_propositions
+from graphmem.props.ingest import (
+    DocumentRow,
+    Progress,
+    store_propositions,
+    stored_ids,
+    text_date_source,
+)
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import Proposition
 
@@ -25,7 +30,6 @@ GROUP = 8192  # propositions extracted before they are stored: bounds memory, no
 # propositions per write: larger than a single call's (ingest.BATCH), so fewer statements and
 # FAISS searches (bench/bench_bulk.py)
 BATCH = 1024
-_KEYS = frozenset({"text", "date", "source"})
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,7 @@ def add_documents(
     for i, doc in enumerate(docs):
         where.setdefault(doc.id, i)
     unique = [docs[i] for i in where.values()]
-    stored = _complete(ctx, list(where))
+    stored = stored_ids(ctx, list(where), "props.complete_documents")
     todo = [doc for doc in unique if doc.id not in stored]
     total, before = len(unique), len(unique) - len(todo)
     if progress is not None:
@@ -75,27 +79,10 @@ def add_documents(
 
 def checked_documents(documents: Any, field: str = "documents") -> list[DocumentRow]:
     """Every document checked; the first bad one raises InvalidInput naming it."""
-    if isinstance(documents, str | bytes | Mapping) or not isinstance(documents, Sequence):
-        raise InvalidInput(field, "must be a list of {text, date, source?} objects")
-    out = []
-    for i, item in enumerate(documents):
-        name = f"{field}[{i}]"
-        if not isinstance(item, Mapping):
-            raise InvalidInput(name, "must be an object with text, date and optional source")
-        unknown = set(item) - _KEYS
-        if unknown:
-            raise InvalidInput(name, f"unknown keys {sorted(unknown)}")
-        out.append(checked_document(item.get("text"), item.get("date"), item.get("source"), name))
-    return out
-
-
-def _complete(ctx: PropsMemory, ids: list[str]) -> set[str]:
-    """Those of `ids` stored completely (see props.document)."""
-    found: set[str] = set()
-    for start in range(0, len(ids), LOOKUP_BATCH):
-        rows = ctx.store.read("props.complete_documents", ids=ids[start : start + LOOKUP_BATCH])
-        found.update(row["id"] for row in rows)
-    return found
+    return [
+        checked_document(item.get("text"), item.get("date"), item.get("source"), name)
+        for name, item in text_date_source(documents, field)
+    ]
 
 
 def _groups(

@@ -61,20 +61,28 @@ class IngestReport:
 
 def validate_items(items: Any, doc_id: str | None = None) -> list[Proposition]:
     """Every item as a Proposition; the first bad one raises InvalidInput naming its field."""
+    return [
+        make_proposition(item.get("text"), item.get("date"), item.get("source"), doc_id, field)
+        for field, item in text_date_source(items, "propositions")
+    ]
+
+
+def text_date_source(items: Any, field: str) -> list[tuple[str, Mapping[str, Any]]]:
+    """(field[i], item) of a list of {text, date, source?} objects (Propositions too); the
+    first that is not one raises InvalidInput naming it. The values are not checked here."""
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
-        raise InvalidInput("propositions", "must be a list of {text, date, source?} objects")
+        raise InvalidInput(field, "must be a list of {text, date, source?} objects")
     out = []
     for i, item in enumerate(items):
-        field = f"propositions[{i}]"
+        name = f"{field}[{i}]"
         if isinstance(item, Proposition):
             item = {"text": item.text, "date": item.date, "source": item.source}
         if not isinstance(item, Mapping):
-            raise InvalidInput(field, "must be an object with text, date and optional source")
+            raise InvalidInput(name, "must be an object with text, date and optional source")
         unknown = set(item) - {"text", "date", "source"}
         if unknown:
-            raise InvalidInput(field, f"unknown keys {sorted(unknown)}")
-        out.append(make_proposition(item.get("text"), item.get("date"), item.get("source"),
-                                    doc_id, field))  # fmt: skip
+            raise InvalidInput(name, f"unknown keys {sorted(unknown)}")
+        out.append((name, item))
     return out
 
 
@@ -266,11 +274,12 @@ def write_batch(
     return set(rows[0]["created"]), int(rows[0]["relations"])
 
 
-def stored_ids(ctx: PropsMemory, ids: list[str]) -> set[str]:
-    """Those of these proposition ids that are stored."""
+def stored_ids(ctx: PropsMemory, ids: list[str], lookup: str = "props.existing") -> set[str]:
+    """Those of these ids that `lookup` (a statement taking $ids) finds: by default, the
+    propositions stored."""
     found: set[str] = set()
     for start in range(0, len(ids), LOOKUP_BATCH):
-        rows = ctx.store.read("props.existing", ids=ids[start : start + LOOKUP_BATCH])
+        rows = ctx.store.read(lookup, ids=ids[start : start + LOOKUP_BATCH])
         found.update(row["id"] for row in rows)
     return found
 
