@@ -1,0 +1,453 @@
+"""What the offline relation classifier reads from one statement: who, what, which value, cues.
+
+A statement is split into words, numbers and clause breaks (, ; : and "but"), then reduced to
+- names: runs of capitalised words ("Quillon Dynamics", "Ayo Kessler"; months left out) and
+  identifiers ("route 7", "Aster 400"). A lone capitalised word opening the sentence is kept
+  apart as `initial`: a name or an ordinary word ("Bins are collected ...") as the other
+  statement of a pair decides;
+- anchors: the names that say whose attribute it is (the first name, names after "of"/"for");
+- former: names given as the value being replaced ("succeeded X", "replacing X", "defeating
+  X", "after X retired", "moved ... from X"); denied: names after a denial in its clause
+  ("denied it will move to X");
+- numbers: quantities, normalised ("2.4 million" → 2400000, "two" → 2) and frequencies with
+  their unit ("weekly" and "every week" → "every 1 week", "once a month" → "every 1 month",
+  "every 30 minutes"); `denied_numbers` are those in a clause that denies ("not 8 million");
+- periods: years and seasons ("2017", "2016-17"), which are not quantities;
+- frame: the other content words, stemmed, with synonyms merged (residents → population), units,
+  cue words and the speaker of a report ("Glaciologists said ...", "A science blog claims
+  ...") left out; "@office" stands for a change of office (elected, resigned) and "@status"
+  for a change of state (opened, closed, suspended, cancelled);
+- cues: `hedged` (the statement only relays a rumour, a blog, a forum post, an unnamed source,
+  "reportedly"; a hedged source name counts too, while "the claim that ... is false" and
+  "retracted the study claiming ..." refer to a claim without making it), `denial` (not,
+  never, no, denied, false, wrong, retracted, withdrew ...), `polarity` (+1 for opened,
+  reopened, resumed, elected, appointed, joined, revived; -1 for closed, suspended, cancelled,
+  resigned, retired, left: the first such word, turned over when its clause is negated),
+  `change` (moved, raised, cut, switched, rose, fell ...) and `future` (will, plans to).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_TOKEN = re.compile(
+    r"(?P<season>\b\d{4}[-\u2013/]\d{2}\b)|(?P<num>\d+(?:[.,]\d+)*)"
+    r"|(?P<word>[A-Za-z][A-Za-z']*)|(?P<brk>[;:,()]|\s[-\u2013]\s)"
+)
+NEGATION = _words("not no never none nothing neither nor cannot")
+DENIAL = _words(
+    """
+    deny denied denies denying refute refuted refutes debunk debunked retract retracted
+    retracts withdrew withdraw withdrawn false untrue wrong incorrect inaccurate unfounded
+    baseless myth hoax
+    """
+)
+HEDGE_ADVERBS = _words("reportedly allegedly supposedly purportedly rumoured rumored unconfirmed")
+HEDGE_NOUNS = _words(
+    """
+    rumour rumor rumours rumors blog blogs blogger forum forums gossip tabloid leaflet
+    speculation unnamed anonymous hearsay
+    """
+)
+HEDGE_VERBS = _words("claims claimed claiming alleges alleged alleging")
+HEDGED_SOURCES = ("blog", "forum", "rumo", "gossip", "tabloid", "leaflet", "unnamed", "anonymous")
+OFFICE_ON = _words(
+    "elect elected appoint appointed appoints named become became becomes hire hired join "
+    "joined joins sign signed reinstated"
+)
+OFFICE_OFF = _words(
+    "resign resigns resigned retire retires retired sack sacked fire fired dismiss dismissed "
+    "quit quits leave leaves leaving left depart departed ousted"
+)
+STATUS_ON = _words(
+    "open opens opened reopen reopens reopened resume resumes resumed restart restarted launch "
+    "launched start started revive revives revived restore restored"
+)
+STATUS_OFF = _words(
+    "close closes closed shut shuts suspend suspends suspended halt halted cancel cancels "
+    "cancelled canceled scrap scrapped abandon abandoned discontinued extinct demolished "
+    "demolish"
+)
+STEP = _words("step steps stepped stepping")
+OFFICES = _words(
+    "mayor director chief ceo president chair chairman chairwoman coach manager captain "
+    "minister governor leader head secretary principal editor chancellor"
+)
+CHANGE = _words(
+    """
+    move moves moved relocate relocated transfer transferred switch switched shift shifted
+    raise raises raised rise rises rose increase increased grow grew grown cut cuts drop
+    dropped fall falls fell decrease decreased reduce reduced lower lowered shrink shrank
+    shrunk recover recovered revise revised change changed replace replaced replacing succeed
+    succeeded sold sell return returned now
+    """
+)
+FORMER_BEFORE = _words("succeeded succeeds replaced replaces replacing defeating defeated ousting")
+MOVE_VERBS = _words("move moves moved relocate relocated transfer transferred switch switched")
+REPORTING = _words(
+    """
+    said say says told stated announce announced announces report reported reports according
+    confirm confirmed confirms found show shows showed new latest
+    """
+)
+SPEECH = REPORTING | HEDGE_VERBS | _words("deny denied denies claim")
+CLAUSE_START = _words("that the a an it its he she they there this these")
+FUTURE = _words("will shall plan plans planned planning intend intends")
+UNITS = _words(
+    """
+    pound pounds dollar dollars euro euros crown crowns yen franc francs percent cent per
+    metre metres meter meters kilometre kilometres kilometer kilometers mile miles km kg
+    tonne tonnes ton tons million millions billion billions thousand thousands hundred
+    """
+)
+STOP = _words(
+    """
+    a an the of in on at to for from by with and or but as is are was were be been being has
+    have had it its this that these those there their his her they he she we i you which who
+    whom whose what when where why how would can could should may might must do does did than
+    then also into about after before over under since until while during per each every all
+    any some more most such only very s both itself them him one ones other another again
+    back still remains remain remained stays stay stayed down up
+    """
+)
+MONTHS = _words(
+    """
+    january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday
+    """
+)
+IDENT_KINDS = _words(
+    """
+    route routes line lines flight flights platform gate terminal runway ward district highway
+    channel stand block unit phase zone grade level division tier model series version mark
+    number no
+    """
+)
+NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "once": 1, "twice": 2,
+    "first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th",
+}  # fmt: skip
+FREQUENCY = {
+    "hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week",
+    "fortnightly": "fortnight", "monthly": "month", "yearly": "year", "annually": "year",
+}  # fmt: skip
+TIME_UNITS = {
+    "minute": "minute", "minutes": "minute", "hour": "hour", "hours": "hour", "day": "day",
+    "days": "day", "night": "night", "nights": "night", "week": "week", "weeks": "week",
+    "fortnight": "fortnight", "month": "month", "months": "month", "year": "year",
+    "years": "year",
+}  # fmt: skip
+SCALE = {"thousand": 1e3, "million": 1e6, "millions": 1e6, "billion": 1e9, "billions": 1e9}
+# words for one attribute, merged to one stem
+SYNONYMS = {
+    "resident": "population", "inhabitant": "population", "population": "population",
+    "headquarter": "place", "hq": "place", "based": "place", "held": "place",
+    "located": "place", "employ": "staff", "employee": "staff", "workforce": "staff",
+    "job": "staff", "worker": "staff", "researcher": "staff", "price": "price",
+    "cost": "price", "fare": "price", "capacity": "capacity", "spectator": "capacity",
+    "seat": "capacity", "sale": "sell", "sell": "sell", "sold": "sell",
+    "acquir": "acquire", "acquisition": "acquire", "takeover": "acquire", "buy": "acquire",
+    "bought": "acquire", "purchas": "acquire", "deal": "acquire", "fleet": "fleet",
+    "aircraft": "fleet", "plane": "fleet", "vessel": "fleet", "ship": "fleet",
+    "funding": "fund", "fund": "fund", "grant": "fund", "ceo": "chief", "executive": "chief",
+    "executiv": "chief", "manager": "coach", "wide": "size", "width": "size", "long": "size",
+    "length": "size",
+}  # fmt: skip
+_SUFFIXES = ("ations", "ation", "ions", "ion", "ings", "ing", "ies", "ied", "es", "ed", "s")
+_CUES = (
+    NEGATION | DENIAL | HEDGE_ADVERBS | HEDGE_NOUNS | HEDGE_VERBS | OFFICE_ON | OFFICE_OFF
+    | STATUS_ON | STATUS_OFF | STEP | CHANGE | REPORTING | FUTURE | UNITS
+    | frozenset(NUMBER_WORDS) | frozenset(FREQUENCY)
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The parts of one statement the relation rules compare (see the module docstring)."""
+
+    names: frozenset[str]
+    anchors: frozenset[str]
+    former: frozenset[str]
+    denied: frozenset[str]
+    numbers: frozenset[str]
+    denied_numbers: frozenset[str]
+    periods: frozenset[str]
+    frame: frozenset[str]
+    initial: str
+    initial_speaks: bool  # the opening word is the speaker's ("Glaciologists said ...")
+    hedged: bool
+    denial: bool
+    polarity: int
+    change: bool
+    future: bool
+
+
+@lru_cache(maxsize=65536)  # the same few thousand words come back in every statement
+def stem(word: str) -> str:
+    """A light stem with synonyms merged: 'residents' → 'population', 'closed' → 'clos'."""
+    if word in SYNONYMS:
+        return SYNONYMS[word]
+    base = word
+    for suffix in _SUFFIXES:
+        if base.endswith(suffix) and len(base) - len(suffix) >= 3:
+            base = base[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            break
+    base = base[:-1] if base.endswith("e") and len(base) > 4 else base
+    return SYNONYMS.get(base, base)
+
+
+@dataclass
+class _Token:
+    kind: str  # word, num, season, brk
+    text: str
+    lower: str
+    clause: int
+
+
+def _tokens(text: str) -> list[_Token]:
+    out: list[_Token] = []
+    clause = 0
+    for m in _TOKEN.finditer(text.replace("\u2019", "'")):
+        kind = m.lastgroup or "brk"
+        raw = m.group().strip()
+        lower = raw.lower()
+        if kind == "word" and lower == "but":
+            kind = "brk"
+        clause += kind == "brk"
+        out.append(_Token(kind, raw, lower, clause))
+    return out
+
+
+def _is_year(text: str) -> bool:
+    return len(text) == 4 and text.isdigit() and 1800 <= int(text) <= 2200
+
+
+def _count(tok: _Token) -> float | None:
+    """The count a token stands for: a digit run or a small number word."""
+    if tok.kind == "num" and not _is_year(tok.text):
+        return float(tok.text.replace(",", ""))
+    value = NUMBER_WORDS.get(tok.lower)
+    return float(value) if isinstance(value, int) else None
+
+
+def _frequencies(tokens: list[_Token]) -> tuple[dict[int, str], set[int]]:
+    """Frequencies by the index of their first token, and every token index they use."""
+    found: dict[int, str] = {}
+    used: set[int] = set()
+    for i, tok in enumerate(tokens):
+        if tok.lower in FREQUENCY:
+            found[i] = f"every 1 {FREQUENCY[tok.lower]}"
+            used.add(i)
+        elif tok.lower == "every":
+            n = _count(tokens[i + 1]) if i + 1 < len(tokens) else None
+            j = i + 2 if n is not None else i + 1
+            if j < len(tokens) and tokens[j].lower in TIME_UNITS:
+                found[i] = f"every {n or 1:g} {TIME_UNITS[tokens[j].lower]}"
+                used.update(range(i, j + 1))
+        elif tok.lower in ("a", "an", "per") and i + 1 < len(tokens):
+            unit = TIME_UNITS.get(tokens[i + 1].lower)
+            back = [k for k in (i - 1, i - 2) if k >= 0 and _count(tokens[k]) is not None]
+            if unit and back and back[0] not in used:
+                n = _count(tokens[back[0]])
+                found[back[0]] = f"every 1 {unit}" if n == 1 else f"{n:g} per {unit}"
+                used.update({back[0], i, i + 1})
+    return found, used
+
+
+def _speaker_end(tokens: list[_Token]) -> int:
+    """The index where a report's content starts ("X said [that] ..."), else 0."""
+    if tokens and tokens[0].lower == "according":
+        return next((i for i, t in enumerate(tokens) if t.kind == "brk"), 0)
+    for i, tok in enumerate(tokens[:-1]):
+        nxt = tokens[i + 1]
+        if tok.lower in SPEECH and (
+            nxt.lower in CLAUSE_START or nxt.text[0].isupper() or nxt.kind == "num"
+        ):
+            return i + 1
+    return 0
+
+
+@dataclass
+class _Parse:
+    """The state of one pass over a statement's tokens."""
+
+    tokens: list[_Token]
+    speaker_end: int
+    names: list[tuple[int, str]] = field(default_factory=list)  # (first token index, name)
+    numbers: list[tuple[int, str]] = field(default_factory=list)  # (clause, value)
+    periods: set[str] = field(default_factory=set)
+    frame: set[str] = field(default_factory=set)
+    negated: dict[int, int] = field(default_factory=dict)  # clause → index of its denial
+    initial: str = ""
+    phrase: list[str] | None = None
+    start: int = -1
+    polarity: tuple[int, int] | None = None  # (sign, clause) of the first on/off word
+    hedged: bool = False
+    change: bool = False
+    future: bool = False
+
+    def close(self) -> None:
+        if self.phrase:
+            if self.start == 0 and len(self.phrase) == 1:
+                self.initial = self.phrase[0]
+            else:
+                self.names.append((self.start, " ".join(self.phrase)))
+        self.phrase = None
+
+    def extend(self, i: int, word: str) -> None:
+        if self.phrase is None:
+            self.phrase, self.start = [], i
+        self.phrase.append(word)
+
+
+@lru_cache(maxsize=65536)  # a statement is compared with up to 20 newer ones
+def read(text: str, source: str | None = None) -> Reading:
+    """The Reading of a statement (and of its source's name, for hedges)."""
+    tokens = _tokens(text)
+    parse = _Parse(tokens, _speaker_end(tokens))
+    frequencies, used = _frequencies(tokens)
+    for i, tok in enumerate(tokens):
+        if i in frequencies:
+            parse.numbers.append((tok.clause, frequencies[i]))
+        if tok.kind == "word":
+            _word(parse, i, tok, i in used)
+        else:
+            _other(parse, i, tok, i in used)
+    parse.close()
+    if source and any(mark in source.lower() for mark in HEDGED_SOURCES):
+        parse.hedged = True
+    polarity = 0
+    if parse.polarity is not None:
+        sign, clause = parse.polarity
+        polarity = -sign if clause in parse.negated else sign
+    ordered = [name for _, name in sorted(parse.names)]
+    anchors, former, denied = _roles(parse)
+    return Reading(
+        names=frozenset(ordered),
+        anchors=frozenset(ordered[:1]) | anchors,
+        former=former,
+        denied=denied,
+        numbers=frozenset(v for c, v in parse.numbers if c not in parse.negated),
+        denied_numbers=frozenset(v for c, v in parse.numbers if c in parse.negated),
+        periods=frozenset(parse.periods),
+        frame=frozenset(parse.frame),
+        initial=parse.initial,
+        initial_speaks=parse.speaker_end > 0,
+        hedged=parse.hedged,
+        denial=bool(parse.negated),
+        polarity=polarity,
+        change=parse.change,
+        future=parse.future,
+    )
+
+
+def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
+    """Read a number, a season or a clause break."""
+    number_in_name = tok.kind == "num" and parse.phrase and not _is_year(tok.text)
+    if number_in_name:
+        parse.extend(i, tok.text)  # "Aster 400"
+    parse.close()
+    if tok.kind == "season" or (tok.kind == "num" and _is_year(tok.text)):
+        parse.periods.add(tok.text)
+    elif tok.kind == "num" and not number_in_name and not used:
+        prev = parse.tokens[i - 1].lower if i else ""
+        if prev in IDENT_KINDS:
+            parse.names.append((i - 1, f"{prev} {tok.text}"))  # "route 7"
+        else:
+            value = float(tok.text.replace(",", ""))
+            nxt = parse.tokens[i + 1].lower if i + 1 < len(parse.tokens) else ""
+            parse.numbers.append((tok.clause, f"{value * SCALE.get(nxt, 1.0):g}"))
+
+
+def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
+    """Read one word: cues, numbers in words, names, frame."""
+    tokens = parse.tokens
+    word = tok.lower.removesuffix("'s").rstrip("'")
+    prev = tokens[i - 1].lower if i else ""
+    nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
+    denied_before = bool(parse.negated)
+    longer = word == "no" and nxt == "longer"
+    if (word in NEGATION and not longer) or word in DENIAL or word.endswith("n't"):
+        parse.negated.setdefault(tok.clause, i)
+    if not denied_before and (
+        word in HEDGE_ADVERBS
+        or (word in HEDGE_NOUNS and prev not in ("the", "that", "this"))
+        or (word in HEDGE_VERBS and prev not in ("the", "that", "study"))
+    ):
+        parse.hedged = True
+    if word in NUMBER_WORDS and not used and not tok.text[0].isupper():
+        parse.numbers.append((tok.clause, str(NUMBER_WORDS[word])))
+    _polarity(parse, word, nxt, tok.clause, longer, i)
+    parse.change = parse.change or word in CHANGE
+    parse.future = parse.future or word in FUTURE
+    if word in MOVE_VERBS and i >= parse.speaker_end:
+        parse.frame.add("place")  # "moved to X" and "is based in X" give the same attribute
+    capital = tok.text[0].isupper() and word not in MONTHS
+    if capital and not (i == 0 and (word in STOP or word in _CUES)):
+        parse.extend(i, word)
+        if tok.lower.endswith("'s"):
+            parse.close()
+        return
+    parse.close()
+    if i < parse.speaker_end or used or word in STOP or word in _CUES or len(word) < 2:
+        return
+    if word in MONTHS:
+        return
+    parse.frame.add(stem(word))
+
+
+def _polarity(parse: _Parse, word: str, nxt: str, clause: int, longer: bool, i: int) -> None:
+    """Note an on/off word: its family in the frame, the first one's sign."""
+    on = word in OFFICE_ON or word in STATUS_ON
+    off = word in OFFICE_OFF or word in STATUS_OFF or longer or (word in STEP and nxt == "down")
+    if not (on or off):
+        return
+    office = word in OFFICE_ON or word in OFFICE_OFF or word in STEP or longer
+    if i >= parse.speaker_end:
+        parse.frame.add("@office" if office else "@status")
+    if parse.polarity is None:
+        parse.polarity = (1 if on else -1, clause)
+
+
+def _roles(parse: _Parse) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(anchors after "of"/"for", former values, denied values) among the names."""
+    tokens = parse.tokens
+    moves = any(t.lower in MOVE_VERBS for t in tokens)
+    anchors, former, denied = set(), set(), set()
+    for pos, name in parse.names:
+        back = pos - 1
+        while back > 0 and tokens[back].lower in ("the", "a", "an"):
+            back -= 1
+        before = tokens[back].lower if back >= 0 else ""
+        end = pos + len(name.split())
+        after = tokens[end].lower if end < len(tokens) else ""
+        if before in ("of", "for"):
+            anchors.add(name)
+        if (
+            before in FORMER_BEFORE
+            or (before == "from" and moves)
+            or (before == "after" and (after in OFFICE_OFF or after in STATUS_OFF))
+        ):
+            former.add(name)
+        denial_at = parse.negated.get(tokens[pos].clause)
+        if denial_at is not None and pos > denial_at:
+            denied.add(name)
+    return frozenset(anchors), frozenset(former), frozenset(denied)
+
+
+FAMILIES = frozenset({"@office", "@status"})
+_PLAIN_NOUN = ("s", "ment", "tion", "ness", "ity")
+
+
+def plain_noun(word: str) -> bool:
+    """Whether an opening capitalised word looks like an ordinary noun ("Residents")."""
+    return word.endswith(_PLAIN_NOUN)
