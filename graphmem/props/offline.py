@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from graphmem.props.classify import Candidate, Judgement
 from graphmem.props.model import Proposition
-from graphmem.props.reading import FAMILIES, OFFICES, Reading, plain_noun, read, stem
+from graphmem.props.reading import FAMILIES, OFFICES, STOP, Reading, plain_noun, read, stem
 
 
 @dataclass(frozen=True)
@@ -50,12 +50,13 @@ class OfflineRules:
 
     min_cosine: float = 0.35
     topic_frame: float = 0.5
-    topic_dice: float = 0.4
+    topic_dice: float = 0.35
     topic_cosine: float = 0.8
     support_cosine: float = 0.5
 
 
 DEFAULT_RULES = OfflineRules()
+STOP_WORDS = STOP | {"said", "say", "says"}
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,7 @@ def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
         same_sense = pol_new == pol_old if pol_new else new.denial == old.denial
         return ("supports", 0.4) if not changed and same_sense else ("norel", 0.0)
     if new.denial and not old.denial:
-        if new.denied_numbers & old.numbers:
+        if new.denied_numbers & old.numbers or _refutes_speaker(new, old):
             return "contradicts", 0.55
         if changed:
             return _changed(p)
@@ -237,6 +238,12 @@ def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
     if p.cosine >= rules.support_cosine:
         return "supports", 0.4
     return "norel", 0.0
+
+
+def _refutes_speaker(new: Reading, old: Reading) -> bool:
+    """The new one says the old one's source was wrong ("the ministry's figure was wrong")."""
+    speaker = old.speaker - STOP_WORDS
+    return bool(speaker) and not speaker.isdisjoint(new.denied_words - new.speaker)
 
 
 def _changed(p: _Pair) -> tuple[str, float]:

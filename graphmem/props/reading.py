@@ -114,7 +114,8 @@ STOP = _words(
     whom whose what when where why how would can could should may might must do does did than
     then also into about after before over under since until while during per each every all
     any some more most such only very s both itself them him one ones other another again
-    back still remains remain remained stays stay stayed down up
+    back still remains remain remained stays stay stayed down up because due owing despite
+    although though whether if so just yet already
     """
 )
 MONTHS = _words(
@@ -184,6 +185,8 @@ class Reading:
     frame: frozenset[str]
     initial: str
     initial_speaks: bool  # the opening word is the speaker's ("Glaciologists said ...")
+    speaker: frozenset[str]  # words of the speaker of a report ("the ministry said ...")
+    denied_words: frozenset[str]  # words of the clauses that deny
     hedged: bool
     denial: bool
     polarity: int
@@ -220,8 +223,8 @@ def _tokens(text: str) -> list[_Token]:
         kind = m.lastgroup or "brk"
         raw = m.group().strip()
         lower = raw.lower()
-        if kind == "word" and lower == "but":
-            kind = "brk"
+        if kind == "word" and lower in ("but", "and"):
+            kind = "brk"  # "has not resigned and remains coach": the denial stops at "and"
         clause += kind == "brk"
         out.append(_Token(kind, raw, lower, clause))
     return out
@@ -342,12 +345,20 @@ def read(text: str, source: str | None = None) -> Reading:
         frame=frozenset(parse.frame),
         initial=parse.initial,
         initial_speaks=parse.speaker_end > 0,
+        speaker=frozenset(_plain(t) for t in tokens[: parse.speaker_end] if t.kind == "word"),
+        denied_words=frozenset(
+            _plain(t) for t in tokens if t.kind == "word" and t.clause in parse.negated
+        ),
         hedged=parse.hedged,
         denial=bool(parse.negated),
         polarity=polarity,
         change=parse.change,
         future=parse.future,
     )
+
+
+def _plain(tok: _Token) -> str:
+    return stem(tok.lower.removesuffix("'s"))
 
 
 def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
