@@ -149,10 +149,17 @@ def _numbers_changed(p: _Pair) -> bool:
 
 
 def _polarities(p: _Pair) -> tuple[int, int]:
-    """Both polarities, a statement without an on/off word counting as on (the state holds)."""
-    if not p.new.polarity and not p.old.polarity:
+    """Both polarities: a denial without an on/off word counts as off ("has no jets on
+    order") unless it denies a number, any other statement without one as on."""
+    new = p.new.polarity or _denial_polarity(p.new)
+    old = p.old.polarity or _denial_polarity(p.old)
+    if not new and not old:
         return 0, 0
-    return p.new.polarity or 1, p.old.polarity or 1
+    return new or 1, old or 1
+
+
+def _denial_polarity(reading: Reading) -> int:
+    return -1 if reading.denial and not reading.denied_numbers else 0
 
 
 def _subject_shared(p: _Pair) -> bool:
@@ -233,7 +240,8 @@ def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
     if pol_new != pol_old:
         return ("contradicts", 0.5) if old.hedged and not new.hedged else ("updates", 0.5)
     added = (new_names := p.new_names - p.old_names) or (new.numbers - old.numbers)
-    if new.change and added and new_names != p.new.former:
+    restated = bool(old.numbers) and old.numbers <= new.numbers  # "raised it to 99" / "costs 99"
+    if new.change and added and new_names != p.new.former and not restated:
         return "updates", 0.4
     if p.cosine >= rules.support_cosine:
         return "supports", 0.4

@@ -420,7 +420,7 @@ def _polarity(parse: _Parse, word: str, nxt: str, clause: int, longer: bool, i: 
     """Note an on/off word: its family in the frame, the first one's sign."""
     on = word in OFFICE_ON or word in STATUS_ON
     off = word in OFFICE_OFF or word in STATUS_OFF or longer or (word in STEP and nxt == "down")
-    if not (on or off):
+    if not (on or off) or nxt[:1].isdigit():  # "leaving 1,800 employees" is no departure
         return
     office = word in OFFICE_ON or word in OFFICE_OFF or word in STEP or longer
     if i >= parse.speaker_end:
