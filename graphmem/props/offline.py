@@ -163,18 +163,25 @@ def _denial_polarity(reading: Reading) -> int:
 
 
 def _subject_shared(p: _Pair) -> bool:
+    """They share a name that is not only a place in both ("moved to X" / "is based in X")."""
     shared = {n for n in p.new_names if _matched(n, p.old_names)}
-    if not shared:
-        return False
-    anchors = p.new.anchors | p.old.anchors | {p.new.initial, p.old.initial} - {""}
-    return any(_matched(n, frozenset(anchors)) for n in shared)
+    places = p.new.places & p.old.places
+    return any(not _matched(n, places) for n in shared)
 
 
 def _topic(p: _Pair, rules: OfflineRules) -> bool:
     same_ident = any(_ident(n) for n in p.new_names & p.old_names)
     least, dice = _overlaps(p.new_frame, p.old_frame)
+    # on/off words acting on the same thing: "the bridge reopened" / "the bridge was closed"
+    same_object = (
+        bool(p.new.polarity and p.old.polarity)
+        and "@status" in p.new.frame
+        and "@status" in p.old.frame
+        and p.new.status_object == p.old.status_object
+    )
     return (
         same_ident
+        or same_object
         or (least >= rules.topic_frame and dice >= rules.topic_dice)
         or p.cosine >= rules.topic_cosine
     )
@@ -243,9 +250,17 @@ def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
     restated = bool(old.numbers) and old.numbers <= new.numbers  # "raised it to 99" / "costs 99"
     if new.change and added and new_names != p.new.former and not restated:
         return "updates", 0.4
-    if p.cosine >= rules.support_cosine:
+    if p.cosine >= rules.support_cosine and not _frame_replaced(p):
         return "supports", 0.4
     return "norel", 0.0
+
+
+def _frame_replaced(p: _Pair) -> bool:
+    """Each side has a content word the other lacks: a comet found, then an asteroid."""
+    if p.new.denial or p.old.denial:
+        return False  # two denials word what they deny differently ("no effect" / "cures")
+    new, old = p.new_frame - FAMILIES, p.old_frame - FAMILIES
+    return bool(new - old) and bool(old - new) and not (p.new.numbers & p.old.numbers)
 
 
 def _refutes_speaker(new: Reading, old: Reading) -> bool:

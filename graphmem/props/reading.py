@@ -45,19 +45,31 @@ NEGATION = _words("not no never none nothing neither nor cannot")
 DENIAL = _words(
     """
     deny denied denies denying refute refuted refutes debunk debunked retract retracted
-    retracts withdrew withdraw withdrawn false untrue wrong incorrect inaccurate unfounded
-    baseless myth hoax
+    retracts false untrue wrong incorrect inaccurate unfounded baseless myth hoax
     """
 )
 HEDGE_ADVERBS = _words("reportedly allegedly supposedly purportedly rumoured rumored unconfirmed")
 HEDGE_NOUNS = _words(
     """
     rumour rumor rumours rumors blog blogs blogger forum forums gossip tabloid leaflet
-    speculation unnamed anonymous hearsay
+    speculation unnamed anonymous hearsay sources unverified tweet tweeted
     """
 )
 HEDGE_VERBS = _words("claims claimed claiming alleges alleged alleging")
-HEDGED_SOURCES = ("blog", "forum", "rumo", "gossip", "tabloid", "leaflet", "unnamed", "anonymous")
+HEDGED_SOURCES = (
+    "blog", "forum", "rumo", "gossip", "tabloid", "leaflet", "unnamed", "anonymous", "social",
+    "twitter", "reddit",
+)  # fmt: skip
+# "dismissed reports that ...", "rejected claims that ...": a denial, not a dismissal
+DISMISS = _words("dismiss dismissed dismisses reject rejected rejects")
+DISMISSED = _words(
+    "report reports claim claims rumour rumours rumor rumors suggestion suggestions "
+    "speculation allegation allegations story stories"
+)
+DATE_WORDS = _words(
+    "in as of by on since during at until early late mid the end start beginning spring "
+    "summer autumn fall winter"
+)
 OFFICE_ON = _words(
     "elect elected appoint appointed appoints named become became becomes hire hired join "
     "joined joins sign signed reinstated"
@@ -68,7 +80,8 @@ OFFICE_OFF = _words(
 )
 STATUS_ON = _words(
     "open opens opened reopen reopens reopened resume resumes resumed restart restarted launch "
-    "launched start started revive revives revived restore restored"
+    "launched start started revive revives revived restore restored approve approves approved "
+    "authorised authorized licensed"
 )
 STATUS_OFF = _words(
     "close closes closed shut shuts suspend suspends suspended halt halted cancel cancels "
@@ -76,6 +89,27 @@ STATUS_OFF = _words(
     "demolish"
 )
 STEP = _words("step steps stepped stepping")
+# "withdrew its statement" retracts; "withdrew the drug from sale" switches something off
+WITHDRAW = _words("withdraw withdraws withdrew withdrawn")
+STATEMENTS = _words(
+    "statement statements claim claims report reports figure figures remark remarks comment "
+    "comments allegation allegations announcement"
+)
+# adjectives whose "un-" / "in-" form negates them
+ANTONYMS = {
+    "unsafe": "safe", "unfit": "fit", "unable": "able", "unavailable": "available",
+    "unprofitable": "profitable", "unlawful": "lawful", "illegal": "legal", "invalid": "valid",
+    "inactive": "active", "incomplete": "complete", "insolvent": "solvent",
+    "unstable": "stable", "unhealthy": "healthy", "unsuccessful": "successful",
+    "unpaid": "paid", "ineligible": "eligible", "unsound": "sound",
+}  # fmt: skip
+LOCATIVE = _words("in at to from into near towards via between and outside inside across")
+TAKE = _words("take takes took taking")
+# aspect verbs say how far along something is, not what it is about
+ASPECT = _words(
+    "agree agreed agrees complete completed completes finalise finalised finalize finalized "
+    "finish finished begin began begun"
+)
 OFFICES = _words(
     "mayor director chief ceo president chair chairman chairwoman coach manager captain "
     "minister governor leader head secretary principal editor chancellor"
@@ -99,7 +133,9 @@ REPORTING = _words(
 )
 SPEECH = REPORTING | HEDGE_VERBS | _words("deny denied denies claim")
 CLAUSE_START = _words("that the a an it its he she they there this these")
-FUTURE = _words("will shall plan plans planned planning intend intends")
+FUTURE = _words(
+    "will shall plan plans planned planning intend intends expected propose proposes proposed"
+)
 UNITS = _words(
     """
     pound pounds dollar dollars euro euros crown crowns yen franc francs percent cent per
@@ -147,7 +183,10 @@ TIME_UNITS = {
     "fortnight": "fortnight", "month": "month", "months": "month", "year": "year",
     "years": "year",
 }  # fmt: skip
-SCALE = {"thousand": 1e3, "million": 1e6, "millions": 1e6, "billion": 1e9, "billions": 1e9}
+SCALE = {
+    "thousand": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "m": 1e6, "mn": 1e6,
+    "billion": 1e9, "billions": 1e9, "bn": 1e9,
+}  # fmt: skip
 # words for one attribute, merged to one stem
 SYNONYMS = {
     "resident": "population", "inhabitant": "population", "population": "population",
@@ -166,7 +205,7 @@ SYNONYMS = {
 _SUFFIXES = ("ations", "ation", "ions", "ion", "ings", "ing", "ies", "ied", "es", "ed", "s")
 _CUES = (
     NEGATION | DENIAL | HEDGE_ADVERBS | HEDGE_NOUNS | HEDGE_VERBS | OFFICE_ON | OFFICE_OFF
-    | STATUS_ON | STATUS_OFF | STEP | CHANGE | REPORTING | FUTURE | UNITS
+    | STATUS_ON | STATUS_OFF | STEP | WITHDRAW | CHANGE | REPORTING | FUTURE | UNITS | ASPECT
     | frozenset(NUMBER_WORDS) | frozenset(FREQUENCY)
 )  # fmt: skip
 
@@ -177,6 +216,7 @@ class Reading:
 
     names: frozenset[str]
     anchors: frozenset[str]
+    places: frozenset[str]  # names only after in / at / to / from ...: where, not who
     former: frozenset[str]
     denied: frozenset[str]
     numbers: frozenset[str]
@@ -190,6 +230,7 @@ class Reading:
     hedged: bool
     denial: bool
     polarity: int
+    status_object: str  # what an on/off word acts on: its object, or "" for the subject
     change: bool
     future: bool
 
@@ -266,6 +307,26 @@ def _frequencies(tokens: list[_Token]) -> tuple[dict[int, str], set[int]]:
     return found, used
 
 
+def _dates(tokens: list[_Token]) -> set[int]:
+    """Indices of calendar dates: days next to a month, and an opening "In March 2021," whose
+    year dates the statement rather than naming a period ("sales in 2017")."""
+    out = {
+        i for i, t in enumerate(tokens)
+        if t.kind == "num" and not _is_year(t.text) and any(
+            0 <= j < len(tokens) and tokens[j].lower in MONTHS for j in (i - 1, i + 1)
+        )
+    }  # fmt: skip
+    first = next((i for i, t in enumerate(tokens) if t.kind == "brk"), 0)
+    opening = tokens[:first]
+    if (
+        opening
+        and all(t.lower in DATE_WORDS or t.lower in MONTHS or t.kind == "num" for t in opening)
+        and any(t.kind == "num" for t in opening)
+    ):
+        out.update(range(first))
+    return out
+
+
 def _speaker_end(tokens: list[_Token]) -> int:
     """The index where a report's content starts ("X said [that] ..."), else 0."""
     if tokens and tokens[0].lower == "according":
@@ -294,6 +355,7 @@ class _Parse:
     phrase: list[str] | None = None
     start: int = -1
     polarity: tuple[int, int] | None = None  # (sign, clause) of the first on/off word
+    status_object: str = ""
     hedged: bool = False
     change: bool = False
     future: bool = False
@@ -318,6 +380,7 @@ def read(text: str, source: str | None = None) -> Reading:
     tokens = _tokens(text)
     parse = _Parse(tokens, _speaker_end(tokens))
     frequencies, used = _frequencies(tokens)
+    used |= _dates(tokens)
     for i, tok in enumerate(tokens):
         if i in frequencies:
             parse.numbers.append((tok.clause, frequencies[i]))
@@ -333,10 +396,11 @@ def read(text: str, source: str | None = None) -> Reading:
         sign, clause = parse.polarity
         polarity = -sign if clause in parse.negated else sign
     ordered = [name for _, name in sorted(parse.names)]
-    anchors, former, denied = _roles(parse)
+    anchors, places, former, denied = _roles(parse)
     return Reading(
         names=frozenset(ordered),
         anchors=frozenset(ordered[:1]) | anchors,
+        places=places - anchors - frozenset(ordered[:1]),
         former=former,
         denied=denied,
         numbers=frozenset(v for c, v in parse.numbers if c not in parse.negated),
@@ -352,6 +416,7 @@ def read(text: str, source: str | None = None) -> Reading:
         hedged=parse.hedged,
         denial=bool(parse.negated),
         polarity=polarity,
+        status_object=parse.status_object,
         change=parse.change,
         future=parse.future,
     )
@@ -368,7 +433,8 @@ def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
         parse.extend(i, tok.text)  # "Aster 400"
     parse.close()
     if tok.kind == "season" or (tok.kind == "num" and _is_year(tok.text)):
-        parse.periods.add(tok.text)
+        if not used:  # a year in an opening "In March 2021," dates the statement
+            parse.periods.add(tok.text)
     elif tok.kind == "num" and not number_in_name and not used:
         prev = parse.tokens[i - 1].lower if i else ""
         if prev in IDENT_KINDS:
@@ -387,7 +453,14 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
     denied_before = bool(parse.negated)
     longer = word == "no" and nxt == "longer"
-    if (word in NEGATION and not longer) or word in DENIAL or word.endswith("n't"):
+    after = {t.lower for t in tokens[i + 1 : i + 4]}
+    dismisses = (word in DISMISS and not after.isdisjoint(DISMISSED)) or (
+        word in WITHDRAW and not after.isdisjoint(STATEMENTS)
+    )
+    if word in ANTONYMS:
+        parse.negated.setdefault(tok.clause, i)
+        word = ANTONYMS[word]
+    if (word in NEGATION and not longer) or word in DENIAL or word.endswith("n't") or dismisses:
         parse.negated.setdefault(tok.clause, i)
     if not denied_before and (
         word in HEDGE_ADVERBS
@@ -397,7 +470,8 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
         parse.hedged = True
     if word in NUMBER_WORDS and not used and not tok.text[0].isupper():
         parse.numbers.append((tok.clause, str(NUMBER_WORDS[word])))
-    _polarity(parse, word, nxt, tok.clause, longer, i)
+    if not dismisses:
+        _polarity(parse, word, nxt, tok.clause, longer, i)
     parse.change = parse.change or word in CHANGE
     parse.future = parse.future or word in FUTURE
     if word in MOVE_VERBS and i >= parse.speaker_end:
@@ -418,22 +492,41 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
 
 def _polarity(parse: _Parse, word: str, nxt: str, clause: int, longer: bool, i: int) -> None:
     """Note an on/off word: its family in the frame, the first one's sign."""
-    on = word in OFFICE_ON or word in STATUS_ON
-    off = word in OFFICE_OFF or word in STATUS_OFF or longer or (word in STEP and nxt == "down")
+    took_over = word in TAKE and nxt == "over"
+    on = word in OFFICE_ON or word in STATUS_ON or took_over
+    off = (
+        word in OFFICE_OFF or word in STATUS_OFF or word in WITHDRAW or longer
+        or (word in STEP and nxt == "down")
+    )  # fmt: skip
     if not (on or off) or nxt[:1].isdigit():  # "leaving 1,800 employees" is no departure
         return
-    office = word in OFFICE_ON or word in OFFICE_OFF or word in STEP or longer
+    office = word in OFFICE_ON or word in OFFICE_OFF or word in STEP or longer or took_over
     if i >= parse.speaker_end:
         parse.frame.add("@office" if office else "@status")
     if parse.polarity is None:
         parse.polarity = (1 if on else -1, clause)
+        if not office:
+            parse.status_object = _object(parse.tokens, i)
 
 
-def _roles(parse: _Parse) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """(anchors after "of"/"for", former values, denied values) among the names."""
+def _object(tokens: list[_Token], i: int) -> str:
+    """The first content word after an on/off word, or "" when it has none ("reopened to
+    traffic", "was closed for repairs": what is opened or closed is the subject)."""
+    for tok in tokens[i + 1 :]:
+        if tok.kind != "word" or tok.lower in LOCATIVE or tok.lower in ("for", "after", "on", "by"):
+            return ""
+        if tok.lower not in STOP and tok.lower not in _CUES:
+            return tok.lower if tok.text[0].isupper() else stem(tok.lower)
+    return ""
+
+
+def _roles(
+    parse: _Parse,
+) -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
+    """(anchors after "of"/"for", places, former values, denied values) among the names."""
     tokens = parse.tokens
     moves = any(t.lower in MOVE_VERBS for t in tokens)
-    anchors, former, denied = set(), set(), set()
+    anchors, places, former, denied = set(), set(), set(), set()
     for pos, name in parse.names:
         back = pos - 1
         while back > 0 and tokens[back].lower in ("the", "a", "an"):
@@ -443,7 +536,12 @@ def _roles(parse: _Parse) -> tuple[frozenset[str], frozenset[str], frozenset[str
         after = tokens[end].lower if end < len(tokens) else ""
         if before in ("of", "for"):
             anchors.add(name)
-        if (
+        if before in LOCATIVE:
+            places.add(name)
+        passive = before == "by" and back > 0 and tokens[back - 1].lower in FORMER_BEFORE
+        if passive and parse.names:
+            former.add(min(parse.names)[1])  # "X was replaced by Y": X is the former one
+        elif (
             before in FORMER_BEFORE
             or (before == "from" and moves)
             or (before == "after" and (after in OFFICE_OFF or after in STATUS_OFF))
@@ -452,7 +550,7 @@ def _roles(parse: _Parse) -> tuple[frozenset[str], frozenset[str], frozenset[str
         denial_at = parse.negated.get(tokens[pos].clause)
         if denial_at is not None and pos > denial_at:
             denied.add(name)
-    return frozenset(anchors), frozenset(former), frozenset(denied)
+    return frozenset(anchors), frozenset(places), frozenset(former), frozenset(denied)
 
 
 FAMILIES = frozenset({"@office", "@status"})
