@@ -242,8 +242,9 @@ def test_llm_extraction_through_the_scripted_server(
     assert "Document date: 2019-04-01" in first["messages"][1]["content"]
     assert text in first["messages"][1]["content"]
     assert "invalid" in retry["messages"][-1]["content"]
-    assert "NEW (2019-03-18)" in classify["messages"][1]["content"]
-    assert "[1] (2015-03-02) Marta Velkova" in classify["messages"][1]["content"]
+    prompt = classify["messages"][1]["content"]
+    assert "NEW (2019-03-18, source: halvek-herald)" in prompt
+    assert "[1] (2015-03-02, source: halvek-herald) Marta Velkova" in prompt
     (edge,) = list_relations(llm_ctx)
     assert (edge.kind, edge.confidence, edge.model) == ("updates", 0.85, llm_ctx.llm.model)
     stored = get_propositions(llm_ctx, report.proposition_ids)

@@ -179,9 +179,11 @@ def _topic(p: _Pair, rules: OfflineRules) -> bool:
         and "@status" in p.old.frame
         and p.new.status_object == p.old.status_object
     )
+    both_offices = "@office" in p.new.frame and "@office" in p.old.frame  # taking or leaving posts
     return (
         same_ident
         or same_object
+        or both_offices
         or (least >= rules.topic_frame and dice >= rules.topic_dice)
         or p.cosine >= rules.topic_cosine
     )
@@ -202,6 +204,8 @@ def judge_pair(
 
 def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
     new, old = p.new, p.old
+    if _denies_claim(p, rules):
+        return "contradicts", 0.5
     if (
         p.cosine < rules.min_cosine
         or not _subject_shared(p)
@@ -261,6 +265,22 @@ def _frame_replaced(p: _Pair) -> bool:
         return False  # two denials word what they deny differently ("no effect" / "cures")
     new, old = p.new_frame - FAMILIES, p.old_frame - FAMILIES
     return bool(new - old) and bool(old - new) and not (p.new.numbers & p.old.numbers)
+
+
+def _denies_claim(p: _Pair, rules: OfflineRules) -> bool:
+    """A plain denial restating all of a hedged claim's content, whatever names each uses
+    ("no evidence that the mayoral election was rigged" / "a blog alleges Brady's election
+    was rigged")."""
+    claim = p.old_frame - FAMILIES
+    return (
+        p.new.denial
+        and not p.new.hedged
+        and p.old.hedged
+        and not p.old.denial
+        and len(claim) >= 2
+        and claim <= p.new_frame
+        and p.cosine >= rules.min_cosine
+    )
 
 
 def _refutes_speaker(new: Reading, old: Reading) -> bool:
