@@ -15,6 +15,7 @@ from graphmem.config import Settings
 from graphmem.cypher import load_dir
 from graphmem.errors import InvalidInput, LLMError
 from graphmem.props import (
+    OfflineClassifier,
     PropsMemory,
     add_document,
     add_propositions,
@@ -51,7 +52,7 @@ def test_world_edges_point_newer_to_older_and_reingest_changes_nothing(
         if dates[e.src] == dates[e.dst]:
             assert position[e.src] > position[e.dst], "same date: later in input is the source"
         assert (e.dst, e.src) not in pairs, "never both directions"
-        assert e.model == "offline-v1" and not e.refined and 0 <= e.confidence <= 1
+        assert e.model == OfflineClassifier.name and not e.refined and 0 <= e.confidence <= 1
     before = counts(ctx)
     again = add_propositions(ctx, world.items())
     assert (again.added, again.existing, again.relations) == (0, len(world.propositions), 0)

