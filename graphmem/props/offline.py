@@ -41,7 +41,16 @@ from dataclasses import dataclass
 
 from graphmem.props.classify import Candidate, Judgement
 from graphmem.props.model import Proposition
-from graphmem.props.reading import FAMILIES, OFFICES, STOP, Reading, plain_noun, read, stem
+from graphmem.props.reading import (
+    FAMILIES,
+    OFFICES,
+    STATEMENTS,
+    STOP,
+    Reading,
+    plain_noun,
+    read,
+    stem,
+)
 
 
 @dataclass(frozen=True)
@@ -161,8 +170,8 @@ def _replaces(p: _Pair) -> bool:
 
 
 def _values(reading: Reading, names: frozenset[str]) -> frozenset[str]:
-    """The names a statement asserts as values: not former, not denied."""
-    return names - reading.former - reading.denied
+    """The names a statement asserts as values: not former, not denied, not the speaker's."""
+    return names - reading.former - reading.denied - reading.speakers
 
 
 def _numbers_changed(p: _Pair) -> bool:
@@ -183,8 +192,11 @@ def _denial_polarity(reading: Reading) -> int:
     return -1 if reading.denial and not reading.denied_numbers else 0
 
 
-def _subject_shared(p: _Pair) -> bool:
-    """They share a name that is not only a place in both ("moved to X" / "is based in X")."""
+def _subject_shared(p: _Pair, rules: OfflineRules) -> bool:
+    """They share a name that is not only a place in both ("moved to X" / "is based in X"),
+    or one names nobody and their content words overlap ("the walk-in centre ...")."""
+    if not p.new.names - p.new.speakers or not p.old.names - p.old.speakers:
+        return _overlaps(p.new_frame, p.old_frame)[0] >= rules.topic_frame
     shared = {n for n in p.new_names if _matched(n, p.old_names)}
     places = p.new.places & p.old.places
     return any(not _matched(n, places) for n in shared)
@@ -229,11 +241,11 @@ def judge_pair(
 
 def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
     new, old = p.new, p.old
-    if _denies_claim(p, rules):
+    if _denies_claim(p, rules) or _retracts(p, rules):
         return "contradicts", 0.5
     if (
         p.cosine < rules.min_cosine
-        or not _subject_shared(p)
+        or not _subject_shared(p, rules)
         or _idents_clash(p.new_names, p.old_names)
         or (new.periods and old.periods and new.periods.isdisjoint(old.periods))
         or not _topic(p, rules)
@@ -258,7 +270,8 @@ def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
         if new.denied_numbers & old.numbers or _refutes_speaker(new, old):
             return "contradicts", 0.55
         old_values = _values(old, p.old_names)
-        if names and any(_matched(n, old_values) for n in new.denied):
+        corrected = [n for n in new.denied if _matched(n, old_values) and n != old.subject]
+        if names and corrected:
             return "contradicts", 0.55  # a correction: "by Y, not by X" against "by X"
         if changed:
             return _changed(p)
@@ -334,6 +347,21 @@ def _denies_claim(p: _Pair, rules: OfflineRules) -> bool:
         and len(claim) >= 2
         and claim <= p.new_frame
         and p.cosine >= rules.min_cosine
+    )
+
+
+_STATEMENT_STEMS = frozenset(stem(w) for w in STATEMENTS)
+
+
+def _retracts(p: _Pair, rules: OfflineRules) -> bool:
+    """A plain denial of the old one's source ("withdrew the study") on its subject: whatever
+    the study said, it is withdrawn."""
+    return (
+        p.new.denial
+        and not p.new.hedged
+        and p.cosine >= rules.min_cosine
+        and not (p.old.speaker & p.new.denied_words).isdisjoint(_STATEMENT_STEMS)
+        and _subject_shared(p, rules)
     )
 
 

@@ -103,12 +103,13 @@ STATUS_PHRASES = {
     ("into", "operation"): 1, ("out", "of", "service"): -1, ("out", "of", "operation"): -1,
     ("called", "off"): -1, ("call", "off"): -1, ("on", "hold"): -1,
 }  # fmt: skip
-STEP = _words("step steps stepped stepping")
+STEP = _words("step steps stepped stepping stand stands stood standing bow bows bowed")
 # "withdrew its statement" retracts; "withdrew the drug from sale" switches something off
 WITHDRAW = _words("withdraw withdraws withdrew withdrawn")
 STATEMENTS = _words(
     "statement statements claim claims report reports figure figures remark remarks comment "
-    "comments allegation allegations announcement"
+    "comments allegation allegations announcement study studies paper papers article articles "
+    "finding findings result results"
 )
 # adjectives whose "un-" / "in-" form negates them
 ANTONYMS = {
@@ -143,14 +144,15 @@ UP = _words(
     """
     rise rises rose risen rising grow grows grew grown growing increase increases increased
     increasing expand expands expanded expanding raise raises raised climb climbs climbed gain
-    gains gained boost boosted double doubled doubles jump jumped soar soared
+    gains gained boost boosted double doubled doubles jump jumped soar soared upgrade upgraded
     """
 )
 DOWN = _words(
     """
     fall falls fell fallen falling drop drops dropped decrease decreases decreased decreasing
     decline declines declined declining shrink shrinks shrank shrunk shrinking cut cuts reduce
-    reduces reduced lower lowered halve halved slash slashed plunge plunged sink sank
+    reduces reduced lower lowered halve halved slash slashed plunge plunged sink sank downgrade
+    downgraded
     """
 )
 FORMER_BEFORE = _words("succeeded succeeds replaced replaces replacing defeating defeated ousting")
@@ -254,6 +256,8 @@ class Reading:
     names: frozenset[str]
     anchors: frozenset[str]
     owners: frozenset[str]  # names after "of" / "for" and possessives: who holds the attribute
+    subject: str  # the first name, "" if none
+    speakers: frozenset[str]  # names only in the speaker's part ("the ministry said ...")
     places: frozenset[str]  # names only after in / at / to / from ...: where, not who
     former: frozenset[str]
     denied: frozenset[str]
@@ -451,6 +455,8 @@ def read(text: str, source: str | None = None) -> Reading:
         names=frozenset(ordered),
         anchors=frozenset(ordered[:1]) | roles.anchors,
         owners=roles.owners,
+        subject=ordered[0] if ordered else "",
+        speakers=_speakers(parse),
         places=roles.places - roles.anchors - frozenset(ordered[:1]),
         former=roles.former,
         denied=roles.denied,
@@ -472,6 +478,15 @@ def read(text: str, source: str | None = None) -> Reading:
         trend=trend,
         future=parse.future,
     )
+
+
+def _speakers(parse: _Parse) -> frozenset[str]:
+    """Names only in the part that says who reports ("the ministry said"); not those who
+    deny or claim, who are often the subject too ("Hana Kirsch denied that she ...")."""
+    end = parse.speaker_end
+    if not end or parse.tokens[end - 1].lower not in REPORTING:
+        return frozenset()
+    return frozenset(n for pos, n in parse.names if pos + len(n.split()) <= end)
 
 
 def _plain(tok: _Token) -> str:
@@ -508,7 +523,7 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
     denied_before = bool(parse.negated)
     longer = word == "no" and nxt == "longer"
-    after = {t.lower for t in tokens[i + 1 : i + 4]}
+    after = {t.lower for t in tokens[i + 1 : i + 5]}  # "withdrew the St Aldric study"
     dismisses = (word in DISMISS and not after.isdisjoint(DISMISSED)) or (
         word in WITHDRAW and not after.isdisjoint(STATEMENTS)
     )
@@ -567,7 +582,7 @@ def _polarity(parse: _Parse, word: str, nxt: str, clause: int, longer: bool, i: 
     on = word in OFFICE_ON or word in STATUS_ON or took_over or phrase > 0
     off = (
         word in OFFICE_OFF or word in STATUS_OFF or word in WITHDRAW or longer
-        or (word in STEP and nxt == "down") or phrase < 0
+        or (word in STEP and nxt in ("down", "aside", "out")) or phrase < 0
     )  # fmt: skip
     if not (on or off) or nxt[:1].isdigit():  # "leaving 1,800 employees" is no departure
         return
@@ -635,7 +650,9 @@ def _roles(parse: _Parse) -> _Roles:
             owners.add(name)
         if before in LOCATIVE:
             places.add(name)
-        passive = before == "by" and two in FORMER_BEFORE
+        passive = before == "by" and any(
+            t.lower in FORMER_BEFORE and t.clause == tokens[back].clause for t in tokens[:back]
+        )  # "X was replaced (as chief executive) by Y"
         # "X was replaced by Y", "X handed over to Y": X is the former one
         if (passive or (before == "to" and two == "over" and back > 1
                         and tokens[back - 2].lower in HAND)) and first:  # fmt: skip
