@@ -134,6 +134,30 @@ OFFLINE_CASES = [
      "The Linmouth ferry costs 25 euros.", "updates"),
     ("The ferry operator said the ministry's figure was wrong and the Linmouth ferry costs "
      "25 euros.", "The ministry said the Linmouth ferry costs 40 euros.", "contradicts"),
+    # other words for switching something on and off; the same switch agrees whatever the reason
+    ("Orla Water lifted the hosepipe ban in Kessing.",
+     "Orla Water imposed a hosepipe ban in Kessing.", "updates"),
+    ("Dunfield Energy brought the Arlow power station back into service.",
+     "Dunfield Energy decommissioned the Arlow power station.", "updates"),
+    ("The Corran Playhouse reopened with a new roof.",
+     "The Corran Playhouse reopened after two years of repairs.", "supports"),
+    # leaving a post, a successor, the same post elsewhere
+    ("Ravi Onden stood down as director of the Corran Museum.",
+     "Ravi Onden was appointed director of the Corran Museum.", "updates"),
+    ("Mia Holt took over from Ravi Onden as director of the Corran Museum.",
+     "Ravi Onden was appointed director of the Corran Museum.", "updates"),
+    ("Ravi Onden was named director of the Ashby Gallery.",
+     "Ravi Onden was appointed director of the Corran Museum.", "norel"),
+    # a correction naming the old value; a retracted study
+    ("Experts found that the Corran Triptych was painted by Ilse Varn, not by Otto Brell.",
+     "The Corran Triptych is the work of Otto Brell.", "contradicts"),
+    ("The journal withdrew the Kessing study on Dralex after errors were found.",
+     "A study at Kessing Hospital found that Dralex halves recovery time.", "contradicts"),
+    # a plan does not change the current value; a sale is not a new size
+    ("Ravi Onden will retire as director of the Corran Museum in June.",
+     "Ravi Onden is the director of the Corran Museum.", "norel"),
+    ("Dunfield Energy sold the Arlow wind farm to Vantage Power.",
+     "Dunfield Energy's Arlow wind farm has 40 turbines.", "norel"),
 ]  # fmt: skip
 
 

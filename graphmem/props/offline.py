@@ -144,7 +144,9 @@ def _names_changed(p: _Pair) -> bool:
         return True  # "succeeded X" / "moved from X" against "X is ..."
     new_values, old_values = _values(p.new, p.new_names), _values(p.old, p.old_names)
     new_extra = [n for n in new_values if not _matched(n, old_values)]
-    old_extra = [n for n in old_values if not _matched(n, new_values)]
+    old_extra = [
+        n for n in old_values if not _matched(n, new_values | p.new.speakers | p.new.denied)
+    ]
     return bool(new_extra) and bool(old_extra)
 
 
@@ -241,7 +243,7 @@ def judge_pair(
 
 def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
     new, old = p.new, p.old
-    if _denies_claim(p, rules) or _retracts(p, rules):
+    if _denies_claim(p, rules) or _retracts(p, rules) or _corrects(p, rules):
         return "contradicts", 0.5
     if (
         p.cosine < rules.min_cosine
@@ -269,12 +271,9 @@ def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
     if new.denial and not old.denial:
         if new.denied_numbers & old.numbers or _refutes_speaker(new, old):
             return "contradicts", 0.55
-        old_values = _values(old, p.old_names)
-        corrected = [n for n in new.denied if _matched(n, old_values) and n != old.subject]
-        if names and corrected:
-            return "contradicts", 0.55  # a correction: "by Y, not by X" against "by X"
         if changed:
             return _changed(p)
+        old_values = _values(old, p.old_names)
         if new.denied_numbers or (
             new.denied
             and not any(_matched(n, old_values) for n in new.denied)
@@ -304,8 +303,11 @@ def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
     elsewhere = p.old_frame - p.new_frame - FAMILIES  # the old one is about something else too
     if new.change and added and new_names != p.new.former and not restated and not elsewhere:
         return "updates", 0.4
-    if _same_switch(p) or not _frame_replaced(p):
-        return ("supports", 0.4) if p.cosine >= rules.support_cosine else ("norel", 0.0)
+    switch = _same_switch(p)
+    if switch or not _frame_replaced(p):
+        restates = switch or not (old.numbers - new.numbers)  # a figure left out: no support
+        agrees = p.cosine >= rules.support_cosine and restates
+        return ("supports", 0.4) if agrees else ("norel", 0.0)
     if old.hedged and not new.hedged:
         return "contradicts", 0.4  # a plain statement of something else on the claim's topic
     return "norel", 0.0
@@ -351,6 +353,20 @@ def _denies_claim(p: _Pair, rules: OfflineRules) -> bool:
 
 
 _STATEMENT_STEMS = frozenset(stem(w) for w in STATEMENTS)
+
+
+def _corrects(p: _Pair, rules: OfflineRules) -> bool:
+    """A plain statement of a new value that denies the old one's value ("painted by Y, not
+    by X" against "the work of X"): a correction, whatever words each uses for the topic."""
+    old_values = _values(p.old, p.old_names)
+    corrected = [n for n in p.new.denied if _matched(n, old_values) and n != p.old.subject]
+    return (
+        bool(corrected)
+        and not p.new.hedged
+        and p.cosine >= rules.min_cosine
+        and _subject_shared(p, rules)
+        and any(not _matched(n, p.old_names) for n in _values(p.new, p.new_names))
+    )
 
 
 def _retracts(p: _Pair, rules: OfflineRules) -> bool:

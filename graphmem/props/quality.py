@@ -167,6 +167,7 @@ class RecordingClassifier:
 
     inner: Classifier
     judged: list[tuple[str, str, str]] = field(default_factory=list)
+    seen: list[tuple[Proposition, Proposition, float]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -180,6 +181,7 @@ class RecordingClassifier:
         """Judge with the wrapped classifier and remember the answers."""
         out = self.inner.classify(new, candidates)
         self.judged += [(new.id, candidates[j.index].prop.id, j.label) for j in out]
+        self.seen += [(new, c.prop, c.similarity) for c in candidates]
         return out
 
 
