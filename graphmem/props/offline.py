@@ -4,7 +4,11 @@ Each statement is read by graphmem/props/reading.py (names, anchors, former valu
 periods, frame words, hedge / denial / polarity / change / future cues). A pair (new → old)
 with cosine `cos` is then judged in this order:
 
-1. norel when cos < MIN_COSINE, when the two share no name, when the names they share are not
+0. contradicts, before anything else, for a plain denial restating all of a hedged claim's
+   content, a retraction of the old one's study or report ("the journal withdrew the study"),
+   or a correction naming the old value beside a new one ("painted by Y, not by X").
+1. norel when cos < MIN_COSINE, when the two share no name (unless one names nobody and
+   their content words overlap), when the names they share are not
    the subject of either (only a place in common: two firms moving to the same town), when they
    name different items of one kind (route 7, route 12), or when both are dated to periods
    that do not meet (the 2017 and 2018 sales).
@@ -13,7 +17,9 @@ with cosine `cos` is then judged in this order:
    topic, same values, same polarity), else norel.
 3. The topic must match: frame words overlapping by ≥ TOPIC_FRAME (|A ∩ B| / min(|A|, |B|)),
    or the same identifier, or cos ≥ TOPIC_COSINE. Otherwise norel.
-4. Different names and different numbers at once mean different subjects: norel.
+4. Different names and different numbers at once mean different subjects: norel; so do
+   different holders of the attribute ("director of X" / "director of Y"). A plan ("will
+   retire") never updates a fact.
 5. A denial against a plain statement: contradicts when it denies the old value ("not 8
    million", "the figure of 61,000 was wrong"); a denial that also states a new value is an
    update; one that denies another value is norel; otherwise it contradicts, unless denying
@@ -28,10 +34,13 @@ with cosine `cos` is then judged in this order:
 7. Opposite polarity (opened / closed, elected / resigned, suspended / resumed): updates, or
    contradicts a hedged claim.
 8. A change verb adding a value (sold X to Y after signed X): updates.
-9. Otherwise, same topic and nothing changed: supports.
+9. Otherwise, same topic and nothing changed: supports when the new one restates the old
+   one's figures, or turns the same thing the same way whatever else it says ("reopened
+   with a new roof" / "reopened after repairs"); a plain statement of something else on a
+   hedged claim's topic contradicts the claim.
 Confidence is a prior per rule scaled by the cosine. The thresholds were tuned on the tuning
-worlds (tests/fixtures/props_world.json, world_localgov, world_science, world_companies) only;
-bench/bench_props_quality.py reports them next to the held-back world (world_sports.json).
+worlds (tests/fixtures/worlds.json "tuning") only; bench/bench_props_quality.py reports
+them next to the held-back world (world_sports.json) and docs/quality.md gives the figures.
 """
 
 from __future__ import annotations

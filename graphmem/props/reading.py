@@ -6,6 +6,8 @@ A statement is split into words, numbers and clause breaks (, ; : and "but"), th
   apart as `initial`: a name or an ordinary word ("Bins are collected ...") as the other
   statement of a pair decides;
 - anchors: the names that say whose attribute it is (the first name, names after "of"/"for");
+  owners: names after "of"/"for" and possessives; speakers: names only in the part that says
+  who reports ("the ministry said");
 - former: names given as the value being replaced ("succeeded X", "replacing X", "defeating
   X", "after X retired", "moved ... from X"); denied: names after a denial in its clause
   ("denied it will move to X");
@@ -23,7 +25,9 @@ A statement is split into words, numbers and clause breaks (, ; : and "but"), th
   never, no, denied, false, wrong, retracted, withdrew ...), `polarity` (+1 for opened,
   reopened, resumed, elected, appointed, joined, revived; -1 for closed, suspended, cancelled,
   resigned, retired, left: the first such word, turned over when its clause is negated),
-  `change` (moved, raised, cut, switched, rose, fell ...) and `future` (will, plans to).
+  `change` (moved, raised, cut, switched, rose, fell ...), `trend` (+1 for rose / grew /
+  upgraded, -1 for fell / shrank / downgraded; "by 1.3 km" after one is a difference, not a
+  value) and `future` (will, plans to).
 """
 
 from __future__ import annotations
