@@ -210,7 +210,7 @@ def _embedded(
         while ahead:
             yield np.ascontiguousarray(ahead.popleft().result(), dtype=np.float32)
     finally:  # stopped early (an error, a time limit): drop what was not started
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _document_writes(
