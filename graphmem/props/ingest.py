@@ -134,8 +134,9 @@ def store_propositions(
     position = {props[i].id: n for n, i in enumerate(order)}
     plan = _document_writes(docs, props, position, batch_size)
     added = relations = 0
-    if not order and docs:
+    if not order and docs:  # every proposition is stored: the documents alone
         write_batch(ctx, *plan[0])
+        metrics.count(metrics.DOCUMENTS, len(docs))
         if progress is not None:
             progress("documents", len(docs), len(docs))
     # Pipelining: a background worker writes batch i to the graph and then adds it to the
@@ -182,8 +183,6 @@ def store_propositions(
                                     states, relation_rows(found), vecs)  # fmt: skip
             ctx.recent.add(batch)  # candidates of later batches and calls, without a read
         settle()
-    if not order and docs:
-        metrics.count(metrics.DOCUMENTS, len(plan[0][0]))
     return IngestReport(None, tuple(ids), added, len(ids) - added, relations)
 
 
