@@ -8,13 +8,15 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graphmem.config import WARMUP_MODES, Settings
 from graphmem.errors import GraphmemError, InvalidInput, ReadOnlyViolation
-from graphmem.series.catalog import ensure_series
-from graphmem.services import Services
-from graphmem.store import Store, open_store, redact
 from graphmem.tables import render
+
+if TYPE_CHECKING:  # the store and what it pulls in load only for the commands that use them
+    from graphmem.services import Services
+    from graphmem.store import Store
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 Limit = int | Callable[[], int] | None
@@ -57,6 +59,8 @@ def threshold_arg(text: str) -> float:
 
 
 def _open(args: argparse.Namespace, settings: Settings) -> Store:
+    from graphmem.store import open_store
+
     return open_store(args.store, settings)
 
 
@@ -67,6 +71,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from api import security
     from api.app import create_app
     from api.requestid import log_config
+    from graphmem.store import redact
 
     settings = settings.with_overrides(
         store_url=args.store or None, host=args.host, warmup=args.warmup
@@ -110,6 +115,7 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
     from tqdm import tqdm
 
     from graphmem.series.batch import validate_batch
+    from graphmem.series.catalog import ensure_series
     from graphmem.series.csvload import load_csv
     from graphmem.series.ingest import ingest_all
     from graphmem.series.segments import time_bounds
