@@ -111,7 +111,7 @@ def cmd_cypher(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
-    """Load a CSV (timestamp,value) into a series, in atomic batches, with a progress bar."""
+    """Load a CSV (timestamp,value) into a series in atomic batches; a progress bar on a tty."""
     from tqdm import tqdm
 
     from graphmem.series.batch import validate_batch
@@ -127,7 +127,9 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
     points = validate_batch(data.ts, data.xs, most=None)  # all of it, before the series exists
     with _open(args, settings) as store:
         series = ensure_series(store, args.series, args.unit, args.description)
-        with tqdm(total=len(points.ts), unit="pt", desc=f"ingest {series.name}") as bar:
+        # disable=None: no bar unless stderr is a terminal (none in a pipe or a log)
+        with tqdm(total=len(points.ts), unit="pt", desc=f"ingest {series.name}",
+                  disable=None) as bar:  # fmt: skip
             results = ingest_all(store, series.id, points, None, args.batch_size, bar.update)
         bounds = time_bounds(store, series.id)
     accepted = sum(r.accepted for r in results)
@@ -225,7 +227,7 @@ def cmd_plot_timeline(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_ingest_docs(args: argparse.Namespace, settings: Settings) -> int:
-    """Ingest documents from JSON lines ({text, date, source?}), with a progress bar."""
+    """Ingest documents from JSON lines ({text, date, source?}); a progress bar on a tty."""
     from tqdm import tqdm
 
     from graphmem.props import add_document
@@ -233,7 +235,7 @@ def cmd_ingest_docs(args: argparse.Namespace, settings: Settings) -> int:
 
     docs = read_documents(args.file)  # every line checked before anything is stored
     added = existing = relations = 0
-    with _services(args, settings) as services, tqdm(docs, unit="doc") as bar:
+    with _services(args, settings) as services, tqdm(docs, unit="doc", disable=None) as bar:
         for doc in bar:
             report = add_document(services.props(), doc["text"], doc["date"], doc.get("source"))
             added, existing = added + report.added, existing + report.existing
