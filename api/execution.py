@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import functools
 from typing import Any
 
@@ -24,14 +22,11 @@ class GraphmemSchema(strawberry.Schema):
         state = getattr(context_value, "state", None)
         if state is None:  # not served by api.app (e.g. a bare schema.execute in a script)
             return await super().execute(query, variable_values, context_value, *args, **kwargs)
-        # store and model calls block: run the whole operation where they cannot stall the
-        # event loop, so /healthz and other requests are answered meanwhile
+        # the whole operation on the worker thread (store and model calls block)
         run = functools.partial(
             self.execute_sync, query, variable_values, context_value, *args, **kwargs
         )
-        # in a copy of the request's context: its request id and metrics sink (api/observe.py)
-        context = contextvars.copy_context()
-        return await asyncio.get_running_loop().run_in_executor(state.worker(), context.run, run)
+        return await state.run(run)
 
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from graphmem.config import Settings
 from graphmem.services import Services
 from graphmem.store import Health, Store, engine_of
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -55,6 +61,16 @@ class AppState:
             if self._worker is None:
                 self._worker = ThreadPoolExecutor(1, thread_name_prefix="graphmem-graphql")
             return self._worker
+
+    async def run(self, work: Callable[[], T]) -> T:
+        """`work` on the worker thread, in a copy of the caller's context.
+
+        Store and model calls block: there they cannot stall the event loop, so /healthz and
+        other requests are answered meanwhile; the context carries the request id and metrics
+        sink (api/observe.py) along.
+        """
+        context = contextvars.copy_context()
+        return await asyncio.get_running_loop().run_in_executor(self.worker(), context.run, work)
 
     def health(self) -> Health:
         """Never raises: an unreachable store is reported, not thrown; never waits for an open."""

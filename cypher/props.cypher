@@ -187,3 +187,16 @@ WHERE ($source IS NULL OR p.source = $source)
 RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source
 ORDER BY p.ts, p.id
 SKIP $offset LIMIT $limit
+
+// Who contradicts each of $ids as of $as_of, and whether each of those is contradicted in
+// turn: graphmem/props/status.py follows such chains to decide which edges count.
+// name: contradictors
+UNWIND $ids AS pid
+MATCH (p:Proposition {id: pid})
+OPTIONAL MATCH (x:Proposition)-[:CONTRADICTS]->(p)
+WHERE x.ts <= $as_of
+WITH pid, x
+RETURN pid AS id, collect(CASE WHEN x IS NULL THEN NULL ELSE {
+         id: x.id,
+         contradicted: size([(y:Proposition)-[:CONTRADICTS]->(x) WHERE y.ts <= $as_of | y.id]) > 0
+       } END) AS by

@@ -94,6 +94,14 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    """Serve MCP over stdin/stdout for one client (docs/mcp.md); stdout is the protocol's."""
+    from api.mcp_server import serve_stdio
+
+    serve_stdio(settings.with_overrides(store_url=args.store or None), args.read_only)
+    return 0
+
+
 def cmd_cypher(args: argparse.Namespace, settings: Settings) -> int:
     """Run a read-only Cypher query and print the rows as a table."""
     with _open(args, settings) as store:
@@ -325,6 +333,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--warmup", choices=WARMUP_MODES, help="when the model and indexes open ($GRAPHMEM_WARMUP)"
     )
     serve.set_defaults(handler=cmd_serve)
+
+    mcp = sub.add_parser("mcp", help="serve MCP over stdio, for an agent that starts graphmem")
+    mcp.add_argument("--store", dest="store", help="store URL", default=argparse.SUPPRESS)
+    mcp.add_argument("--read-only", action="store_true", help="offer only the reading tools")
+    mcp.set_defaults(handler=cmd_mcp)
 
     cypher = sub.add_parser("cypher", help="run a read-only Cypher query, print a table")
     cypher.add_argument("query")

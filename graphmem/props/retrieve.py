@@ -5,10 +5,11 @@
 2. Neighbours: propositions dated on or before `as_of` with a relation edge INTO an anchor
    (newer statements that update, contradict or support it).
 3. Edges: every relation among the collected propositions.
-4. Status of each proposition as of the date: `updated` or `contradicted` (and by which) when an
-   UPDATES / CONTRADICTS edge comes from a proposition dated on or before `as_of` that is not
-   itself contradicted by then; otherwise `current`. SUPPORTS never changes a status.
-Two reads do it all: anchors with their incoming edges, then the new neighbours with theirs.
+4. Status of each proposition as of the date (graphmem/props/status.py): `updated` or
+   `contradicted` (and by which) when an UPDATES / CONTRADICTS edge comes from a proposition
+   dated on or before `as_of` that is not itself refuted by then; otherwise `current`.
+Two reads do it all: anchors with their incoming edges, then the new neighbours with theirs
+(plus one when a source outside the subgraph is contradicted: its chain of contradictions).
 """
 
 from __future__ import annotations
@@ -24,21 +25,13 @@ from graphmem.props import relate
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import Proposition, Relation, checked_date, checked_text
 from graphmem.props.relate import LABEL, fetch_props
+from graphmem.props.status import Status, statuses
 
 MAX_K = 200
 # the search returns this many more hits than anchors: they score the neighbours found among
 # them; a neighbour outside them is less similar to the question than all of them
 POOL_EXTRA = 90
 NO_LIMIT_TS = 1 << 62  # "as of the end of time" when no date is given
-
-
-@dataclass(frozen=True)
-class Status:
-    """Whether a proposition still stands as of the subgraph's date."""
-
-    state: str  # "current", "updated" or "contradicted" (updated wins when both)
-    updated_by: tuple[str, ...] = ()
-    contradicted_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -197,8 +190,9 @@ def _collect(
             for row in ctx.store.read(read, ids=extra, as_of=as_of_ts, members=everyone):
                 members[row["id"]] = row
     anchor_set = set(anchors)
+    states = statuses(ctx.store, members.values(), as_of_ts)
     nodes = [
-        Node(Proposition.from_row(row), pid in anchor_set, scores.get(pid), _status(row))
+        Node(Proposition.from_row(row), pid in anchor_set, scores.get(pid), states[pid])
         for pid, row in members.items()
     ]
     nodes.sort(key=lambda n: (n.prop.date, n.prop.id))
@@ -212,14 +206,6 @@ def _collect(
         key=lambda r: (r.src, r.dst),
     )
     return Subgraph(question, day, tuple(nodes), tuple(edges))
-
-
-def _status(row: dict[str, Any]) -> Status:
-    standing = [e for e in row["incoming"] if not e.get("src_refuted")]
-    updated = tuple(sorted(e["src"] for e in standing if e["type"] == "UPDATES"))
-    contradicted = tuple(sorted(e["src"] for e in standing if e["type"] == "CONTRADICTS"))
-    state = "updated" if updated else "contradicted" if contradicted else "current"
-    return Status(state, updated, contradicted)
 
 
 def _relation(edge: dict[str, Any], dst: str) -> Relation:
