@@ -5,7 +5,7 @@ from __future__ import annotations
 from strawberry.tools import merge_types
 
 from api.errors import GraphmemErrors
-from api.execution import GraphmemSchema
+from api.execution import GraphmemSchema, PreparedOnce
 from api.health import HealthQuery
 from api.meta import MetaMutation, MetaQuery
 from api.props import PropsMutation, PropsQuery
@@ -20,4 +20,4 @@ Mutation = merge_types(
     "Mutation", (SeriesMutation, SegmentMutation, MetaMutation, PropsMutation, TimelineMutation)
 )
 
-schema = GraphmemSchema(query=Query, mutation=Mutation, extensions=[GraphmemErrors])
+schema = GraphmemSchema(query=Query, mutation=Mutation, extensions=[PreparedOnce, GraphmemErrors])

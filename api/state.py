@@ -1,4 +1,4 @@
-"""What the app keeps between requests: settings, lazily opened services, the resolver thread."""
+"""What the app keeps between requests: settings, lazily opened services, the worker pools."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class AppState:
 
     settings: Settings
     _services: Services | None = None
-    _worker: ThreadPoolExecutor | None = None
+    _pools: dict[str, ThreadPoolExecutor] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def services(self) -> Services:
@@ -29,16 +29,20 @@ class AppState:
     def store(self) -> Store:
         return self.services().store
 
-    def worker(self) -> ThreadPoolExecutor:
-        """The one thread GraphQL operations run on, off the event loop.
+    def pool(self, kind: str) -> ThreadPoolExecutor:
+        """The threads `kind` ("query" or "mutation") operations run on, off the event loop.
 
-        One thread keeps operations serialised as they were on the loop (the memories are not
-        written for concurrent use), while /healthz and other requests keep being answered.
+        Each kind has its own `settings.workers` threads, so mutations in flight (a long
+        append, a wait on the LLM) never leave a query without a thread. docs/concurrency.md
+        says what runs in parallel and what is serialised.
         """
         with self._lock:
-            if self._worker is None:
-                self._worker = ThreadPoolExecutor(1, thread_name_prefix="graphmem-graphql")
-            return self._worker
+            pool = self._pools.get(kind)
+            if pool is None:
+                pool = self._pools[kind] = ThreadPoolExecutor(
+                    self.settings.workers, thread_name_prefix=f"graphmem-{kind}"
+                )
+            return pool
 
     def health(self) -> Health:
         """Never raises: an unreachable store is reported, not thrown."""
@@ -50,9 +54,9 @@ class AppState:
 
     def close(self) -> None:
         with self._lock:
-            worker, self._worker = self._worker, None
+            pools, self._pools = list(self._pools.values()), {}
             services, self._services = self._services, None
-        if worker is not None:
-            worker.shutdown(wait=True)
+        for pool in pools:
+            pool.shutdown(wait=True)
         if services is not None:
             services.close()

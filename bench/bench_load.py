@@ -1,0 +1,381 @@
+"""Many clients on the HTTP API: throughput, latency and lost writes with 1, 4 and 16 clients.
+
+Serves the real app (`graphmem serve`, embedded store, fresh data dir) in a subprocess, seeds
+it over HTTP, then for each client count sends a fixed number of requests mixed from segments,
+subgraph and recall (reads) and appendPoints (each client to its own series) and
+addPropositions (writes). Prints throughput, p50/p95/p99 of reads and writes, errors, and
+checks that every acknowledged write is stored exactly once (points, segments, propositions).
+Then measures a read's p95 while one 150k-point appendPoints runs, against its p95 without.
+
+The client is a lean asyncio HTTP/1.1 client (bench/loadclient.py) in this process: on a
+shared 2-core machine it competes with the server, so its CPU share is printed too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from loadclient import Connection  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+TOWNS = ["Orlen", "Maskel", "Brevik", "Tarn", "Sollen", "Varde", "Kimble", "Ossa", "Trell",
+         "Hoven", "Lurra", "Ebbin", "Calder", "Wrenn", "Fosse", "Dunmer"]  # fmt: skip
+ITEMS = ["grain", "salt", "timber", "copper", "wool", "flax", "amber", "tin", "honey", "rope",
+         "iron", "clay", "resin", "hides", "lamp oil", "barley"]  # fmt: skip
+T0 = 1_600_000_000
+MIX = {"segments": 0.25, "subgraph": 0.2, "recall": 0.25, "appendPoints": 0.15,
+       "addPropositions": 0.15}  # fmt: skip
+WRITES = {"appendPoints", "addPropositions"}
+APPEND_POINTS = 100  # per appendPoints of the mixed load
+PROPS_PER_ADD = 3
+
+SEGMENTS = "query($s: ID!) { segments(seriesId: $s, limit: 50) { id start end mean summary } }"
+SUBGRAPH = """query($q: String!) { subgraph(question: $q, k: 5) {
+  nodes { id text status } edges { src dst kind } } }"""
+RECALL = "query($q: String!, $now: String!) { recall(query: $q, now: $now, k: 5) { id text p } }"
+APPEND = """mutation($s: ID!, $p: [PointInput!]!) { appendPoints(seriesId: $s, points: $p) {
+  accepted duplicate } }"""
+ADD_PROPS = """mutation($p: [PropositionInput!]!) { addPropositions(propositions: $p) {
+  propositionIds added existing } }"""
+CREATE_SERIES = "mutation($n: String!) { createSeries(name: $n) { id } }"
+ADD_EVENT = "mutation($t: String!, $d: String!) { addEvent(text: $t, date: $d) { id } }"
+BOUNDS = "query($s: ID!) { timeBounds(seriesId: $s) { nPoints nSegments } }"
+ALL_SEGMENTS = "query($s: ID!) { segments(seriesId: $s, limit: 1000) { n } }"
+PROPS_BY_SOURCE = """query($src: String!, $o: Int!) {
+  propositions(filter: {source: $src, limit: 1000, offset: $o}) { id } }"""
+
+
+class GraphQLFailed(Exception):
+    """A non-200 reply or a reply with errors."""
+
+
+@dataclass
+class Sample:
+    kind: str
+    started: float
+    seconds: float
+    ok: bool
+
+
+@dataclass
+class Client:
+    """One virtual client: its connection, its own series and what the server acknowledged."""
+
+    conn: Connection
+    series_id: str = ""
+    next_ts: int = T0
+    points_acked: int = 0
+    prop_ids: set[str] = field(default_factory=set)
+
+
+async def gql(conn: Connection, query: str, **variables: Any) -> dict[str, Any]:
+    status, body = await conn.post_json("/graphql", {"query": query, "variables": variables})
+    if status != 200 or not isinstance(body, dict) or body.get("errors"):
+        raise GraphQLFailed(f"HTTP {status}: {str(body)[:300]}")
+    return body["data"]
+
+
+# --- the server ------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def served(home: Path, env: dict[str, str]) -> Iterator[tuple[int, subprocess.Popen]]:
+    """`graphmem serve` on a free port with GRAPHMEM_HOME=home; (port, process)."""
+    port = free_port()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "GRAPHMEM_"))}
+    environ.update(env, GRAPHMEM_HOME=str(home), PYTHONPATH=str(ROOT))
+    log = open(home.parent / "server.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graphmem.cli", "serve", "--host", HOST, "--port", str(port)],
+        cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection((HOST, port), 0.2):
+                break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"server did not start; see {home.parent / 'server.log'}")
+            time.sleep(0.1)
+        yield port, proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+        log.close()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# --- the workload ----------------------------------------------------------------------------
+
+
+def question(rng: np.random.Generator) -> str:
+    town, item = TOWNS[rng.integers(len(TOWNS))], ITEMS[rng.integers(len(ITEMS))]
+    return f"How much {item} does {town} hold now?"
+
+
+def points(start_ts: int, n: int, level: float) -> list[dict[str, Any]]:
+    """n points a minute apart from start_ts: a noisy level (strings for the timestamps)."""
+    rng = np.random.default_rng(start_ts)
+    xs = level + rng.normal(0, 1, n)
+    return [{"timestamp": str(start_ts + 60 * i), "value": round(float(x), 4)}
+            for i, x in enumerate(xs)]  # fmt: skip
+
+
+def propositions(tag: str, start: int, n: int) -> list[dict[str, str]]:
+    """n distinct dated statements tagged `tag` (their source)."""
+    out = []
+    for i in range(start, start + n):
+        town, item = TOWNS[i % len(TOWNS)], ITEMS[(i // len(TOWNS)) % len(ITEMS)]
+        day = 1 + i % 28
+        out.append({"text": f"{town} holds {100 + i} crates of {item} (report {tag}-{i}).",
+                    "date": f"2024-{1 + i % 12:02d}-{day:02d}", "source": tag})  # fmt: skip
+    return out
+
+
+async def seed(port: int, n_series: int, n_props: int, n_events: int) -> list[str]:
+    """Series with points, propositions and events to read; the series ids."""
+    conn = Connection(HOST, port)
+    ids = []
+    for i in range(n_series):
+        sid = (await gql(conn, CREATE_SERIES, n=f"seed-{i}"))["createSeries"]["id"]
+        for part in range(2):
+            await gql(conn, APPEND, s=sid, p=points(T0 + part * 60_000, 1000, 10.0 * (i + part)))
+        ids.append(sid)
+    for start in range(0, n_props, 50):
+        await gql(conn, ADD_PROPS, p=propositions("seed", start, min(50, n_props - start)))
+    for i in range(n_events):
+        town, item = TOWNS[i % len(TOWNS)], ITEMS[i % len(ITEMS)]
+        await gql(conn, ADD_EVENT, t=f"Met the {town} {item} trader ({i}).",
+                  d=f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}")  # fmt: skip
+    await conn.close()
+    return ids
+
+
+async def request(client: Client, kind: str, rng: np.random.Generator, seeded: list[str],
+                  tag: str, counter: Iterator[int]) -> None:  # fmt: skip
+    """One request of `kind`; acknowledged writes are counted on `client`."""
+    conn = client.conn
+    if kind == "segments":
+        await gql(conn, SEGMENTS, s=seeded[rng.integers(len(seeded))])
+    elif kind == "subgraph":
+        await gql(conn, SUBGRAPH, q=question(rng))
+    elif kind == "recall":
+        await gql(conn, RECALL, q=question(rng), now="2025-01-01")
+    elif kind == "appendPoints":
+        batch = points(client.next_ts, APPEND_POINTS, 5.0)
+        client.next_ts += 60 * APPEND_POINTS
+        done = (await gql(conn, APPEND, s=client.series_id, p=batch))["appendPoints"]
+        client.points_acked += done["accepted"]
+    else:
+        done = await gql(conn, ADD_PROPS, p=propositions(tag, next(counter), PROPS_PER_ADD))
+        client.prop_ids.update(done["addPropositions"]["propositionIds"])
+
+
+async def client_loop(client: Client, kinds: list[str], next_index: Iterator[int],
+                      samples: list[Sample], seeded: list[str], tag: str,
+                      counter: Iterator[int]) -> None:  # fmt: skip
+    for i in next_index:
+        if i >= len(kinds):
+            return
+        rng = np.random.default_rng(i)
+        began = time.perf_counter()
+        try:
+            await request(client, kinds[i], rng, seeded, tag, counter)
+            ok = True
+        except GraphQLFailed as error:
+            ok = False
+            print(f"  error on {kinds[i]}: {error}")
+        samples.append(Sample(kinds[i], began, time.perf_counter() - began, ok))
+
+
+async def check_counts(port: int, clients: list[Client], tag: str) -> list[str]:
+    """What the store holds against what was acknowledged; a list of mismatches."""
+    conn, problems = Connection(HOST, port), []
+    for c in clients:
+        bounds = (await gql(conn, BOUNDS, s=c.series_id))["timeBounds"]
+        segs = (await gql(conn, ALL_SEGMENTS, s=c.series_id))["segments"]
+        if bounds["nPoints"] != c.points_acked or sum(s["n"] for s in segs) != c.points_acked:
+            problems.append(f"series {c.series_id}: acked {c.points_acked} points, stored "
+                            f"{bounds['nPoints']}, in segments {sum(s['n'] for s in segs)}")  # fmt: skip
+        if len(segs) != bounds["nSegments"]:
+            problems.append(f"series {c.series_id}: {len(segs)} segments listed, "
+                            f"{bounds['nSegments']} counted")  # fmt: skip
+    stored: list[str] = []
+    for offset in itertools.count(0, 1000):
+        page = (await gql(conn, PROPS_BY_SOURCE, src=tag, o=offset))["propositions"]
+        stored += [p["id"] for p in page]
+        if len(page) < 1000:
+            break
+    acked = set().union(*(c.prop_ids for c in clients))
+    if len(stored) != len(set(stored)) or set(stored) != acked:
+        problems.append(f"propositions {tag}: acked {len(acked)}, stored {len(stored)} "
+                        f"({len(set(stored))} distinct)")  # fmt: skip
+    await conn.close()
+    return problems
+
+
+def pct(samples: list[Sample], q: float) -> float:
+    return float(np.percentile([s.seconds for s in samples], q) * 1000) if samples else float("nan")
+
+
+def line(name: str, samples: list[Sample]) -> str:
+    return (f"{name:<7} n {len(samples):>5}  p50 {pct(samples, 50):7.1f}  p95 "
+            f"{pct(samples, 95):7.1f}  p99 {pct(samples, 99):7.1f} ms")  # fmt: skip
+
+
+@dataclass
+class LevelResult:
+    clients: int
+    throughput: float
+    reads: list[Sample]
+    writes: list[Sample]
+    errors: int
+    problems: list[str]
+
+
+async def level(port: int, proc: subprocess.Popen, clients: int, n: int,
+                seeded: list[str]) -> LevelResult:  # fmt: skip
+    tag = f"load-c{clients}"
+    rng = np.random.default_rng(clients)
+    kinds = list(rng.choice(list(MIX), size=n, p=list(MIX.values())))
+    pool = [Client(Connection(HOST, port)) for _ in range(clients)]
+    for i, c in enumerate(pool):
+        c.series_id = (await gql(c.conn, CREATE_SERIES, n=f"{tag}-{i}"))["createSeries"]["id"]
+    samples: list[Sample] = []
+    next_index, counter = itertools.count(), itertools.count(0, PROPS_PER_ADD)
+    server_cpu, client_cpu, began = cpu_seconds(proc.pid), time.process_time(), time.perf_counter()
+    await asyncio.gather(*(client_loop(c, kinds, next_index, samples, seeded, tag, counter)
+                           for c in pool))  # fmt: skip
+    wall = time.perf_counter() - began
+    server_cpu, client_cpu = cpu_seconds(proc.pid) - server_cpu, time.process_time() - client_cpu
+    for c in pool:
+        await c.conn.close()
+    reads = [s for s in samples if s.kind not in WRITES and s.ok]
+    writes = [s for s in samples if s.kind in WRITES and s.ok]
+    result = LevelResult(clients, n / wall, reads, writes, sum(not s.ok for s in samples),
+                         await check_counts(port, pool, tag))  # fmt: skip
+    print(f"{clients:>2} clients: {n} requests in {wall:.1f} s = {result.throughput:.0f} req/s, "
+          f"{result.errors} errors; CPU: server {server_cpu / wall:.2f} cores, "
+          f"client {client_cpu / wall:.2f} cores")  # fmt: skip
+    print("   " + line("reads", reads))
+    print("   " + line("writes", writes))
+    for kind in MIX:
+        print("     " + line(kind, [s for s in samples if s.kind == kind and s.ok]))
+    print("   count check: " + ("; ".join(result.problems) or "every acknowledged write stored once"))
+    return result
+
+
+async def reads_for(port: int, readers: int, stop: asyncio.Event | None, n: int,
+                    seeded: list[str]) -> list[Sample]:  # fmt: skip
+    """`readers` clients reading (the read mix) until `stop` is set, or n reads in all."""
+    kinds = [k for k in MIX if k not in WRITES]
+    samples: list[Sample] = []
+    counter = itertools.count()
+
+    async def one_reader() -> None:
+        conn = Connection(HOST, port)
+        client = Client(conn)
+        for i in counter:
+            if (stop is not None and stop.is_set()) or (stop is None and i >= n):
+                break
+            rng = np.random.default_rng(10_000 + i)
+            kind = kinds[i % len(kinds)]
+            began = time.perf_counter()
+            await request(client, kind, rng, seeded, "", iter(()))
+            samples.append(Sample(kind, began, time.perf_counter() - began, True))
+        await conn.close()
+
+    await asyncio.gather(*(one_reader() for _ in range(readers)))
+    return samples
+
+
+async def append_interference(port: int, seeded: list[str], big: int, readers: int) -> None:
+    """A read's p95 while one `big`-point appendPoints runs, against its p95 without."""
+    quiet = await reads_for(port, readers, None, 300, seeded)
+    conn = Connection(HOST, port)
+    sid = (await gql(conn, CREATE_SERIES, n="big-append"))["createSeries"]["id"]
+    batch = points(T0, big, 3.0)
+    stop = asyncio.Event()
+
+    async def appender() -> float:
+        began = time.perf_counter()
+        try:
+            await gql(conn, APPEND, s=sid, p=batch)
+        finally:
+            stop.set()
+        return time.perf_counter() - began
+
+    took, during = await asyncio.gather(appender(), reads_for(port, readers, stop, 0, seeded))
+    await conn.close()
+    ratio = pct(during, 95) / pct(quiet, 95)
+    print(f"read p95 with {readers} readers: {pct(quiet, 95):.1f} ms alone, "
+          f"{pct(during, 95):.1f} ms while a {big:,}-point append ran ({took:.1f} s, "
+          f"{len(during)} reads meanwhile): {ratio:.2f}x")  # fmt: skip
+    print("   alone:  " + line("reads", quiet))
+    print("   during: " + line("reads", during))
+
+
+async def run(args: argparse.Namespace, port: int, proc: subprocess.Popen) -> None:
+    began = time.perf_counter()
+    seeded = await seed(port, args.series, args.props, args.events)
+    print(f"seeded {args.series} series, {args.props} propositions, {args.events} events "
+          f"in {time.perf_counter() - began:.1f} s")  # fmt: skip
+    await reads_for(port, 2, None, 60, seeded)  # warm: model, indexes, caches
+    results = [await level(port, proc, c, args.requests, seeded) for c in args.clients]
+    if len(results) > 1:
+        first, last = results[0], results[-1]
+        print(f"{last.clients} clients / {first.clients} client throughput: "
+              f"{last.throughput / first.throughput:.2f}x")  # fmt: skip
+    if args.big:
+        await append_interference(port, seeded, args.big, args.readers)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument("--requests", type=int, default=1500, help="per client count")
+    parser.add_argument("--series", type=int, default=16, help="seeded series")
+    parser.add_argument("--props", type=int, default=600, help="seeded propositions")
+    parser.add_argument("--events", type=int, default=100, help="seeded events")
+    parser.add_argument("--big", type=int, default=150_000, help="points of the big append")
+    parser.add_argument("--readers", type=int, default=4, help="readers during the big append")
+    parser.add_argument("--env", nargs="*", default=[], help="NAME=VALUE for the server")
+    args = parser.parse_args()
+    env = dict(item.split("=", 1) for item in args.env)
+    with tempfile.TemporaryDirectory(prefix="gml-") as tmp:
+        with served(Path(tmp) / "home", env) as (port, proc):
+            print(f"server pid {proc.pid} on port {port}, {os.cpu_count()} cores, env {env}")
+            asyncio.run(run(args, port, proc))
+
+
+if __name__ == "__main__":
+    main()
