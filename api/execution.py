@@ -1,9 +1,9 @@
 """graphmem's strawberry Schema: operations run in parallel off the event loop.
 
 Queries and mutations run on separate thread pools (api/state.py), so a query never waits
-for a thread held by a mutation (a long append, an LLM call). Each distinct query text is
-parsed and validated once: the parsed document both routes the operation to its pool and is
-executed, and most clients send the same few texts with different variables.
+for a thread held by a mutation (a long append, an LLM call); a glance at the top level of
+the text tells which pool. Each distinct query text is parsed and validated once: most
+clients send the same few texts with different variables.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ CACHED_TEXTS = 512  # distinct query texts kept parsed (and validated); least re
 def _parsed(query: str, options: tuple[tuple[str, Any], ...]) -> DocumentNode | GraphQLError:
     try:
         return parse(query, **dict(options))
-    except GraphQLError as error:  # kept too: a bad text sent again fails as fast
+    except GraphQLError as error:  # kept too, so a bad text is not parsed here again
         return error
 
 

@@ -38,8 +38,24 @@ ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 TOWNS = ["Orlen", "Maskel", "Brevik", "Tarn", "Sollen", "Varde", "Kimble", "Ossa", "Trell",
          "Hoven", "Lurra", "Ebbin", "Calder", "Wrenn", "Fosse", "Dunmer"]  # fmt: skip
-ITEMS = ["grain", "salt", "timber", "copper", "wool", "flax", "amber", "tin", "honey", "rope",
-         "iron", "clay", "resin", "hides", "lamp oil", "barley"]  # fmt: skip
+FIRST = ["Ada", "Bram", "Cora", "Dag", "Edda", "Finn", "Greta", "Hal", "Ines", "Jon", "Kari",
+         "Lars", "Mira", "Nils", "Oda", "Per", "Rune", "Siv", "Tor", "Ulla"]  # fmt: skip
+LAST = ["Alder", "Birke", "Cedar", "Dunn", "Eske", "Frey", "Gran", "Holm", "Isak", "Juhl",
+        "Kvist", "Lund", "Moe", "Nord", "Ost", "Prahl", "Rask", "Strand", "Tveit", "Vik"]  # fmt: skip
+PEOPLE = 150  # each with a few facts, stated again (changed) every PEOPLE * len(FACTS) statements
+# what a statement says about a person: (template, question, values); values are lower case,
+# so that statements about different people share no name and are unrelated
+FACTS = [
+    ("{who} lives {v}.", "Where does {who} live?",
+     ["by the mill", "near the harbour", "on the hill", "in the old town", "by the river",
+      "at the crossroads", "behind the market", "past the bridge"]),
+    ("{who} works as a {v}.", "What is the job of {who}?",
+     ["baker", "smith", "ferryman", "clerk", "miller", "weaver", "carpenter", "tanner"]),
+    ("{who} keeps {v} goats on the farm.", "How many goats does {who} keep?",
+     [str(n) for n in range(3, 40, 3)]),
+    ("{who} plays the {v} in the town band.", "Which instrument does {who} play?",
+     ["fiddle", "drum", "horn", "flute", "lute", "pipes"]),
+]  # fmt: skip
 T0 = 1_600_000_000
 MIX = {"segments": 0.25, "subgraph": 0.2, "recall": 0.25, "appendPoints": 0.15,
        "addPropositions": 0.15}  # fmt: skip
@@ -134,12 +150,47 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def store_pid(pid: int) -> int | None:
+    """The embedded FalkorDB server the API process started, if it did."""
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in children.read_text().split():
+            return int(child)
+    return None
+
+
+@dataclass
+class Usage:
+    """CPU seconds of the API process, its store server and this client, and wall time."""
+
+    pids: tuple[int, int | None]
+    start: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+
+    def now(self) -> tuple[float, float, float, float]:
+        api, store = self.pids
+        return (cpu_seconds(api), cpu_seconds(store) if store else 0.0, time.process_time(),
+                time.perf_counter())  # fmt: skip
+
+    def begin(self) -> Usage:
+        self.start = self.now()
+        return self
+
+    def report(self) -> str:
+        api, store, client, wall = (b - a for a, b in zip(self.start, self.now(), strict=True))
+        return (f"CPU in cores: API {api / wall:.2f}, store {store / wall:.2f}, "
+                f"client {client / wall:.2f}")  # fmt: skip
+
+
 # --- the workload ----------------------------------------------------------------------------
 
 
+def person(i: int) -> str:
+    return f"{FIRST[i % len(FIRST)]} {LAST[(i // len(FIRST)) % len(LAST)]}"
+
+
 def question(rng: np.random.Generator) -> str:
-    town, item = TOWNS[rng.integers(len(TOWNS))], ITEMS[rng.integers(len(ITEMS))]
-    return f"How much {item} does {town} hold now?"
+    """A question about one of the people the statements are about."""
+    _, ask, _ = FACTS[rng.integers(len(FACTS))]
+    return ask.format(who=person(int(rng.integers(PEOPLE))))
 
 
 def points(start_ts: int, n: int, level: float) -> list[dict[str, Any]]:
@@ -151,14 +202,29 @@ def points(start_ts: int, n: int, level: float) -> list[dict[str, Any]]:
 
 
 def propositions(tag: str, start: int, n: int) -> list[dict[str, str]]:
-    """n distinct dated statements tagged `tag` (their source)."""
+    """n dated statements about people tagged `tag` (their source); a later one about the same
+    person and fact may change its value (an update)."""
     out = []
     for i in range(start, start + n):
-        town, item = TOWNS[i % len(TOWNS)], ITEMS[(i // len(TOWNS)) % len(ITEMS)]
-        day = 1 + i % 28
-        out.append({"text": f"{town} holds {100 + i} crates of {item} (report {tag}-{i}).",
-                    "date": f"2024-{1 + i % 12:02d}-{day:02d}", "source": tag})  # fmt: skip
+        who = person(i * 7 % PEOPLE)
+        template, _, values = FACTS[(i // PEOPLE) % len(FACTS)]
+        value = values[(i // (PEOPLE * len(FACTS)) + i) % len(values)]
+        day = (i * 37) % 3650  # statements spread over ten years
+        date = f"{2014 + day // 365}-{1 + day % 365 // 31 % 12:02d}-{1 + day % 28:02d}"
+        # a word made of i keeps texts distinct (a number would read as a changed value)
+        text = template.format(who=who, v=value).removesuffix(".") + f", says note {letters(i)}."
+        out.append({"text": text, "date": date, "source": tag})
     return out
+
+
+def letters(i: int) -> str:
+    """i written in consonants: distinct words for distinct i."""
+    word = ""
+    while True:
+        i, digit = divmod(i, 20)
+        word += "bcdfghjklmnpqrstvwxz"[digit]
+        if not i:
+            return word
 
 
 async def seed(port: int, n_series: int, n_props: int, n_events: int) -> list[str]:
@@ -173,8 +239,7 @@ async def seed(port: int, n_series: int, n_props: int, n_events: int) -> list[st
     for start in range(0, n_props, 50):
         await gql(conn, ADD_PROPS, p=propositions("seed", start, min(50, n_props - start)))
     for i in range(n_events):
-        town, item = TOWNS[i % len(TOWNS)], ITEMS[i % len(ITEMS)]
-        await gql(conn, ADD_EVENT, t=f"Met the {town} {item} trader ({i}).",
+        await gql(conn, ADD_EVENT, t=f"Met {person(i * 13)} at the {TOWNS[i % len(TOWNS)]} fair.",
                   d=f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}")  # fmt: skip
     await conn.close()
     return ids
@@ -262,21 +327,22 @@ class LevelResult:
     problems: list[str]
 
 
-async def level(port: int, proc: subprocess.Popen, clients: int, n: int,
-                seeded: list[str]) -> LevelResult:  # fmt: skip
+async def level(port: int, proc: subprocess.Popen, clients: int, n: int, seeded: list[str],
+                mix: dict[str, float]) -> LevelResult:  # fmt: skip
     tag = f"load-c{clients}"
     rng = np.random.default_rng(clients)
-    kinds = list(rng.choice(list(MIX), size=n, p=list(MIX.values())))
+    weights = np.array(list(mix.values()))
+    kinds = list(rng.choice(list(mix), size=n, p=weights / weights.sum()))
     pool = [Client(Connection(HOST, port)) for _ in range(clients)]
     for i, c in enumerate(pool):
         c.series_id = (await gql(c.conn, CREATE_SERIES, n=f"{tag}-{i}"))["createSeries"]["id"]
     samples: list[Sample] = []
-    next_index, counter = itertools.count(), itertools.count(0, PROPS_PER_ADD)
-    server_cpu, client_cpu, began = cpu_seconds(proc.pid), time.process_time(), time.perf_counter()
+    next_index = itertools.count()
+    counter = itertools.count(1_000_000 * clients, PROPS_PER_ADD)  # new statements per level
+    usage, began = Usage((proc.pid, store_pid(proc.pid))).begin(), time.perf_counter()
     await asyncio.gather(*(client_loop(c, kinds, next_index, samples, seeded, tag, counter)
                            for c in pool))  # fmt: skip
-    wall = time.perf_counter() - began
-    server_cpu, client_cpu = cpu_seconds(proc.pid) - server_cpu, time.process_time() - client_cpu
+    wall, used = time.perf_counter() - began, usage.report()
     for c in pool:
         await c.conn.close()
     reads = [s for s in samples if s.kind not in WRITES and s.ok]
@@ -284,11 +350,10 @@ async def level(port: int, proc: subprocess.Popen, clients: int, n: int,
     result = LevelResult(clients, n / wall, reads, writes, sum(not s.ok for s in samples),
                          await check_counts(port, pool, tag))  # fmt: skip
     print(f"{clients:>2} clients: {n} requests in {wall:.1f} s = {result.throughput:.0f} req/s, "
-          f"{result.errors} errors; CPU: server {server_cpu / wall:.2f} cores, "
-          f"client {client_cpu / wall:.2f} cores")  # fmt: skip
+          f"{result.errors} errors; {used}")  # fmt: skip
     print("   " + line("reads", reads))
     print("   " + line("writes", writes))
-    for kind in MIX:
+    for kind in mix:
         print("     " + line(kind, [s for s in samples if s.kind == kind and s.ok]))
     print("   count check: " + ("; ".join(result.problems) or "every acknowledged write stored once"))
     return result
@@ -350,7 +415,7 @@ async def run(args: argparse.Namespace, port: int, proc: subprocess.Popen) -> No
     print(f"seeded {args.series} series, {args.props} propositions, {args.events} events "
           f"in {time.perf_counter() - began:.1f} s")  # fmt: skip
     await reads_for(port, 2, None, 60, seeded)  # warm: model, indexes, caches
-    results = [await level(port, proc, c, args.requests, seeded) for c in args.clients]
+    results = [await level(port, proc, c, args.requests, seeded, args.mix) for c in args.clients]
     if len(results) > 1:
         first, last = results[0], results[-1]
         print(f"{last.clients} clients / {first.clients} client throughput: "
@@ -364,12 +429,16 @@ def main() -> None:
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--requests", type=int, default=1500, help="per client count")
     parser.add_argument("--series", type=int, default=16, help="seeded series")
-    parser.add_argument("--props", type=int, default=600, help="seeded propositions")
+    parser.add_argument("--props", type=int, default=1200, help="seeded propositions")
     parser.add_argument("--events", type=int, default=100, help="seeded events")
     parser.add_argument("--big", type=int, default=150_000, help="points of the big append")
     parser.add_argument("--readers", type=int, default=4, help="readers during the big append")
     parser.add_argument("--env", nargs="*", default=[], help="NAME=VALUE for the server")
+    parser.add_argument("--mix", nargs="*", default=[], help="KIND=WEIGHT (default: MIX)")
     args = parser.parse_args()
+    args.mix = {k: float(w) for k, w in (m.split("=") for m in args.mix)} if args.mix else MIX
+    if not set(args.mix) <= set(MIX):
+        parser.error(f"--mix kinds are {', '.join(MIX)}")
     env = dict(item.split("=", 1) for item in args.env)
     with tempfile.TemporaryDirectory(prefix="gml-") as tmp:
         with served(Path(tmp) / "home", env) as (port, proc):
