@@ -41,7 +41,8 @@ TOWNS = ["Orlen", "Maskel", "Brevik", "Tarn", "Sollen", "Varde", "Kimble", "Ossa
 FIRST = ["Ada", "Bram", "Cora", "Dag", "Edda", "Finn", "Greta", "Hal", "Ines", "Jon", "Kari",
          "Lars", "Mira", "Nils", "Oda", "Per", "Rune", "Siv", "Tor", "Ulla"]  # fmt: skip
 LAST = ["Alder", "Birke", "Cedar", "Dunn", "Eske", "Frey", "Gran", "Holm", "Isak", "Juhl",
-        "Kvist", "Lund", "Moe", "Nord", "Ost", "Prahl", "Rask", "Strand", "Tveit", "Vik"]  # fmt: skip
+        "Kvist", "Lund", "Moe", "Nord", "Ost", "Prahl", "Rask", "Strand", "Tveit",
+        "Vik"]  # fmt: skip
 PEOPLE = 150  # each with a few facts, stated again (changed) every PEOPLE * len(FACTS) statements
 # what a statement says about a person: (template, question, values); values are lower case,
 # so that statements about different people share no name and are unrelated
@@ -288,9 +289,10 @@ async def check_counts(port: int, clients: list[Client], tag: str) -> list[str]:
     for c in clients:
         bounds = (await gql(conn, BOUNDS, s=c.series_id))["timeBounds"]
         segs = (await gql(conn, ALL_SEGMENTS, s=c.series_id))["segments"]
-        if bounds["nPoints"] != c.points_acked or sum(s["n"] for s in segs) != c.points_acked:
+        in_segments = sum(s["n"] for s in segs)
+        if bounds["nPoints"] != c.points_acked or in_segments != c.points_acked:
             problems.append(f"series {c.series_id}: acked {c.points_acked} points, stored "
-                            f"{bounds['nPoints']}, in segments {sum(s['n'] for s in segs)}")  # fmt: skip
+                            f"{bounds['nPoints']}, in segments {in_segments}")  # fmt: skip
         if len(segs) != bounds["nSegments"]:
             problems.append(f"series {c.series_id}: {len(segs)} segments listed, "
                             f"{bounds['nSegments']} counted")  # fmt: skip
@@ -355,7 +357,8 @@ async def level(port: int, proc: subprocess.Popen, clients: int, n: int, seeded:
     print("   " + line("writes", writes))
     for kind in mix:
         print("     " + line(kind, [s for s in samples if s.kind == kind and s.ok]))
-    print("   count check: " + ("; ".join(result.problems) or "every acknowledged write stored once"))
+    fine = "every acknowledged write stored once"
+    print("   count check: " + ("; ".join(result.problems) or fine))
     return result
 
 
@@ -440,10 +443,15 @@ def main() -> None:
     if not set(args.mix) <= set(MIX):
         parser.error(f"--mix kinds are {', '.join(MIX)}")
     env = dict(item.split("=", 1) for item in args.env)
-    with tempfile.TemporaryDirectory(prefix="gml-") as tmp:
-        with served(Path(tmp) / "home", env) as (port, proc):
-            print(f"server pid {proc.pid} on port {port}, {os.cpu_count()} cores, env {env}")
-            asyncio.run(run(args, port, proc))
+    with (
+        tempfile.TemporaryDirectory(prefix="gml-") as tmp,
+        served(Path(tmp) / "home", env) as (
+            port,
+            proc,
+        ),
+    ):
+        print(f"server pid {proc.pid} on port {port}, {os.cpu_count()} cores, env {env}")
+        asyncio.run(run(args, port, proc))
 
 
 if __name__ == "__main__":
