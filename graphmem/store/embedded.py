@@ -59,6 +59,7 @@ class EmbeddedServer:
     options: ServerOptions = ServerOptions()
     pid: int | None = None  # of the server last seen answering
     _healing: threading.Lock = field(default_factory=threading.Lock)  # one thread restarts
+    _watch: proc.Watch | None = field(default=None, repr=False)  # on `pid`
 
     @property
     def socket_path(self) -> Path:
@@ -70,8 +71,15 @@ class EmbeddedServer:
         A statement sent to a server killed during a compaction would hang: the rewrite's
         child still holds the sockets open.
         """
-        if self.pid is not None and not proc.alive(self.pid):
+        if self.pid is not None and not self._alive(self.pid):
             self.revive(client, wait)
+
+    def _alive(self, pid: int) -> bool:
+        watch = self._watch
+        if watch is None or watch.pid != pid:  # the first check, or a restarted server
+            # the old watch stays open: another thread may be reading it (one fd per restart)
+            self._watch = watch = proc.watch(pid)
+        return watch.alive()
 
     def recover(self, client: FalkorDB, error: Exception, what: str, write: bool) -> None:
         """After a lost connection: restart the server; raise unless `what` may be sent again."""
