@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
 
+from api.limits import parser_limit_extensions
 from graphmem.errors import GraphmemError, InvalidInput
 
 # graphql-core's messages for a value that does not fit its type: "Variable '$p' has invalid
@@ -27,14 +29,17 @@ def error_extensions(error: GraphQLError) -> dict[str, object]:
     BAD_INPUT: a value the caller sent is wrong, whether graphmem or graphql-core (a variable
     that does not fit its type) found it; `field` names it ($variable or argument, with the
     path inside it). GRAPHQL_VALIDATION: the document itself cannot be parsed or does not fit
-    the schema. INTERNAL: a bug.
+    the schema. QUERY_TOO_COMPLEX, LIMIT_EXCEEDED: over a limit (api/limits.py). INTERNAL: a bug.
     """
     original = error.original_error
-    if isinstance(original, InvalidInput):
-        return {"code": original.code, "field": original.field}
     if isinstance(original, GraphmemError):
-        return {"code": original.code}
+        return {"code": original.code, **original.details()}
+    if original is None and error.extensions and "code" in error.extensions:
+        return dict(error.extensions)  # coded where it was raised (api/limits.py)
     if original is None or isinstance(original, GraphQLError):  # graphql-core's own errors
+        limit = parser_limit_extensions(error.message)
+        if limit is not None:
+            return limit
         field = _bad_value_field(error.message)
         if field is not None:
             return {"code": "BAD_INPUT", "field": field}
@@ -49,6 +54,37 @@ def _bad_value_field(message: str) -> str | None:
     if match:
         return (match["var"] or match["arg"]) + (match["at"] or "")
     return "variables" if message.startswith(_BAD_VARIABLES) else None
+
+
+_HEAD = re.compile(r"^([A-Za-z_]\w*)(.*)$", re.DOTALL)
+
+
+@contextlib.contextmanager
+def request_names(names: Mapping[str, str] | None = None, prefix: str = "") -> Iterator[None]:
+    """Make InvalidInput raised inside name the field the way the GraphQL request does.
+
+    The library names its own parameters (`series`, `member_ids[0]`, `as_of`); the request
+    has arguments and input fields (`seriesId`, `spec.memberIds[0]`, `asOf`). A field is
+    looked up whole in `names`, then by its first name (keeping what follows, e.g. an index);
+    any other first name is written in camelCase. `prefix` places it in an input object.
+    """
+    try:
+        yield
+    except InvalidInput as error:
+        field = request_path(error.field, names or {}, prefix)
+        raise InvalidInput(field, error.problem) from None
+
+
+def request_path(field: str, names: Mapping[str, str], prefix: str = "") -> str:
+    """The request's name for the library's `field` (see request_names)."""
+    if field in names:
+        return prefix + names[field]
+    match = _HEAD.match(field)
+    if match is None:
+        return prefix + field
+    head, rest = match.groups()
+    first, *others = head.split("_")
+    return prefix + names.get(head, first + "".join(w.title() for w in others)) + rest
 
 
 class GraphmemErrors(SchemaExtension):

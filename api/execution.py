@@ -9,6 +9,7 @@ clients send the same few texts with different variables.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import re
 from collections.abc import Iterator
@@ -144,7 +145,10 @@ class GraphmemSchema(strawberry.Schema):
             operation_name, *args, **kwargs,
         )  # fmt: skip
         pool = state.pool(operation_kind(query, operation_name))
-        return await asyncio.get_running_loop().run_in_executor(pool, run)
+        # in a copy of the request's context: its request id, metrics sink (api/observe.py)
+        # and, once RequestLimits sets it, the operation's deadline
+        context = contextvars.copy_context()
+        return await asyncio.get_running_loop().run_in_executor(pool, context.run, run)
 
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import fields
 
 import strawberry
+from strawberry.utils.str_converters import to_camel_case
 
 from api.context import Info
-from api.segments import Segment
+from api.errors import request_names
+from api.segments import SERIES_ID, Segment
 from graphmem import agent
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.llm import LLM
@@ -147,6 +149,8 @@ class MetaSpecInput:
     label: str | None = None
 
 
+# the tools' names for the spec's fields, where they are not its fields in snake_case
+_SPEC_NAMES = {"series": "seriesId", "members": "memberIds"}
 _TOOL_FOR_KIND = {
     "range": "create_meta_segment_by_datetime_range",
     "filter": "create_meta_segment_by_filter",
@@ -154,6 +158,21 @@ _TOOL_FOR_KIND = {
 }
 # the input's filter fields: every SegmentFilter condition but the time bounds (dates here)
 _FILTER_FIELDS = tuple(f.name for f in fields(SegmentFilter) if f.name not in ("start", "end"))
+# the spec fields each kind reads; a value in any other is refused, not silently ignored
+_FIELDS_OF_KIND = {
+    "members": ("kind", "member_ids", "label"),
+    "range": ("kind", "series_id", "start", "end", "freq"),
+    "filter": ("kind", "series_id", "text", "k", "start", "end", *_FILTER_FIELDS),
+}
+
+
+def _check_unused(spec: MetaSpecInput) -> None:
+    """InvalidInput naming the first field set that `spec.kind` does not read."""
+    used = _FIELDS_OF_KIND[spec.kind]
+    for field in fields(MetaSpecInput):
+        if field.name not in used and getattr(spec, field.name) is not None:
+            name = to_camel_case(field.name)
+            raise InvalidInput(f"spec.{name}", f"is not used by kind {spec.kind}; leave it out")
 
 
 def _tool_args(spec: MetaSpecInput) -> dict[str, object]:
@@ -203,7 +222,8 @@ class AskResult:
 def meta_segments(
     info: Info, series_id: strawberry.ID, limit: int = 1000, offset: int = 0
 ) -> list[MetaSegment]:
-    found = meta.list_metas(info.context.store, str(series_id), limit, offset)
+    with request_names(SERIES_ID):
+        found = meta.list_metas(info.context.store, str(series_id), limit, offset)
     return [MetaSegment.of(m, info) for m in found]
 
 
@@ -211,7 +231,8 @@ def meta_segment(info: Info, id: strawberry.ID) -> MetaSegment | None:  # noqa: 
     """One meta-segment, first brought up to date with points that arrived since its build."""
     store = info.context.store
     try:
-        found = meta.get_meta(store, str(id))
+        with request_names({"ids[0]": "id", "meta_segment": "id"}):
+            found = meta.get_meta(store, str(id))
     except NotFound:
         return None
     # the search (and the model behind it) is opened only if a text grouping is rebuilt
@@ -231,11 +252,13 @@ class MetaMutation:
     def build_meta_segments(self, info: Info, spec: MetaSpecInput) -> list[MetaSegment]:
         if spec.kind not in _TOOL_FOR_KIND:
             raise InvalidInput("spec.kind", f"must be one of {', '.join(_TOOL_FOR_KIND)}")
+        _check_unused(spec)
         env = info.context.services.tools()
         run = _run_filter(spec) if spec.kind == "filter" else None
-        output, _ = call_tool(
-            env, _TOOL_FOR_KIND[spec.kind], _tool_args(spec), session="graphql", run=run
-        )
+        with request_names(_SPEC_NAMES, prefix="spec."):
+            output, _ = call_tool(
+                env, _TOOL_FOR_KIND[spec.kind], _tool_args(spec), session="graphql", run=run
+            )
         found = meta.get_metas(info.context.store, output.built)
         return [MetaSegment.of(found[i], info) for i in output.built if i in found]
 
@@ -244,6 +267,8 @@ class MetaMutation:
         self, info: Info, question: str, series_id: strawberry.ID | None = None,
         max_steps: int = 10,
     ) -> AskResult:  # fmt: skip
+        with request_names():
+            agent.check_question(question, max_steps)  # the caller's mistakes before the LLM's
         llm = LLM(info.context.state.settings)
         result = agent.ask(
             info.context.store, llm, question, str(series_id) if series_id else None, max_steps,

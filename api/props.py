@@ -7,6 +7,7 @@ from typing import Annotated
 import strawberry
 
 from api.context import Info
+from api.errors import request_names
 from graphmem import props
 from graphmem.errors import InvalidInput
 from graphmem.props.model import checked_date
@@ -160,7 +161,8 @@ def subgraph(
 ) -> Subgraph:
     ctx = info.context.services.props()
     ranker = anchor_ranker(ctx, rank_by, now, as_of, ("rankBy", "now"))
-    graph = props.subgraph(ctx, question, as_of, k, expand, refine, ranker)
+    with request_names():
+        graph = props.subgraph(ctx, question, as_of, k, expand, refine, ranker)
     return _subgraph(graph, as_of)
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from strawberry.tools import merge_types
 
+from api.auth import AccessRules
 from api.errors import GraphmemErrors
 from api.execution import GraphmemSchema, PreparedOnce
 from api.health import HealthQuery
+from api.limits import RequestLimits
 from api.meta import MetaMutation, MetaQuery
+from api.observe import OperationObserver
 from api.props import PropsMutation, PropsQuery
 from api.segments import SegmentMutation, SegmentQuery
 from api.series import SeriesMutation, SeriesQuery
@@ -20,4 +23,10 @@ Mutation = merge_types(
     "Mutation", (SeriesMutation, SegmentMutation, MetaMutation, PropsMutation, TimelineMutation)
 )
 
-schema = GraphmemSchema(query=Query, mutation=Mutation, extensions=[PreparedOnce, GraphmemErrors])
+schema = GraphmemSchema(
+    query=Query,
+    mutation=Mutation,
+    # PreparedOnce before RequestLimits: a document found valid clears the errors on_validate
+    # sets, so the limits' refusals must come after; parse options are set on_operation
+    extensions=[GraphmemErrors, AccessRules, OperationObserver, PreparedOnce, RequestLimits],
+)

@@ -9,6 +9,7 @@ from typing import Any
 import strawberry
 
 from api.context import Info
+from api.errors import request_names
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.series import ingest, segments
 from graphmem.timeutil import parse_timestamp
@@ -88,6 +89,9 @@ class AppendResult:
     segments: list[Segment] = strawberry.field(description="Segments closed or updated")
 
 
+SERIES_ID = {"series": "seriesId"}  # the library's name for a series argument, and the API's
+
+
 def _time(value: str | None, field: str) -> float | None:
     return None if value is None else float(parse_timestamp(value, field=field))
 
@@ -100,10 +104,11 @@ def segments_query(
     limit: int = 100,
     offset: int = 0,
 ) -> list[Segment]:
-    found = segments.list_segments(
-        info.context.store, str(series_id), _time(start, "start"), _time(end, "end"),
-        limit, offset,
-    )  # fmt: skip
+    with request_names(SERIES_ID):
+        found = segments.list_segments(
+            info.context.store, str(series_id), _time(start, "start"), _time(end, "end"),
+            limit, offset,
+        )  # fmt: skip
     return [Segment.of(s) for s in found]
 
 
@@ -115,7 +120,8 @@ def segment_query(info: Info, id: strawberry.ID) -> Segment | None:  # noqa: A00
 
 
 def time_bounds_query(info: Info, series_id: strawberry.ID) -> TimeBounds:
-    b = segments.time_bounds(info.context.store, str(series_id))
+    with request_names(SERIES_ID):
+        b = segments.time_bounds(info.context.store, str(series_id))
     return TimeBounds(
         series_id=strawberry.ID(b.series_id), start=b.start, end=b.end,
         start_iso=b.start_iso, end_iso=b.end_iso, n_points=b.n_points,
@@ -153,10 +159,11 @@ class SegmentMutation:
         self, info: Info, series_id: strawberry.ID, points: list[PointInput]
     ) -> AppendResult:
         try:
-            result = ingest.append(
-                info.context.store, str(series_id),
-                [p.timestamp for p in points], [p.value for p in points],
-            )  # fmt: skip
+            with request_names(SERIES_ID):
+                result = ingest.append(
+                    info.context.store, str(series_id),
+                    [p.timestamp for p in points], [p.value for p in points],
+                )  # fmt: skip
         except InvalidInput as error:
             raise _point_field(error) from None
         return AppendResult(

@@ -19,12 +19,28 @@ class AppState:
     _services: Services | None = None
     _pools: dict[str, ThreadPoolExecutor] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _opening: bool = False  # Services.open is running (it may wait minutes for a loading store)
+    # pool() is called on the event loop: it must not wait for an open holding _lock
+    _pools_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def services(self) -> Services:
         with self._lock:
             if self._services is None:
-                self._services = Services.open(self.settings)
+                self._opening = True
+                try:
+                    self._services = Services.open(self.settings)
+                finally:
+                    self._opening = False
             return self._services
+
+    @property
+    def opening(self) -> bool:
+        """Whether the store is being opened right now."""
+        return self._services is None and self._opening
+
+    def opened_services(self) -> Services | None:
+        """The services if they are open, without opening them or waiting for an open."""
+        return self._services
 
     def store(self) -> Store:
         return self.services().store
@@ -36,7 +52,7 @@ class AppState:
         append, a wait on the LLM) never leave a query without a thread. docs/concurrency.md
         says what runs in parallel and what is serialised.
         """
-        with self._lock:
+        with self._pools_lock:
             pool = self._pools.get(kind)
             if pool is None:
                 pool = self._pools[kind] = ThreadPoolExecutor(
@@ -45,7 +61,10 @@ class AppState:
             return pool
 
     def health(self) -> Health:
-        """Never raises: an unreachable store is reported, not thrown."""
+        """Never raises: an unreachable store is reported, not thrown; never waits for an open."""
+        if self.opening:
+            engine = engine_of(self.settings.resolved_store_url)
+            return Health(engine=engine, reachable=False, detail="the store is being opened")
         try:
             return self.store().health()
         except Exception as error:  # noqa: BLE001 - health reports every failure
@@ -53,8 +72,9 @@ class AppState:
             return Health(engine=engine, reachable=False, detail=str(error))
 
     def close(self) -> None:
-        with self._lock:
+        with self._pools_lock:
             pools, self._pools = list(self._pools.values()), {}
+        with self._lock:
             services, self._services = self._services, None
         for pool in pools:
             pool.shutdown(wait=True)

@@ -132,6 +132,16 @@ def _tool_message(call_id: str, result: ToolResult) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id, "content": result.content}
 
 
+def check_question(question: str, max_steps: int) -> None:
+    """InvalidInput unless `question` is a non-empty text and `max_steps` in range."""
+    if not checked_str(question, "question", MAX_QUERY).strip():
+        raise InvalidInput("question", "must not be empty")
+    if isinstance(max_steps, bool) or not isinstance(max_steps, int):
+        raise InvalidInput("max_steps", "must be an integer")
+    if not 1 <= max_steps <= MAX_STEPS:
+        raise InvalidInput("max_steps", f"must be between 1 and {MAX_STEPS}")
+
+
 def ask(
     store: Store,
     llm: LLM,
@@ -160,10 +170,7 @@ def _loop(
     max_steps: int,
     on_step: Callable[[Step, int], None] | None,
 ) -> Answer:
-    if not checked_str(question, "question", MAX_QUERY).strip():
-        raise InvalidInput("question", "must not be empty")
-    if not 1 <= max_steps <= MAX_STEPS:
-        raise InvalidInput("max_steps", f"must be between 1 and {MAX_STEPS}")
+    check_question(question, max_steps)
     session = "ask_" + uuid.uuid4().hex[:16]
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM.format(series=describe_series(store, series_ref))},

@@ -47,7 +47,7 @@ def test_bad_spec_is_an_error_naming_the_field(gql, sales_store) -> None:
     _, series, _ = sales_store
     error = gql(BUILD, spec={"seriesId": series.id, "kind": "range", "start": "2015-01-01",
                              "end": "2016-12-31", "freq": "fortnight"})["errors"][0]  # fmt: skip
-    assert error["extensions"] == {"code": "BAD_INPUT", "field": "freq"}
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "spec.freq"}
     error = gql(BUILD, spec={"seriesId": series.id, "kind": "cluster"})["errors"][0]
     assert error["extensions"]["field"] == "spec.kind"
     listed = gql("query($id: ID!) { metaSegments(seriesId: $id) { id } }", id=series.id)
@@ -60,6 +60,12 @@ def test_ask_without_llm_says_so(gql, sales_store) -> None:
                 id=series.id)["errors"][0]  # fmt: skip
     assert error["extensions"]["code"] == "LLM_NOT_CONFIGURED"
     assert "no LLM is configured" in error["message"]
+    # the caller's own mistakes are named first, LLM or not
+    ask = "mutation($q: String!, $n: Int!) { ask(question: $q, maxSteps: $n) { answer } }"
+    error = gql(ask, q="  ", n=3)["errors"][0]
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "question"}
+    error = gql(ask, q="trend?", n=0)["errors"][0]
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "maxSteps"}
 
 
 def test_ask_with_scripted_llm(sales_store, llm_server, llm_settings, store_url) -> None:
@@ -76,7 +82,7 @@ def test_ask_with_scripted_llm(sales_store, llm_server, llm_settings, store_url)
         {"content": "It covers 2010 to 2020."},
     )
     settings = dataclasses.replace(llm_settings, store_url=store_url)
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
         body = client.post("/graphql", json={"query": (
             'mutation { ask(question: "What span?") { answer complete '
             "steps { number tool ok } evidence session } }")}).json()  # fmt: skip
@@ -93,7 +99,7 @@ def test_a_range_inside_a_data_gap_is_bad_input(gql, store) -> None:
             "freq": "month"}  # fmt: skip
     body = gql(BUILD, spec=spec)
     [error] = body["errors"]
-    assert error["extensions"] == {"code": "BAD_INPUT", "field": "start"}
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "spec.start"}
     assert "holds no points" in error["message"] and "2010-07-20" in error["message"]
 
 
@@ -108,7 +114,7 @@ def test_filter_spec_builds_the_segment_filter_from_typed_fields(gql, sales_stor
     assert built["members"] and all(m["endIso"] >= "2012-01-01" for m in built["members"])
     assert "slope_min=0.02" in built["label"] and "duration_min=10" in built["label"]
     bad = gql(BUILD, spec={**spec, "stdMin": 5.0, "stdMax": 1.0})["errors"][0]
-    assert bad["extensions"] == {"code": "BAD_INPUT", "field": "std_max"}
+    assert bad["extensions"] == {"code": "BAD_INPUT", "field": "spec.stdMax"}
     assert "must not be below std_min" in bad["message"]
     calls = [c["t"] for c in store.read("toolcalls.by_session", session="graphql")]
     assert [c["ok"] for c in calls] == [True, False], "the failed call is recorded too"
@@ -129,3 +135,19 @@ def test_filter_spec_takes_lowest_and_highest_value_conditions(gql, sales_store)
     highs = {m["id"] for m in high["members"]}
     assert lows == {i for i, g in segments.items() if g.features.min <= 95.0} != set()
     assert highs == {i for i, g in segments.items() if g.features.max >= 300.0} != set()
+
+
+def test_a_spec_field_its_kind_does_not_read_is_refused(gql, sales_store) -> None:
+    _, series, _ = sales_store
+    cases = [
+        ({"kind": "members", "memberIds": ["x"], "freq": "year"}, "spec.freq"),
+        ({"kind": "range", "seriesId": series.id, "freq": "year", "text": "rising"}, "spec.text"),
+        ({"kind": "filter", "seriesId": series.id, "memberIds": ["x"]}, "spec.memberIds"),
+    ]
+    for spec, field in cases:
+        answer = gql(BUILD, spec=spec)
+        assert answer["data"] is None, spec
+        assert answer["errors"][0]["extensions"] == {"code": "BAD_INPUT", "field": field}
+        assert "is not used by kind" in answer["errors"][0]["message"]
+    listed = gql("query($id: ID!) { metaSegments(seriesId: $id) { id } }", id=series.id)
+    assert listed["data"]["metaSegments"] == []

@@ -58,7 +58,7 @@ def test_bad_propositions_name_the_field_and_store_nothing(gql) -> None:
     assert error["extensions"] == {"code": "BAD_INPUT", "field": "propositions[1].date"}
     assert gql("{ propositions { id } }")["data"]["propositions"] == []
     error = gql('{ subgraph(question: "x", asOf: "yesterday") { question } }')["errors"][0]
-    assert error["extensions"]["field"] == "as_of"
+    assert error["extensions"]["field"] == "asOf"
 
 
 def test_cli_ingest_docs_and_query(

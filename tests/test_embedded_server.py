@@ -109,6 +109,18 @@ def test_data_survives_kill_9_and_stale_lock_is_cleaned(data_dir: Path) -> None:
     reopened.close()
 
 
+def test_pid_file_naming_a_process_that_is_not_the_server_is_stale(data_dir: Path) -> None:
+    data_dir.mkdir(mode=0o700)
+    # pid 1 lives, and is no server of ours (its working dir is / or, for most users and in
+    # containers, cannot be read at all)
+    (data_dir / proc.PIDFILE).write_text("1")
+    assert proc.status(data_dir).state == proc.DOWN
+    store = open_store(url(data_dir), Settings())
+    assert server_pid(data_dir) not in (None, 1)
+    assert store.health().reachable
+    store.close()
+
+
 def test_killed_client_does_not_keep_server_alive(data_dir: Path) -> None:
     code = (
         f"import time; from graphmem.store import open_store; s = open_store({url(data_dir)!r}); "

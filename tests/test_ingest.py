@@ -380,6 +380,20 @@ def test_ingest_all_checks_every_point_before_the_first_batch(store: Store) -> N
     assert [r.accepted for r in results] == [30, 30, 30, 10]
 
 
+def test_ingest_all_takes_points_validated_once(store: Store, sales) -> None:
+    arrays, checked = create_series(store, "as arrays"), create_series(store, "validated")
+    ingest.ingest_all(store, arrays.id, sales.ts[:3000], sales.xs[:3000], batch_size=700)
+    points = ingest.validate_batch(sales.ts[:3000], sales.xs[:3000], most=None)  # as the CLI does
+    results = ingest.ingest_all(store, checked.id, points, batch_size=700)
+    assert [r.accepted for r in results] == [700, 700, 700, 700, 200]
+
+    def stored(series_id: str) -> list[tuple]:
+        segs = list_segments(store, series_id, limit=1000)
+        return [(s.start, s.end, s.n, s.features.mean, s.features.std) for s in segs]
+
+    assert stored(checked.id) == stored(arrays.id) and len(stored(arrays.id)) > 1
+
+
 def test_append_refuses_a_config_of_the_wrong_type(store: Store) -> None:
     series = create_series(store, "configured")
     with pytest.raises(InvalidInput) as err:

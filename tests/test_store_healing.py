@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
 import os
 import signal
@@ -9,8 +11,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -25,7 +27,7 @@ from graphmem.errors import InvalidInput, StoreUnavailable
 from graphmem.series.catalog import create_series, list_series
 from graphmem.series.ingest import append
 from graphmem.series.synthetic import sales_series
-from graphmem.store import Store, embedded, open_store
+from graphmem.store import Store, embedded, falkordb_engine, open_store
 from graphmem.store import server_process as proc
 
 Q = load_dir(Path(__file__).parent / "cypher")
@@ -100,29 +102,109 @@ def test_write_refused_by_a_dead_server_is_sent_again_after_the_restart(
     store.close()
 
 
-def test_statement_running_when_the_server_dies_is_reported_not_rerun(data_dir: Path) -> None:
+def blocked(observer: redis.Redis, name: str, count: int) -> None:
+    """Until `count` clients named `name` wait on FalkorDB (queued or running a query)."""
+    deadline = time.monotonic() + 60
+    while sum(c["name"] == name and "b" in c["flags"] for c in observer.client_list()) < count:
+        assert time.monotonic() < deadline, f"{count} {name} statements never started"
+        time.sleep(0.01)
+
+
+def killed_while_queued(data_dir: Path, store: Store, run: Callable[[], object]) -> Future:
+    """Run `run` (one statement) in a thread and kill the server while it waits to be run.
+
+    FalkorDB's worker threads are first kept busy with endless reads from other clients, so
+    the statement is read by the server and queued: delivered, and not run, when it dies.
+    """
+    observer = control(data_dir)
+    threads = observer.execute_command("GRAPH.CONFIG", "GET", "THREAD_COUNT")[1]
+    endless = f"CYPHER n=100000 {Q['healing_test.slow_read'].text}"
+    pool = ThreadPoolExecutor(threads + 1)
+    try:
+        for _ in range(threads):  # no retries: they end with the server
+            hog = proc.control(data_dir / proc.SOCKET, None)
+            pool.submit(hog.execute_command, "GRAPH.RO_QUERY", store.graph_name, endless)
+        blocked(observer, proc.CONTROL_NAME, threads)
+        running = pool.submit(run)
+        blocked(observer, "graphmem", 1)
+    finally:
+        kill_server(data_dir)
+        pool.shutdown(wait=False)  # a statement that hangs fails below, not here
+    return running
+
+
+def test_write_delivered_when_the_server_dies_is_reported_not_resent(data_dir: Path) -> None:
     store = open_store(url(data_dir), Settings())
     pid = server_pid(data_dir)
-    observer = control(data_dir)
-    with ThreadPoolExecutor(1) as pool:
-        running = pool.submit(store.read, Q["healing_test.slow_read"], n=100_000)
-        try:
-            deadline = time.monotonic() + 60
-            while not any(
-                c["name"] == "graphmem" and "b" in c["flags"] for c in observer.client_list()
-            ):  # FalkorDB blocks the client while a worker thread runs its query
-                assert time.monotonic() < deadline, "the slow read never started"
-                time.sleep(0.01)
-        finally:
-            kill_server(data_dir)
-        with pytest.raises(StoreUnavailable, match="stopped while the statement ran"):
-            running.result(timeout=60)
+    running = killed_while_queued(data_dir, store, lambda: create_series(store, "maybe"))
+    with pytest.raises(StoreUnavailable, match="may or may not have been applied"):
+        running.result(timeout=60)
     assert server_pid(data_dir) not in (None, pid), "restarted for the next statement"
-    assert names(store) == []
+    assert names(store) == [], "not sent again (it had not run)"
     store.close()
 
 
-def test_health_restarts_a_killed_server(data_dir: Path) -> None:
+def test_read_delivered_when_the_server_dies_is_sent_again(data_dir: Path) -> None:
+    store = open_store(url(data_dir), Settings())
+    create_series(store, "read twice")
+    pid = server_pid(data_dir)
+    running = killed_while_queued(data_dir, store, lambda: names(store))
+    assert running.result(timeout=60) == ["read twice"]
+    assert server_pid(data_dir) not in (None, pid)
+    store.close()
+
+
+def test_close_while_a_statement_runs_shuts_the_server_down(data_dir: Path) -> None:
+    store = open_store(url(data_dir), Settings())
+    pid = server_pid(data_dir)
+    pool = ThreadPoolExecutor(1)
+    try:
+        running = pool.submit(store.read, Q["healing_test.slow_read"], n=100_000)
+        blocked(control(data_dir), "graphmem", 1)
+        store.close()
+        with pytest.raises(StoreUnavailable, match="the store is closed"):
+            running.result(timeout=60)
+    finally:
+        pool.shutdown(wait=False)
+    assert wait_gone(pid), "shut down by its last user"
+    assert server_pid(data_dir) is None, "and not restarted by the statement that lost it"
+
+
+def rewriting(data_dir: Path) -> int:
+    """Start a compaction that takes minutes (the child sleeps after each key); its pid."""
+    observer = control(data_dir)
+    wait_compacted(data_dir)
+    observer.config_set("rdb-key-save-delay", 120_000_000)  # microseconds per key
+    observer.bgrewriteaof()
+    deadline = time.monotonic() + 60
+    while not (temps := list(data_dir.glob("temp-rewriteaof-*.aof"))):
+        assert time.monotonic() < deadline, "the rewrite never started"
+        time.sleep(0.01)
+    return int(temps[0].stem.rsplit("-", 1)[1])
+
+
+def test_kill_during_compaction_heals_and_leaves_no_rewrite_behind(data_dir: Path) -> None:
+    store = open_store(url(data_dir), Settings())
+    create_series(store, "compacted")
+    child = rewriting(data_dir)
+    pool = ThreadPoolExecutor(1)
+    try:
+        kill_server(data_dir)  # its rewrite's child lives on, holding the old connections
+        assert pool.submit(names, store).result(timeout=60) == ["compacted"]
+    finally:
+        pool.shutdown(wait=False)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)  # a regression must not leave it sleeping
+    assert wait_gone(child), "the orphaned rewrite was stopped"
+    wait_compacted(data_dir)  # the restarted server's own compaction
+    assert not list(data_dir.glob("temp-rewriteaof-*")), "its half-written file removed"
+    assert store.health().reachable
+    store.close()
+
+
+def test_health_restarts_a_killed_server(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a loaded CI machine may need longer than the production bound to start a server
+    monkeypatch.setattr(falkordb_engine, "HEALTH_WAIT", 60.0)
     store = open_store(url(data_dir), Settings())
     dead = kill_server(data_dir)
     health = store.health()
@@ -131,9 +213,48 @@ def test_health_restarts_a_killed_server(data_dir: Path) -> None:
     store.close()
 
 
+def test_health_answers_within_its_limit_while_another_process_holds_the_lock(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(falkordb_engine, "HEALTH_WAIT", 0.5)
+    store = open_store(url(data_dir), Settings())
+    dead = kill_server(data_dir)
+    pool = ThreadPoolExecutor(1)
+    with open(data_dir / proc.LOCKFILE, "w") as lock:  # another process starting the server
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            health = pool.submit(store.health).result(timeout=60)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            pool.shutdown(wait=False)
+    assert not health.reachable and "being started or stopped by another process" in health.detail
+    assert server_pid(data_dir) is None, "not started meanwhile"
+    assert store.health().reachable, "the next check restarts it"
+    assert server_pid(data_dir) not in (None, dead)
+    store.close()
+
+
+def test_health_reports_a_load_in_progress_and_waits_for_nothing(data_dir: Path) -> None:
+    store = open_store(url(data_dir), Settings())
+    store.write(Q["healing_test.filler"], n=FILLER)
+    kill_server(data_dir)
+    server = loading(data_dir)  # restarted by another process, frozen while it loads
+    pool = ThreadPoolExecutor(1)
+    try:
+        health = pool.submit(store.health).result(timeout=60)
+    finally:
+        os.kill(server.pid, signal.SIGCONT)
+        pool.shutdown(wait=False)
+    assert not health.reachable and "is loading (replaying its append-only file" in health.detail
+    assert store.read(Q["healing_test.count_filler"])[0]["n"] == FILLER
+    assert server_pid(data_dir) == server.pid, "the loading server was used, not replaced"
+    store.close()
+    assert server.wait(timeout=60) == 0
+
+
 def test_api_heals_without_a_restart_of_the_app(data_dir: Path) -> None:
     app = create_app(Settings(store_url=url(data_dir)))
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://localhost") as client:
         create = 'mutation { createSeries(name: "kept") { id } }'
         assert client.post("/graphql", json={"query": create}).json()["data"]["createSeries"]
         assert client.get("/healthz").json()["reachable"] is True
@@ -211,26 +332,77 @@ store.close()
 FILLER = 1_000_000  # nodes: the server takes about half a second to replay them
 
 
-def test_open_waits_for_a_loading_server_and_never_kills_it(data_dir: Path) -> None:
+def loading(data_dir: Path) -> subprocess.Popen[bytes]:
+    """A server started as another opener would, frozen (SIGSTOP) while it loads the log."""
+    server = proc.start(data_dir, "always")
+    deadline = time.monotonic() + 60
+    while (state := proc.status(data_dir, 0.05).state) != proc.LOADING:
+        assert state != proc.READY, "loaded before it was seen loading: make FILLER larger"
+        assert time.monotonic() < deadline, "never started loading"
+        time.sleep(0.005)
+    os.kill(server.pid, signal.SIGSTOP)
+    return server
+
+
+def test_open_waits_for_a_loading_server_and_never_kills_it(
+    data_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     store = open_store(url(data_dir), Settings())
     store.write(Q["healing_test.filler"], n=FILLER)
     store.close()  # the log's tail now holds the statement: the next start replays it
-    with pytest.raises(StoreUnavailable, match="GRAPHMEM_STORE_LOAD_TIMEOUT") as raised:
-        open_store(url(data_dir), Settings(store_load_timeout=0.05))
-    assert "not restarted" in str(raised.value)
-    loading = server_pid(data_dir)
-    assert loading is not None, "a server that is too slow to load is left running"
-    other = subprocess.Popen(
-        [sys.executable, "-c", OPEN_AND_COUNT, url(data_dir), str(data_dir)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    store = open_store(url(data_dir), Settings())  # waits for the same load
-    assert server_pid(data_dir) == loading
-    assert store.read(Q["healing_test.count_filler"])[0]["n"] == FILLER
-    out, err = other.communicate(timeout=120)
-    assert other.returncode == 0, err
-    assert out.split() == [str(FILLER), str(loading)]
+    server = loading(data_dir)
+    try:
+        limit = Settings(store_load_timeout=0.05)
+        with (
+            caplog.at_level(logging.WARNING, logger="graphmem.store.embedded"),
+            pytest.raises(StoreUnavailable, match="GRAPHMEM_STORE_LOAD_TIMEOUT") as raised,
+        ):
+            open_store(url(data_dir), limit)
+        assert "still loading" in str(raised.value) and "not restarted" in str(raised.value)
+        assert "is loading: replaying its append-only file" in caplog.text, "progress logged"
+        assert server_pid(data_dir) == server.pid, "a server too slow to load is left running"
+        other = subprocess.Popen(
+            [sys.executable, "-c", OPEN_AND_COUNT, url(data_dir), str(data_dir)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        os.kill(server.pid, signal.SIGCONT)
+        store = open_store(url(data_dir), Settings())  # waits for the same load
+        assert server_pid(data_dir) == server.pid
+        assert store.read(Q["healing_test.count_filler"])[0]["n"] == FILLER
+        out, err = other.communicate(timeout=120)
+        assert other.returncode == 0, err
+        assert out.split() == [str(FILLER), str(server.pid)]
+        store.close()
+        assert server.wait(timeout=60) == 0, "shut down by its last user"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(server.pid, signal.SIGCONT)
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+def test_a_slow_load_is_followed_by_a_compaction(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = open_store(url(data_dir), Settings())
+    store.write(Q["healing_test.filler"], n=FILLER)
+    control(data_dir).bgrewriteaof()
+    wait_compacted(data_dir)
+    store.write(Q["healing_test.filler"], n=10)  # a tail far below half the snapshot
     store.close()
+    tail = aof_tail_bytes(data_dir)
+    monkeypatch.setattr(embedded, "SLOW_LOAD", 1e9)  # no load counts as slow
+    reopened = open_store(url(data_dir), Settings())
+    wait_compacted(data_dir)
+    assert aof_tail_bytes(data_dir) == tail, "a quick load with a small tail: left as it is"
+    kill_server(data_dir)
+    monkeypatch.setattr(embedded, "SLOW_LOAD", 0.0)  # every load counts as slow,
+    monkeypatch.setattr(embedded, "SLOW_TAIL", 1)  # and this tail as long enough to matter
+    assert reopened.read(Q["healing_test.count_filler"])[0]["n"] == FILLER + 10
+    wait_compacted(data_dir)
+    assert aof_tail_bytes(data_dir) == 0, "compacted after the restart that took a while"
+    reopened.close()
 
 
 def test_load_timeout_comes_from_the_environment() -> None:
@@ -282,7 +454,8 @@ def test_reopen_sends_no_ddl_and_does_not_grow_the_log(data_dir: Path) -> None:
     second.close()
     first.close()
     tail = aof_tail_bytes(data_dir)
-    reopened = open_store(url(data_dir), Settings())  # a fresh server replays the log
+    reopened = open_store(url(data_dir), Settings())  # a fresh server, loaded from the log
+    assert commands(data_dir) == {"graph.QUERY": 0, "graph.CONSTRAINT": 0}, "no DDL sent"
     wait_compacted(data_dir)
     assert aof_tail_bytes(data_dir) == tail, "nothing appended: no DDL, no re-logged constraint"
     reopened.close()

@@ -274,7 +274,7 @@ def test_recall_rejects_bad_arguments(ctx: TimelineMemory) -> None:
         ({"now": "not a date"}, "now"),
         ({"k": 0}, "k"),
         ({"threshold": 0}, "threshold"),
-        ({"labels": ("Nope",)}, "labels"),
+        ({"labels": ("Nope",)}, "labels[0]"),
         ({"candidates": -1}, "candidates"),
     ):
         args = {"query": "anything", "now": "2024-01-01", **kwargs}

@@ -151,7 +151,10 @@ def add_document(
 def _as_propositions(
     found: Sequence[Mapping[str, str]], source: str | None, doc_id: str
 ) -> list[Proposition]:
-    return [
-        make_proposition(p["text"], p["date"], source, doc_id, f"propositions[{i}]")
-        for i, p in enumerate(found)
-    ]
+    try:
+        return [
+            make_proposition(p["text"], p["date"], source, doc_id, f"propositions[{i}]")
+            for i, p in enumerate(found)
+        ]
+    except InvalidInput as error:  # found in the document: the caller sent its text
+        raise InvalidInput("text", f"{error.field} found in it: {error.problem}") from None

@@ -12,9 +12,8 @@ from typing import Any
 
 from graphmem.errors import InvalidInput
 from graphmem.kinds import RELATIONS
-from graphmem.strings import MAX_SOURCE, checked_name, checked_str
+from graphmem.strings import MAX_SOURCE, MAX_TEXT, checked_name, checked_str
 
-MAX_TEXT = 10_000  # characters of one proposition: a statement, not a document
 KINDS = tuple(rel.key for rel in RELATIONS)  # relation kinds that become edges
 LABELS = (*KINDS, "norel")  # what a classifier may answer
 EDGE_TYPES = {rel.key: rel.type for rel in RELATIONS}

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from graphmem import metrics
 from graphmem.errors import InvalidInput, StoreError
 from graphmem.series.archive import CHUNK_SIZE, Points, chunk_rows, read_index_range
 from graphmem.series.batch import MAX_BATCH, Batch, check_follows, validate_batch
@@ -79,7 +80,13 @@ def append(
     if config is not None and not isinstance(config, SegmenterConfig):
         raise InvalidInput("config", "must be a SegmenterConfig or None")
     series = get_series(store, series_ref)
-    batch = validate_batch(timestamps, values)
+    return _append(store, series, validate_batch(timestamps, values), config)
+
+
+def _append(
+    store: Store, series: SeriesInfo, batch: Batch, config: SegmenterConfig | None
+) -> AppendResult:
+    """append() of a batch already validated."""
     batch_id = batch.digest(series.id)
     if _seen(store, batch_id):
         return _duplicate(series.id)
@@ -99,6 +106,7 @@ def append(
             "(another writer?); nothing of this batch was stored, send it again"
         )
     n_new = int(len(batch.ts) - np.count_nonzero(batch.missing))
+    metrics.count(metrics.POINTS, n_new)
     return AppendResult(series.id, n_new, len(batch.ts) - n_new, False, segments)
 
 
@@ -252,14 +260,15 @@ def ingest_all(
     store: Store,
     series_ref: str,
     ts: Any,
-    xs: Any,
+    xs: Any = None,
     batch_size: int = 10_000,
     progress: Any = None,
 ) -> list[AppendResult]:
     """Append a whole array in batches (each atomic); `progress(n)` is called after each.
 
     Every point is checked before the first batch is sent, so bad input anywhere stores
-    nothing (and errors index the whole array, not a batch).
+    nothing (and errors index the whole array, not a batch). `ts` may instead be a Batch
+    that validate_batch() returned (with `xs` None): it is not checked again.
     """
     if (
         isinstance(batch_size, bool)
@@ -269,11 +278,12 @@ def ingest_all(
         raise InvalidInput("batch_size", f"must be an integer from 1 to {MAX_BATCH:,}")
     if progress is not None and not callable(progress):
         raise InvalidInput("progress", "must be a function of the points done, or None")
-    whole = validate_batch(ts, xs, most=None)
+    whole = ts if isinstance(ts, Batch) and xs is None else validate_batch(ts, xs, most=None)
+    series = get_series(store, series_ref)
     results = []
     for lo in range(0, len(whole.ts), batch_size):
-        hi = lo + batch_size
-        results.append(append(store, series_ref, whole.ts[lo:hi], whole.xs[lo:hi]))
+        part = Batch(whole.ts[lo : lo + batch_size], whole.xs[lo : lo + batch_size])
+        results.append(_append(store, series, part, None))  # a slice of a valid batch is valid
         if progress is not None:
-            progress(len(whole.ts[lo:hi]))
+            progress(len(part.ts))
     return results

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import redis
 from falkordb import FalkorDB
@@ -40,6 +41,13 @@ MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux
 START_TIMEOUT = 20.0  # for the socket to accept connections; it does before loading begins
 PROGRESS_EVERY = 10.0  # seconds between log lines while waiting for a load
 REWRITE_WAIT = 60.0  # the last user lets a running compaction finish before shutting down
+# a load this long (seconds) is followed by a compaction when the tail holds SLOW_TAIL bytes
+# or more, whatever its share of the snapshot: a tail of small statements replays far slower
+# per byte than one of large batches (docs/operations.md). A shorter tail cannot be what made
+# the load slow, and rewriting a large snapshot for it at every start would cost more.
+SLOW_LOAD = 3.0
+SLOW_TAIL = 1_000_000
+LOCK_POLL = 0.02  # seconds between tries of the lock when a wait is bounded
 PRIVATE_DIR = 0o700
 
 
@@ -58,6 +66,7 @@ class EmbeddedServer:
     data_dir: Path
     options: ServerOptions = ServerOptions()
     pid: int | None = None  # of the server last seen answering
+    slow_load: bool = False  # the last load waited for took SLOW_LOAD s or more: compact
     _healing: threading.Lock = field(default_factory=threading.Lock)  # one thread restarts
     _watch: proc.Watch | None = field(default=None, repr=False)  # on `pid`
 
@@ -66,11 +75,7 @@ class EmbeddedServer:
         return self.data_dir / proc.SOCKET
 
     def check(self, client: FalkorDB, wait: float | None = None) -> None:
-        """Before a statement: restart the server if its process has died (no round trip).
-
-        A statement sent to a server killed during a compaction would hang: the rewrite's
-        child still holds the sockets open.
-        """
+        """Before a statement: restart the server if its process has died (no round trip)."""
         if self.pid is not None and not self._alive(self.pid):
             self.revive(client, wait)
 
@@ -82,15 +87,32 @@ class EmbeddedServer:
         return watch.alive()
 
     def recover(self, client: FalkorDB, error: Exception, what: str, write: bool) -> None:
-        """After a lost connection: restart the server; raise unless `what` may be sent again."""
+        """After a lost connection: restart the server; raise unless `what` may be sent again.
+
+        A read may (the adapter sends a statement at most twice); a write only if it certainly
+        did not run.
+        """
         self.revive(client)
-        if not _undelivered(error):
-            effect = "may or may not have been applied" if write else "was not run again"
+        if write and not _undelivered(error):
             raise StoreUnavailable(
                 f"{what}: FalkorDB stopped while the statement ran; the server has been "
-                f"restarted, and the statement {effect} (it may be what stopped the server). "
-                f"Send it again if it should run"
+                f"restarted, and the statement may or may not have been applied (it may be "
+                f"what stopped the server). Send it again if it should run"
             ) from error
+
+    def alive(self, client: FalkorDB, wait: float) -> None:
+        """For a health check: within `wait` seconds, restart the server if it is gone.
+
+        Raises StoreUnavailable (saying how far a load has got) unless it answers by then.
+        """
+        deadline = time.monotonic() + wait
+        status = proc.status(self.data_dir, _probe_timeout(deadline))
+        if status.state == proc.READY and proc.read_pid(self.data_dir) == self.pid:
+            return
+        if status.state in (proc.READY, proc.DOWN):  # gone, or restarted by another process
+            self.revive(client, deadline - time.monotonic())
+        else:
+            raise StoreUnavailable(f"FalkorDB for {self.data_dir} is {_state(status)}")
 
     def connect(self) -> FalkorDB:
         """A client connection counted as a user of the server."""
@@ -99,21 +121,30 @@ class EmbeddedServer:
     def revive(self, client: FalkorDB, wait: float | None = None) -> None:
         """After a lost connection: start the server again unless it answers, then register.
 
-        Waits up to `wait` seconds (default: the load timeout) for it to answer; raises
+        Waits up to `wait` seconds (default: the load timeout) in all for it to answer; raises
         StoreUnavailable when it cannot be started or is still loading by then.
         """
         if not self.data_dir.is_dir():
             raise StoreUnavailable(f"data dir {self.data_dir} was removed; not restarting")
-        if not self._healing.acquire(timeout=-1 if wait is None else wait):
+        began = time.monotonic()
+        if not self._healing.acquire(timeout=-1 if wait is None else max(wait, 0)):
             raise StoreUnavailable("FalkorDB is being restarted; try again shortly")
         try:
-            began = time.monotonic()
-            if _ensure(self, lambda: client.connection.ping(), wait):
+            left = None if wait is None else wait - (time.monotonic() - began)
+            if _ensure(self, lambda: self._register(client), left):
                 log.warning("FalkorDB for %s restarted in %.1f s", self.data_dir,
                             time.monotonic() - began)  # fmt: skip
                 self.compact()
         finally:
             self._healing.release()
+
+    def _register(self, client: FalkorDB) -> None:
+        """Count `client` as a user of the server that answers now."""
+        if proc.read_pid(self.data_dir) != self.pid:
+            # never send on a connection to the server that died: a rewrite's child it left
+            # may hold it open, and a statement sent there waits for the child to exit
+            client.connection.connection_pool.disconnect()
+        client.connection.ping()
 
     def compact(self, force: bool = False) -> None:
         """Rewrite the append-only file in the background if its tail exceeds COMPACT_AT.
@@ -122,34 +153,44 @@ class EmbeddedServer:
 
         `force`: whatever the sizes (after schema changes: replayed DDL slows every later
         statement of the replay, and FalkorDB logs replayed constraints again at each load).
+        A load that took SLOW_LOAD s or more forces it too, unless the tail is short.
         """
-        with contextlib.suppress(redis.exceptions.RedisError):
-            control = proc.control(self.socket_path, proc.PROBE_TIMEOUT)
+        with contextlib.suppress(redis.exceptions.RedisError), _control(self) as control:
             info = control.info("persistence")
             busy = info.get("aof_rewrite_in_progress") or info.get("aof_rewrite_scheduled")
             tail = info["aof_current_size"] - info["aof_base_size"]
-            if not busy and tail > 0 and (force or tail > proc.COMPACT_AT * info["aof_base_size"]):
+            slow = self.slow_load and tail >= SLOW_TAIL
+            force = force or slow or tail > proc.COMPACT_AT * info["aof_base_size"]
+            if not busy and tail > 0 and force:
                 control.bgrewriteaof()
+            self.slow_load = False
 
     def release(self) -> None:
         """Shut the server down if no graphmem connection is left (call after closing ours)."""
         if not self.data_dir.is_dir():
             return  # the data dir was removed under us: nothing left to stop
-        with _locked(self.data_dir):
-            try:
-                control = proc.control(self.socket_path, proc.PROBE_TIMEOUT)
-                users = [c for c in control.client_list() if c.get("name") == CLIENT_NAME]
-                if not users:
-                    _await_rewrite(control)
-                    proc.shutdown(self.socket_path)
-                    proc.cleanup(self.data_dir)
-            except redis.exceptions.RedisError:
-                pass  # already gone, or too busy loading to ask: leave it to its next user
+        # errors: already gone, or too busy loading to ask: left to its next user
+        with contextlib.suppress(redis.exceptions.RedisError), _control(self) as control:
+            if not _users(control):
+                _await_rewrite(control)  # outside the lock: others may open meanwhile
+                with _locked(self.data_dir):
+                    if not _users(control):
+                        proc.shutdown(self.socket_path)
+                        proc.cleanup(self.data_dir)
         child = proc.children.get(self.data_dir)
         if child is not None and not (self.data_dir / proc.PIDFILE).exists():
             with contextlib.suppress(subprocess.TimeoutExpired):
                 child.wait(timeout=10)  # our child has been told to exit: reap it
             proc.children.pop(self.data_dir, None)
+
+
+def _control(server: EmbeddedServer) -> contextlib.closing[redis.Redis]:
+    """An observer connection to the server (not counted as a user), closed after use."""
+    return contextlib.closing(proc.control(server.socket_path, proc.PROBE_TIMEOUT))
+
+
+def _users(control: redis.Redis) -> list[dict]:
+    return [c for c in control.client_list() if c.get("name") == CLIENT_NAME]
 
 
 def acquire(
@@ -170,16 +211,17 @@ def _ensure(server: EmbeddedServer, register: Callable[[], object], wait: float 
     """Make the server answer, starting it if none runs; whether this call started it.
 
     `register` runs under the lock once the server answers, so the caller counts as a user
-    before anyone else can decide to shut the server down.
+    before anyone else can decide to shut the server down. Everything happens within `wait`
+    seconds (default: the load timeout).
     """
     data_dir = server.data_dir
     limit = server.options.load_timeout if wait is None else wait
     deadline = time.monotonic() + limit
     child, starts = None, 0
     while True:
-        with _locked(data_dir):
+        with _locked(data_dir, deadline):
             _reap(data_dir)
-            status = proc.status(data_dir)
+            status = proc.status(data_dir, _probe_timeout(deadline))
             if status.state == proc.READY:
                 try:
                     register()
@@ -193,7 +235,14 @@ def _ensure(server: EmbeddedServer, register: Callable[[], object], wait: float 
                 proc.cleanup(data_dir)  # stale pid file or socket left by a killed server
                 child = proc.children[data_dir] = proc.start(data_dir, server.options.appendfsync)
                 starts += 1
+        began = time.monotonic()
         _await_ready(data_dir, deadline, limit, child)
+        server.slow_load = server.slow_load or time.monotonic() - began >= SLOW_LOAD
+
+
+def _probe_timeout(deadline: float) -> float:
+    """How long a look at the server may wait for an answer, given the caller's deadline."""
+    return min(proc.PROBE_TIMEOUT, max(deadline - time.monotonic(), 0.01))
 
 
 def _reap(data_dir: Path) -> None:
@@ -234,13 +283,31 @@ def _warn_if_shared(data_dir: Path) -> None:
 
 
 @contextlib.contextmanager
-def _locked(data_dir: Path) -> Iterator[None]:
+def _locked(data_dir: Path, deadline: float | None = None) -> Iterator[None]:
+    """Hold the lock on the data dir; raise StoreUnavailable if `deadline` passes first."""
     with os.fdopen(proc.private(data_dir / proc.LOCKFILE, os.O_WRONLY), "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        if deadline is None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        else:
+            while not _try_lock(handle):
+                if time.monotonic() >= deadline:
+                    raise StoreUnavailable(
+                        f"FalkorDB for {data_dir} is being started or stopped by another "
+                        f"process; try again shortly"
+                    )
+                time.sleep(LOCK_POLL)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _try_lock(handle: IO[str]) -> bool:
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 def _await_ready(
@@ -251,23 +318,22 @@ def _await_ready(
     `child`: the server this call started, whose failure at start-up is reported.
     """
     began = time.monotonic()
-    note = began + PROGRESS_EVERY / 2
+    # a wait that ends in failure has logged progress first
+    note = min(began + PROGRESS_EVERY / 2, (began + deadline) / 2)
     while True:
-        status = proc.status(
-            data_dir, min(proc.PROBE_TIMEOUT, max(deadline - time.monotonic(), 0.01))
-        )
+        status = proc.status(data_dir, _probe_timeout(deadline))
         now = time.monotonic()
         if status.state in (proc.READY, proc.DOWN):
             _check_exit(data_dir, child)
             return
         if status.state == proc.STARTING and now - began > START_TIMEOUT:
             _abandon_start(data_dir, child)
-        if now >= deadline:
-            raise StoreUnavailable(_still_busy(data_dir, status, limit))
         if status.state == proc.LOADING and now >= note:
-            log.warning("FalkorDB for %s is loading: %s, %.0f s so far (limit %.0f s)",
+            log.warning("FalkorDB for %s is loading: %s, %.1f s so far (limit %g s)",
                         data_dir, status.detail, now - began, limit)  # fmt: skip
             note = now + PROGRESS_EVERY
+        if now >= deadline:
+            raise StoreUnavailable(_still_busy(data_dir, status, limit))
         time.sleep(0.02 if now - began < 1 else 0.1)
 
 
@@ -295,11 +361,14 @@ def _abandon_start(data_dir: Path, child: subprocess.Popen[bytes] | None) -> Non
     )
 
 
+def _state(status: proc.Status) -> str:
+    return f"loading ({status.detail})" if status.state == proc.LOADING else "starting"
+
+
 def _still_busy(data_dir: Path, status: proc.Status, limit: float) -> str:
-    what = f"still loading ({status.detail})" if status.state == proc.LOADING else "still starting"
     return (
-        f"FalkorDB for {data_dir} is {what} after {limit:g} s; it goes on in the background "
-        f"and is not restarted. Open the store again later, or allow longer with "
+        f"FalkorDB for {data_dir} is still {_state(status)} after {limit:g} s; it goes on in "
+        f"the background and is not restarted. Open the store again later, or allow longer with "
         f"GRAPHMEM_STORE_LOAD_TIMEOUT (seconds)"
     )
 

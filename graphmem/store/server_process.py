@@ -23,8 +23,11 @@ PIDFILE = "falkordb.pid"
 LOCKFILE = "server.lock"
 LOGFILE = "falkordb.log"
 AOF_DIR = "appendonlydir"
-REWRITE_TEMP = "temp-rewriteaof-bg-*.aof"  # written by a rewrite's child, renamed by the server
+# a rewrite's child writes temp-rewriteaof-<its pid>.aof, renamed temp-rewriteaof-bg-<pid>.aof
+# once it is complete (the server then moves it into AOF_DIR)
+REWRITE_TEMP = "temp-rewriteaof-*.aof"
 CONTROL_NAME = "graphmem-control"
+TIMEOUT_MAX_MS = 7 * 24 * 3600 * 1000  # a week: caps no real statement
 PROBE_TIMEOUT = 1.0  # a server replaying its log answers nothing, not even INFO
 # the log is compacted when its tail of commands exceeds this fraction of its RDB snapshot:
 # replaying the tail is what makes a start slow (bench/bench_restart.py)
@@ -151,19 +154,25 @@ def serves(pid: int, data_dir: Path) -> bool:
     try:
         return os.readlink(f"/proc/{pid}/cwd") == str(data_dir)
     except OSError:
-        return True  # no /proc, or not ours to look at: trust the pid file
+        # not ours to look at (another user's process, which a pid file's pid may have become):
+        # not our server. Without /proc (not Linux) there is nothing to look at: trust the pid
+        return not Path("/proc/self").exists()
 
 
 def cleanup(data_dir: Path) -> None:
-    """Remove what a server that is gone left behind: pid file, socket, half-written rewrites."""
+    """Remove what a server that is gone left behind: pid file, socket, half-written rewrites.
+
+    A rewrite's child outlives a server killed with -9, still writing a file nobody will use
+    and holding the dead server's client connections open (a statement sent on one would
+    wait for the child to finish): it is killed.
+    """
     for name in (PIDFILE, SOCKET):
         with contextlib.suppress(FileNotFoundError):
             (data_dir / name).unlink()
     for temp in data_dir.glob(REWRITE_TEMP):
-        # a rewrite's child outlives a server killed with -9; its file is never used
-        pid = temp.name.removeprefix("temp-rewriteaof-bg-").removesuffix(".aof")
+        pid = temp.name.removeprefix("temp-rewriteaof-").removeprefix("bg-").removesuffix(".aof")
         if pid.isdigit() and alive(int(pid)) and serves(int(pid), data_dir):
-            with contextlib.suppress(ProcessLookupError):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(int(pid), signal.SIGKILL)
         with contextlib.suppress(FileNotFoundError):
             temp.unlink()
@@ -184,6 +193,9 @@ def start(data_dir: Path, appendfsync: str) -> subprocess.Popen[bytes]:
         server, "--port", "0", "--unixsocket", str(data_dir / SOCKET), "--unixsocketperm", "700",
         "--dir", str(data_dir), "--appendonly", "yes", "--appendfsync", appendfsync,
         "--save", "", "--logfile", LOGFILE, "--loadmodule", module,
+        # any TIMEOUT_MAX makes a statement's TIMEOUT (an operation's deadline) apply to
+        # writes too, which the server then undoes; without one writes never time out
+        "TIMEOUT_MAX", str(TIMEOUT_MAX_MS),
         # compaction: the rewritten file is an RDB snapshot plus a tail of commands; redis
         # rewrites it once the tail exceeds half the snapshot and 64 MB (EmbeddedServer.compact)
         "--aof-use-rdb-preamble", "yes",
@@ -211,5 +223,6 @@ def startup_failure(data_dir: Path, process: subprocess.Popen[bytes]) -> str:
 
 
 def shutdown(socket_path: Path) -> None:
-    with contextlib.suppress(redis.exceptions.ConnectionError):
-        control(socket_path, None).shutdown()  # fsyncs the AOF before exiting
+    server = control(socket_path, None)
+    with contextlib.suppress(redis.exceptions.ConnectionError), contextlib.closing(server):
+        server.shutdown()  # fsyncs the AOF before exiting

@@ -11,16 +11,15 @@ from typing import Any
 
 import numpy as np
 
-from graphmem import embcodec
+from graphmem import embcodec, metrics
 from graphmem.errors import InvalidInput
-from graphmem.strings import MAX_SOURCE, checked_name, checked_str
+from graphmem.strings import MAX_SOURCE, MAX_TEXT, checked_name, checked_str
 from graphmem.timeline.memory import TimelineMemory
 from graphmem.timeutil import iso, iso_date, parse_timestamp
 from graphmem.vectors import vector_id
 
 LABEL = "Event"
 MAX_BATCH = 1000  # events per call: one statement, so it lands whole
-MAX_TEXT = 10_000  # characters of one event
 _KEYS = frozenset({"text", "date", "source"})
 
 
@@ -103,6 +102,7 @@ def add_events(
             for i, emb in zip(new, embcodec.encode(fresh), strict=True)
         ]  # fmt: skip
         ctx.store.write_batch("timeline.add_events", rows)
+        metrics.count(metrics.EVENTS, len(rows))
         ctx.vectors.add(
             LABEL, [r["id"] for r in rows], [r["vid"] for r in rows], [r["ts"] for r in rows],
             fresh,

@@ -78,10 +78,13 @@ def checked_labels(labels: Any) -> tuple[str, ...]:
         labels = (labels,)
     if not isinstance(labels, Iterable):
         raise InvalidInput("labels", f"must be a list of {', '.join(LABELS)}")
-    out = tuple(dict.fromkeys(labels))
-    if not out or any(label not in LABELS for label in out):
+    labels = list(labels)
+    if not labels:
         raise InvalidInput("labels", f"must be a non-empty list of {', '.join(LABELS)}")
-    return out
+    for i, label in enumerate(labels):
+        if label not in LABELS:
+            raise InvalidInput(f"labels[{i}]", f"{label!r} is not one of {', '.join(LABELS)}")
+    return tuple(dict.fromkeys(labels))
 
 
 def checked_ids(ids: Any) -> list[str]:
