@@ -12,6 +12,7 @@ import asyncio
 import contextvars
 import functools
 import re
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,6 +25,11 @@ from strawberry.types import ExecutionContext, ExecutionResult
 from api.errors import error_extensions
 
 CACHED_TEXTS = 512  # distinct query texts kept parsed (and validated); least recently used go
+CACHED_TEXT_MOST = 20_000  # characters: longer texts (values written inline) are not kept
+# seconds a thread holding the GIL may keep others waiting for it (Python's default: 5 ms); a
+# CPU-bound operation (decoding and checking a 150k-point append) would otherwise make a read
+# wait that long each time it comes back from the store or the model
+SWITCH_INTERVAL = 0.001
 
 
 @functools.lru_cache(maxsize=CACHED_TEXTS)
@@ -35,8 +41,18 @@ def _parsed(query: str, options: tuple[tuple[str, Any], ...]) -> DocumentNode | 
 
 
 def parsed(query: str, options: dict[str, Any] | None = None) -> DocumentNode | GraphQLError:
-    """The document of `query` (or its syntax error), parsed once per text and options."""
-    return _parsed(query, tuple(sorted((options or {}).items())))
+    """The document of `query` (or its syntax error), parsed once per text and options.
+
+    Texts over CACHED_TEXT_MOST characters are parsed each time: a few hundred of them kept
+    could fill the memory.
+    """
+    key = tuple(sorted((options or {}).items()))
+    return (_parsed if len(query) <= CACHED_TEXT_MOST else _parsed.__wrapped__)(query, key)
+
+
+def share_the_gil() -> None:
+    """Sets the process's GIL switch interval for serving: reads beside CPU-bound writes."""
+    sys.setswitchinterval(SWITCH_INTERVAL)
 
 
 class _Identity:
@@ -78,8 +94,11 @@ class PreparedOnce(SchemaExtension):
     def on_validate(self) -> Iterator[None]:
         context = self.execution_context
         document, rules = context.graphql_document, tuple(context.validation_rules)
-        if document is not None and _valid(
-            _Identity(context.schema._schema), _Identity(document), rules
+        kept = len(context.query or "") <= CACHED_TEXT_MOST  # else a new document each time
+        if (
+            document is not None
+            and kept
+            and _valid(_Identity(context.schema._schema), _Identity(document), rules)
         ):
             context.pre_execution_errors = []  # strawberry skips its own validation
         yield
@@ -144,7 +163,9 @@ class GraphmemSchema(strawberry.Schema):
             self.execute_sync, query, variable_values, context_value, root_value,
             operation_name, *args, **kwargs,
         )  # fmt: skip
-        pool = state.pool(operation_kind(query, operation_name))
+        # a text over the length limit is refused when parsed: not worth scanning to route it
+        short = len(query or "") <= state.settings.limits.query_length
+        pool = state.pool(operation_kind(query, operation_name) if short else "query")
         # in a copy of the request's context: its request id, metrics sink (api/observe.py)
         # and, once RequestLimits sets it, the operation's deadline
         context = contextvars.copy_context()

@@ -5,10 +5,12 @@ it over HTTP, then for each client count sends a fixed number of requests mixed 
 subgraph and recall (reads) and appendPoints (each client to its own series) and
 addPropositions (writes). Prints throughput, p50/p95/p99 of reads and writes, errors, and
 checks that every acknowledged write is stored exactly once (points, segments, propositions).
-Then measures a read's p95 while one 150k-point appendPoints runs, against its p95 without.
+Then measures a read's p95 while one 150k-point appendPoints runs, against its p95 without
+(reads alone just before and just after it), and ends with the issue's goals, each met or not.
 
 The client is a lean asyncio HTTP/1.1 client (bench/loadclient.py) in this process: on a
-shared 2-core machine it competes with the server, so its CPU share is printed too.
+shared 2-core machine it competes with the server, so its CPU share is printed too, and the
+load average beside every figure (other work on the machine slows the server down).
 """
 
 from __future__ import annotations
@@ -63,6 +65,9 @@ MIX = {"segments": 0.25, "subgraph": 0.2, "recall": 0.25, "appendPoints": 0.15,
 WRITES = {"appendPoints", "addPropositions"}
 APPEND_POINTS = 100  # per appendPoints of the mixed load
 PROPS_PER_ADD = 3
+# the goals of issue 13: throughput and read p95 with 16 clients, errors, 16 vs 1 client,
+# read p95 during a 150k-point append against without
+GOAL_RPS, GOAL_READ_P95, GOAL_SCALING, GOAL_INTERFERENCE = 300.0, 100.0, 1.8, 2.0
 
 SEGMENTS = "query($s: ID!) { segments(seriesId: $s, limit: 50) { id start end mean summary } }"
 SUBGRAPH = """query($q: String!) { subgraph(question: $q, k: 5) {
@@ -143,6 +148,11 @@ def served(home: Path, env: dict[str, str]) -> Iterator[tuple[int, subprocess.Po
         proc.terminate()
         proc.wait(timeout=60)
         log.close()
+
+
+def load_average() -> str:
+    """The 1-minute load average and the cores: how busy the shared machine was."""
+    return f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
 
 
 def cpu_seconds(pid: int) -> float:
@@ -327,11 +337,12 @@ class LevelResult:
     writes: list[Sample]
     errors: int
     problems: list[str]
+    load: str
 
 
 async def level(port: int, proc: subprocess.Popen, clients: int, n: int, seeded: list[str],
-                mix: dict[str, float]) -> LevelResult:  # fmt: skip
-    tag = f"load-c{clients}"
+                mix: dict[str, float], run: int) -> LevelResult:  # fmt: skip
+    tag = f"load-{run}-c{clients}"  # the same client count may run twice
     rng = np.random.default_rng(clients)
     weights = np.array(list(mix.values()))
     kinds = list(rng.choice(list(mix), size=n, p=weights / weights.sum()))
@@ -340,7 +351,7 @@ async def level(port: int, proc: subprocess.Popen, clients: int, n: int, seeded:
         c.series_id = (await gql(c.conn, CREATE_SERIES, n=f"{tag}-{i}"))["createSeries"]["id"]
     samples: list[Sample] = []
     next_index = itertools.count()
-    counter = itertools.count(1_000_000 * clients, PROPS_PER_ADD)  # new statements per level
+    counter = itertools.count(1_000_000 * (run + 1), PROPS_PER_ADD)  # new statements per level
     usage, began = Usage((proc.pid, store_pid(proc.pid))).begin(), time.perf_counter()
     await asyncio.gather(*(client_loop(c, kinds, next_index, samples, seeded, tag, counter)
                            for c in pool))  # fmt: skip
@@ -350,9 +361,9 @@ async def level(port: int, proc: subprocess.Popen, clients: int, n: int, seeded:
     reads = [s for s in samples if s.kind not in WRITES and s.ok]
     writes = [s for s in samples if s.kind in WRITES and s.ok]
     result = LevelResult(clients, n / wall, reads, writes, sum(not s.ok for s in samples),
-                         await check_counts(port, pool, tag))  # fmt: skip
+                         await check_counts(port, pool, tag), load_average())  # fmt: skip
     print(f"{clients:>2} clients: {n} requests in {wall:.1f} s = {result.throughput:.0f} req/s, "
-          f"{result.errors} errors; {used}")  # fmt: skip
+          f"{result.errors} errors; {used}; {result.load}")  # fmt: skip
     print("   " + line("reads", reads))
     print("   " + line("writes", writes))
     for kind in mix:
@@ -386,9 +397,26 @@ async def reads_for(port: int, readers: int, stop: asyncio.Event | None, n: int,
     return samples
 
 
-async def append_interference(port: int, seeded: list[str], big: int, readers: int) -> None:
-    """A read's p95 while one `big`-point appendPoints runs, against its p95 without."""
-    quiet = await reads_for(port, readers, None, 300, seeded)
+@dataclass
+class Interference:
+    quiet: list[Sample]  # reads alone, before and after the append
+    during: list[Sample]
+    seconds: float  # the append's
+    load: str
+
+    @property
+    def ratio(self) -> float:
+        return pct(self.during, 95) / pct(self.quiet, 95)
+
+
+async def append_interference(port: int, seeded: list[str], big: int,
+                              readers: int) -> Interference:  # fmt: skip
+    """A read's p95 while one `big`-point appendPoints runs, against its p95 without.
+
+    The reads alone run just before and just after it, so that a change in the machine's
+    load during the measurement weighs on both sides alike.
+    """
+    before = await reads_for(port, readers, None, 200, seeded)
     conn = Connection(HOST, port)
     sid = (await gql(conn, CREATE_SERIES, n="big-append"))["createSeries"]["id"]
     batch = points(T0, big, 3.0)
@@ -404,12 +432,52 @@ async def append_interference(port: int, seeded: list[str], big: int, readers: i
 
     took, during = await asyncio.gather(appender(), reads_for(port, readers, stop, 0, seeded))
     await conn.close()
-    ratio = pct(during, 95) / pct(quiet, 95)
-    print(f"read p95 with {readers} readers: {pct(quiet, 95):.1f} ms alone, "
+    after = await reads_for(port, readers, None, 200, seeded)
+    result = Interference(before + after, during, took, load_average())
+    print(f"read p95 with {readers} readers: {pct(result.quiet, 95):.1f} ms alone, "
           f"{pct(during, 95):.1f} ms while a {big:,}-point append ran ({took:.1f} s, "
-          f"{len(during)} reads meanwhile): {ratio:.2f}x")  # fmt: skip
-    print("   alone:  " + line("reads", quiet))
+          f"{len(during)} reads meanwhile): {result.ratio:.2f}x; {result.load}")  # fmt: skip
+    print("   before: " + line("reads", before))
     print("   during: " + line("reads", during))
+    print("   after:  " + line("reads", after))
+    return result
+
+
+def goals(results: list[LevelResult], interference: Interference | None) -> None:
+    """Each goal of issue 13 with the figure measured and whether it was met."""
+    by_clients = {r.clients: r for r in results}
+    rows: list[tuple[str, str, bool]] = []
+    top = by_clients.get(16)
+    if top is not None:
+        rows.append(
+            (
+                f"throughput, 16 clients >= {GOAL_RPS:.0f} req/s",
+                f"{top.throughput:.0f} req/s",
+                top.throughput >= GOAL_RPS,
+            )
+        )
+        p95 = pct(top.reads, 95)
+        rows.append((f"read p95, 16 clients <= {GOAL_READ_P95:.0f} ms", f"{p95:.1f} ms",
+                     p95 <= GOAL_READ_P95))  # fmt: skip
+    errors = sum(r.errors for r in results)
+    rows.append(("errors = 0", str(errors), errors == 0))
+    problems = sum(len(r.problems) for r in results)
+    rows.append(("acknowledged writes lost or doubled = 0", str(problems), problems == 0))
+    if top is not None and 1 in by_clients:
+        scaling = top.throughput / by_clients[1].throughput
+        rows.append((f"16 / 1 client throughput >= {GOAL_SCALING}x", f"{scaling:.2f}x",
+                     scaling >= GOAL_SCALING))  # fmt: skip
+    if interference is not None:
+        rows.append(
+            (
+                f"read p95 during the big append / alone <= {GOAL_INTERFERENCE}x",
+                f"{interference.ratio:.2f}x",
+                interference.ratio <= GOAL_INTERFERENCE,
+            )
+        )
+    print("goals:")
+    for goal, figure, met in rows:
+        print(f"   {goal:<52} {figure:>12}  {'met' if met else 'MISSED'}")
 
 
 async def run(args: argparse.Namespace, port: int, proc: subprocess.Popen) -> None:
@@ -418,13 +486,18 @@ async def run(args: argparse.Namespace, port: int, proc: subprocess.Popen) -> No
     print(f"seeded {args.series} series, {args.props} propositions, {args.events} events "
           f"in {time.perf_counter() - began:.1f} s")  # fmt: skip
     await reads_for(port, 2, None, 60, seeded)  # warm: model, indexes, caches
-    results = [await level(port, proc, c, args.requests, seeded, args.mix) for c in args.clients]
+    results = [
+        await level(port, proc, c, args.requests, seeded, args.mix, run)
+        for run, c in enumerate(args.clients)
+    ]
     if len(results) > 1:
         first, last = results[0], results[-1]
         print(f"{last.clients} clients / {first.clients} client throughput: "
               f"{last.throughput / first.throughput:.2f}x")  # fmt: skip
+    interference = None
     if args.big:
-        await append_interference(port, seeded, args.big, args.readers)
+        interference = await append_interference(port, seeded, args.big, args.readers)
+    goals(results, interference)
 
 
 def main() -> None:
@@ -450,7 +523,7 @@ def main() -> None:
             proc,
         ),
     ):
-        print(f"server pid {proc.pid} on port {port}, {os.cpu_count()} cores, env {env}")
+        print(f"server pid {proc.pid} on port {port}, env {env}; {load_average()}")
         asyncio.run(run(args, port, proc))
 
 

@@ -22,7 +22,7 @@ from appserver import serving
 from races import around
 
 from api.app import create_app
-from api.execution import operation_kind
+from api.execution import CACHED_TEXT_MOST, operation_kind, parsed
 from api.state import AppState
 from graphmem.config import Settings
 from graphmem.store import Store
@@ -200,3 +200,11 @@ def test_a_query_is_answered_while_a_mutation_waits_on_the_llm(start, llm_server
 )  # fmt: skip
 def test_operations_are_routed_by_their_type(query: str, name: str | None, kind: str) -> None:
     assert operation_kind(query, name) == kind
+
+
+def test_short_query_texts_are_parsed_once_and_long_ones_each_time() -> None:
+    short = "{ series { id } }"
+    long = "{ series { id } }" + " " * CACHED_TEXT_MOST  # values written inline, say
+    assert parsed(short) is parsed(short)
+    assert parsed(long) is not parsed(long)  # not kept: hundreds of them would fill the memory
+    assert parsed(long).to_dict() == parsed(short).to_dict()
