@@ -9,8 +9,6 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,7 +21,7 @@ from graphmem.cypher import load_dir
 from graphmem.embed import DEFAULT_MODEL, Embedder, OnnxUnsupported
 from graphmem.embed.export import _checked, open_export, verify
 from graphmem.embed.modeldir import content_key, default_model_path, read_pipeline
-from graphmem.embed.onnxrun import MODEL_FILE, REFERENCE_FILE, Combiner, Manifest, OnnxModel
+from graphmem.embed.onnxrun import MODEL_FILE, REFERENCE_FILE, Manifest, OnnxModel
 from graphmem.store import Store
 from graphmem.vectors import VectorStore, vector_id
 
@@ -292,66 +290,3 @@ def test_an_export_failing_verification_is_not_cached_and_auto_uses_torch(
     assert embedder.backend == "torch" and vector.shape == (384,)
     assert "runs on torch" in caplog.text and "it is not used" in caplog.text
     assert [p.name for p in root.iterdir() if p.is_dir()] == ["keys"]  # nothing half-made kept
-
-
-def held_runs(model: OnnxModel, fail_first: bool = False) -> tuple[Callable, threading.Event, list]:
-    """A run of `model` whose first call waits for the event (and then fails if asked to);
-    the sizes of all runs are recorded."""
-    release, sizes = threading.Event(), []
-
-    def run(encodings: list) -> np.ndarray:
-        sizes.append(len(encodings))
-        if len(sizes) == 1:
-            assert release.wait(120)
-            if fail_first:
-                raise RuntimeError("scripted failure")
-        return model._run(encodings)
-
-    return run, release, sizes
-
-
-def until(condition: Callable[[], bool]) -> None:
-    """Waits (up to two minutes) for another thread to make `condition` true."""
-    deadline = time.monotonic() + 120
-    while not condition():
-        assert time.monotonic() < deadline, "the other threads never got there"
-        time.sleep(0.01)
-
-
-def test_questions_asked_during_a_run_share_the_next_one(onnx: Embedder) -> None:
-    model = onnx._loaded()
-    run, release, sizes = held_runs(model)
-    combiner = Combiner(run, runners=1, most=4)
-    texts = [f"What is the job of person {i}?" for i in range(7)]
-    tokens = [[model._tokenizer.encode(t.lower())] for t in texts]
-    with ThreadPoolExecutor(len(texts)) as pool:
-        first = pool.submit(combiner.encode, tokens[0])
-        until(lambda: bool(sizes))  # the first run holds the only runner
-        rest = [pool.submit(combiner.encode, t) for t in tokens[1:]]
-        until(lambda: len(combiner._queue) == len(rest))
-        release.set()
-        got = np.concatenate([first.result(120)] + [r.result(120) for r in rest])
-    assert sizes == [1, 4, 2]  # the six that came meanwhile: two runs of at most four
-    assert cosines(got, onnx.encode(texts)).min() >= 0.99999
-    assert cosines(got, np.stack([model._run(t)[0] for t in tokens])).min() >= 0.99999
-
-
-def test_a_failed_run_reaches_each_of_its_callers_and_later_runs_work(onnx: Embedder) -> None:
-    model = onnx._loaded()
-    run, release, sizes = held_runs(model, fail_first=True)
-    combiner = Combiner(run, runners=1, most=32)
-    tokens = [[model._tokenizer.encode(f"question {i}")] for i in range(3)]
-    with ThreadPoolExecutor(3) as pool:
-        first = pool.submit(combiner.encode, tokens[0])
-        until(lambda: bool(sizes))  # the first run holds the only runner
-        rest = [pool.submit(combiner.encode, t) for t in tokens[1:]]
-        until(lambda: len(combiner._queue) == 2)
-        release.set()
-        with pytest.raises(RuntimeError, match="scripted failure"):
-            first.result(120)
-        vectors = [r.result(120) for r in rest]  # a later run: these were queued, not in it
-    assert sizes == [1, 2]
-    assert combiner.encode(tokens[0]).shape == (1, model.dim)
-    assert (
-        cosines(np.concatenate(vectors), onnx.encode(["question 1", "question 2"])).min() > 0.9999
-    )

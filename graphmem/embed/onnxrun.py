@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,8 +21,6 @@ MIN_COSINE = 0.9999  # an export whose vectors differ more from the original is 
 
 # the tokenizers Encoding attribute behind each ONNX input name
 FEEDS = {"input_ids": "ids", "attention_mask": "attention_mask", "token_type_ids": "type_ids"}
-SHARED_UP_TO = 8  # encodes of at most this many texts (questions) share runs: see Combiner
-COMBINED_MOST = 32  # texts in one shared run at most
 
 
 @dataclass(frozen=True)
@@ -79,7 +76,6 @@ class OnnxModel:
         self._session = session(directory / MODEL_FILE)
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
-        self._combiner = Combiner(self._run, cpu_count(), COMBINED_MOST)
 
     @property
     def dim(self) -> int:
@@ -92,15 +88,13 @@ class OnnxModel:
         # one by one (~30 µs each): encode_batch's Rust thread pool would make a later fork
         # (any subprocess) print a warning about parallelism into the user's output
         encodings = [self._tokenizer.encode(t) for t in texts]
-        if len(texts) <= SHARED_UP_TO:  # a question: with the others asked meanwhile
-            return self._combiner.encode(encodings)
         # sorted by length, each batch pads little; results go back to the callers' order
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         workers = cpu_count()
         size = max(1, min(batch_size, -(-len(texts) // workers)))
         batches = [order[i : i + size] for i in range(0, len(order), size)]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        if len(batches) == 1:  # run here, on one core, no hand-off
+        if len(batches) == 1:  # one question: run here, on one core, no hand-off
             out[batches[0]] = self._run([encodings[i] for i in batches[0]])
             return out
         pool = self._workers(workers)
@@ -145,90 +139,6 @@ class OnnxModel:
         ]
         mine = self.encode([self.manifest.sentences[i] for i in rows], batch_size=len(rows))
         return float(np.min(np.sum(mine * reference[rows], axis=1)))
-
-
-@dataclass(eq=False)
-class _Request:
-    """One caller's texts (tokenised) waiting in a Combiner, and what came of them."""
-
-    encodings: list[Any]
-    vectors: np.ndarray | None = None
-    error: BaseException | None = None
-
-    @property
-    def done(self) -> bool:
-        return self.vectors is not None or self.error is not None
-
-    def outcome(self) -> np.ndarray:
-        if self.error is not None:
-            raise self.error
-        assert self.vectors is not None
-        return self.vectors
-
-
-class Combiner:
-    """Runs small encodes that arrive together as one batch: one ONNX run for many questions.
-
-    A run costs far less than the sum of its rows run one by one (on 2 cores: 1 question 6.6 ms
-    of CPU, 8 in one run 3.7 ms each). At most `runners` runs go at once; a caller that finds
-    a runner free runs what is queued, oldest first (its own texts among them, or in a later
-    run it makes); the others wait until their vectors are there or a runner is free. Nobody
-    waits on purpose to gather more: a lone question runs at once, and under load the queue
-    that forms during one run is the next one.
-    """
-
-    def __init__(self, run: Any, runners: int, most: int) -> None:
-        self._run = run  # encodings -> vectors, in order
-        self._runners = runners
-        self._most = most  # texts in one run, unless one request alone has more
-        self._changed = threading.Condition()  # guards the queue and the count of runs
-        self._queue: deque[_Request] = deque()
-        self._running = 0
-
-    def encode(self, encodings: list[Any]) -> np.ndarray:
-        """The vectors of `encodings`, in order."""
-        request = _Request(encodings)
-        with self._changed:
-            self._queue.append(request)
-        while (batch := self._next(request)) is not None:
-            try:
-                self._run_batch(batch)
-            finally:
-                with self._changed:
-                    self._running -= 1
-                    self._changed.notify_all()  # answered requests, and a runner free
-        return request.outcome()
-
-    def _next(self, request: _Request) -> list[_Request] | None:
-        """Queued requests for this thread to run, or None once `request` is answered."""
-        with self._changed:
-            while not request.done:
-                if self._queue and self._running < self._runners:
-                    self._running += 1
-                    batch, size = [], 0
-                    while self._queue and (
-                        not batch or size + len(self._queue[0].encodings) <= self._most
-                    ):
-                        batch.append(self._queue.popleft())
-                        size += len(batch[-1].encodings)
-                    return batch
-                self._changed.wait()
-        return None
-
-    def _run_batch(self, batch: list[_Request]) -> None:
-        flat = [e for r in batch for e in r.encodings]
-        order = sorted(range(len(flat)), key=lambda i: len(flat[i].ids))  # little padding
-        try:
-            ran = self._run([flat[i] for i in order])
-        except BaseException as error:  # noqa: BLE001 - each caller raises it
-            for r in batch:
-                r.error = error
-            return
-        vectors = np.empty_like(ran)
-        vectors[order] = ran
-        start = 0
-        for r in batch:
-            r.vectors, start = vectors[start : start + len(r.encodings)], start + len(r.encodings)
 
 
 def mean_pool_normalise(tokens: np.ndarray, mask: np.ndarray) -> np.ndarray:
