@@ -444,37 +444,32 @@ async def append_interference(port: int, seeded: list[str], big: int,
 
 
 def goals(results: list[LevelResult], interference: Interference | None) -> None:
-    """Each goal of issue 13 with the figure measured and whether it was met."""
-    by_clients = {r.clients: r for r in results}
+    """Each goal of issue 13 with the figure measured and whether it was met.
+
+    A client count run more than once (--clients 1 16 1 16) counts with its mean throughput
+    and all its reads, so that a change in the machine's load weighs on both sides.
+    """
+    rps = {c: float(np.mean([r.throughput for r in results if r.clients == c]))
+           for c in {r.clients for r in results}}  # fmt: skip
     rows: list[tuple[str, str, bool]] = []
-    top = by_clients.get(16)
-    if top is not None:
-        rows.append(
-            (
-                f"throughput, 16 clients >= {GOAL_RPS:.0f} req/s",
-                f"{top.throughput:.0f} req/s",
-                top.throughput >= GOAL_RPS,
-            )
-        )
-        p95 = pct(top.reads, 95)
+    if 16 in rps:
+        rows.append((f"throughput, 16 clients >= {GOAL_RPS:.0f} req/s", f"{rps[16]:.0f} req/s",
+                     rps[16] >= GOAL_RPS))  # fmt: skip
+        p95 = pct([s for r in results if r.clients == 16 for s in r.reads], 95)
         rows.append((f"read p95, 16 clients <= {GOAL_READ_P95:.0f} ms", f"{p95:.1f} ms",
                      p95 <= GOAL_READ_P95))  # fmt: skip
     errors = sum(r.errors for r in results)
     rows.append(("errors = 0", str(errors), errors == 0))
     problems = sum(len(r.problems) for r in results)
     rows.append(("acknowledged writes lost or doubled = 0", str(problems), problems == 0))
-    if top is not None and 1 in by_clients:
-        scaling = top.throughput / by_clients[1].throughput
+    if 16 in rps and 1 in rps:
+        scaling = rps[16] / rps[1]
         rows.append((f"16 / 1 client throughput >= {GOAL_SCALING}x", f"{scaling:.2f}x",
                      scaling >= GOAL_SCALING))  # fmt: skip
     if interference is not None:
-        rows.append(
-            (
-                f"read p95 during the big append / alone <= {GOAL_INTERFERENCE}x",
-                f"{interference.ratio:.2f}x",
-                interference.ratio <= GOAL_INTERFERENCE,
-            )
-        )
+        ratio = interference.ratio
+        rows.append((f"read p95 during the big append / alone <= {GOAL_INTERFERENCE}x",
+                     f"{ratio:.2f}x", ratio <= GOAL_INTERFERENCE))  # fmt: skip
     print("goals:")
     for goal, figure, met in rows:
         print(f"   {goal:<52} {figure:>12}  {'met' if met else 'MISSED'}")
@@ -490,10 +485,6 @@ async def run(args: argparse.Namespace, port: int, proc: subprocess.Popen) -> No
         await level(port, proc, c, args.requests, seeded, args.mix, run)
         for run, c in enumerate(args.clients)
     ]
-    if len(results) > 1:
-        first, last = results[0], results[-1]
-        print(f"{last.clients} clients / {first.clients} client throughput: "
-              f"{last.throughput / first.throughput:.2f}x")  # fmt: skip
     interference = None
     if args.big:
         interference = await append_interference(port, seeded, args.big, args.readers)
@@ -502,7 +493,13 @@ async def run(args: argparse.Namespace, port: int, proc: subprocess.Popen) -> No
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--clients", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument(
+        "--clients",
+        type=int,
+        nargs="+",
+        default=[1, 4, 16],
+        help="client counts, in order (one may come back: 1 16 1 16)",
+    )
     parser.add_argument("--requests", type=int, default=1500, help="per client count")
     parser.add_argument("--series", type=int, default=16, help="seeded series")
     parser.add_argument("--props", type=int, default=1200, help="seeded propositions")
