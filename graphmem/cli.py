@@ -70,6 +70,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     from api import security
     from api.app import create_app
+    from api.execution import share_the_gil
     from api.requestid import log_config
     from graphmem.store import redact
 
@@ -90,6 +91,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  {line}")
     # every line of a request carries its id: docs/observability.md
     logs = log_config(logging.getLogger().level)
+    share_the_gil()
     uvicorn.run(app, host=args.host, port=args.port, log_level="info", log_config=logs)
     return 0
 
