@@ -88,7 +88,8 @@ class McpServer:
         elif (problem := over_limit(tool.name, args, self.state.settings.limits)) is not None:
             reply = error_reply(str(problem))
         else:
-            reply = await self.state.run(functools.partial(self._call, tool, args))
+            kind = "mutation" if tool.writes_with(args) else "query"
+            reply = await self.state.run(functools.partial(self._call, tool, args), kind)
         meta = {TOOL_CALL_META: reply.call_id} if reply.call_id else None
         return types.CallToolResult(
             content=[types.TextContent(text=reply.text)], structured_content=reply.data,

@@ -8,14 +8,15 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphmem.config import WARMUP_MODES, Settings
 from graphmem.errors import GraphmemError, InvalidInput, ReadOnlyViolation
-from graphmem.series.catalog import ensure_series
-from graphmem.services import Services
-from graphmem.store import Store, open_store, redact
 from graphmem.tables import render
+
+if TYPE_CHECKING:  # the store and what it pulls in load only for the commands that use them
+    from graphmem.services import Services
+    from graphmem.store import Store
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 Limit = int | Callable[[], int] | None
@@ -58,6 +59,8 @@ def threshold_arg(text: str) -> float:
 
 
 def _open(args: argparse.Namespace, settings: Settings) -> Store:
+    from graphmem.store import open_store
+
     return open_store(args.store, settings)
 
 
@@ -67,7 +70,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     from api import security
     from api.app import create_app
+    from api.execution import share_the_gil
     from api.requestid import log_config
+    from graphmem.store import redact
 
     settings = settings.with_overrides(
         store_url=args.store or None, host=args.host, warmup=args.warmup
@@ -86,6 +91,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  {line}")
     # every line of a request carries its id: docs/observability.md
     logs = log_config(logging.getLogger().level)
+    share_the_gil()
     uvicorn.run(app, host=args.host, port=args.port, log_level="info", log_config=logs)
     return 0
 
@@ -115,10 +121,11 @@ def cmd_cypher(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
-    """Load a CSV (timestamp,value) into a series, in atomic batches, with a progress bar."""
+    """Load a CSV (timestamp,value) into a series in atomic batches; a progress bar on a tty."""
     from tqdm import tqdm
 
     from graphmem.series.batch import validate_batch
+    from graphmem.series.catalog import ensure_series
     from graphmem.series.csvload import load_csv
     from graphmem.series.ingest import ingest_all
     from graphmem.series.segments import time_bounds
@@ -130,7 +137,9 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
     points = validate_batch(data.ts, data.xs, most=None)  # all of it, before the series exists
     with _open(args, settings) as store:
         series = ensure_series(store, args.series, args.unit, args.description)
-        with tqdm(total=len(points.ts), unit="pt", desc=f"ingest {series.name}") as bar:
+        # disable=None: no bar unless stderr is a terminal (none in a pipe or a log)
+        with tqdm(total=len(points.ts), unit="pt", desc=f"ingest {series.name}",
+                  disable=None) as bar:  # fmt: skip
             results = ingest_all(store, series.id, points, None, args.batch_size, bar.update)
         bounds = time_bounds(store, series.id)
     accepted = sum(r.accepted for r in results)
@@ -228,7 +237,7 @@ def cmd_plot_timeline(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_ingest_docs(args: argparse.Namespace, settings: Settings) -> int:
-    """Ingest documents from JSON lines ({text, date, source?}) in bulk, with a progress bar.
+    """Ingest documents from JSON lines ({text, date, source?}) in bulk; a progress bar on a tty.
 
     Documents already stored are skipped, so running it again after an interruption resumes.
     """
@@ -237,7 +246,10 @@ def cmd_ingest_docs(args: argparse.Namespace, settings: Settings) -> int:
     from graphmem.props.jsonl import read_documents
 
     docs = read_documents(args.file)  # every line checked before anything is stored
-    with _services(args, settings) as services, tqdm(total=len(docs), unit="doc") as bar:
+    with (
+        _services(args, settings) as services,
+        tqdm(total=len(docs), unit="doc", disable=None) as bar,
+    ):
 
         def progress(stage: str, done: int, total: int) -> None:
             if stage == "documents":

@@ -23,6 +23,19 @@ WARMUP_MODES = ("startup", "background", "off")  # when `serve` opens the model 
 TIME_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400, "weeks": 604800}
 
 
+def default_workers() -> int:
+    """Operations the API runs at once per kind (queries, mutations): 4 per core, at least 8.
+
+    Most of an operation's time is spent waiting (store, LLM); what is left is bounded by the
+    cores, so more threads than this only queue.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(8, 4 * cores)
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything graphmem can be configured with; see the README's configuration table."""
@@ -47,6 +60,7 @@ class Settings:
     vector_refresh_ms: int = 500  # how often searches check the graph for other writers
     time_unit: str = "days"  # unit of t in the recall probability
     recall_threshold: float = 0.9  # p at which a memory counts as recalled
+    workers: int = field(default_factory=default_workers)  # API operations at once, per kind
     # the HTTP service (api/security.py, api/credentials.py; docs/deploying.md)
     host: str = "127.0.0.1"  # what `graphmem serve` binds: decides the defaults below
     api_token: str | None = field(default=None, repr=False)  # read-write
@@ -80,6 +94,7 @@ class Settings:
             )
         _check_int("GRAPHMEM_VECTOR_FLAT_MAX", self.vector_flat_max, 1)
         _check_int("GRAPHMEM_VECTOR_REFRESH_MS", self.vector_refresh_ms, 0)
+        _check_int("GRAPHMEM_WORKERS", self.workers, 1)
         if self.time_unit not in TIME_UNITS:
             raise InvalidInput("GRAPHMEM_TIME_UNIT", f"must be one of {', '.join(TIME_UNITS)}")
         if self.warmup not in WARMUP_MODES:
@@ -149,6 +164,7 @@ class Settings:
             vector_refresh_ms=_number(env, "GRAPHMEM_VECTOR_REFRESH_MS", "500", int),
             time_unit=_time_unit(env.get("GRAPHMEM_TIME_UNIT", "days")),
             recall_threshold=_number(env, "GRAPHMEM_RECALL_THRESHOLD", "0.9", float),
+            workers=_number(env, "GRAPHMEM_WORKERS", str(default_workers()), int),
             api_token=env.get("GRAPHMEM_API_TOKEN") or None,
             read_token=env.get("GRAPHMEM_READ_TOKEN") or None,
             tokens_file=Path(env["GRAPHMEM_TOKENS_FILE"])

@@ -120,9 +120,7 @@ def test_cli_bulk_ingest_resumes_and_edits(
     path = tmp_path / "docs.jsonl"
     path.write_text("\n".join(json.dumps(d) for d in DOCS[:2]))
     assert main(["ingest-docs", str(path)]) == 0
-    out, err = capsys.readouterr()
-    assert out.startswith("2 documents: 2 propositions added, 0 already stored")
-    assert "2/2" in err, "the progress bar reached every document"
+    assert capsys.readouterr().out.startswith("2 documents: 2 propositions added, 0 already")
     path.write_text("\n".join(json.dumps(d) for d in DOCS))
     assert main(["ingest-docs", str(path)]) == 0
     out = capsys.readouterr().out

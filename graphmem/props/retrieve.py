@@ -214,6 +214,8 @@ def _relation(edge: dict[str, Any], dst: str) -> Relation:
 
 def get_propositions(ctx: PropsMemory, ids: Sequence[str]) -> list[Proposition]:
     """Stored propositions by id, in the order asked (unknown ids are left out)."""
+    if isinstance(ids, str | bytes) or not isinstance(ids, Sequence):
+        raise InvalidInput("ids", "must be a list of proposition ids")
     found = fetch_props(ctx, list(ids))
     return [found[i] for i in ids if i in found]
 

@@ -120,6 +120,32 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+@dataclass(frozen=True)
+class Watch:
+    """Whether one process lives, for one read: asked before every statement (~6 µs, not ~60)."""
+
+    pid: int
+    fd: int | None  # its /proc stat file, kept open; None without /proc
+
+    def alive(self) -> bool:
+        if self.fd is None:
+            return alive(self.pid)
+        try:
+            stat = os.pread(self.fd, 512, 0)
+        except OSError:  # the process is gone and reaped: its file reads nothing any more
+            return False
+        return stat.rsplit(b")", 1)[1].split()[0] != b"Z"
+
+
+def watch(pid: int) -> Watch:
+    """A Watch on `pid` (its /proc file opened now, so a pid reused later is not mistaken)."""
+    try:
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        fd = None
+    return Watch(pid, fd)
+
+
 def serves(pid: int, data_dir: Path) -> bool:
     """The process works in this dir, as its server does (pid files outlive processes; pids recur).
 

@@ -95,8 +95,14 @@ class VectorStore:
         self.config = config or VectorConfig()
         self._indexes: dict[str, VectorIndex] = {}
         self._reports: dict[str, OpenReport] = {}
-        # one lock per label: a slow rebuild of one label must not block the others
-        self._locks = {label: threading.RLock() for label in LABELS}
+        # Per label, so a slow open of one label does not block the others. `_opening`: one
+        # thread opens the index (the others need it, so they wait). `_syncing`: one thread
+        # diffs the index against the graph or saves it; searches do not wait for it, they
+        # search the index as it is. `_books` guards the bookkeeping below and is never held
+        # across a store or disk wait.
+        self._opening = {label: threading.Lock() for label in LABELS}
+        self._syncing = {label: threading.Lock() for label in LABELS}
+        self._books = threading.Lock()
         self._seen: dict[str, Signature] = {}  # graph signature the index was last synced to
         self._checked: dict[str, float] = {}  # monotonic time of the last signature read
         self._synced_at: dict[str, float] = {}  # wall time the index last matched the graph
@@ -106,7 +112,10 @@ class VectorStore:
         """The index of `label`, opened (loaded or rebuilt, then checked) on first use."""
         if label not in LABELS:
             raise InvalidInput("label", f"must be one of {', '.join(LABELS)}")
-        with self._locks[label]:
+        index = self._indexes.get(label)
+        if index is not None:
+            return index
+        with self._opening[label]:
             if label not in self._indexes:
                 self._indexes[label] = self._open(label)
             return self._indexes[label]
@@ -161,35 +170,52 @@ class VectorStore:
         """Catch `label`'s index up with writes by other processes; (added, removed).
 
         Reads the graph signature at most every `refresh_ms` unless `force` or the label is
-        stale, and diffs the whole label only when the signature moved.
+        stale, and diffs the whole label only when the signature moved. Unless `force`, a
+        thread that finds another one catching the label up does not wait for it: it goes on
+        with the index as it is.
         """
         index = self.index(label)
         due = time.monotonic() - self._checked.get(label, 0.0) >= self.config.refresh_ms / 1000
         if not (force or due or label in self._stale):
             return 0, 0
-        with self._locks[label]:
-            wall, self._checked[label] = time.time(), time.monotonic()
-            signature = self._signature(label)
+        syncing = self._syncing[label]
+        if not syncing.acquire(blocking=force):
+            return 0, 0
+        try:
+            added, removed = self._catch_up(label, index)
+        finally:
+            syncing.release()
+        if added or removed:
+            log.info("%s vector index caught up with the graph: +%d -%d", label, added, removed)
+        return added, removed
+
+    def _catch_up(self, label: str, index: VectorIndex) -> tuple[int, int]:
+        """refresh() once the label is this thread's to sync."""
+        wall = time.time()
+        with self._books:
+            self._checked[label] = time.monotonic()
+        signature = self._signature(label)
+        with self._books:
             if signature == self._seen.get(label) and label not in self._stale:
                 self._synced_at[label] = wall
                 return 0, 0
             self._stale.discard(label)
             before, self._seen[label] = self._seen.get(label), signature
-            try:
-                added, removed, new_ids = self._sync(label, index)
-                if before is not None:
-                    self._replace_revised(label, index, before.clock, signature.clock, new_ids)
-            except BaseException:
-                # the next try must start from what the index holds, not from `signature`
+        try:
+            added, removed, new_ids = self._sync(label, index)
+            if before is not None:
+                self._replace_revised(label, index, before.clock, signature.clock, new_ids)
+        except BaseException:
+            # the next try must start from what the index holds, not from `signature`
+            with self._books:
                 if before is None:
                     self._seen.pop(label, None)
                 else:
                     self._seen[label] = before
                 self._stale.add(label)
-                raise
+            raise
+        with self._books:
             self._synced_at[label] = wall
-        if added or removed:
-            log.info("%s vector index caught up with the graph: +%d -%d", label, added, removed)
         return added, removed
 
     def _graph_vids(self, label: str) -> dict[int, str]:
@@ -202,8 +228,11 @@ class VectorStore:
 
         Returns (added, removed, ids of the nodes it looked up to add).
         """
-        in_graph = self._graph_vids(label)
+        # the index first: a node this process writes meanwhile is in the graph before it is
+        # in the index, so it is either in `have` or found in the graph and fetched, never
+        # taken for one deleted from the graph
         have = index.vids()
+        in_graph = self._graph_vids(label)
         removed = index.remove(sorted(have - in_graph.keys()))
         missing = sorted(in_graph[v] for v in in_graph.keys() - have)
         return self._add_from_graph(label, index, missing), removed, missing
@@ -281,7 +310,8 @@ class VectorStore:
         try:
             added = index.add(node_ids, vids, ts, embeddings)
         except BaseException:
-            self._stale.add(label)
+            with self._books:
+                self._stale.add(label)
             raise
         self._count_own(label, added)
         return added
@@ -292,14 +322,15 @@ class VectorStore:
         try:
             removed = index.remove(vids)
         except BaseException:
-            self._stale.add(label)
+            with self._books:
+                self._stale.add(label)
             raise
         self._count_own(label, -removed)
         return removed
 
     def _count_own(self, label: str, change: int) -> None:
         # this process's own writes move the graph signature too: not a reason to diff
-        with self._locks[label]:
+        with self._books:
             seen = self._seen.get(label)
             if seen is not None:
                 self._seen[label] = Signature(seen.count + change, seen.clock)
@@ -337,7 +368,7 @@ class VectorStore:
     def _save_unless_newer(self, label: str, index: VectorIndex) -> None:
         """Save `index` unless the saved one was in step with the graph at a later time."""
         mine = self._synced_at.get(label)
-        with self._locks[label], file_lock(self.directory):
+        with self._syncing[label], file_lock(self.directory):
             theirs = saved_watermark(self.directory, label)
             if theirs is not None and (mine is None or theirs > mine):
                 log.info("%s index on disk is newer than this process's: not replaced", label)
