@@ -371,12 +371,12 @@ DEFAULT_KAPPA0 = 0.01
 DEFAULT_ALPHA0 = 0.1
 DEFAULT_VAR_SCALE = 0.1  # prior guess of the noise variance, relative to the warm-up estimate
 DEFAULT_SLOPE_VAR = 1.0  # a segment's slope: prior std of one noise std per step
-# Level noise from the warm-up: the spread of 4-step differences against 1-step ones (robust
+# Level noise from the warm-up: the spread of 8-step differences against 1-step ones (robust
 # MADs) is 1 for independent noise and grows for a wandering level; estimated only from
 # enough points and beyond a clear margin, as a level shift in the warm-up inflates it too.
-_Q_LAG = 4
+_Q_LAG = 8
 _Q_MIN_POINTS = 24
-_Q_MIN_RATIO = 1.5
+_Q_MIN_RATIO = 2.5
 MAX_LEVEL_NOISE = 10.0
 
 
