@@ -67,7 +67,12 @@ def test_matches_exact_bocpd_while_nothing_is_pruned(prior):
     xs = steps()
     ref = exact_bocpd(xs, prior, 100.0)
     det = OnlineBOCPD(
-        100.0, prior=prior, prune_threshold=0.0, max_run_lengths=400, track_level=False
+        100.0,
+        prior=prior,
+        prune_threshold=0.0,
+        max_run_lengths=400,
+        track_level=False,
+        outlier_prob=0.0,
     )
     for t, x in enumerate(xs):
         out = det.update(x)
@@ -80,14 +85,17 @@ def test_matches_exact_bocpd_while_nothing_is_pruned(prior):
 
 
 @pytest.mark.parametrize("seed", [1, 4])
-def test_default_model_with_level_tracking_matches_its_exact_reference(seed):
-    # Defaults (hazard 250, prior scaled from a 32-point warm-up, level tracking) with pruning
-    # off; the reference is the same model computed plainly over every run length.
+def test_constant_mean_model_with_level_tracking_matches_its_exact_reference(seed):
+    # Hazard 250, prior scaled from a 32-point warm-up, level tracking, no slope and no
+    # outliers, pruning off; the reference is the same model computed plainly.
     xs = steps(seed)
-    det = OnlineBOCPD(prune_threshold=0.0, max_run_lengths=400)
+    det = OnlineBOCPD(
+        prune_threshold=0.0, max_run_lengths=400, warmup=32, trend=False, outlier_prob=0.0
+    )
     assert det.track_level and det.hazard_lambda == 250.0
-    ref = exact_bocpd(xs, prior_from_warmup(xs[:32]), 250.0, track_level=True)
-    plain = exact_bocpd(xs, prior_from_warmup(xs[:32]), 250.0)
+    prior = prior_from_warmup(xs[:32], trend=False)
+    ref = exact_bocpd(xs, prior, 250.0, track_level=True)
+    plain = exact_bocpd(xs, prior, 250.0)
     for t, x in enumerate(xs):
         out = det.update(x)
         if t < det.warmup - 1:
@@ -100,6 +108,73 @@ def test_default_model_with_level_tracking_matches_its_exact_reference(seed):
         assert out.cp_prob[-1] == pytest.approx(ref[t][:5].sum(), abs=1e-6)
     # level tracking is a different model: the plain one's posterior is visibly different
     assert max(np.abs(r - p).max() for r, p in zip(ref, plain, strict=True)) > 1e-2
+
+
+def reference_default_model(
+    xs: np.ndarray, prior: NormalGammaPrior, hazard_lambda: float, eps: float, k: float
+):
+    """The default model written plainly over every run length: per run a Kalman filter over
+    (level, slope) in units of the noise variance (inverse-gamma posterior), a point whose
+    outlier component (the predictive widened k times, weight eps) explains it better leaves
+    the run's statistics alone, and a fresh run starts where the best run goes next.
+    Returns P(r_t = r | x_0..x_t), r = 0..t, after every point."""
+    h, q = 1.0 / hazard_lambda, prior.level_noise
+    m = np.zeros((0, 2))
+    cov = np.zeros((0, 2, 2))
+    a, b = np.zeros(0), np.zeros(0)
+    log_post = np.zeros(0)
+    level, slope = prior.mu0, 0.0
+    out = []
+    for x in xs:
+        # every run predicted one step; the fresh run is its prior
+        pm = np.stack([m[:, 0] + m[:, 1], m[:, 1]], 1)
+        f = np.array([[1.0, 1.0], [0.0, 1.0]])
+        pc = f @ cov @ f.T + np.diag([q, 0.0])
+        pm = np.concatenate([[[level, slope]], pm])
+        pc = np.concatenate([np.diag([1 / prior.kappa0, prior.slope_var])[None], pc])
+        pa = np.concatenate([[prior.alpha0], a])
+        pb = np.concatenate([[prior.beta0], b])
+        s = pc[:, 0, 0] + 1.0
+        scale = np.sqrt(pb / pa * s)
+        lin = stats.t.logpdf(x, df=2 * pa, loc=pm[:, 0], scale=scale)
+        lout = stats.t.logpdf(x, df=2 * pa, loc=pm[:, 0], scale=scale * k)
+        outlier = np.log(eps) + lout > np.log1p(-eps) + lin
+        outlier[0] = False
+        lpred = np.logaddexp(np.log1p(-eps) + lin, np.log(eps) + lout)
+        lpred[0] = lin[0]
+        fresh = np.log(h) + (np.logaddexp.reduce(log_post) if len(log_post) else 0.0)
+        joint = np.concatenate([[fresh], np.log1p(-h) + log_post]) + lpred
+        log_post = joint - np.logaddexp.reduce(joint)
+        out.append(np.exp(log_post))
+        gain = pc[:, :, 0] / s[:, None]
+        e = x - pm[:, 0]
+        keep = ~outlier
+        m = np.where(keep[:, None], pm + gain * e[:, None], pm)
+        cov = np.where(keep[:, None, None], pc - gain[:, :, None] * pc[:, 0][:, None, :], pc)
+        a = pa + 0.5 * keep
+        b = pb + keep * 0.5 * e * e / s
+        best = int(np.argmax(log_post))
+        level, slope = m[best, 0] + m[best, 1], m[best, 1]
+    return out
+
+
+@pytest.mark.parametrize("seed", [2, 6])
+def test_default_model_matches_its_exact_reference(seed):
+    # A trend, a step, a spike and a change of noise; defaults but pruning off.
+    rng = np.random.default_rng(seed)
+    xs = np.concatenate([0.05 * np.arange(120), 9 + rng.normal(0, 2, 100)]) + rng.normal(0, 1, 220)
+    xs[150] += 30.0
+    det = OnlineBOCPD(prune_threshold=0.0, max_run_lengths=400)
+    out = det.update_batch(xs[: det.warmup])
+    ref = reference_default_model(xs, det.prior, 250.0, det.outlier_prob, det.outlier_scale)
+    assert det.prior.slope_var > 0 and det.outlier_prob > 0
+    maps = list(out.map_run_length)
+    for t in range(det.warmup, len(xs)):
+        maps.append(det.update(float(xs[t])).map_run_length[0])
+        rl, prob = det.run_length_posterior()
+        assert np.array_equal(rl, np.arange(t + 1))
+        np.testing.assert_allclose(prob, ref[t], rtol=0, atol=1e-6)
+    assert maps == [int(np.argmax(p)) for p in ref]
 
 
 def test_pruning_keeps_the_set_bounded_and_the_mass_normalised():
@@ -227,6 +302,9 @@ def test_wrong_shapes_and_types_are_rejected(bad):
         ({"protect_recent": -1}, "protect_recent"),
         ({"cp_window": 0}, "cp_window"),
         ({"track_level": 1}, "track_level"),
+        ({"trend": "no"}, "trend"),
+        ({"outlier_prob": 0.5}, "outlier_prob"),
+        ({"outlier_scale": 0.5}, "outlier_scale"),
         ({"prior": (0.0, 1.0, 1.0, 1.0)}, "prior"),
     ],
 )
@@ -236,9 +314,9 @@ def test_bad_config_is_rejected(kwargs, field):
     assert err.value.field == field
 
 
-@pytest.mark.parametrize("field", ["kappa0", "alpha0", "beta0"])
+@pytest.mark.parametrize("field", ["kappa0", "alpha0", "beta0", "slope_var", "level_noise"])
 def test_bad_prior_is_rejected(field):
-    values = {"mu0": 0.0, "kappa0": 1.0, "alpha0": 1.0, "beta0": 1.0, field: 0.0}
+    values = {"mu0": 0.0, "kappa0": 1.0, "alpha0": 1.0, "beta0": 1.0, field: -1.0}
     with pytest.raises(InvalidInput) as err:
         NormalGammaPrior(**values)
     assert err.value.field == f"prior.{field}"

@@ -375,7 +375,7 @@ DEFAULT_SLOPE_VAR = 1.0  # a segment's slope: prior std of one noise std per ste
 # MADs) is 1 for independent noise and grows for a wandering level; estimated only from
 # enough points and beyond a clear margin, as a level shift in the warm-up inflates it too.
 _Q_LAG = 8
-_Q_MIN_POINTS = 24
+_Q_MIN_POINTS = 48
 _Q_MIN_RATIO = 2.5
 MAX_LEVEL_NOISE = 10.0
 
