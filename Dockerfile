@@ -12,4 +12,5 @@ RUN pip install .
 RUN graphmem embed-export
 VOLUME /data
 EXPOSE 8000
+# Listening on every interface needs a token: -e GRAPHMEM_API_TOKEN=… (docs/deploying.md)
 CMD ["graphmem", "serve", "--host", "0.0.0.0", "--port", "8000"]

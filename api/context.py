@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from strawberry.types import Info as StrawberryInfo
 
+from api.credentials import OPEN, Grant
 from api.state import AppState
 from graphmem.services import Services
 from graphmem.store import Store
@@ -16,6 +17,7 @@ class Context:
     """Per-request access to the app's services."""
 
     state: AppState
+    grant: Grant | None = OPEN  # what the caller's token allows (None: no token, read only)
 
     @property
     def store(self) -> Store:

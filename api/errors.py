@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
 
+from api.limits import parser_limit_extensions
 from graphmem.errors import GraphmemError, InvalidInput
 
 # graphql-core's messages for a value that does not fit its type: "Variable '$p' has invalid
@@ -28,14 +29,17 @@ def error_extensions(error: GraphQLError) -> dict[str, object]:
     BAD_INPUT: a value the caller sent is wrong, whether graphmem or graphql-core (a variable
     that does not fit its type) found it; `field` names it ($variable or argument, with the
     path inside it). GRAPHQL_VALIDATION: the document itself cannot be parsed or does not fit
-    the schema. INTERNAL: a bug.
+    the schema. QUERY_TOO_COMPLEX, LIMIT_EXCEEDED: over a limit (api/limits.py). INTERNAL: a bug.
     """
     original = error.original_error
-    if isinstance(original, InvalidInput):
-        return {"code": original.code, "field": original.field}
     if isinstance(original, GraphmemError):
-        return {"code": original.code}
+        return {"code": original.code, **original.details()}
+    if original is None and error.extensions and "code" in error.extensions:
+        return dict(error.extensions)  # coded where it was raised (api/limits.py)
     if original is None or isinstance(original, GraphQLError):  # graphql-core's own errors
+        limit = parser_limit_extensions(error.message)
+        if limit is not None:
+            return limit
         field = _bad_value_field(error.message)
         if field is not None:
             return {"code": "BAD_INPUT", "field": field}

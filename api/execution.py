@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 from typing import Any
 
@@ -28,7 +29,9 @@ class GraphmemSchema(strawberry.Schema):
         run = functools.partial(
             self.execute_sync, query, variable_values, context_value, *args, **kwargs
         )
-        return await asyncio.get_running_loop().run_in_executor(state.worker(), run)
+        # in a copy of the request's context: its request id and metrics sink (api/observe.py)
+        context = contextvars.copy_context()
+        return await asyncio.get_running_loop().run_in_executor(state.worker(), context.run, run)
 
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None

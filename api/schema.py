@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from strawberry.tools import merge_types
 
+from api.auth import AccessRules
 from api.errors import GraphmemErrors
 from api.execution import GraphmemSchema
 from api.health import HealthQuery
+from api.limits import RequestLimits
 from api.meta import MetaMutation, MetaQuery
+from api.observe import OperationObserver
 from api.props import PropsMutation, PropsQuery
 from api.segments import SegmentMutation, SegmentQuery
 from api.series import SeriesMutation, SeriesQuery
@@ -20,4 +23,8 @@ Mutation = merge_types(
     "Mutation", (SeriesMutation, SegmentMutation, MetaMutation, PropsMutation, TimelineMutation)
 )
 
-schema = GraphmemSchema(query=Query, mutation=Mutation, extensions=[GraphmemErrors])
+schema = GraphmemSchema(
+    query=Query,
+    mutation=Mutation,
+    extensions=[GraphmemErrors, AccessRules, OperationObserver, RequestLimits],
+)

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from graphmem.config import Settings
+from graphmem.config import WARMUP_MODES, Settings
 from graphmem.errors import GraphmemError, InvalidInput, ReadOnlyViolation
 from graphmem.series.catalog import ensure_series
 from graphmem.services import Services
@@ -61,16 +61,31 @@ def _open(args: argparse.Namespace, settings: Settings) -> Store:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    """Serve the GraphQL API with uvicorn."""
+    """Serve the GraphQL API with uvicorn; refuse to expose it without a token."""
     import uvicorn
 
+    from api import security
     from api.app import create_app
+    from api.requestid import log_config
 
-    if args.store:
-        settings = settings.with_overrides(store_url=args.store)
+    settings = settings.with_overrides(
+        store_url=args.store or None, host=args.host, warmup=args.warmup
+    )
+    app = create_app(settings)  # checks tokens, hosts and origins before anything is bound
+    tokens = app.state.tokens
+    problem = security.exposure_problem(settings, tokens)
+    if problem and not args.insecure:
+        print(f"refused: {problem}; or pass --insecure to serve anyway", file=sys.stderr)
+        return 2
+    if problem:
+        print(f"warning (--insecure): {problem}", file=sys.stderr)
     print(f"graphmem API on http://{args.host}:{args.port}/graphql (store: "
           f"{redact(settings.resolved_store_url)})")  # fmt: skip
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    for line in security.describe(settings, tokens):
+        print(f"  {line}")
+    # every line of a request carries its id: docs/observability.md
+    logs = log_config(logging.getLogger().level)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", log_config=logs)
     return 0
 
 
@@ -297,6 +312,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int_arg(1, 65535), default=8000)
     serve.add_argument("--store", dest="store", help="store URL", default=argparse.SUPPRESS)
+    serve.add_argument("--insecure", action="store_true",
+                       help="serve on a non-loopback --host without a token (anyone who can "
+                       "reach it can read and delete the graph)")  # fmt: skip
+    serve.add_argument(
+        "--warmup", choices=WARMUP_MODES, help="when the model and indexes open ($GRAPHMEM_WARMUP)"
+    )
     serve.set_defaults(handler=cmd_serve)
 
     cypher = sub.add_parser("cypher", help="run a read-only Cypher query, print a table")

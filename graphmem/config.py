@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import InvalidInput
+from graphmem.limits import ENV as LIMIT_VARS
+from graphmem.limits import Limits
 
 if TYPE_CHECKING:
     from graphmem.timeline.formula import TimelineConfig
@@ -17,6 +19,7 @@ if TYPE_CHECKING:
 FSYNC_POLICIES = ("always", "everysec", "no")
 VECTOR_INDEXES = ("auto", "flat", "hnsw", "ivf")
 EMBED_BACKENDS = ("auto", "onnx", "torch")  # auto: onnx where the model exports, else torch
+WARMUP_MODES = ("startup", "background", "off")  # when `serve` opens the model and indexes
 TIME_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400, "weeks": 604800}
 
 
@@ -44,6 +47,17 @@ class Settings:
     vector_refresh_ms: int = 500  # how often searches check the graph for other writers
     time_unit: str = "days"  # unit of t in the recall probability
     recall_threshold: float = 0.9  # p at which a memory counts as recalled
+    # the HTTP service (api/security.py, api/credentials.py; docs/deploying.md)
+    host: str = "127.0.0.1"  # what `graphmem serve` binds: decides the defaults below
+    api_token: str | None = field(default=None, repr=False)  # read-write
+    read_token: str | None = field(default=None, repr=False)  # read-only
+    tokens_file: Path | None = None
+    cors_origins: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()  # empty: the bound host and the loopback names
+    graphiql: bool | None = None  # None: on when bound to a loopback host
+    introspection: bool | None = None  # None: as graphiql
+    warmup: str = "startup"  # see WARMUP_MODES and docs/observability.md
+    limits: Limits = field(default_factory=Limits)  # GRAPHMEM_MAX_*, GRAPHMEM_*_TIMEOUT
 
     def __post_init__(self) -> None:
         if self.appendfsync not in FSYNC_POLICIES:
@@ -68,6 +82,8 @@ class Settings:
         _check_int("GRAPHMEM_VECTOR_REFRESH_MS", self.vector_refresh_ms, 0)
         if self.time_unit not in TIME_UNITS:
             raise InvalidInput("GRAPHMEM_TIME_UNIT", f"must be one of {', '.join(TIME_UNITS)}")
+        if self.warmup not in WARMUP_MODES:
+            raise InvalidInput("GRAPHMEM_WARMUP", f"must be one of {', '.join(WARMUP_MODES)}")
         threshold = self.recall_threshold
         if isinstance(threshold, bool) or not isinstance(threshold, int | float):
             raise InvalidInput("GRAPHMEM_RECALL_THRESHOLD", "must be a number in (0, 1]")
@@ -133,6 +149,17 @@ class Settings:
             vector_refresh_ms=_number(env, "GRAPHMEM_VECTOR_REFRESH_MS", "500", int),
             time_unit=_time_unit(env.get("GRAPHMEM_TIME_UNIT", "days")),
             recall_threshold=_number(env, "GRAPHMEM_RECALL_THRESHOLD", "0.9", float),
+            api_token=env.get("GRAPHMEM_API_TOKEN") or None,
+            read_token=env.get("GRAPHMEM_READ_TOKEN") or None,
+            tokens_file=Path(env["GRAPHMEM_TOKENS_FILE"])
+            if env.get("GRAPHMEM_TOKENS_FILE")
+            else None,
+            cors_origins=_words(env.get("GRAPHMEM_CORS_ORIGINS", "")),
+            allowed_hosts=_words(env.get("GRAPHMEM_ALLOWED_HOSTS", "")),
+            graphiql=_flag(env, "GRAPHMEM_GRAPHIQL"),
+            introspection=_flag(env, "GRAPHMEM_INTROSPECTION"),
+            warmup=env.get("GRAPHMEM_WARMUP", "startup").strip().lower(),
+            limits=_limits(env),
         )
 
 
@@ -144,6 +171,32 @@ def _number(env: Mapping[str, str], name: str, default: str, kind: type) -> Any:
     except ValueError:
         what = "an integer" if kind is int else "a number"
         raise InvalidInput(name, f"{text!r} is not {what}") from None
+
+
+def _words(text: str) -> tuple[str, ...]:
+    """A comma-separated list, blanks dropped."""
+    return tuple(word.strip() for word in text.split(",") if word.strip())
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool | None:
+    """An on/off variable; None when unset or empty (the default applies)."""
+    text = env.get(name, "").strip().lower()
+    if not text:
+        return None
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise InvalidInput(name, f"{text!r} is not on or off (1/0, true/false, yes/no, on/off)")
+
+
+def _limits(env: Mapping[str, str]) -> Limits:
+    """The request and time limits from their variables (graphmem/limits.py names them)."""
+    defaults = Limits()
+    return Limits(**{
+        name: _number(env, var, str(getattr(defaults, name)), type(getattr(defaults, name)))
+        for name, var in LIMIT_VARS.items()
+    })  # fmt: skip
 
 
 def _check_int(name: str, value: object, low: int) -> None:

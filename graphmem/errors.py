@@ -20,6 +20,10 @@ class GraphmemError(Exception):
 
     code = "INTERNAL"
 
+    def details(self) -> dict[str, object]:
+        """What the error's GraphQL `extensions` carry besides its code."""
+        return {}
+
 
 class InvalidInput(GraphmemError):
     """A user-supplied value is wrong; names the field and the problem."""
@@ -31,6 +35,29 @@ class InvalidInput(GraphmemError):
         super().__init__(f"{field}: {problem}")
         self.field = field
         self.problem = problem
+
+    def details(self) -> dict[str, object]:
+        return {"field": self.field}
+
+
+class LimitExceeded(InvalidInput):
+    """A value is larger than the service allows (GRAPHMEM_MAX_*): names it, the limit, its size."""
+
+    code = "LIMIT_EXCEEDED"
+
+    def __init__(self, field: str, problem: str, maximum: int, found: int) -> None:
+        super().__init__(field, problem)
+        self.maximum = maximum
+        self.found = found
+
+    def details(self) -> dict[str, object]:
+        return {"field": self.field, "max": self.maximum, "found": self.found}
+
+
+class OperationTimeout(GraphmemError):
+    """The operation ran past its time limit; the statement it was running was undone."""
+
+    code = "TIMEOUT"
 
 
 class NotFound(GraphmemError):
@@ -49,6 +76,18 @@ class AlreadyExists(GraphmemError):
 
     def __init__(self, message: str) -> None:
         super().__init__(clipped(message))  # it may quote the value sent
+
+
+class Unauthenticated(GraphmemError):
+    """A request to the API carried no token, or one it does not know."""
+
+    code = "UNAUTHENTICATED"
+
+
+class Forbidden(GraphmemError):
+    """The caller's token does not allow what was asked (a read-only token and a mutation)."""
+
+    code = "FORBIDDEN"
 
 
 class StoreError(GraphmemError):

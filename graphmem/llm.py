@@ -9,6 +9,7 @@ from typing import Any
 
 import openai
 
+from graphmem import deadline
 from graphmem.config import Settings
 from graphmem.errors import LLMError, LLMNotConfigured
 
@@ -66,8 +67,12 @@ class LLM:
         if json_mode:
             kwargs["response_format"] = {"type": "json_object"}
         try:
-            response = self._client.chat.completions.create(temperature=0, **kwargs)
+            response = self._client_within_deadline().chat.completions.create(
+                temperature=0, **kwargs
+            )
         except openai.APITimeoutError:
+            if deadline.passed():
+                raise deadline.timed_out("waiting for the LLM") from None
             raise LLMError(
                 f"the LLM did not answer within {self.timeout:g} s ({RETRIES + 1} tries)"
             ) from None
@@ -89,6 +94,15 @@ class LLM:
         ]
         tokens = response.usage.total_tokens if response.usage else 0
         return ChatReply(message.content, calls, tokens)
+
+    def _client_within_deadline(self) -> openai.OpenAI:
+        """The client, with one try cut at the operation's deadline when less time is left
+        than its tries may take; OperationTimeout once the deadline has passed."""
+        deadline.check("calling the LLM")
+        left = deadline.remaining()
+        if left is None or left >= self.timeout * (RETRIES + 1):
+            return self._client
+        return self._client.with_options(timeout=min(self.timeout, left), max_retries=0)
 
     def json(self, messages: Sequence[dict[str, Any]], model: str | None = None) -> Any:
         """A chat completion whose answer must be JSON; raises LLMError if it is not."""

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from graphmem import deadline
 from graphmem.config import Settings
 from graphmem.store import Store, open_store
 
@@ -15,6 +18,14 @@ if TYPE_CHECKING:
     from graphmem.series.tools import ToolEnv
     from graphmem.timeline import TimelineMemory
     from graphmem.vectors import VectorStore
+
+
+@dataclass(frozen=True)
+class Opened:
+    """The parts of a Services opened so far (None: not yet)."""
+
+    embedder: Embedder | None
+    vectors: VectorStore | None
 
 
 @dataclass
@@ -36,10 +47,18 @@ class Services:
 
     @classmethod
     def open(cls, settings: Settings, url: str | None = None) -> Services:
-        return cls(settings, open_store(url, settings))
+        with deadline.lifted():  # see _opening
+            return cls(settings, open_store(url, settings))
+
+    @contextlib.contextmanager
+    def _opening(self) -> Iterator[None]:
+        """Hold the lock, without the operation's time limit: what is opened here (the model,
+        the indexes read from the graph) is opened once, at first use, and may take longer."""
+        with self._lock, deadline.lifted():
+            yield
 
     def embedder(self) -> Embedder:
-        with self._lock:
+        with self._opening():
             if self._embedder is None:
                 from graphmem.embed import Embedder
 
@@ -47,7 +66,7 @@ class Services:
             return self._embedder
 
     def vectors(self) -> VectorStore:
-        with self._lock:
+        with self._opening():
             if self._vectors is None:
                 from graphmem.vectors import VectorStore
 
@@ -57,7 +76,7 @@ class Services:
             return self._vectors
 
     def timeline(self) -> TimelineMemory:
-        with self._lock:
+        with self._opening():
             if self._timeline is None:
                 from graphmem.timeline import TimelineMemory
 
@@ -67,7 +86,7 @@ class Services:
 
     def props(self) -> PropsMemory:
         """The propositions memory; its relation classifier uses the LLM when one is set."""
-        with self._lock:
+        with self._opening():
             if self._props is None:
                 from graphmem.llm import llm_or_none
                 from graphmem.props.classify import LLMClassifier
@@ -81,7 +100,7 @@ class Services:
             return self._props
 
     def tools(self) -> ToolEnv:
-        with self._lock:
+        with self._opening():
             if self._tools is None:
                 from graphmem.series.textsearch import SegmentSearch
                 from graphmem.series.tools import ToolEnv
@@ -89,6 +108,23 @@ class Services:
                 search = SegmentSearch(self.store, self.embedder(), self.vectors())
                 self._tools = ToolEnv(self.store, self.settings, search, owns_search=False)
             return self._tools
+
+    def warm_up(self) -> None:
+        """Open now what a first call would: the model (and one inference), every vector index,
+        the memories; so no later call pays for it."""
+        from graphmem.vectors.store import LABELS
+
+        self.embedder().encode_one("warm-up")  # a first inference allocates its buffers
+        vectors = self.vectors()
+        for label in LABELS:
+            vectors.index(label)
+        self.props()
+        self.timeline()
+        self.tools()
+
+    def opened(self) -> Opened:
+        """What is open so far; takes no lock, so it answers while something is being opened."""
+        return Opened(self._embedder, self._vectors)
 
     def close(self) -> None:
         """Save the vector indexes and close the store."""

@@ -14,12 +14,17 @@ from api.app import create_app
 from graphmem.config import Settings
 
 
+def free_port() -> int:
+    """A local TCP port nothing listens on (now)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 @contextlib.contextmanager
 def served(settings: Settings) -> Iterator[str]:
     """Serve the app with `settings` on 127.0.0.1; yields its base URL, stops it on exit."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     app = create_app(settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)

@@ -82,7 +82,7 @@ def test_ask_with_scripted_llm(sales_store, llm_server, llm_settings, store_url)
         {"content": "It covers 2010 to 2020."},
     )
     settings = dataclasses.replace(llm_settings, store_url=store_url)
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
         body = client.post("/graphql", json={"query": (
             'mutation { ask(question: "What span?") { answer complete '
             "steps { number tool ok } evidence session } }")}).json()  # fmt: skip

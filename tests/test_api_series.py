@@ -20,6 +20,7 @@ mutation($name: String!, $unit: String, $description: String) {
   createSeries(name: $name, unit: $unit, description: $description) { id name unit description }
 }"""
 LIST = "{ series { id name unit } }"
+LOCAL = "http://localhost"  # a Host the app serves (TestClient's default, testserver, is not)
 
 
 def test_healthz_reports_engine_and_version(api_url: str, store_url: str) -> None:
@@ -132,7 +133,7 @@ def test_healthz_answers_while_a_graphql_operation_is_busy(
     [("bolt://127.0.0.1:1", "neo4j"), ("falkordb://127.0.0.1:1", "falkordb")],
 )
 def test_healthz_when_the_store_cannot_be_opened(url: str, engine: str) -> None:
-    with TestClient(create_app(Settings(store_url=url))) as client:
+    with TestClient(create_app(Settings(store_url=url)), base_url=LOCAL) as client:
         response = client.get("/healthz")
         health = client.post("/graphql", json={"query": "{ health { engine reachable } }"})
     assert response.status_code == 503

@@ -69,7 +69,7 @@ def test_serve_answers_graphql_on_the_embedded_store(short_tmp: Path) -> None:
             f"http://127.0.0.1:{port}/graphql",
             json={"query": 'mutation { createSeries(name: "served") { name } }'},
         ).json()
-        assert body == {"data": {"createSeries": {"name": "served"}}}
+        assert body["data"] == {"createSeries": {"name": "served"}}
     finally:
         proc.terminate()
         proc.wait(timeout=20)

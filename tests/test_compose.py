@@ -36,3 +36,12 @@ def test_api_waits_for_a_healthy_neo4j_and_uses_its_credentials() -> None:
 def test_api_image_installs_cpu_torch() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "--index-url https://download.pytorch.org/whl/cpu" in dockerfile
+
+
+def test_api_without_a_token_is_published_on_the_hosts_loopback_only() -> None:
+    """`--insecure` serves 0.0.0.0 without a token: only through a port on 127.0.0.1."""
+    api = COMPOSE["services"]["api"]
+    assert "--insecure" in api["command"]
+    assert api["ports"] == ["127.0.0.1:8000:8000"]
+    hosts = api["environment"]["GRAPHMEM_ALLOWED_HOSTS"].split(",")
+    assert {"localhost", "api"} <= set(hosts)

@@ -217,10 +217,14 @@ def test_sizes_are_limited(own: tuple[str, Store]) -> None:
     error = refusal(post(url, CREATE, n="n" * 201))
     assert error["extensions"] == {"code": "BAD_INPUT", "field": "name"}
     assert "the limit is 200" in error["message"]
+    # the service's limits (GRAPHMEM_MAX_DOCUMENT, GRAPHMEM_MAX_TEXT) come before the library's
     error = refusal(post(url, DOC, t="x" * (MAX_DOCUMENT + 1), d="2024-01-01"))
-    assert error["extensions"] == {"code": "BAD_INPUT", "field": "text"}
+    assert error["extensions"]["code"] == "LIMIT_EXCEEDED"
+    assert error["extensions"]["field"] == "text"
     error = refusal(post(url, EVENT, t="x" * 10_001, d="2024-01-01"))
-    assert error["extensions"] == {"code": "BAD_INPUT", "field": "text"}
+    assert error["extensions"] == {
+        "code": "LIMIT_EXCEEDED", "field": "text", "max": 10_000, "found": 10_001,
+    }  # fmt: skip
     assert nodes(store) == 0
 
 
@@ -256,14 +260,16 @@ def test_cli_refuses_a_control_character_in_a_series_name(
 def test_a_huge_bad_value_gives_a_short_message(own: tuple[str, Store]) -> None:
     url, store = own
     before = nodes(store)
-    huge = "x" * 1_000_000
+    huge = "x" * 9_999  # the longest a request may carry (GRAPHMEM_MAX_TEXT)
     error = refusal(post(url, EVENT, t="a note", d=huge, s=None))
     assert error["extensions"] == {"code": "BAD_INPUT", "field": "date"}
     assert len(error["message"]) < 1_000 and "more characters" in error["message"]
     delete = "mutation($i: ID!) { deleteSeries(id: $i) { id } }"
-    error = refusal(post(url, delete, i="y" * 100_000))
+    error = refusal(post(url, delete, i="y" * 9_999))
     assert error["extensions"] == {"code": "NOT_FOUND"}, "an id is quoted, but not whole"
     assert len(error["message"]) < 1_000 and "more characters" in error["message"]
+    error = refusal(post(url, EVENT, t="a note", d="x" * 1_000_000, s=None))
+    assert error["extensions"]["code"] == "LIMIT_EXCEEDED" and len(error["message"]) < 1_000
     assert nodes(store) == before
 
 

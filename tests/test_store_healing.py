@@ -202,7 +202,9 @@ def test_kill_during_compaction_heals_and_leaves_no_rewrite_behind(data_dir: Pat
     store.close()
 
 
-def test_health_restarts_a_killed_server(data_dir: Path) -> None:
+def test_health_restarts_a_killed_server(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a loaded CI machine may need longer than the production bound to start a server
+    monkeypatch.setattr(falkordb_engine, "HEALTH_WAIT", 60.0)
     store = open_store(url(data_dir), Settings())
     dead = kill_server(data_dir)
     health = store.health()
@@ -252,7 +254,7 @@ def test_health_reports_a_load_in_progress_and_waits_for_nothing(data_dir: Path)
 
 def test_api_heals_without_a_restart_of_the_app(data_dir: Path) -> None:
     app = create_app(Settings(store_url=url(data_dir)))
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://localhost") as client:
         create = 'mutation { createSeries(name: "kept") { id } }'
         assert client.post("/graphql", json={"query": create}).json()["data"]["createSeries"]
         assert client.get("/healthz").json()["reachable"] is True

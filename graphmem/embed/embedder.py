@@ -88,6 +88,11 @@ class Embedder:
         return "onnx" if isinstance(self._loaded(), OnnxModel) else "torch"
 
     @property
+    def loaded(self) -> bool:
+        """Whether the model is loaded (without loading it)."""
+        return self._model is not None
+
+    @property
     def dim(self) -> int:
         """Length of each embedding (loads the model)."""
         return self._loaded().dim

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import copy_context
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from graphmem import embcodec
+from graphmem import deadline, embcodec, metrics
 from graphmem.errors import InvalidInput
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import Proposition, make_proposition
@@ -136,10 +137,12 @@ def store_propositions(
                 pending = None
                 done += stored.rows
                 added, relations = added + stored.created, relations + stored.relations
+                metrics.count(metrics.PROPOSITIONS, stored.created)
                 if progress is not None:
                     progress("store", done, len(order))
 
         for start in range(0, len(order), batch_size):
+            deadline.check("adding propositions")  # batches stored so far stay: see docs/limits.md
             chunk = order[start : start + batch_size]
             batch = [props[i] for i in chunk]
             raw = (
@@ -155,10 +158,14 @@ def store_propositions(
             rows = _prop_rows(batch, vecs)
             last = start + batch_size >= len(order)
             settle()
-            pending = worker.submit(_store_batch, ctx, docs if last else [], rows,
-                                    states if last else [], relation_rows(found), vecs)  # fmt: skip
+            # in this context: the worker's statements keep the operation's deadline
+            pending = worker.submit(copy_context().run, _store_batch, ctx, docs if last else [],
+                                    rows, states if last else [], relation_rows(found),
+                                    vecs)  # fmt: skip
             ctx.recent.add(batch)  # candidates of later batches and calls, without a read
         settle()
+    if doc is not None:  # written with the last batch: all of it is stored now
+        metrics.count(metrics.DOCUMENTS)
     return IngestReport(doc.id if doc else None, tuple(ids), added, len(ids) - added, relations)
 
 

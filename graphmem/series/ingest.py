@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from graphmem import metrics
 from graphmem.errors import InvalidInput, StoreError
 from graphmem.series.archive import CHUNK_SIZE, Points, chunk_rows, read_index_range
 from graphmem.series.batch import MAX_BATCH, Batch, check_follows, validate_batch
@@ -114,6 +115,7 @@ def _append(
             "(another writer?); nothing of this batch was stored, send it again"
         )
     n_new = int(len(batch.ts) - np.count_nonzero(batch.missing))
+    metrics.count(metrics.POINTS, n_new)
     return AppendResult(series.id, n_new, len(batch.ts) - n_new, False, segments)
 
 

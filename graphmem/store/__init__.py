@@ -11,6 +11,7 @@ from falkordb import FalkorDB
 
 from graphmem.config import Settings
 from graphmem.errors import InvalidInput, StoreUnavailable
+from graphmem.metrics import counts_store_errors
 from graphmem.store.base import Health, Row, Store
 from graphmem.store.falkordb_engine import CLIENT_NAME, FalkorDBStore
 
@@ -34,6 +35,7 @@ CONNECT_TIMEOUT = 5.0
 __all__ = ["Health", "Row", "Store", "engine_of", "open_store", "redact"]
 
 
+@counts_store_errors
 def open_store(url: str | None = None, settings: Settings | None = None) -> Store:
     """Open the store at `url` (default: the embedded FalkorDB in the data dir), schema applied."""
     settings = settings or Settings.from_env()

@@ -16,6 +16,7 @@ import numpy as np
 
 from graphmem.cypher import Statement, statement
 from graphmem.errors import InvalidInput, StoreError
+from graphmem.metrics import counts_store_errors
 from graphmem.store.dialect import DIALECTS, JSON_TWIN, Dialect
 from graphmem.store.schema import EDGE_INDEXES, INDEXES, UNIQUE, SchemaItem, ddl_of, plan
 from graphmem.strings import storable
@@ -185,6 +186,7 @@ class Store(ABC):
         """One result row as plain values, from (column, driver value) pairs."""
         return {name: to_plain(value, self.graph_types) for name, value in pairs}
 
+    @counts_store_errors
     def read(self, name: str | Statement, /, **params: Any) -> list[Row]:
         """Run a named statement on the read-only path."""
         stmt = _resolve(name)
@@ -207,6 +209,7 @@ class Store(ABC):
                         row[column] = json.loads(row[column])
         return rows
 
+    @counts_store_errors
     def write(self, name: str | Statement, /, **params: Any) -> list[Row]:
         """Run a named statement on the write path; it lands whole or not at all."""
         stmt = _resolve(name)
@@ -218,6 +221,7 @@ class Store(ABC):
         """Run a named `UNWIND $rows` statement once over all rows: the batch lands whole."""
         return self.write(name, rows=list(rows), **params)
 
+    @counts_store_errors
     def inspect(self, text: str, params: Mapping[str, Any] | None = None) -> list[Row]:
         """Run caller-written Cypher read-only (for `graphmem cypher`); writes are refused."""
         return self._run(text, params_of(dict(params or {})), write=False)

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 import redis.exceptions
 from falkordb import Edge, FalkorDB, Node, Path
 
+from graphmem import deadline
 from graphmem.errors import (
     AlreadyExists,
     InvalidInput,
@@ -76,6 +77,8 @@ def translate(error: Exception, what: str) -> Exception:
     msg = str(error)
     if isinstance(error, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
         return StoreUnavailable(f"FalkorDB is not reachable: {msg}")
+    if "Query timed out" in msg:  # the server undid the statement (a write too: TIMEOUT_MAX)
+        return deadline.timed_out(what)
     if "unique constraint violation" in msg:
         return AlreadyExists(f"{what}: an item with the same id already exists ({msg})")
     if "read-only" in msg:
@@ -102,6 +105,7 @@ class FalkorDBStore(Store):
         self._server = server
         self._where = where or "the FalkorDB server"
         self._closed = False
+        self._timeout_max: int | None = None  # the server's TIMEOUT_MAX, read when first needed
         self.graph_name = graph
 
     def _run(
@@ -110,12 +114,16 @@ class FalkorDBStore(Store):
         if params:  # names were checked to be identifiers by Store.params_of()
             header = " ".join(f"{k}={literal(v)}" for k, v in params.items())
             text = f"CYPHER {header} {text}"
+        deadline.check(what)
         server = self._supervisor()
         if server is not None:
             server.check(self._client)  # restarts a server that died since the last statement
+        timeout = deadline.statement_ms(what)  # what is left after any restart
+        if timeout is not None:
+            timeout = self._capped(timeout)
         for attempt in (1, 2):
             try:
-                return self._execute(text, write)
+                return self._execute(text, write, timeout)
             except redis.exceptions.RedisError as error:
                 if attempt == 2 or not isinstance(error, redis.exceptions.ConnectionError):
                     raise translate(error, what) from error
@@ -126,9 +134,28 @@ class FalkorDBStore(Store):
         """The embedded server's keeper while the store is open (None: external server)."""
         return None if self._closed else self._server
 
-    def _execute(self, text: str, write: bool) -> list[Row]:
+    def _capped(self, timeout: int) -> int:
+        """A statement's TIMEOUT within the server's TIMEOUT_MAX, which it may not exceed.
+
+        The embedded server sets one (graphmem/store/server_process.py); a server without
+        one applies a TIMEOUT to reads only, and lets writes run to the end.
+        """
+        if self._timeout_max is None:
+            try:
+                reply = self._client.connection.execute_command(
+                    "GRAPH.CONFIG", "GET", "TIMEOUT_MAX"
+                )
+                self._timeout_max = int(reply[1])
+            except redis.exceptions.ResponseError:  # an older server, or one that forbids it
+                self._timeout_max = 0
+            except redis.exceptions.RedisError:  # unreachable: the statement finds out, and says
+                return timeout
+        return min(timeout, self._timeout_max) if self._timeout_max > 0 else timeout
+
+    def _execute(self, text: str, write: bool, timeout: int | None = None) -> list[Row]:
         try:
-            result = self._graph.query(text) if write else self._graph.ro_query(text)
+            run = self._graph.query if write else self._graph.ro_query
+            result = run(text, timeout=timeout)
         except redis.exceptions.ResponseError as error:
             if not write and "empty key" in str(error):
                 return []  # the graph does not exist until its first write: nothing to read

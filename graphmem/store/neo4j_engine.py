@@ -17,6 +17,7 @@ import neo4j
 import neo4j.exceptions as ne
 from neo4j.graph import Node, Path, Relationship
 
+from graphmem import deadline
 from graphmem.errors import (
     AlreadyExists,
     InvalidInput,
@@ -29,6 +30,14 @@ from graphmem.store.base import GraphTypes, Health, Row, Store
 
 DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
 ACCESS_MODE = "Neo.ClientError.Statement.AccessMode"
+# the transaction ran past the timeout it was given (TimedOutClientConfiguration) or the
+# server's db.transaction.timeout (TimedOut); the server rolled it back
+TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"
+# a transaction stopped by the server, e.g. at its timeout while it waited for a lock
+STOPPED = (
+    "Neo.ClientError.Transaction.Terminated",
+    "Neo.ClientError.Transaction.LockClientStopped",
+)
 # writes refused by a member that cannot take them: a follower or read replica, or a read-only
 # database (the driver retries both, on a new routing table, before they reach us)
 NOT_WRITABLE = (ne.NotALeader, ne.ForbiddenOnReadOnlyDatabase)
@@ -41,6 +50,8 @@ def translate(error: Exception, what: str) -> Exception:
     msg = (error.message if isinstance(error, ne.Neo4jError) else None) or str(error)
     code = getattr(error, "code", None) or ""
     detail = f"{msg} [{code}]" if code else msg
+    if code.startswith(TIMED_OUT) or (code in STOPPED and deadline.passed()):
+        return deadline.timed_out(what)
     if isinstance(error, ne.AuthError):
         return StoreAuthError(
             f"{what}: Neo4j authentication failed ({detail}); check the user and password "
@@ -115,6 +126,9 @@ class Neo4jStore(Store):
         def work(tx: neo4j.ManagedTransaction) -> list[Row]:
             return [self._row(record.items()) for record in tx.run(text, params)]
 
+        timeout = deadline.statement_ms(what)
+        if timeout is not None:  # the operation's time left: the server rolls back past it
+            work = neo4j.unit_of_work(timeout=timeout / 1000)(work)
         try:
             with self._driver.session(
                 database=self._database, bookmark_manager=self._bookmarks

@@ -27,6 +27,7 @@ AOF_DIR = "appendonlydir"
 # once it is complete (the server then moves it into AOF_DIR)
 REWRITE_TEMP = "temp-rewriteaof-*.aof"
 CONTROL_NAME = "graphmem-control"
+TIMEOUT_MAX_MS = 7 * 24 * 3600 * 1000  # a week: caps no real statement
 PROBE_TIMEOUT = 1.0  # a server replaying its log answers nothing, not even INFO
 # the log is compacted when its tail of commands exceeds this fraction of its RDB snapshot:
 # replaying the tail is what makes a start slow (bench/bench_restart.py)
@@ -166,6 +167,9 @@ def start(data_dir: Path, appendfsync: str) -> subprocess.Popen[bytes]:
         server, "--port", "0", "--unixsocket", str(data_dir / SOCKET), "--unixsocketperm", "700",
         "--dir", str(data_dir), "--appendonly", "yes", "--appendfsync", appendfsync,
         "--save", "", "--logfile", LOGFILE, "--loadmodule", module,
+        # any TIMEOUT_MAX makes a statement's TIMEOUT (an operation's deadline) apply to
+        # writes too, which the server then undoes; without one writes never time out
+        "TIMEOUT_MAX", str(TIMEOUT_MAX_MS),
         # compaction: the rewritten file is an RDB snapshot plus a tail of commands; redis
         # rewrites it once the tail exceeds half the snapshot and 64 MB (EmbeddedServer.compact)
         "--aof-use-rdb-preamble", "yes",

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem import embcodec
+from graphmem import embcodec, metrics
 from graphmem.errors import InvalidInput
 from graphmem.strings import MAX_SOURCE, MAX_TEXT, checked_name, checked_str
 from graphmem.timeline.memory import TimelineMemory
@@ -102,6 +102,7 @@ def add_events(
             for i, emb in zip(new, embcodec.encode(fresh), strict=True)
         ]  # fmt: skip
         ctx.store.write_batch("timeline.add_events", rows)
+        metrics.count(metrics.EVENTS, len(rows))
         ctx.vectors.add(
             LABEL, [r["id"] for r in rows], [r["vid"] for r in rows], [r["ts"] for r in rows],
             fresh,

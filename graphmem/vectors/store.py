@@ -104,6 +104,10 @@ class VectorStore:
                 self._indexes[label] = self._open(label)
             return self._indexes[label]
 
+    def sizes(self) -> dict[str, int]:
+        """Items in each opened index; takes no lock, so a scrape never waits for a rebuild."""
+        return {label: len(index) for label, index in list(self._indexes.items())}
+
     def report(self, label: str) -> OpenReport | None:
         """How `label`'s index was opened, or None if it has not been opened."""
         return self._reports.get(label)

@@ -1,0 +1,134 @@
+"""/metrics: the app's Prometheus metrics, one registry per app (docs/observability.md)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+from starlette.requests import Request
+from starlette.responses import Response
+
+from api.state import AppState
+from graphmem import metrics as lib
+
+MAX_OPERATIONS = 100  # distinct operation labels; later new ones are counted as "other"
+OTHER = "other"
+# from a quick health query to a long ingestion or LLM call
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+INGESTED = {
+    lib.POINTS: ("graphmem_points_ingested", "Series points stored"),
+    lib.PROPOSITIONS: ("graphmem_propositions_ingested", "Propositions stored"),
+    lib.DOCUMENTS: ("graphmem_documents_ingested", "Documents stored with all their propositions"),
+    lib.EVENTS: ("graphmem_events_ingested", "Timeline events stored"),
+}
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One GraphQL operation a request ran: its label, type and outcome ("ok" or a code)."""
+
+    name: str
+    type: str
+    outcome: str
+
+
+class OperationLabels:
+    """Caps the operation label's values: clients choose operation names, Prometheus pays."""
+
+    def __init__(self, limit: int = MAX_OPERATIONS) -> None:
+        self.limit = limit
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, name: str) -> str:
+        with self._lock:
+            if name in self._seen:
+                return name
+            if len(self._seen) >= self.limit:
+                return OTHER
+            self._seen.add(name)
+            return name
+
+
+class VectorIndexSizes(Collector):
+    """graphmem_vector_index_items, read at scrape time from the opened indexes, lock-free."""
+
+    def __init__(self, state: AppState) -> None:
+        self.state = state
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        family = GaugeMetricFamily(
+            "graphmem_vector_index_items", "Items in each opened vector index", labels=["label"]
+        )
+        services = self.state.opened_services()
+        vectors = services.opened().vectors if services is not None else None
+        for label, size in sorted((vectors.sizes() if vectors is not None else {}).items()):
+            family.add_metric([label], size)
+        yield family
+
+
+class Metrics:
+    """Every metric of one app, in a registry of its own (tests run several apps at once)."""
+
+    def __init__(self, state: AppState) -> None:
+        self.registry = registry = CollectorRegistry()
+        self.operation_label = OperationLabels()
+        self.requests = Counter(
+            "graphmem_graphql_requests", "GraphQL operations by operation, type and outcome",
+            ["operation", "type", "outcome"], registry=registry,
+        )  # fmt: skip
+        self.latency = Histogram(
+            "graphmem_graphql_request_duration_seconds",
+            "Time from a GraphQL request's arrival to its response, by operation",
+            ["operation", "type"], buckets=LATENCY_BUCKETS, registry=registry,
+        )  # fmt: skip
+        self.http = Counter(
+            "graphmem_http_requests", "HTTP requests by route and status",
+            ["route", "status"], registry=registry,
+        )  # fmt: skip
+        self.ingested = {
+            event: Counter(name, text, registry=registry)
+            for event, (name, text) in INGESTED.items()
+        }
+        self.store_errors = Counter(
+            "graphmem_store_errors", "Store statements and opens that failed, by error code",
+            ["code"], registry=registry,
+        )  # fmt: skip
+        self.warmup = Gauge(
+            "graphmem_warmup_seconds", "How long the last warm-up took", registry=registry
+        )
+        registry.register(VectorIndexSizes(state))
+        ProcessCollector(registry=registry)
+        PlatformCollector(registry=registry)
+
+    def sink(self, name: str, amount: int, labels: dict[str, str]) -> None:
+        """Where the library's counts go (graphmem.metrics.reporting_to)."""
+        if name == lib.STORE_ERRORS:
+            self.store_errors.labels(labels.get("code", "unknown")).inc(amount)
+        elif name in self.ingested:
+            self.ingested[name].inc(amount)
+
+    def observe(self, route: str, status: int, operations: list[Operation], seconds: float) -> None:
+        """Count one finished HTTP request and the GraphQL operations it ran."""
+        self.http.labels(route, str(status)).inc()
+        for op in operations:
+            name = self.operation_label(op.name)
+            self.requests.labels(name, op.type, op.outcome).inc()
+            self.latency.labels(name, op.type).observe(seconds)
+
+    async def endpoint(self, request: Request) -> Response:
+        """GET /metrics in the Prometheus text format."""
+        return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
