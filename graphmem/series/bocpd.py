@@ -31,10 +31,11 @@ _STATE_ROWS = {
 # Slots of the parameter row, the workspace's last row (one array keeps the call overhead low):
 # prior, cached logs, running normaliser, level and slope, then hypothesis count, points
 # processed, capacity, cp window, protected age and the track_level flag (integers stored exactly).
-(_MU0, _KAPPA0, _ALPHA0, _BETA0, _D0, _PS, _QN, _LOGH, _LOG1MH, _LOGTHR, _LOGNORM) = range(11)
-(_LEVEL, _SLOPE, _LOGEPS, _LOG1MEPS, _LOGK2, _LOGLIVE) = range(11, 17)
-_K, _T, _CAP, _WIN, _PROT, _ADAPT = range(17, 23)
-_NPAR = 23
+# _LOGHS / _LOGHF: log hazard of a fresh sloped / flat run (_NEG_BIG: no such run).
+(_MU0, _KAPPA0, _ALPHA0, _BETA0, _D0, _PS, _QN, _LOGHS, _LOG1MH, _LOGTHR, _LOGNORM) = range(11)
+(_LEVEL, _SLOPE, _LOGEPS, _LOG1MEPS, _LOGK2, _LOGLIVE, _LOGHF, _QS, _AMAX) = range(11, 20)
+_K, _T, _CAP, _WIN, _PROT, _ADAPT = range(20, 26)
+_NPAR = 26
 _PAR = _NROWS
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -162,12 +163,15 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
     d0 = par[_D0]
     ps = par[_PS]
     qn = par[_QN]
-    logh = par[_LOGH]
+    qs = par[_QS]
+    amax = par[_AMAX]
     log1mh = par[_LOG1MH]
     logthr = par[_LOGTHR]
     logeps = par[_LOGEPS]
     log1meps = par[_LOG1MEPS]
     logk2 = par[_LOGK2]
+    loghs = par[_LOGHS]
+    loghf = par[_LOGHF]
     robust = logeps > _NEG_BIG
     k2 = _fexp(logk2) if robust else 1.0
     loglive = par[_LOGLIVE]
@@ -211,34 +215,39 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
             ss[i] = s
             q00[i] = a00
             q01[i] = a01
-            q11[i] = p11[i]
+            q11[i] = p11[i] + (qs if p11[i] > 0.0 else 0.0)  # a flat run's slope stays 0
             ql[i] = li
             outl[i] = o
             ki = _key(vi)
             mkey = ki if ki > mkey else mkey
-        # The fresh run (x_t opens a segment) enters at slot k with the prior predictive.
+        # The fresh runs (x_t opens a segment) enter at slot k: one with a slope, one flat (its
+        # slope held at 0), each with its share of the hazard; both predict x_t alike.
         s = pk0 + 1.0
         e = x - level
         bs = beta0 * s
-        vi = logh + d0 - _HALF_LOG_2PI + alpha0 * _flog(bs)
-        vi -= (alpha0 + 0.5) * _flog(bs + 0.5 * e * e)
-        v[k] = vi
-        err[k] = e
-        ss[k] = s
-        q00[k] = pk0
-        q01[k] = 0.0
-        q11[k] = ps
-        ql[k] = level
-        outl[k] = 0.0
-        sl[k] = slope
-        aa[k] = alpha0
-        bb[k] = beta0
-        dd[k] = d0
-        age[k] = 0.0
-        ki = _key(vi)
-        mkey = ki if ki > mkey else mkey
+        lin = d0 - _HALF_LOG_2PI + alpha0 * _flog(bs) - (alpha0 + 0.5) * _flog(bs + 0.5 * e * e)
+        for flat in (False, True):
+            logw = loghf if flat else loghs
+            if logw <= _NEG_BIG:
+                continue
+            vi = logw + lin
+            v[k] = vi
+            err[k] = e
+            ss[k] = s
+            q00[k] = pk0
+            q01[k] = 0.0
+            q11[k] = 0.0 if flat else ps
+            ql[k] = level
+            outl[k] = 0.0
+            sl[k] = 0.0 if flat else slope
+            aa[k] = alpha0
+            bb[k] = beta0
+            dd[k] = d0
+            age[k] = 0.0
+            ki = _key(vi)
+            mkey = ki if ki > mkey else mkey
+            k += 1
         m = _unkey(mkey)
-        k += 1
         # Pass 2: normalise against the best, update the filters, sum the masses.
         s_all = 0.0
         s_drop = 0.0
@@ -281,16 +290,20 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
             p01[i] = a01 - g0 * a01
             p11[i] = q11[i] - g1 * a01
             # d(alpha + 1/2) = log(alpha) - d(alpha), as lgamma(a + 1) = log a + lgamma(a).
-            dd[i] = _flog(aa[i]) - dd[i]
-            aa[i] = aa[i] + 0.5
-            bb[i] = bb[i] + 0.5 * e * e / s
+            # Past noise_memory points alpha stays and beta forgets (by the factor that keeps
+            # beta / alpha unbiased), so the noise estimate follows a slowly changing noise.
+            ai = aa[i]
+            capped = ai >= amax
+            dd[i] = dd[i] if capped else _flog(ai) - dd[i]
+            bb[i] = (bb[i] * (1.0 - 0.5 / ai) if capped else bb[i]) + 0.5 * e * e / s
+            aa[i] = ai if capped else ai + 0.5
         lp_min = _unkey(min_key)
         map_n = np.int64(age[map_i]) - 1
         if adapt:
             # Centre the next fresh run's prior on where the current run goes next.
             level = ll[map_i] + sl[map_i]
             slope = sl[map_i]
-        # Prune: drop everything below the relative threshold, then the least probable if full.
+        # Prune: drop everything below the relative threshold, then the least probable while full.
         if n_drop > 0:
             i = k - 1
             while i >= 0:
@@ -298,7 +311,7 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
                     k -= 1
                     _move(hyp, k, i)
                 i -= 1
-        if k > cap:
+        while k > cap:
             i = 0
             while lp[i] != lp_min:
                 i += 1
@@ -308,6 +321,7 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
                 s_recent -= e
             k -= 1
             _move(hyp, k, i)
+            lp_min = _least(lp, k)
         s_kept = s_all - s_drop
         lognorm = -_flog(s_kept)
         out_cp[j] = min(max(s_recent / s_kept, 0.0), 1.0)
@@ -318,6 +332,16 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
     par[_LOGNORM] = lognorm
     par[_LEVEL] = level
     par[_SLOPE] = slope
+
+
+@njit(cache=True, inline="always")
+def _least(lp, k):
+    """The smallest of lp[:k]."""
+    low = np.int64(_KEY_HIGH)
+    for i in range(k):
+        ki = _key(lp[i])
+        low = ki if ki < low else low
+    return _unkey(low)
 
 
 @njit(cache=True, inline="always")
@@ -334,16 +358,22 @@ _PRIOR_RANGES = {
     "beta0": (1e-200, 1e200),
     "slope_var": (0.0, 1e8),
     "level_noise": (0.0, 1e8),
+    "slope_prob": (0.0, 1.0),
+    "slope_noise": (0.0, 1e8),
 }
-_PRIOR_FIELDS = ("mu0", "kappa0", "alpha0", "beta0", "slope_var", "level_noise")
+_PRIOR_FIELDS = (
+    "mu0", "kappa0", "alpha0", "beta0", "slope_var", "level_noise", "slope_prob", "slope_noise"
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
 class NormalGammaPrior:
     """Normal-Gamma prior of a segment: level mu0 (kappa0 pseudo-points), noise precision
-    Gamma(alpha0, beta0); slope_var > 0 gives each segment a slope (prior variance in noise
-    variances per step squared), level_noise q > 0 lets its level wander (a random walk with
-    step variance q noise variances). Both 0: the plain constant-mean model."""
+    Gamma(alpha0, beta0); slope_var > 0 gives a segment, with probability slope_prob, a slope
+    (prior variance in noise variances per step squared; otherwise it is flat), level_noise
+    q > 0 lets its level wander (a random walk with step variance q noise variances) and
+    slope_noise a sloped segment's slope likewise. slope_var = level_noise = 0: the plain
+    constant-mean model."""
 
     mu0: float
     kappa0: float
@@ -351,6 +381,8 @@ class NormalGammaPrior:
     beta0: float
     slope_var: float = 0.0
     level_noise: float = 0.0
+    slope_prob: float = 1.0
+    slope_noise: float = 0.0
 
     def __post_init__(self) -> None:
         for name in _PRIOR_FIELDS:
@@ -365,12 +397,17 @@ class NormalGammaPrior:
                 raise InvalidInput(f"prior.{name}", f"must be in [{lo:g}, {hi:g}], got {value}")
 
 
-# Shape of the data-scaled prior. A weak prior (few pseudo-points, broad precision) keeps a fresh
-# segment plausible even when its level or noise drifts far from the warm-up's (chosen by F1).
+# Shape of the data-scaled prior. The noise variance is centred on the warm-up's robust estimate
+# with the weight of about two points (alpha0 = 1): a new segment's noise may differ widely, but
+# a few tight points are not taken for a segment of their own; the level is nearly free
+# (kappa0 = 0.01: a prior std of 10 noise stds around where the series goes next).
 DEFAULT_KAPPA0 = 0.01
-DEFAULT_ALPHA0 = 0.1
-DEFAULT_VAR_SCALE = 0.1  # prior guess of the noise variance, relative to the warm-up estimate
+DEFAULT_ALPHA0 = 1.0
+DEFAULT_VAR_SCALE = 1.0  # prior guess of the noise variance, relative to the warm-up estimate
 DEFAULT_SLOPE_VAR = 1.0  # a segment's slope: prior std of one noise std per step
+# A new segment is as likely flat as sloped: a flat one pays no price for a slope it does not
+# need, so a small step between flat stretches is not read as one long gentle slope.
+DEFAULT_SLOPE_PROB = 0.5
 # Level noise from the warm-up: the spread of 8-step differences against 1-step ones (robust
 # MADs) is 1 for independent noise and grows for a wandering level; estimated only from
 # enough points and beyond a clear margin, as a level shift in the warm-up inflates it too.
@@ -378,6 +415,18 @@ _Q_LAG = 8
 _Q_MIN_POINTS = 48
 _Q_MIN_RATIO = 2.5
 MAX_LEVEL_NOISE = 10.0
+# Slope noise from the warm-up's curvature: the median k-step second difference, when clearly
+# nonzero, is k^2 times the slope's change per step; the slope's random walk gets that change
+# squared times _W_HORIZON, so that over so many steps it covers the drift curvature gives it.
+_W_LAG = 8
+_W_MIN_POINTS = 16
+_W_Z = 3.0
+_W_HORIZON = 10.0
+MAX_SLOPE_NOISE = 1e4
+# The log scale is taken only from enough points and by a clear margin of log-likelihood
+# (strong evidence: a likelihood ratio above e^5).
+_LOG_MIN_POINTS = 8
+_LOG_MARGIN = 5.0
 
 
 def _mad(values: np.ndarray) -> float:
@@ -401,9 +450,41 @@ def level_noise_from_warmup(values: np.ndarray) -> float:
     return min(MAX_LEVEL_NOISE, 2.0 * (r2 - 1.0) / (_Q_LAG - r2))
 
 
+def slope_noise_from_warmup(values: np.ndarray, sigma: float) -> float:
+    """The slope's random-walk step variance, in noise variances, that the warm-up's curvature
+    suggests (0 when it shows none)."""
+    x = np.asarray(values, dtype=np.float64)
+    n = x.shape[0]
+    k = min(_W_LAG, n // 6)
+    if n < _W_MIN_POINTS or not sigma > 0:
+        return 0.0
+    d2 = x[2 * k :] - 2.0 * x[k:-k] + x[: -2 * k]
+    med = float(np.median(d2))
+    se = 1.2533 * _mad(d2) / math.sqrt(d2.shape[0])  # the median's standard error
+    if not abs(med) > _W_Z * se:
+        return 0.0
+    return min(MAX_SLOPE_NOISE, _W_HORIZON * (med / (k * k) / sigma) ** 2)
+
+
+def log_scale_from_warmup(values: np.ndarray) -> bool:
+    """Whether a positive warm-up is better read on the log scale (noise and growth in proportion
+    to the level): Box-Cox's profile likelihood, lambda = 0 against lambda = 1, with the noise
+    of each from second differences (which a local trend does not touch)."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.shape[0] < _LOG_MIN_POINTS or not (x > 0).all():
+        return False
+    y = np.log(x)
+    ms_lin, ms_log = (float(np.mean(np.diff(v, 2) ** 2)) for v in (x, y))
+    if not (ms_lin > 0 and ms_log > 0):
+        return False
+    # log-likelihood gain of lambda = 0 (its Jacobian, -sum log x, included)
+    gain = 0.5 * x.shape[0] * (math.log(ms_lin) - math.log(ms_log)) - float(y.sum())
+    return gain > _LOG_MARGIN
+
+
 def prior_from_warmup(values: np.ndarray, trend: bool = True) -> NormalGammaPrior:
     """Scale a Normal-Gamma prior to the data: median level, robust noise from first differences,
-    a slope per segment (trend) and the level noise the points suggest."""
+    a slope per segment (trend), and the level and slope noise the points suggest."""
     x = np.asarray(values, dtype=np.float64)
     mu0 = float(np.median(x))
     q = level_noise_from_warmup(x) if trend else 0.0
@@ -422,6 +503,8 @@ def prior_from_warmup(values: np.ndarray, trend: bool = True) -> NormalGammaPrio
         beta0=DEFAULT_ALPHA0 * DEFAULT_VAR_SCALE * sigma * sigma,
         slope_var=DEFAULT_SLOPE_VAR if trend else 0.0,
         level_noise=q,
+        slope_prob=DEFAULT_SLOPE_PROB,
+        slope_noise=slope_noise_from_warmup(x, sigma) if trend else 0.0,
     )
 
 
@@ -434,6 +517,8 @@ DEFAULT_PROTECT_RECENT = 20
 # single spike is neither a segment nor two changepoints.
 DEFAULT_OUTLIER_PROB = 0.02
 DEFAULT_OUTLIER_SCALE = 10.0
+# A run's noise estimate rests on about this many of its latest points (0: all of them).
+DEFAULT_NOISE_MEMORY = 0
 # A run counts as still alive while its posterior is at least this share of the best run's.
 LIVE_THRESHOLD = 1e-2
 
@@ -500,16 +585,19 @@ class OnlineBOCPD:
     Without an explicit prior the first `warmup` points are buffered to scale one to the data
     (prior_from_warmup); their results are returned by the call that completes the warm-up (or
     by flush(), which ends the warm-up early for a short stream), so over all calls exactly one
-    result per pushed point comes back. Pruning after each point drops run lengths whose
+    result per pushed point comes back. Pruning after each point drops hypotheses whose
     posterior is below prune_threshold times the most probable one (except those younger than
     protect_recent points, which may still be gathering evidence), then the least probable
-    while more than max_run_lengths remain.
+    while more than max_run_lengths remain (a hypothesis is a run length, flat or sloped).
 
     The segment model, beyond Adams & MacKay's constant-mean Gaussian: with trend (default) a
-    segment has a level and a slope and, when the warm-up shows a wandering level (a random
-    walk), a level that wanders (level_noise); each run is a Kalman filter whose covariance is
-    in units of the noise variance, which keeps its conjugate inverse-gamma posterior. Points
-    may be outliers (outlier_prob, outlier_scale: see DEFAULT_OUTLIER_PROB). With a prior of
+    segment is flat or, as likely, has a slope (slope_prob); when the warm-up shows a wandering
+    level (a random walk) its level wanders (level_noise), when it shows curvature its slope
+    does (slope_noise); each run is a Kalman filter whose covariance is in units of the noise
+    variance, which keeps its conjugate inverse-gamma posterior (past noise_memory points, if
+    set, the noise estimate forgets old points). Points may be outliers (outlier_prob,
+    outlier_scale: see DEFAULT_OUTLIER_PROB). A positive series whose warm-up looks
+    multiplicative is read on the log scale (log_scale, log_scale_from_warmup). With a prior of
     slope_var = level_noise = 0, outlier_prob = 0 and track_level=False this is exactly plain
     BOCPD (tests/test_bocpd.py checks it against a plain reference, and the default model
     against an exact, unpruned reference of its own).
@@ -534,6 +622,8 @@ class OnlineBOCPD:
         trend: bool = True,
         outlier_prob: float = DEFAULT_OUTLIER_PROB,
         outlier_scale: float = DEFAULT_OUTLIER_SCALE,
+        noise_memory: int = DEFAULT_NOISE_MEMORY,
+        log_scale: bool = True,
     ) -> None:
         self.hazard_lambda = _check_real("hazard_lambda", hazard_lambda)
         if self.hazard_lambda <= 1:
@@ -543,15 +633,19 @@ class OnlineBOCPD:
         self.warmup = _check_int("warmup", warmup, 2)
         self.protect_recent = _check_int("protect_recent", protect_recent, 0)
         self.cp_window = _check_int("cp_window", cp_window, 1)
-        for name, flag in (("track_level", track_level), ("trend", trend)):
+        flags = (("track_level", track_level), ("trend", trend), ("log_scale", log_scale))
+        for name, flag in flags:
             if not isinstance(flag, bool):
                 raise InvalidInput(name, f"must be a bool, got {flag!r}")
         self.track_level = track_level
         self.trend = trend
+        self.log_scale = log_scale
+        self._log_floor: float | None = None  # on the log scale: log(max(x, floor)) is fed
         self.outlier_prob = _check_prob("outlier_prob", outlier_prob, 0.5)
         self.outlier_scale = _check_real("outlier_scale", outlier_scale)
         if not 1 <= self.outlier_scale <= 1e6:
             raise InvalidInput("outlier_scale", f"must be in [1, 1e6], got {outlier_scale}")
+        self.noise_memory = _check_int("noise_memory", noise_memory, 0)
         if prior is not None and not isinstance(prior, NormalGammaPrior):
             raise InvalidInput("prior", "must be a NormalGammaPrior or None")
         self._explicit_prior = prior is not None
@@ -559,8 +653,9 @@ class OnlineBOCPD:
         self._buffer: list[float] = []
         self._n_pushed = 0
         cap = self.max_run_lengths
-        # Workspace: one column per hypothesis slot (capacity cap + 1), parameters in the last row.
-        self._hyp = np.zeros((_NROWS + 1, max(cap + 1, _NPAR)), dtype=np.float64)
+        # Workspace: one column per hypothesis slot (capacity cap + 2 fresh runs), parameters in
+        # the last row.
+        self._hyp = np.zeros((_NROWS + 1, max(cap + 2, _NPAR)), dtype=np.float64)
         self._par = self._hyp[_PAR]
         self._par[[_CAP, _WIN, _PROT, _ADAPT]] = [
             cap,
@@ -586,13 +681,18 @@ class OnlineBOCPD:
         par[_D0] = _d0(prior.alpha0)
         par[_PS] = prior.slope_var
         par[_QN] = prior.level_noise
-        par[_LOGH] = math.log(h)
+        par[_QS] = prior.slope_noise
+        # A fresh segment has a slope with probability slope_prob, else it is flat.
+        p = prior.slope_prob if prior.slope_var > 0 else 0.0
+        par[_LOGHS] = math.log(h * p) if p > 0 else _NEG_BIG
+        par[_LOGHF] = math.log(h * (1.0 - p)) if p < 1 else _NEG_BIG
         par[_LOG1MH] = math.log1p(-h)
         par[_LOGTHR] = math.log(self.prune_threshold) if self.prune_threshold > 0 else _NEG_BIG
         eps = self.outlier_prob
         par[_LOGEPS] = math.log(eps) if eps > 0 else _NEG_BIG
         par[_LOG1MEPS] = math.log1p(-eps)
         par[_LOGK2] = 2.0 * math.log(self.outlier_scale)
+        par[_AMAX] = 0.5 * self.noise_memory if self.noise_memory else 1e300
         par[_LOGLIVE] = math.log(LIVE_THRESHOLD)
 
     @property
@@ -622,7 +722,7 @@ class OnlineBOCPD:
             if m:
                 # Consecutive calls continue exactly where the last stopped, so parts need no copy.
                 end = pos + m
-                _kernel(part, self._hyp, cp[pos:end], rl[pos:end], old[pos:end])
+                _kernel(self._scaled(part), self._hyp, cp[pos:end], rl[pos:end], old[pos:end])
                 pos = end
         self._t += n
         return BOCPDOutput(start, cp, rl, old)
@@ -630,8 +730,15 @@ class OnlineBOCPD:
     def _end_warmup(self, rest: np.ndarray) -> BOCPDOutput:
         head = np.array(self._buffer, dtype=np.float64)
         self._buffer = []
-        self._set_prior(prior_from_warmup(head, self.trend))
+        if self.log_scale and self.trend and log_scale_from_warmup(head):
+            # A later value at or below 0 is read as a fall to a thousandth of the lowest seen.
+            self._log_floor = float(head.min()) * 1e-3
+        self._set_prior(prior_from_warmup(self._scaled(head), self.trend))
         return self._run(head, rest)
+
+    def _scaled(self, xs: np.ndarray) -> np.ndarray:
+        floor = self._log_floor
+        return xs if floor is None else np.log(np.maximum(xs, floor))
 
     def update_batch(self, xs: np.ndarray) -> BOCPDOutput:
         """Feed finite values; returns results for every point processed by this call."""
@@ -662,7 +769,7 @@ class OnlineBOCPD:
             raise InvalidInput("x", f"{x} is not a finite number below 1e100")
         self._n_pushed += 1
         one = self._one
-        one[0] = x
+        one[0] = x if self._log_floor is None else math.log(max(x, self._log_floor))
         cp = np.empty(1)
         rl = np.empty(1, dtype=np.int64)
         old = np.empty(1, dtype=np.int64)
@@ -671,12 +778,13 @@ class OnlineBOCPD:
         return BOCPDOutput(self._t - 1, cp, rl, old)
 
     def run_length_posterior(self) -> tuple[np.ndarray, np.ndarray]:
-        """Current run lengths r_t (ascending) with their posterior, normalised over those kept."""
+        """Current run lengths r_t (ascending) with their posterior, normalised over those kept
+        (a run's flat and sloped hypotheses summed)."""
         k = int(self._par[_K])
         rl = self._hyp[_AGE, :k].astype(np.int64) - 1
-        lp = self._hyp[_LP, :k] + self._par[_LOGNORM]
-        order = np.argsort(rl, kind="stable")
-        return rl[order], np.exp(lp[order])
+        prob = np.exp(self._hyp[_LP, :k] + self._par[_LOGNORM])
+        lengths, at = np.unique(rl, return_inverse=True)
+        return lengths, np.bincount(at, weights=prob, minlength=lengths.shape[0])
 
     def _config(self) -> dict[str, Any]:
         return {
@@ -690,6 +798,8 @@ class OnlineBOCPD:
             "trend": self.trend,
             "outlier_prob": self.outlier_prob,
             "outlier_scale": self.outlier_scale,
+            "noise_memory": self.noise_memory,
+            "log_scale": self.log_scale,
         }
 
     def state(self) -> dict[str, Any]:
@@ -707,6 +817,7 @@ class OnlineBOCPD:
             "lognorm": float(self._par[_LOGNORM]),
             "level": float(self._par[_LEVEL]),
             "slope": float(self._par[_SLOPE]),
+            "log_floor": self._log_floor,
             "hypotheses": {
                 name: (
                     self._hyp[row, :k].astype(np.int64) if row == _AGE else self._hyp[row, :k]
@@ -743,6 +854,8 @@ class OnlineBOCPD:
             det._par[_LOGNORM] = float(state["lognorm"])
             det._par[_LEVEL] = float(state["level"])
             det._par[_SLOPE] = float(state["slope"])
+            floor = state.get("log_floor")
+            det._log_floor = None if floor is None else float(floor)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InvalidInput("state", f"malformed detector state ({exc})") from exc
         return det
@@ -752,6 +865,7 @@ def _upgrade_state(state: dict[str, Any]) -> dict[str, Any]:
     """A version-1 state (constant-mean model, stored by earlier releases) as version 2: the
     same model (no slope, no level noise, no outliers), so such a series goes on as it was."""
     config = dict(state["config"], trend=False, outlier_prob=0.0, outlier_scale=10.0)
+    config.update(noise_memory=0, log_scale=False)
     hyp = state["hypotheses"]
     kappa0 = float(state["prior"][1]) if state["prior"] else 1.0
     alpha0 = float(state["prior"][2]) if state["prior"] else 1.0

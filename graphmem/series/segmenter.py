@@ -19,6 +19,7 @@ from numba import njit
 from graphmem.errors import InvalidInput
 from graphmem.series.bocpd import (
     DEFAULT_MAX_RUN_LENGTHS,
+    DEFAULT_NOISE_MEMORY,
     DEFAULT_OUTLIER_PROB,
     DEFAULT_OUTLIER_SCALE,
     DEFAULT_PROTECT_RECENT,
@@ -66,6 +67,8 @@ class SegmenterConfig:
     trend: bool = True
     outlier_prob: float = DEFAULT_OUTLIER_PROB
     outlier_scale: float = DEFAULT_OUTLIER_SCALE
+    noise_memory: int = DEFAULT_NOISE_MEMORY
+    log_scale: bool = True
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -89,11 +92,12 @@ class SegmenterConfig:
             raise InvalidInput("prune_threshold", f"must be a finite number, got {thr!r}")
         if not 0 <= thr < 1:
             raise InvalidInput("prune_threshold", f"must be in [0, 1), got {thr}")
-        for name in ("track_level", "trend"):
+        for name in ("track_level", "trend", "log_scale"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(name, f"must be a bool, got {getattr(self, name)!r}")
         _check_real("outlier_prob", self.outlier_prob, 0.0, 0.49)
         _check_real("outlier_scale", self.outlier_scale, 1.0, 1e6)
+        _check_int("noise_memory", self.noise_memory, 0)
 
     def detector(self) -> OnlineBOCPD:
         """A fresh detector with these settings."""
@@ -107,6 +111,8 @@ class SegmenterConfig:
             trend=self.trend,
             outlier_prob=self.outlier_prob,
             outlier_scale=self.outlier_scale,
+            noise_memory=self.noise_memory,
+            log_scale=self.log_scale,
         )
 
 

@@ -320,6 +320,40 @@ def _end_change(rng):
     return _levels(rng, n, cps, (3.0, 10.0)) + _gauss(rng, n), cps
 
 
+def _growth(rng):
+    # Yearly or monthly economic series: compound growth, a recession's drop or a new rate.
+    n = int(rng.integers(20, 150))
+    cps = _cuts(rng, n, _n_changes(rng, 1), max(5, n // 6))
+    rate = np.full(n, rng.uniform(0.01, 0.05))
+    drop = np.zeros(n)
+    for c in cps:
+        if rng.random() < 0.5:
+            drop[c:] -= rng.uniform(0.1, 0.3)  # a fall of 10-30 %, growth goes on from there
+        else:
+            rate[c:] = rate[c - 1] * rng.uniform(0.0, 0.4)  # growth slows to under half
+    level = np.exp(np.cumsum(rate) + drop)
+    return level * (1.0 + rng.uniform(0.005, 0.02) * rng.standard_normal(n)), cps
+
+
+def _saturation(rng):
+    # A smooth S-curve (adoption, a population, a declining rate levelling off), at most one jump.
+    n = int(rng.integers(30, 300))
+    cps = _cuts(rng, n, _n_changes(rng, 1), max(8, n // 8))
+    t = np.arange(n)
+    curve = 1.0 / (1.0 + np.exp(-(t - rng.uniform(0.2, 0.8) * n) / rng.uniform(0.08, 0.3) / n))
+    height = rng.uniform(30.0, 200.0) * (1.0 if rng.random() < 0.5 else -1.0)
+    return height * curve + _levels(rng, n, cps, (6.0, 15.0)) + _gauss(rng, n), cps
+
+
+def _seasonal(rng):
+    # Monthly series whose seasonal swing dwarfs the noise, with at most one shock.
+    n = int(rng.integers(72, 300))
+    cps = _cuts(rng, n, _n_changes(rng, 1), 24)
+    season = rng.uniform(3.0, 10.0) * np.sin(2 * math.pi * np.arange(n) / 12 + rng.uniform(0, 6))
+    trend = rng.uniform(0.0, 0.1) * np.arange(n)
+    return season + trend + _levels(rng, n, cps, (8.0, 15.0)) + _gauss(rng, n), cps
+
+
 # Families of series shaped like real ones (lengths, trends, outliers, counts, few changes).
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
@@ -335,9 +369,12 @@ _FAMILIES = {
     "outliers": _outliers,
     "counts": _counts,
     "end_change": _end_change,
+    "growth": _growth,
+    "seasonal": _seasonal,
+    "saturation": _saturation,
 }
 FAMILIES = tuple(_FAMILIES)
-_UNSCALED = {"counts"}  # counts keep their integer values
+_UNSCALED = {"counts", "growth"}  # counts keep their integer values, growth its own scale
 
 
 def family_series(family: str, seed: int) -> LabelledSeries:
