@@ -9,7 +9,12 @@ import pytest
 from scipy import stats
 
 from graphmem.errors import InvalidInput
-from graphmem.series.bocpd import NormalGammaPrior, OnlineBOCPD, prior_from_warmup
+from graphmem.series.bocpd import (
+    NormalGammaPrior,
+    OnlineBOCPD,
+    log_scale_from_warmup,
+    prior_from_warmup,
+)
 
 
 def exact_bocpd(
@@ -117,7 +122,8 @@ def reference_default_model(
     (level, slope) in units of the noise variance (inverse-gamma posterior); a run opens
     sloped (share slope_prob of the hazard) or flat (slope held at 0); a point whose outlier
     component (the predictive widened k times, weight eps) explains it better leaves the run's
-    statistics alone, and fresh runs start where the best run goes next.
+    statistics alone, and fresh runs start where the best run goes next; a sloped run's slope
+    wanders by slope_noise.
     Returns, after every point, P(r_t = r | x_0..x_t) for r = 0..t and the run length of the
     most probable hypothesis."""
     h, q, p = 1.0 / hazard_lambda, prior.level_noise, prior.slope_prob
@@ -125,13 +131,14 @@ def reference_default_model(
     cov = np.zeros((0, 2, 2))
     a, b, age = np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64)
     log_post = np.zeros(0)
-    level, slope = prior.mu0, 0.0
+    level, slope = prior.mu0, prior.slope0
     posts, maps = [], []
     for x in xs:
         # every run predicted one step; the two fresh runs are their priors
         pm = np.stack([m[:, 0] + m[:, 1], m[:, 1]], 1)
         f = np.array([[1.0, 1.0], [0.0, 1.0]])
         pc = f @ cov @ f.T + np.diag([q, 0.0])
+        pc[:, 1, 1] += np.where(cov[:, 1, 1] > 0, prior.slope_noise, 0.0)  # flat runs: none
         pm = np.concatenate([[[level, slope], [level, 0.0]], pm])
         fresh_cov = [np.diag([1 / prior.kappa0, v]) for v in (prior.slope_var, 0.0)]
         pc = np.concatenate([np.stack(fresh_cov), pc])
@@ -151,7 +158,7 @@ def reference_default_model(
         log_post = joint - np.logaddexp.reduce(joint)
         age = np.concatenate([[0, 0], age + 1])
         posts.append(np.bincount(age, weights=np.exp(log_post)))
-        best = int(np.argmax(log_post))
+        best = len(log_post) - 1 - int(np.argmax(log_post[::-1]))  # ties: the last, as the kernel
         maps.append(int(age[best]))
         gain = pc[:, :, 0] / s[:, None]
         e = x - pm[:, 0]
@@ -206,9 +213,21 @@ def _random_splits(n: int, rng: np.random.Generator) -> list[int]:
     return cuts
 
 
-def test_any_batch_split_with_state_round_trips_is_bit_identical():
+def growth(seed: int = 0, n: int = 300) -> np.ndarray:
+    """Compound growth of 2 % a step with noise of 1 % of the level."""
+    rng = np.random.default_rng(seed)
+    return 50.0 * np.exp(0.02 * np.arange(n)) * (1.0 + 0.01 * rng.standard_normal(n))
+
+
+def _steps_and_growth() -> list[np.ndarray]:
     rng = np.random.default_rng(7)
-    xs = np.concatenate([rng.normal(0, 1, 400), rng.normal(3, 0.5, 300), rng.normal(-2, 2, 300)])
+    steps = np.concatenate([rng.normal(0, 1, 400), rng.normal(3, 0.5, 300), rng.normal(-2, 2, 300)])
+    crash = np.concatenate([growth(), [0.0, -3.0], growth(1, 100)])  # read on the log scale
+    return [steps, crash]
+
+
+@pytest.mark.parametrize("xs", _steps_and_growth())
+def test_any_batch_split_with_state_round_trips_is_bit_identical(xs):
     one = OnlineBOCPD().update_batch(xs)
     assert one.start == 0 and len(one) == len(xs)
     for trial in range(3):
@@ -269,6 +288,34 @@ def test_results_do_not_depend_on_units():
     base = OnlineBOCPD().update_batch(xs).map_run_length
     scaled = OnlineBOCPD().update_batch(xs * 1e6 - 3e7).map_run_length
     assert np.array_equal(base, scaled)
+
+
+def test_a_multiplicative_series_is_read_on_the_log_scale():
+    rng = np.random.default_rng(3)
+    xs = growth()
+    line = 100.0 + 0.5 * np.arange(300) + rng.standard_normal(300)
+    assert log_scale_from_warmup(xs[:64]) and not log_scale_from_warmup(line[:64])
+    assert not log_scale_from_warmup(np.append(xs[:63], 0.0)), "only positive series"
+    det = OnlineBOCPD()
+    det.update_batch(xs)
+    assert det.state()["log_floor"] == pytest.approx(xs[:64].min() * 1e-3)
+    plain = OnlineBOCPD(log_scale=False)
+    plain.update_batch(xs)
+    assert plain.state()["log_floor"] is None
+    # a later value at or below 0 reads as a fall to the floor, not as an error
+    out = det.update_batch(np.array([0.0, -5.0, 60.0]))
+    assert np.isfinite(out.cp_prob).all() and len(out) == 3
+
+
+def test_curvature_in_the_warmup_lets_the_slope_wander():
+    rng = np.random.default_rng(5)
+    t = np.arange(64)
+    curved = 0.05 * t**2 + rng.standard_normal(64)
+    straight = 2.0 * t + rng.standard_normal(64)
+    assert prior_from_warmup(curved).slope_noise > 0
+    assert prior_from_warmup(straight).slope_noise == 0
+    assert prior_from_warmup(straight).slope0 == pytest.approx(2.0, abs=0.3)
+    assert prior_from_warmup(curved, trend=False).slope_noise == 0
 
 
 def test_constant_input_is_handled():

@@ -33,9 +33,9 @@ _STATE_ROWS = {
 # processed, capacity, cp window, protected age and the track_level flag (integers stored exactly).
 # _LOGHS / _LOGHF: log hazard of a fresh sloped / flat run (_NEG_BIG: no such run).
 (_MU0, _KAPPA0, _ALPHA0, _BETA0, _D0, _PS, _QN, _LOGHS, _LOG1MH, _LOGTHR, _LOGNORM) = range(11)
-(_LEVEL, _SLOPE, _LOGEPS, _LOG1MEPS, _LOGK2, _LOGLIVE, _LOGHF, _QS, _AMAX) = range(11, 20)
-_K, _T, _CAP, _WIN, _PROT, _ADAPT = range(20, 26)
-_NPAR = 26
+(_LEVEL, _SLOPE, _LOGEPS, _LOG1MEPS, _LOGK2, _LOGLIVE, _LOGHF, _QS) = range(11, 19)
+_K, _T, _CAP, _WIN, _PROT, _ADAPT = range(19, 25)
+_NPAR = 25
 _PAR = _NROWS
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -164,7 +164,6 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
     ps = par[_PS]
     qn = par[_QN]
     qs = par[_QS]
-    amax = par[_AMAX]
     log1mh = par[_LOG1MH]
     logthr = par[_LOGTHR]
     logeps = par[_LOGEPS]
@@ -290,13 +289,9 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
             p01[i] = a01 - g0 * a01
             p11[i] = q11[i] - g1 * a01
             # d(alpha + 1/2) = log(alpha) - d(alpha), as lgamma(a + 1) = log a + lgamma(a).
-            # Past noise_memory points alpha stays and beta forgets (by the factor that keeps
-            # beta / alpha unbiased), so the noise estimate follows a slowly changing noise.
-            ai = aa[i]
-            capped = ai >= amax
-            dd[i] = dd[i] if capped else _flog(ai) - dd[i]
-            bb[i] = (bb[i] * (1.0 - 0.5 / ai) if capped else bb[i]) + 0.5 * e * e / s
-            aa[i] = ai if capped else ai + 0.5
+            dd[i] = _flog(aa[i]) - dd[i]
+            aa[i] = aa[i] + 0.5
+            bb[i] = bb[i] + 0.5 * e * e / s
         lp_min = _unkey(min_key)
         map_n = np.int64(age[map_i]) - 1
         if adapt:
@@ -362,7 +357,8 @@ _PRIOR_RANGES = {
     "slope_noise": (0.0, 1e8),
 }
 _PRIOR_FIELDS = (
-    "mu0", "kappa0", "alpha0", "beta0", "slope_var", "level_noise", "slope_prob", "slope_noise"
+    "mu0", "kappa0", "alpha0", "beta0", "slope_var", "level_noise", "slope_prob", "slope_noise",
+    "slope0",
 )  # fmt: skip
 
 
@@ -372,8 +368,8 @@ class NormalGammaPrior:
     Gamma(alpha0, beta0); slope_var > 0 gives a segment, with probability slope_prob, a slope
     (prior variance in noise variances per step squared; otherwise it is flat), level_noise
     q > 0 lets its level wander (a random walk with step variance q noise variances) and
-    slope_noise a sloped segment's slope likewise. slope_var = level_noise = 0: the plain
-    constant-mean model."""
+    slope_noise a sloped segment's slope likewise; mu0 and slope0 are the level and slope the
+    first segment starts from. slope_var = level_noise = 0: the plain constant-mean model."""
 
     mu0: float
     kappa0: float
@@ -383,14 +379,17 @@ class NormalGammaPrior:
     level_noise: float = 0.0
     slope_prob: float = 1.0
     slope_noise: float = 0.0
+    slope0: float = 0.0
 
     def __post_init__(self) -> None:
         for name in _PRIOR_FIELDS:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float | np.number):
                 raise InvalidInput(f"prior.{name}", f"must be a number, got {value!r}")
-        if not abs(self.mu0) < MAX_ABS_VALUE:
-            raise InvalidInput("prior.mu0", f"must be finite and below 1e100, got {self.mu0}")
+        for name in ("mu0", "slope0"):
+            if not abs(getattr(self, name)) < MAX_ABS_VALUE:
+                value = getattr(self, name)
+                raise InvalidInput(f"prior.{name}", f"must be finite and below 1e100, got {value}")
         for name, (lo, hi) in _PRIOR_RANGES.items():
             value = getattr(self, name)
             if not lo <= value <= hi:
@@ -483,10 +482,12 @@ def log_scale_from_warmup(values: np.ndarray) -> bool:
 
 
 def prior_from_warmup(values: np.ndarray, trend: bool = True) -> NormalGammaPrior:
-    """Scale a Normal-Gamma prior to the data: median level, robust noise from first differences,
-    a slope per segment (trend), and the level and slope noise the points suggest."""
+    """Scale a Normal-Gamma prior to the data: robust level and slope (the median step; none
+    without trend), robust noise from first differences, and the level and slope noise the
+    points suggest."""
     x = np.asarray(values, dtype=np.float64)
-    mu0 = float(np.median(x))
+    slope0 = float(np.median(np.diff(x))) if trend and x.shape[0] > 1 else 0.0
+    mu0 = float(np.median(x - slope0 * np.arange(x.shape[0])))  # the level at the first point
     q = level_noise_from_warmup(x) if trend else 0.0
     # MAD of first differences ignores level shifts and trends in the warm-up; it measures
     # (2 + q) noise variances.
@@ -505,6 +506,7 @@ def prior_from_warmup(values: np.ndarray, trend: bool = True) -> NormalGammaPrio
         level_noise=q,
         slope_prob=DEFAULT_SLOPE_PROB,
         slope_noise=slope_noise_from_warmup(x, sigma) if trend else 0.0,
+        slope0=slope0,
     )
 
 
@@ -517,8 +519,6 @@ DEFAULT_PROTECT_RECENT = 20
 # single spike is neither a segment nor two changepoints.
 DEFAULT_OUTLIER_PROB = 0.02
 DEFAULT_OUTLIER_SCALE = 10.0
-# A run's noise estimate rests on about this many of its latest points (0: all of them).
-DEFAULT_NOISE_MEMORY = 0
 # A run counts as still alive while its posterior is at least this share of the best run's.
 LIVE_THRESHOLD = 1e-2
 
@@ -594,10 +594,10 @@ class OnlineBOCPD:
     segment is flat or, as likely, has a slope (slope_prob); when the warm-up shows a wandering
     level (a random walk) its level wanders (level_noise), when it shows curvature its slope
     does (slope_noise); each run is a Kalman filter whose covariance is in units of the noise
-    variance, which keeps its conjugate inverse-gamma posterior (past noise_memory points, if
-    set, the noise estimate forgets old points). Points may be outliers (outlier_prob,
-    outlier_scale: see DEFAULT_OUTLIER_PROB). A positive series whose warm-up looks
-    multiplicative is read on the log scale (log_scale, log_scale_from_warmup). With a prior of
+    variance, which keeps its conjugate inverse-gamma posterior. Points may be outliers
+    (outlier_prob, outlier_scale: see DEFAULT_OUTLIER_PROB). A positive series whose warm-up
+    looks multiplicative is read on the log scale (log_scale, log_scale_from_warmup). With a
+    prior of
     slope_var = level_noise = 0, outlier_prob = 0 and track_level=False this is exactly plain
     BOCPD (tests/test_bocpd.py checks it against a plain reference, and the default model
     against an exact, unpruned reference of its own).
@@ -622,7 +622,6 @@ class OnlineBOCPD:
         trend: bool = True,
         outlier_prob: float = DEFAULT_OUTLIER_PROB,
         outlier_scale: float = DEFAULT_OUTLIER_SCALE,
-        noise_memory: int = DEFAULT_NOISE_MEMORY,
         log_scale: bool = True,
     ) -> None:
         self.hazard_lambda = _check_real("hazard_lambda", hazard_lambda)
@@ -645,7 +644,6 @@ class OnlineBOCPD:
         self.outlier_scale = _check_real("outlier_scale", outlier_scale)
         if not 1 <= self.outlier_scale <= 1e6:
             raise InvalidInput("outlier_scale", f"must be in [1, 1e6], got {outlier_scale}")
-        self.noise_memory = _check_int("noise_memory", noise_memory, 0)
         if prior is not None and not isinstance(prior, NormalGammaPrior):
             raise InvalidInput("prior", "must be a NormalGammaPrior or None")
         self._explicit_prior = prior is not None
@@ -674,7 +672,7 @@ class OnlineBOCPD:
         par = self._par
         par[_MU0] = prior.mu0
         par[_LEVEL] = prior.mu0
-        par[_SLOPE] = 0.0
+        par[_SLOPE] = prior.slope0
         par[_KAPPA0] = prior.kappa0
         par[_ALPHA0] = prior.alpha0
         par[_BETA0] = prior.beta0
@@ -692,7 +690,6 @@ class OnlineBOCPD:
         par[_LOGEPS] = math.log(eps) if eps > 0 else _NEG_BIG
         par[_LOG1MEPS] = math.log1p(-eps)
         par[_LOGK2] = 2.0 * math.log(self.outlier_scale)
-        par[_AMAX] = 0.5 * self.noise_memory if self.noise_memory else 1e300
         par[_LOGLIVE] = math.log(LIVE_THRESHOLD)
 
     @property
@@ -798,7 +795,6 @@ class OnlineBOCPD:
             "trend": self.trend,
             "outlier_prob": self.outlier_prob,
             "outlier_scale": self.outlier_scale,
-            "noise_memory": self.noise_memory,
             "log_scale": self.log_scale,
         }
 
@@ -865,7 +861,7 @@ def _upgrade_state(state: dict[str, Any]) -> dict[str, Any]:
     """A version-1 state (constant-mean model, stored by earlier releases) as version 2: the
     same model (no slope, no level noise, no outliers), so such a series goes on as it was."""
     config = dict(state["config"], trend=False, outlier_prob=0.0, outlier_scale=10.0)
-    config.update(noise_memory=0, log_scale=False)
+    config["log_scale"] = False
     hyp = state["hypotheses"]
     kappa0 = float(state["prior"][1]) if state["prior"] else 1.0
     alpha0 = float(state["prior"][2]) if state["prior"] else 1.0

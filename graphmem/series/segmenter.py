@@ -19,7 +19,6 @@ from numba import njit
 from graphmem.errors import InvalidInput
 from graphmem.series.bocpd import (
     DEFAULT_MAX_RUN_LENGTHS,
-    DEFAULT_NOISE_MEMORY,
     DEFAULT_OUTLIER_PROB,
     DEFAULT_OUTLIER_SCALE,
     DEFAULT_PROTECT_RECENT,
@@ -67,7 +66,6 @@ class SegmenterConfig:
     trend: bool = True
     outlier_prob: float = DEFAULT_OUTLIER_PROB
     outlier_scale: float = DEFAULT_OUTLIER_SCALE
-    noise_memory: int = DEFAULT_NOISE_MEMORY
     log_scale: bool = True
 
     def __post_init__(self) -> None:
@@ -97,7 +95,6 @@ class SegmenterConfig:
                 raise InvalidInput(name, f"must be a bool, got {getattr(self, name)!r}")
         _check_real("outlier_prob", self.outlier_prob, 0.0, 0.49)
         _check_real("outlier_scale", self.outlier_scale, 1.0, 1e6)
-        _check_int("noise_memory", self.noise_memory, 0)
 
     def detector(self) -> OnlineBOCPD:
         """A fresh detector with these settings."""
@@ -111,7 +108,6 @@ class SegmenterConfig:
             trend=self.trend,
             outlier_prob=self.outlier_prob,
             outlier_scale=self.outlier_scale,
-            noise_memory=self.noise_memory,
             log_scale=self.log_scale,
         )
 
