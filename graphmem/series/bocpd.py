@@ -510,10 +510,11 @@ def prior_from_warmup(values: np.ndarray, trend: bool = True) -> NormalGammaPrio
     )
 
 
-# Pruning defaults: chosen for F1 on synthetic and TCPD series at >= 1e6 points/s (bench/).
+# Pruning defaults: F1 on the tuned split of bench/bench_cp_quality.py and speed (bench/); each
+# step adds two young hypotheses (flat and sloped), so 10 protected steps keep 20 of them.
 DEFAULT_PRUNE_THRESHOLD = 1e-3
 DEFAULT_MAX_RUN_LENGTHS = 300
-DEFAULT_PROTECT_RECENT = 20
+DEFAULT_PROTECT_RECENT = 10
 # Outliers: each point is, with this probability, drawn from the run's predictive widened
 # this many times; such a point costs a run little and leaves its statistics untouched, so a
 # single spike is neither a segment nor two changepoints.
