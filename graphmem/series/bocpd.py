@@ -44,6 +44,7 @@ MAX_ABS_VALUE = 1e100  # squares of larger values, summed over long runs, could 
 _KEY_LOW = -9218868437227405313  # the key of -inf
 _KEY_HIGH = 2**62
 _NEG_BIG = -1.0e300  # stands in for log(0) because the kernel is compiled without inf support
+_TINY = float(np.finfo(np.float64).tiny)  # the smallest normal float: its log is finite
 # No NaN or inf ever reaches the kernel; these flags let LLVM vectorise its sums.
 _FLAGS = {"nsz", "arcp", "contract", "reassoc", "nnan", "ninf"}
 
@@ -730,7 +731,7 @@ class OnlineBOCPD:
         self._buffer = []
         if self.log_scale and self.trend and log_scale_from_warmup(head):
             # A later value at or below 0 is read as a fall to a thousandth of the lowest seen.
-            self._log_floor = float(head.min()) * 1e-3
+            self._log_floor = max(float(head.min()) * 1e-3, _TINY)
         self._set_prior(prior_from_warmup(self._scaled(head), self.trend))
         return self._run(head, rest)
 
