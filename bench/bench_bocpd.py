@@ -91,8 +91,8 @@ def throughput(sizes: list[int]) -> None:
             f"  {n:9,d} {b_rate:13,.0f} {_mb(b_peak):>11s} {p_rate:13,.0f} {_mb(p_peak):>11s}"
             f" {state / 1e3:7.1f} kB {kept:5d} {f1:6.3f}"
         )
-    print("  F1: segment_all on this piecewise-Gaussian signal, not part of the split the")
-    print("  defaults were tuned on (bench_cp_quality.py reports tuned and held-back quality).")
+    print("  F1: segment_all on this piecewise-Gaussian signal, data the defaults were checked")
+    print("  on while tuned (bench_cp_quality.py reports tuned and held-back quality).")
     print("  batch peak: tracemalloc peak of one update_batch, which is its own outputs")
     print("  (24 bytes per point: cp_prob, map_run_length, oldest_run_length); 1/call peak:")
     print("  over the first 100,000 single-point calls. The detector's own memory is fixed:")
