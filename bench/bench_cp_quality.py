@@ -166,7 +166,9 @@ def piecewise_table(cfg: SegmenterConfig, seeds: int) -> None:
         "small mean shifts 1-1.5 sd": {"mean_shift": (1.0, 1.5), "p_std_change": 0.0},
         "std changes x2-4 only": {"mean_shift": (0.0, 0.0), "p_std_change": 1.0},
     }
-    print(f"Piecewise Gaussian, 10 segments of 100-400 points, {seeds} seeds")
+    print(
+        f"Piecewise Gaussian, 10 segments of 100-400 points, {seeds} seeds (checked while tuning)"
+    )
     print(f"  {'family':32s} {'F1':>6s} {'F1@10':>6s} {'F1@20':>6s} {'cover':>6s} {'oracle':>6s}")
     for name, kwargs in families.items():
         rows = []
