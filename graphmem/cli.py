@@ -127,7 +127,7 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
     from graphmem.series.batch import validate_batch
     from graphmem.series.catalog import ensure_series
     from graphmem.series.csvload import load_csv
-    from graphmem.series.ingest import ingest_all
+    from graphmem.series.ingest import close_series, ingest_all
     from graphmem.series.segments import time_bounds
 
     data = load_csv(args.file)
@@ -141,6 +141,7 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
         with tqdm(total=len(points.ts), unit="pt", desc=f"ingest {series.name}",
                   disable=None) as bar:  # fmt: skip
             results = ingest_all(store, series.id, points, None, args.batch_size, bar.update)
+        closed = None if args.no_close else close_series(store, series.id)
         bounds = time_bounds(store, series.id)
     accepted = sum(r.accepted for r in results)
     skipped = sum(r.skipped for r in results)
@@ -149,6 +150,7 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
         f"{series.name}: {accepted} points stored, {skipped} missing values skipped"
         + (f", {dupes} batches already ingested" if dupes else "")
         + f"; {bounds.n_segments} segments, {bounds.start_iso} to {bounds.end_iso}"
+        + ("; open (--no-close)" if closed is None else "; closed")
     )
     return 0
 
@@ -410,6 +412,9 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--description", help="description, when the series is created")
     batch_size = int_arg(1, limit("graphmem.series.batch", "MAX_BATCH"))
     ingest.add_argument("--batch-size", type=batch_size, default=10_000, help="points per write")
+    ingest.add_argument("--no-close", action="store_true",
+                        help="leave the stream open (more points will follow): the tail's "
+                        "boundaries are not confirmed yet")  # fmt: skip
     ingest.set_defaults(handler=cmd_ingest_series)
 
     segs = sub.add_parser("segments", help="print the segments of a series")

@@ -140,6 +140,7 @@ def valid_arguments(known: Seeded) -> dict[str, list[dict[str, Any]]]:
         "appendPoints": [{"seriesId": sid,
                           "points": [{"timestamp": "2017-01-01", "value": 1.5},
                                      {"timestamp": "2017-01-02", "value": None}]}],
+        "closeSeries": [{"seriesId": sid}],
         "buildMetaSegments": [
             {"spec": {"kind": "range", "seriesId": sid, "start": "2016-01-01",
                       "end": "2016-02-28", "freq": "week"}},

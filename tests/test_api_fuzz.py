@@ -383,7 +383,7 @@ def test_fuzzed_mutations(fuzzed: Fuzzed) -> None:
 def test_fuzzed_variables(fuzzed: Fuzzed) -> None:
     fuzzed.succeeded.clear()
 
-    @settings(FUZZ, max_examples=500 * SCALE)
+    @settings(FUZZ, max_examples=600 * SCALE)
     @given(with_variables(fuzzed.known))
     def run(body: dict[str, Any]) -> None:
         check(fuzzed, body)
