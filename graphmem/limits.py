@@ -26,7 +26,7 @@ class Limits:
     cost: int = 50_000  # objects an operation may return, estimated from k, limit and lists
     points: int = 200_000  # per appendPoints
     propositions: int = 1_000  # per addPropositions (each is embedded and related)
-    documents: int = 100  # per ingestDocuments (each up to `document` characters)
+    documents: int = 50  # per ingestDocuments (each up to `document` characters)
     list_items: int = 10_000  # any other list argument
     document: int = 100_000  # characters of an ingestDocument(s) text
     text: int = 10_000  # characters of any other string argument
