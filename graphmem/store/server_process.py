@@ -64,7 +64,9 @@ def status(data_dir: Path, timeout: float = PROBE_TIMEOUT) -> Status:
     """Whether a server runs for this dir, and whether it answers (within `timeout` s)."""
     pid = read_pid(data_dir)
     child = children.get(data_dir)
-    ours = child is not None and child.pid == pid and child.poll() is None
+    # alive() too: a killed multi-threaded server shows as a zombie before its threads have
+    # exited, and until then poll() cannot reap it
+    ours = child is not None and child.pid == pid and child.poll() is None and alive(pid)
     if pid is None or not (ours or (alive(pid) and serves(pid, data_dir))):
         return Status(DOWN)
     probe = control(data_dir / SOCKET, timeout)
