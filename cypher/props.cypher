@@ -31,6 +31,13 @@ OPTIONAL MATCH (d)-[:STATES]->(p:Proposition)
 WITH d, p ORDER BY p.ts, p.id
 RETURN d.id AS id, collect(p.id) AS props
 
+// Those of $ids stored completely (see `document`): a bulk import skips them.
+// name: complete_documents
+UNWIND $ids AS did
+MATCH (d:Document {id: did})
+WHERE d.complete = true
+RETURN d.id AS id
+
 // The newest stored date after $ts (an index range scan on Proposition.ts: empty, and fast,
 // when propositions arrive in date order); null when none is newer.
 // name: newest_after
@@ -91,11 +98,78 @@ CALL {
   RETURN count(CASE WHEN fresh THEN 1 END) AS <rel>
 }
 // end each
+// An edit (graphmem/props/edit.py) replaces a proposition: each {old, new} of $retire (empty
+// when ingesting) hands the old one's documents (STATES edges) to the new one and, if this
+// statement created it, its recall statistics; then the old one goes with its relation edges
+// and the Proposition vector clock moves, so every process's index drops it (as
+// cypher/vectors.cypher delete_*). The old one is locked first: a concurrent edit or deletion
+// of it waits, then finds it gone.
+CALL {
+  WITH created
+  UNWIND $retire AS r
+  MATCH (old:Proposition {id: r.old})
+  SET old._lock = true
+  REMOVE old._lock
+  WITH old, r, created
+  MATCH (new:Proposition {id: r.new})
+  FOREACH (_ IN CASE WHEN r.new IN created THEN [1] ELSE [] END |
+    SET new.recall_count = old.recall_count, new.g = old.g,
+        new.last_recalled_at = old.last_recalled_at)
+  MERGE (c:VectorClock {label: 'Proposition'})
+  ON CREATE SET c.epoch = r.epoch
+  SET c._lock = true
+  REMOVE c._lock
+  SET c.rev = coalesce(c.rev, 0) + 1
+  WITH old, new
+  OPTIONAL MATCH (d:Document)-[:STATES]->(old)
+  WITH old, new, collect(d) AS docs
+  FOREACH (d IN docs | MERGE (d)-[:STATES]->(new))
+  DETACH DELETE old
+  RETURN count(*) AS retired
+}
 RETURN created,
 // each relation, joined by +
 <rel>
 // end each
-AS relations
+AS relations, retired
+
+// A proposition's text or source changed without changing its identity (case, spacing or a
+// final full stop: the same id, graphmem/props/model.py), so its embedding and edges stand.
+// name: set_wording
+MATCH (p:Proposition {id: $id})
+SET p.text = $text, p.source = $source
+RETURN p.id AS id
+
+// The documents stating a proposition.
+// name: stated_by
+MATCH (d:Document)-[:STATES]->(p:Proposition {id: $id})
+RETURN d.id AS id ORDER BY id
+
+// A document with the propositions no other document states (with their relation edges), in
+// one statement that also moves the Proposition vector clock (as cypher/vectors.cypher
+// delete_*). The document and each proposition it states are locked before the other
+// documents' STATES edges are read: on Neo4j, which runs writes in parallel, two deletions of
+// the two documents stating a proposition would otherwise each see the other and both keep it.
+// Returns the deleted propositions; no row when the document is not stored.
+// name: delete_document
+MATCH (d:Document {id: $id})
+SET d._lock = true
+REMOVE d._lock
+WITH d
+OPTIONAL MATCH (d)-[:STATES]->(p:Proposition)
+FOREACH (x IN CASE WHEN p IS NULL THEN [] ELSE [p] END | SET x._lock = true REMOVE x._lock)
+WITH d, p
+WITH d, collect(CASE WHEN size([(o:Document)-[:STATES]->(p) WHERE o.id <> $id | o.id]) = 0
+                     THEN p END) AS lone
+MERGE (c:VectorClock {label: 'Proposition'})
+ON CREATE SET c.epoch = $epoch
+SET c._lock = true
+REMOVE c._lock
+SET c.rev = coalesce(c.rev, 0) + 1
+WITH d, lone, [p IN lone | {id: p.id, vid: p.vid}] AS gone
+FOREACH (p IN lone | DETACH DELETE p)
+DETACH DELETE d
+RETURN gone
 
 // Each proposition of $ids with its incoming relations whose source is dated <= $as_of:
 // the neighbours of an anchor, and what a node's status as of the date depends on.

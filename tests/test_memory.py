@@ -136,6 +136,37 @@ def test_propositions_memory_relates_and_retrieves_as_of_a_date(memory: Memory) 
     assert added.added == 1 and added.document_id is None
 
 
+def test_bulk_import_corrections_and_deletions_through_the_memory(
+    memory: Memory, store_url: str, tmp_path: Path
+) -> None:
+    report = memory.propositions.add_documents(DOCUMENTS)
+    assert (report.added, report.skipped, len(report.document_ids)) == (9, 0, len(DOCUMENTS))
+    assert memory.propositions.add_documents(DOCUMENTS).skipped == len(DOCUMENTS)
+    other_settings = Settings(home=tmp_path / "other", vector_refresh_ms=0)
+    question = "Will Quillmere Foundry close its Brackwater site?"
+    with Memory(store_url, settings=other_settings) as other:  # another process's indexes
+
+        def statuses() -> dict[str, str]:
+            graph = other.propositions.subgraph(question, as_of=AS_OF, k=3)
+            return {n.prop.text: n.status.state for n in graph.nodes}
+
+        assert statuses()[RUMOUR] == "contradicted"
+        denial = next(p for p in memory.propositions.get(
+            [n.prop.id for n in other.propositions.subgraph(question, k=3).nodes]
+        ) if p.text == DENIAL)  # fmt: skip
+        fixed = memory.propositions.update(denial.id, date="2020-02-04")
+        assert fixed.id != denial.id and fixed.text == DENIAL and fixed.date == "2020-02-04"
+        assert memory.propositions.delete(fixed.id).id == fixed.id
+        assert DENIAL not in statuses() and statuses()[RUMOUR] == "current"
+        deleted = memory.propositions.delete_document(report.document_ids[0])
+        assert memory.propositions.counts()["documents"] == len(DOCUMENTS) - 1
+        assert not memory.propositions.get(list(deleted.proposition_ids))
+        event = memory.timeline.add_event("Planted tomatoes in the garden.", "2024-04-02")
+        assert other.timeline.recall("tomatoes", "2024-05-01", k=1)[0].id == event.id
+        assert memory.timeline.delete_event(event.id).id == event.id
+        assert all(m.id != event.id for m in other.timeline.recall("tomatoes", "2024-05-01"))
+
+
 def test_timeline_memory_ranks_by_recall_probability(memory: Memory, tmp_path: Path) -> None:
     events = {k: memory.timeline.add_event(t, d, "news") for k, (t, d) in HALLOWEEN.items()}
     ward = events["ward"].id

@@ -133,7 +133,7 @@ def test_graph_shape_of_documents_and_propositions(ctx: PropsMemory) -> None:  #
 def test_a_document_over_several_batches_states_all(ctx: PropsMemory) -> None:  # noqa: F811
     doc = DocumentRow(document_id("Three.", "2020-01-01", None), "Three.", "2020-01-01", 0, None)
     items = [make_proposition(f"Fact number {i}.", "2020-01-01", None, doc.id) for i in range(3)]
-    report = store_propositions(ctx, items, doc, relate=False, batch_size=1)
+    report = store_propositions(ctx, items, [doc], relate=False, batch_size=1)
     assert counts(ctx) == {"propositions": 3, "documents": 1, "states": 3, "relations": 0}
     stored = ctx.store.read("props.document", id=doc.id)
     assert stored[0]["props"] == sorted(report.proposition_ids)

@@ -157,7 +157,11 @@ class AsyncPropositions(AsyncPart[Propositions]):
     """`Memory.propositions`, awaitable."""
 
     add_document = twin(Propositions.add_document)
+    add_documents = twin(Propositions.add_documents)
     add = twin(Propositions.add)
+    update = twin(Propositions.update)
+    delete = twin(Propositions.delete)
+    delete_document = twin(Propositions.delete_document)
     subgraph = twin(Propositions.subgraph)
     context = twin(Propositions.context)
     get = twin(Propositions.get)
@@ -171,6 +175,7 @@ class AsyncTimeline(AsyncPart[Timeline]):
 
     add_event = twin(Timeline.add_event)
     add_events = twin(Timeline.add_events)
+    delete_event = twin(Timeline.delete_event)
     recall = twin(Timeline.recall)
     reinforce = twin(Timeline.reinforce)
     stats = twin(Timeline.stats)

@@ -8,6 +8,8 @@ from typing import Any
 from graphmem import props
 from graphmem.memory.part import Part, When, checked_flag
 from graphmem.props import (
+    DeletedDocument,
+    DocumentsReport,
     IngestReport,
     Proposition,
     PropsMemory,
@@ -54,6 +56,37 @@ class Propositions(Part):
         relate = checked_flag(relate, "relate")
         return props.add_propositions(self._props(), propositions, relate=relate,
                                       progress=progress)  # fmt: skip
+
+    def add_documents(
+        self,
+        documents: Sequence[Mapping[str, Any]],
+        *,
+        relate: bool = True,
+        progress: Progress | None = None,
+    ) -> DocumentsReport:
+        """Store many documents, each {text, date, source?}, in one go; those stored already
+        are skipped, so running it again after an interruption resumes."""
+        relate = checked_flag(relate, "relate")
+        return self._props().ingest_documents(documents, relate=relate, progress=progress)
+
+    def update(
+        self,
+        proposition_id: str,
+        text: str | None = None,
+        date: str | None = None,
+        source: str | None = None,
+    ) -> Proposition:
+        """Correct a proposition (None: unchanged); a new text or date makes it another
+        statement, re-embedded and re-related, returned under its new id."""
+        return self._props().update_proposition(proposition_id, text, date, source)
+
+    def delete(self, proposition_id: str) -> Proposition:
+        """Delete a proposition with its relation edges; what it was."""
+        return self._props().delete_proposition(proposition_id)
+
+    def delete_document(self, document_id: str) -> DeletedDocument:
+        """Delete a document with the propositions no other document states."""
+        return self._props().delete_document(document_id)
 
     def subgraph(
         self,

@@ -33,6 +33,10 @@ class Timeline(Part):
         """Store events {text, date, source?} in one write; all are checked first."""
         return timeline.add_events(self._timeline(), events, field="events")
 
+    def delete_event(self, event_id: str) -> Event:
+        """Delete an episodic memory; what it was."""
+        return self._timeline().delete_event(event_id)
+
     def recall(
         self,
         query: str,

@@ -3,12 +3,13 @@
 Freshness across processes. Another process (say `graphmem ingest-docs` beside a running
 `graphmem serve`) writes to the same graph and its own copy of the index. Before a search,
 at most every `refresh_ms`, VectorStore compares a cheap signature of the label in the graph
-(its embedded-node count, constant time for propositions and events, and for segments and
-meta-segments, which are re-embedded in place when their summary changes, the revision of
-the label's vector clock) with the value it last synced to, counting its own adds and
-removes; on a change it diffs the graph's (vid, id) pairs against the index, fetches what is
-missing (about 0.1 s at 10^5 items) and replaces what was re-embedded since. An index add that
-fails after the graph write marks the label stale, so the next search repairs it at once.
+(its embedded-node count, constant time for propositions and events, and the revision of the
+label's vector clock, which deleting propositions or events, and re-embedding segments and
+meta-segments in place when their summary changes, moves) with the value it last synced to,
+counting its own adds and removes; on a change it diffs the graph's (vid, id) pairs against
+the index, fetches what is missing (about 0.1 s at 10^5 items) and replaces what was
+re-embedded since. An index add that fails after the graph write marks the label stale, so
+the next search repairs it at once.
 Saving first catches up, then, under a file lock, never replaces a saved index whose
 watermark (the wall time at which it was last known to match the graph) is newer.
 """
@@ -45,6 +46,12 @@ _VIDS = {label: statement(f"vectors.vids_{kind_of(label).key}").name for label i
 _COUNT = {label: statement(f"vectors.count_{kind_of(label).key}") for label in LABELS}
 _FETCH = {label: statement(f"vectors.fetch_{kind_of(label).key}").name for label in LABELS}
 _REVISED = {label: statement(f"vectors.revised_{kind_of(label).key}") for label in REEMBEDDED}
+# the clock of kinds whose count is read on its own (see cypher/vectors.cypher)
+_CLOCK = {
+    label: statement(f"vectors.clock_{kind_of(label).key}")
+    for label in LABELS
+    if label not in REEMBEDDED
+}
 
 
 @dataclass(frozen=True)
@@ -151,9 +158,13 @@ class VectorStore:
     def _signature(self, label: str) -> Signature:
         """The graph's embedded-node count of `label` and its vector clock."""
         rows = self.store.read(_COUNT[label])
-        if not rows:
-            return Signature(0, Clock())
-        return Signature(int(rows[0]["n"]), Clock(int(rows[0]["rev"]), str(rows[0]["epoch"])))
+        row = rows[0] if rows else {"n": 0}
+        if label in _CLOCK:
+            clock = self.store.read(_CLOCK[label])
+            row = {**row, **(clock[0] if clock else {})}
+        return Signature(
+            int(row["n"]), Clock(int(row.get("rev") or 0), str(row.get("epoch") or ""))
+        )
 
     def refresh(self, label: str, force: bool = False) -> tuple[int, int]:
         """Catch `label`'s index up with writes by other processes; (added, removed).
