@@ -1,4 +1,4 @@
-"""The ASGI app: /graphql (with GraphiQL when on), /healthz, /readyz, /metrics, and who
+"""The ASGI app: /graphql (with GraphiQL when on), /mcp, /healthz, /readyz, /metrics, and who
 may reach them."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from api.auth import TokenAuth, grant_of
 from api.bodysize import BodySizeLimit
 from api.context import Context
 from api.credentials import Tokens
+from api.mcp_server import McpHttp
 from api.observe import Observability, RequestIdInResults
 from api.schema import schema
 from api.state import AppState
@@ -53,6 +54,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     tokens = Tokens.from_settings(settings)
     state = AppState(settings)
     observed = Observability(state)  # request ids, /metrics, warm-up and /readyz
+    mcp = McpHttp(state, tokens)  # the MCP server at /mcp (docs/mcp.md)
 
     async def healthz(request: Request) -> JSONResponse:
         h = await run_in_threadpool(state.health)  # it may wait on the network: not on the loop
@@ -67,7 +69,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with observed.running():
+        async with observed.running(), mcp.running():
             yield
         state.close()
 
@@ -75,6 +77,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     routes = [
         Route("/healthz", healthz),
         Route("/graphql", graphql, methods=["GET", "POST"]),
+        mcp.route(),
         *graphiql.routes(settings),
         *observed.routes(),
     ]

@@ -51,7 +51,10 @@ SPECIFIC = {
     ("appendPoints", "points"): "points",
     ("addPropositions", "propositions"): "propositions",
     ("ingestDocument", "text"): "document",
+    ("ingestDocuments", "documents"): "documents",
 }
+# (root field, argument) -> the Limits attribute bounding the strings inside its value
+SPECIFIC_TEXTS = {("ingestDocuments", "documents"): "document"}
 
 
 @dataclass(frozen=True)
@@ -171,7 +174,8 @@ class Measure:
         """Record the first value over its limit in each argument of `node`."""
         for argument in node.arguments or ():
             arg = argument.name.value
-            problem = oversized(arg, values.get(arg), self.limits, SPECIFIC.get((name, arg)))
+            problem = oversized(arg, values.get(arg), self.limits, SPECIFIC.get((name, arg)),
+                                SPECIFIC_TEXTS.get((name, arg)))  # fmt: skip
             if problem is not None:
                 self.oversized.append((argument, problem))
         if page is not None and page.value > self._most(page):
@@ -210,14 +214,14 @@ def _is_int(value: Any) -> bool:
 
 
 def oversized(
-    argument: str, value: Any, limits: Limits, specific: str | None
+    argument: str, value: Any, limits: Limits, specific: str | None, texts: str | None = None
 ) -> LimitExceeded | None:
     """The first list or string in an argument's value longer than allowed, if any.
 
     `specific` names the Limits attribute for the argument's own value (points, document...);
-    lists and strings inside it, and in other arguments, get list_items and text. Walked
-    without recursion, so no nesting is too deep for it, and with strings checked where they
-    are met.
+    lists inside it, and in other arguments, get list_items, and strings `texts` (the
+    documents of ingestDocuments) or else text. Walked without recursion, so no nesting is too
+    deep for it, and with strings checked where they are met.
     """
     if isinstance(value, str | list):
         problem = _too_long((argument,), value, specific, limits)
@@ -225,7 +229,7 @@ def oversized(
             return problem
     elif not isinstance(value, dict):
         return None
-    text, items = limits.text, limits.list_items
+    text, items = getattr(limits, texts or "text"), limits.list_items
     queue: deque[tuple[tuple, Any]] = deque([((argument,), value)])
     while queue:  # breadth first: the first item over its limit is the one named
         path, container = queue.popleft()
@@ -234,7 +238,7 @@ def oversized(
             kind = type(item)  # values decoded from JSON or a document: exact types
             if kind is str:
                 if len(item) > text:
-                    return _too_long((path, key), item, None, limits)
+                    return _too_long((path, key), item, texts, limits)
             elif kind is dict or (kind is list and len(item) <= items):
                 queue.append(((path, key), item))
             elif kind is list:

@@ -21,7 +21,9 @@ from graphmem.config import Settings
 from graphmem.limits import ENV, Limits
 
 # root fields that may call the LLM when one is configured: agent steps, extraction, relating
-LLM_FIELDS = frozenset({"ask", "ingestDocument", "addPropositions", "subgraph"})
+LLM_FIELDS = frozenset(
+    {"ask", "ingestDocument", "ingestDocuments", "addPropositions", "updateProposition", "subgraph"}
+)
 COMPLEXITY = (  # (Size attribute, Limits attribute, what the number counts)
     ("depth", "depth", "fields nested {found:,} deep"),
     ("aliases", "aliases", "{found:,} aliases"),

@@ -49,7 +49,18 @@ class ToolCall:
     error: str | None
     at_iso: str
     session: str | None
-    how: str = strawberry.field(description="BUILT or READ")
+    how: str = strawberry.field(
+        description="BUILT or READ (a meta-segment's calls), CALLED (an ask's)"
+    )
+
+    @classmethod
+    def of(cls, row: dict, how: str) -> ToolCall:
+        """A stored ToolCall node (as read) and how it relates to what asked for it."""
+        return cls(
+            id=strawberry.ID(row["id"]), tool=row["tool"], args=row["args"],
+            result=row["result"], digest=row["digest"], ok=row["ok"], error=row.get("error"),
+            at_iso=row["at_iso"], session=row.get("session"), how=how,
+        )  # fmt: skip
 
 
 @strawberry.type
@@ -89,21 +100,7 @@ class MetaSegment:
     @strawberry.field(description="Tool calls that built or read this meta-segment")
     def tool_calls(self, info: Info) -> list[ToolCall]:
         rows = info.context.store.read("meta.tool_calls", id=str(self.id))
-        return [
-            ToolCall(
-                id=strawberry.ID(r["t"]["id"]),
-                tool=r["t"]["tool"],
-                args=r["t"]["args"],
-                result=r["t"]["result"],
-                digest=r["t"]["digest"],
-                ok=r["t"]["ok"],
-                error=r["t"].get("error"),
-                at_iso=r["t"]["at_iso"],
-                session=r["t"].get("session"),
-                how=r["how"],
-            )  # fmt: skip
-            for r in rows
-        ]
+        return [ToolCall.of(r["t"], r["how"]) for r in rows]
 
     @classmethod
     def of(cls, m: meta.MetaSegment, info: Info) -> MetaSegment:
@@ -208,15 +205,27 @@ class AskStep:
     arguments: str
     ok: bool
     result: str
+    tool_call_id: str = strawberry.field(description="The stored ToolCall node")
 
 
-@strawberry.type
+@strawberry.type(description="An answer of the agent, stored as an Ask node (its provenance)")
 class AskResult:
+    id: strawberry.ID = strawberry.field(description="The Ask node's id (= session)")
+    question: str
     answer: str | None
     complete: bool = strawberry.field(description="False when the step limit was reached")
+    model: str = strawberry.field(description="The LLM that answered")
+    at_iso: str = strawberry.field(description="When the answer was stored")
     steps: list[AskStep]
-    evidence: list[str] = strawberry.field(description="Ids of meta-segments/segments used")
+    evidence: list[str] = strawberry.field(
+        description="Ids of the segments / meta-segments the tool results showed the model"
+    )
     session: str = strawberry.field(description="Groups this answer's ToolCall nodes")
+
+    @strawberry.field(description="The Ask's tool calls as stored, in step order")
+    def tool_calls(self, info: Info) -> list[ToolCall]:
+        rows = info.context.store.read("asks.tool_calls", id=str(self.id))
+        return [ToolCall.of(r["t"], "CALLED") for r in rows]
 
 
 def meta_segments(
@@ -275,8 +284,9 @@ class MetaMutation:
             env=info.context.services.tools(),
         )  # fmt: skip
         return AskResult(
-            answer=result.answer, complete=result.complete,
+            id=strawberry.ID(result.session), question=result.question, answer=result.answer,
+            complete=result.complete, model=result.model, at_iso=result.at_iso,
             steps=[AskStep(number=s.number, tool=s.tool, arguments=s.arguments, ok=s.ok,
-                           result=s.result) for s in result.steps],
+                           result=s.result, tool_call_id=s.call_id) for s in result.steps],
             evidence=result.evidence, session=result.session,
         )  # fmt: skip

@@ -1,7 +1,7 @@
 """Request ids, metrics and readiness wired into the app (docs/observability.md).
 
 Per HTTP request, ObserveMiddleware sets a request id and a RequestScope in context variables
-and sends the library's counts to the app's Metrics; those reach the GraphQL worker thread
+and sends the library's counts to the app's Metrics; those reach the GraphQL worker threads
 because api/execution.py runs each operation in a copy of the request's context. There,
 OperationObserver notes each operation's label and outcome; when the response is sent the
 middleware counts the request and its operations with the time it took.

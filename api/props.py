@@ -81,6 +81,30 @@ class PropositionInput:
 
 
 @strawberry.input
+class DocumentInput:
+    text: str
+    date: str = strawberry.field(description="YYYY-MM-DD")
+    source: str | None = None
+
+
+@strawberry.type
+class IngestDocumentsResult:
+    document_ids: list[str] = strawberry.field(description="Input order, each document once")
+    skipped: int = strawberry.field(description="Documents already stored: left untouched")
+    added: int = strawberry.field(description="Propositions stored by this call")
+    existing: int = strawberry.field(description="Their propositions already stored before")
+    relations: int = strawberry.field(description="Relation edges created")
+
+
+@strawberry.type
+class DeletedDocument:
+    id: strawberry.ID
+    proposition_ids: list[str] = strawberry.field(
+        description="The propositions deleted with it: those no other document states"
+    )
+
+
+@strawberry.input
 class PropositionFilter:
     source: str | None = None
     start: str | None = strawberry.field(default=None, description="YYYY-MM-DD, inclusive")
@@ -95,6 +119,10 @@ def _report(r: props.IngestReport) -> IngestResult:
         document_id=r.document_id, proposition_ids=list(r.proposition_ids), added=r.added,
         existing=r.existing, relations=r.relations,
     )  # fmt: skip
+
+
+def _proposition(p: props.Proposition) -> Proposition:
+    return Proposition(id=strawberry.ID(p.id), text=p.text, date=p.date, source=p.source)
 
 
 def _subgraph(graph: props.Subgraph, as_of: str | None) -> Subgraph:
@@ -141,8 +169,7 @@ def propositions(info: Info, filter: PropositionFilter | None = None) -> list[Pr
         "props.filtered", source=source, start=start, end=end, contains=contains,
         offset=f.offset, limit=f.limit,
     )  # fmt: skip
-    return [Proposition(id=strawberry.ID(r["id"]), text=r["text"], date=r["date"],
-                        source=r["source"]) for r in rows]  # fmt: skip
+    return [_proposition(props.Proposition.from_row(row)) for row in rows]
 
 
 def subgraph(
@@ -182,8 +209,46 @@ class PropsMutation:
     ) -> IngestResult:
         return _report(props.add_document(info.context.services.props(), text, date, source))
 
+    @strawberry.mutation(
+        description="Store many documents at once; those already stored are skipped, so "
+        "sending them again resumes an interrupted import"
+    )
+    def ingest_documents(self, info: Info, documents: list[DocumentInput]) -> IngestDocumentsResult:
+        report = info.context.services.props().ingest_documents(_items(documents))
+        return IngestDocumentsResult(
+            document_ids=list(report.document_ids), skipped=report.skipped,
+            added=report.added, existing=report.existing, relations=report.relations,
+        )  # fmt: skip
+
     @strawberry.mutation(description="Store already-extracted propositions")
     def add_propositions(self, info: Info, propositions: list[PropositionInput]) -> IngestResult:
-        items = [{"text": p.text, "date": p.date, "source": p.source} for p in propositions]
-        items = [{k: v for k, v in item.items() if v is not None} for item in items]
-        return _report(props.add_propositions(info.context.services.props(), items))
+        return _report(props.add_propositions(info.context.services.props(), _items(propositions)))
+
+    @strawberry.mutation(
+        description="Delete a document with the propositions no other document states"
+    )
+    def delete_document(self, info: Info, id: strawberry.ID) -> DeletedDocument:  # noqa: A002
+        deleted = info.context.services.props().delete_document(str(id))
+        return DeletedDocument(id=strawberry.ID(deleted.id),
+                               proposition_ids=list(deleted.proposition_ids))  # fmt: skip
+
+    @strawberry.mutation(description="Delete a proposition with its relation edges")
+    def delete_proposition(self, info: Info, id: strawberry.ID) -> Proposition:  # noqa: A002
+        return _proposition(info.context.services.props().delete_proposition(str(id)))
+
+    @strawberry.mutation(
+        description="Correct a proposition (omitted: unchanged). A new text or date makes it "
+        "another statement: re-embedded, re-related, returned under its new id"
+    )
+    def update_proposition(
+        self, info: Info, id: strawberry.ID, text: str | None = None,  # noqa: A002
+        date: str | None = None, source: str | None = None,
+    ) -> Proposition:  # fmt: skip
+        memory = info.context.services.props()
+        return _proposition(memory.update_proposition(str(id), text, date, source))
+
+
+def _items(inputs: list[DocumentInput] | list[PropositionInput]) -> list[dict[str, str]]:
+    """Input objects as the library's {text, date, source?} items."""
+    items = [{"text": i.text, "date": i.date, "source": i.source} for i in inputs]
+    return [{k: v for k, v in item.items() if v is not None} for item in items]

@@ -6,7 +6,7 @@ from strawberry.tools import merge_types
 
 from api.auth import AccessRules
 from api.errors import GraphmemErrors
-from api.execution import GraphmemSchema
+from api.execution import GraphmemSchema, PreparedOnce
 from api.health import HealthQuery
 from api.limits import RequestLimits
 from api.meta import MetaMutation, MetaQuery
@@ -26,5 +26,7 @@ Mutation = merge_types(
 schema = GraphmemSchema(
     query=Query,
     mutation=Mutation,
-    extensions=[GraphmemErrors, AccessRules, OperationObserver, RequestLimits],
+    # PreparedOnce before RequestLimits: a document found valid clears the errors on_validate
+    # sets, so the limits' refusals must come after; parse options are set on_operation
+    extensions=[GraphmemErrors, AccessRules, OperationObserver, PreparedOnce, RequestLimits],
 )

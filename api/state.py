@@ -1,14 +1,20 @@
-"""What the app keeps between requests: settings, lazily opened services, the resolver thread."""
+"""What the app keeps between requests: settings, lazily opened services, the worker pools."""
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from graphmem.config import Settings
 from graphmem.services import Services
 from graphmem.store import Health, Store, engine_of
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -17,11 +23,11 @@ class AppState:
 
     settings: Settings
     _services: Services | None = None
-    _worker: ThreadPoolExecutor | None = None
+    _pools: dict[str, ThreadPoolExecutor] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _opening: bool = False  # Services.open is running (it may wait minutes for a loading store)
-    # worker() is called on the event loop: it must not wait for an open holding _lock
-    _worker_lock: threading.Lock = field(default_factory=threading.Lock)
+    # pool() is called on the event loop: it must not wait for an open holding _lock
+    _pools_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def services(self) -> Services:
         with self._lock:
@@ -45,16 +51,31 @@ class AppState:
     def store(self) -> Store:
         return self.services().store
 
-    def worker(self) -> ThreadPoolExecutor:
-        """The one thread GraphQL operations run on, off the event loop.
+    def pool(self, kind: str) -> ThreadPoolExecutor:
+        """The threads `kind` ("query" or "mutation") operations run on, off the event loop.
 
-        One thread keeps operations serialised as they were on the loop (the memories are not
-        written for concurrent use), while /healthz and other requests keep being answered.
+        Each kind has its own `settings.workers` threads, so mutations in flight (a long
+        append, a wait on the LLM) never leave a query without a thread. docs/concurrency.md
+        says what runs in parallel and what is serialised.
         """
-        with self._worker_lock:
-            if self._worker is None:
-                self._worker = ThreadPoolExecutor(1, thread_name_prefix="graphmem-graphql")
-            return self._worker
+        with self._pools_lock:
+            pool = self._pools.get(kind)
+            if pool is None:
+                pool = self._pools[kind] = ThreadPoolExecutor(
+                    self.settings.workers, thread_name_prefix=f"graphmem-{kind}"
+                )
+            return pool
+
+    async def run(self, work: Callable[[], T], kind: str = "query") -> T:
+        """`work` on the `kind` pool (see pool()), in a copy of the caller's context.
+
+        Store and model calls block: there they cannot stall the event loop, so /healthz and
+        other requests are answered meanwhile; the context carries the request id, metrics
+        sink (api/observe.py) and, once RequestLimits sets it, the operation's deadline along.
+        """
+        context = contextvars.copy_context()
+        pool = self.pool(kind)
+        return await asyncio.get_running_loop().run_in_executor(pool, context.run, work)
 
     def health(self) -> Health:
         """Never raises: an unreachable store is reported, not thrown; never waits for an open."""
@@ -68,11 +89,11 @@ class AppState:
             return Health(engine=engine, reachable=False, detail=str(error))
 
     def close(self) -> None:
-        with self._worker_lock:
-            worker, self._worker = self._worker, None
+        with self._pools_lock:
+            pools, self._pools = list(self._pools.values()), {}
         with self._lock:
             services, self._services = self._services, None
-        if worker is not None:
-            worker.shutdown(wait=True)
+        for pool in pools:
+            pool.shutdown(wait=True)
         if services is not None:
             services.close()

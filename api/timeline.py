@@ -128,6 +128,11 @@ class TimelineMutation:
             raise InvalidInput(error.field.removeprefix("event."), error.problem) from None
         return Event(id=strawberry.ID(event.id), text=event.text, date=event.date)
 
+    @strawberry.mutation(description="Delete an episodic memory")
+    def delete_event(self, info: Info, id: strawberry.ID) -> Event:  # noqa: A002
+        event = info.context.services.timeline().delete_event(str(id))
+        return Event(id=strawberry.ID(event.id), text=event.text, date=event.date)
+
     @strawberry.mutation(description="Record a recall of these memories at `now` (once per now)")
     def reinforce(self, info: Info, ids: list[strawberry.ID], now: str) -> list[RecallStats]:
         stats = tl.reinforce(info.context.services.timeline(), [str(i) for i in ids], now)

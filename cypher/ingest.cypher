@@ -14,6 +14,7 @@ SET s._lock = true
 REMOVE s._lock
 WITH s
 WHERE coalesce(s.n_points, 0) = $expected_points AND coalesce(s.n_batches, 0) = $expected_batches
+  AND coalesce(s.n_closes, 0) = $expected_closes
 SET s += $series
 WITH s
 CALL {
@@ -40,4 +41,37 @@ CALL {
 }
 CREATE (b:Batch {id: $batch.id, series_id: $series_id, n: $batch.n, n_skipped: $batch.n_skipped,
                  first_ts: $batch.first_ts, last_ts: $batch.last_ts, at: $batch.at})
+RETURN s.n_points AS n_points
+
+// Closing a stream: the open segment split at the tail's boundaries, every segment closed and
+// the detector state, in one statement guarded like append (n_closes makes an append prepared
+// before the close fail rather than drop it). Meta-segments reaching into the tail are marked
+// stale, so they are rebuilt over the new segments when next read.
+// name: close
+MATCH (s:Series {id: $series_id})
+SET s._lock = true
+REMOVE s._lock
+WITH s
+WHERE coalesce(s.n_points, 0) = $expected_points AND coalesce(s.n_batches, 0) = $expected_batches
+  AND coalesce(s.n_closes, 0) = $expected_closes
+SET s += $series
+WITH s
+CALL {
+  WITH s
+  UNWIND $segments AS g
+  MERGE (seg:Segment {id: g.id})
+  SET seg += g
+  MERGE (s)-[:HAS_SEGMENT]->(seg)
+}
+CALL {
+  UNWIND $links AS link
+  MATCH (a:Segment {id: link.prev})
+  MATCH (b:Segment {id: link.next})
+  MERGE (a)-[:NEXT]->(b)
+}
+CALL {
+  MATCH (m:MetaSegment {series_id: $series_id})
+  WHERE m.end >= $tail_start
+  SET m.built_n_points = -1
+}
 RETURN s.n_points AS n_points

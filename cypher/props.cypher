@@ -31,6 +31,13 @@ OPTIONAL MATCH (d)-[:STATES]->(p:Proposition)
 WITH d, p ORDER BY p.ts, p.id
 RETURN d.id AS id, collect(p.id) AS props
 
+// Those of $ids stored completely (see `document`): a bulk import skips them.
+// name: complete_documents
+UNWIND $ids AS did
+MATCH (d:Document {id: did})
+WHERE d.complete = true
+RETURN d.id AS id
+
 // The newest stored date after $ts (an index range scan on Proposition.ts: empty, and fast,
 // when propositions arrive in date order); null when none is newer.
 // name: newest_after
@@ -91,17 +98,85 @@ CALL {
   RETURN count(CASE WHEN fresh THEN 1 END) AS <rel>
 }
 // end each
+// An edit (graphmem/props/edit.py) replaces a proposition: each {old, new} of $retire (empty
+// when ingesting) hands the old one's documents (STATES edges) to the new one and, if this
+// statement created it, its recall statistics; then the old one goes with its relation edges
+// and the Proposition vector clock moves, so every process's index drops it (as
+// cypher/vectors.cypher delete_*). The old one is locked first: a concurrent edit or deletion
+// of it waits, then finds it gone.
+CALL {
+  WITH created
+  UNWIND $retire AS r
+  MATCH (old:Proposition {id: r.old})
+  SET old._lock = true
+  REMOVE old._lock
+  WITH old, r, created
+  MATCH (new:Proposition {id: r.new})
+  FOREACH (_ IN CASE WHEN r.new IN created THEN [1] ELSE [] END |
+    SET new.recall_count = old.recall_count, new.g = old.g,
+        new.last_recalled_at = old.last_recalled_at)
+  MERGE (c:VectorClock {label: 'Proposition'})
+  ON CREATE SET c.epoch = r.epoch
+  SET c._lock = true
+  REMOVE c._lock
+  SET c.rev = coalesce(c.rev, 0) + 1
+  WITH old, new
+  OPTIONAL MATCH (d:Document)-[:STATES]->(old)
+  WITH old, new, collect(d) AS docs
+  FOREACH (d IN docs | MERGE (d)-[:STATES]->(new))
+  DETACH DELETE old
+  RETURN count(*) AS retired
+}
 RETURN created,
 // each relation, joined by +
 <rel>
 // end each
-AS relations
+AS relations, retired
+
+// A proposition's text or source changed without changing its identity (case, spacing or a
+// final full stop: the same id, graphmem/props/model.py), so its embedding and edges stand.
+// name: set_wording
+MATCH (p:Proposition {id: $id})
+SET p.text = $text, p.source = $source
+RETURN p.id AS id
+
+// The documents stating a proposition.
+// name: stated_by
+MATCH (d:Document)-[:STATES]->(p:Proposition {id: $id})
+RETURN d.id AS id ORDER BY id
+
+// A document with the propositions no other document states (with their relation edges), in
+// one statement that also moves the Proposition vector clock (as cypher/vectors.cypher
+// delete_*). The document and each proposition it states are locked before the other
+// documents' STATES edges are read: on Neo4j, which runs writes in parallel, two deletions of
+// the two documents stating a proposition would otherwise each see the other and both keep it.
+// Returns the deleted propositions; no row when the document is not stored.
+// name: delete_document
+MATCH (d:Document {id: $id})
+SET d._lock = true
+REMOVE d._lock
+WITH d
+OPTIONAL MATCH (d)-[:STATES]->(p:Proposition)
+FOREACH (x IN CASE WHEN p IS NULL THEN [] ELSE [p] END | SET x._lock = true REMOVE x._lock)
+WITH d, p
+WITH d, collect(CASE WHEN size([(o:Document)-[:STATES]->(p) WHERE o.id <> $id | o.id]) = 0
+                     THEN p END) AS lone
+MERGE (c:VectorClock {label: 'Proposition'})
+ON CREATE SET c.epoch = $epoch
+SET c._lock = true
+REMOVE c._lock
+SET c.rev = coalesce(c.rev, 0) + 1
+WITH d, lone, [p IN lone | {id: p.id, vid: p.vid}] AS gone
+FOREACH (p IN lone | DETACH DELETE p)
+DETACH DELETE d
+RETURN gone
 
 // Each proposition of $ids with its incoming relations whose source is dated <= $as_of, at
-// most $cap of them, ranked: `rank` 0 for UPDATES / CONTRADICTS from a source not itself
+// most $cap of each type, ranked: `rank` 0 for UPDATES / CONTRADICTS from a source not itself
 // contradicted by a proposition dated <= $as_of (src_refuted), 1 for those from a contradicted
 // source, 2 for SUPPORTS; then sources in $members first, then the newest. So a proposition's
-// status as of the date is exact (any standing status-changing edge comes first) and a
+// status as of the date is exact (any edge of a type that counts for sure, rank 0, comes
+// first of its type; contradicted sources are followed by graphmem/props/status.py) and a
 // proposition that hundreds of statements relate to costs no more than any other.
 // SUPPORTS edges from outside $members only count when $supporters (anchors, whose supporters
 // may become neighbours). `outgoing`: the edges from each proposition to those in $targets
@@ -110,20 +185,22 @@ AS relations
 // name: with_incoming
 UNWIND $ids AS pid
 MATCH (p:Proposition {id: pid})
-OPTIONAL MATCH (n)-[r:<RELATION_TYPES>]->(p)
+OPTIONAL MATCH (n:Proposition)-[r:<RELATION_TYPES>]->(p)
 WHERE n.ts <= $as_of AND ($supporters OR type(r) <> 'SUPPORTS' OR n.id IN $members)
 WITH p, n, r,
      CASE WHEN r IS NULL THEN 3
           WHEN type(r) = 'SUPPORTS' THEN 2
-          WHEN size([(x)-[:CONTRADICTS]->(n) WHERE x.ts <= $as_of | 1]) > 0 THEN 1
+          WHEN size([(x:Proposition)-[:CONTRADICTS]->(n) WHERE x.ts <= $as_of | 1]) > 0 THEN 1
           ELSE 0 END AS rank
 ORDER BY p.id, rank, CASE WHEN n.id IN $members THEN 0 ELSE 1 END, n.ts DESC, n.id
-WITH p, collect(CASE WHEN r IS NULL THEN NULL ELSE [r, n, rank] END)[..$cap] AS top
+WITH p, type(r) AS kind, collect(CASE WHEN r IS NULL THEN NULL ELSE [r, n, rank] END)[..$cap] AS top
+WITH p, collect(top) AS tops
+WITH p, reduce(acc = [], part IN tops | acc + part) AS top
 RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source,
        [t IN top | {id: t[0].id, src: t[1].id, src_ts: t[1].ts, type: type(t[0]),
                     confidence: t[0].confidence, model: t[0].model, refined: t[0].refined,
                     created_at: t[0].created_at, rank: t[2], src_refuted: t[2] = 1}] AS incoming,
-       [(p)-[o:<RELATION_TYPES>]->(a) WHERE a.id IN $targets |
+       [(p)-[o:<RELATION_TYPES>]->(a:Proposition) WHERE a.id IN $targets |
         {id: o.id, dst: a.id, type: type(o), confidence: o.confidence, model: o.model,
          refined: o.refined, created_at: o.created_at}] AS outgoing
 
@@ -199,3 +276,16 @@ WHERE ($source IS NULL OR p.source = $source)
 RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source
 ORDER BY p.ts, p.id
 SKIP $offset LIMIT $limit
+
+// Who contradicts each of $ids as of $as_of, and whether each of those is contradicted in
+// turn: graphmem/props/status.py follows such chains to decide which edges count.
+// name: contradictors
+UNWIND $ids AS pid
+MATCH (p:Proposition {id: pid})
+OPTIONAL MATCH (x:Proposition)-[:CONTRADICTS]->(p)
+WHERE x.ts <= $as_of
+WITH pid, x
+RETURN pid AS id, collect(CASE WHEN x IS NULL THEN NULL ELSE {
+         id: x.id,
+         contradicted: size([(y:Proposition)-[:CONTRADICTS]->(x) WHERE y.ts <= $as_of | y.id]) > 0
+       } END) AS by

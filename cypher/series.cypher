@@ -27,6 +27,7 @@ CALL { MATCH (c:Chunk {series_id: $id}) DETACH DELETE c }
 CALL { MATCH (g:Segment {series_id: $id}) DETACH DELETE g }
 CALL { MATCH (m:MetaSegment {series_id: $id}) DETACH DELETE m }
 CALL { MATCH (t:ToolCall {series_id: $id}) DETACH DELETE t }
+CALL { MATCH (a:Ask {series_id: $id}) DETACH DELETE a }
 CALL { MATCH (b:Batch {series_id: $id}) DETACH DELETE b }
 DETACH DELETE s
 RETURN $id AS id

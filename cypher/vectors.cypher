@@ -14,11 +14,12 @@
 // events) is written with its embedding, so their label count (constant time in FalkorDB,
 // ~0.25 ms) counts the embedded ones; re-embedded kinds (segments, meta-segments) are embedded
 // lazily, so theirs counts embedded nodes (a scan, but those labels stay small: a segment
-// stands for many points). They are also re-embedded in place when their summary changes
-// (same id, same vid, same count), so their signature adds the revision of a
-// (:VectorClock {label}) node, which every statement that sets their embeddings increments and
-// stamps on the nodes it embeds (emb_rev), and the epoch the clock was created in (a random id:
-// a wiped and refilled graph has a new one): revised_* finds what changed since a revision.
+// stands for many points). A count alone misses a deletion followed by as many additions, and
+// a re-embedding in place (same id, same vid, same count), so the signature adds the revision
+// of a (:VectorClock {label}) node, which every statement that deletes nodes of the kind
+// (delete_*) or sets their embeddings increments (the latter also stamps the nodes it embeds:
+// emb_rev), and the epoch the clock was created in (a random id: a wiped and refilled graph has
+// a new one): revised_* finds what was re-embedded since a revision.
 
 // name: vids_<kind> with vectors
 MATCH (n:<Kind>)
@@ -30,8 +31,13 @@ MATCH (n:<Kind>)
 WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 RETURN toJSON(collect([n.vid, n.id])) AS pairs
 
+// FalkorDB counts a label in constant time only for this exact form (any other column makes
+// it a scan: 65 ms at 2 * 10^5 nodes against 0.4 ms), so the clock of these kinds is read apart.
 // name: count_<kind> with vectors and not reembedded
-MATCH (n:<Kind>) RETURN count(n) AS n, 0 AS rev, '' AS epoch
+MATCH (n:<Kind>) RETURN count(n) AS n
+
+// name: clock_<kind> with vectors and not reembedded
+MATCH (c:VectorClock {label: '<Kind>'}) RETURN c.rev AS rev, c.epoch AS epoch
 
 // name: count_<kind> with reembedded
 MATCH (n:<Kind>)
@@ -81,3 +87,20 @@ UNWIND $rows AS r
 MATCH (m:<Kind> {id: r.id})
 SET m.vid = r.vid, m.ts = r.ts, m.embedding = r.embedding, m.embedded_summary = r.summary,
     m.emb_rev = c.rev
+
+// Deletes nodes of a kind that is not re-embedded (with their edges) and bumps the kind's vector
+// clock in the same statement, so every process's index drops them at its next refresh, even
+// if as many nodes were added meanwhile. The clock is locked before its revision is read (see
+// set_embeddings_*). Returns what was deleted.
+// name: delete_<kind> with vectors and not reembedded
+MERGE (c:VectorClock {label: '<Kind>'})
+ON CREATE SET c.epoch = $epoch
+SET c._lock = true
+REMOVE c._lock
+SET c.rev = coalesce(c.rev, 0) + 1
+WITH c
+UNWIND $ids AS node_id
+MATCH (n:<Kind> {id: node_id})
+WITH n, n.id AS id, n.vid AS vid, n.text AS text, n.date AS date, n.ts AS ts, n.source AS source
+DETACH DELETE n
+RETURN id, vid, text, date, ts, source

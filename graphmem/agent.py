@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -10,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.errors import InvalidInput, LLMError
+from graphmem.errors import GraphmemError, InvalidInput, LLMError
 from graphmem.llm import LLM
 from graphmem.series import catalog
 from graphmem.series.archive import read_index_range
@@ -18,7 +20,7 @@ from graphmem.series.segments import time_bounds
 from graphmem.series.tools import TOOLS, ToolEnv, ToolResult, run_tool, tool_schemas
 from graphmem.store import Store
 from graphmem.strings import MAX_QUERY, checked_str
-from graphmem.timeutil import iso_date
+from graphmem.timeutil import iso, iso_date
 
 SHORT_RESULT = 300
 
@@ -44,12 +46,15 @@ class Step:
     arguments: str
     ok: bool
     result: str  # shortened
+    call_id: str = ""  # the ToolCall node
 
 
 @dataclass
 class Answer:
-    """The agent's final answer, what it did, and the evidence it read or built.
+    """The agent's final answer, what it did, and the evidence it read.
 
+    `evidence`: the segments and meta-segments the tool results showed the model, in the order
+    first shown (not every node a build made). `session` is also the id of the stored Ask node;
     `tokens` adds up the usage the endpoint reported over all requests.
     """
 
@@ -60,13 +65,21 @@ class Answer:
     evidence: list[str] = field(default_factory=list)
     session: str = ""
     tokens: int = 0
+    model: str = ""
+    series_id: str | None = None  # the series asked about, if one was
+    at: float = 0.0  # when the answer was stored (epoch seconds)
+
+    @property
+    def at_iso(self) -> str:
+        return iso(round(self.at, 3))
 
 
 class AskFailed(LLMError):
     """The LLM failed part-way through an answer.
 
     Every tool call made until then is stored whole (a ToolCall is written in one statement
-    once the call has run); `answer` holds the session id and those steps.
+    once the call has run), and so is the Ask, with the error; `answer` holds the session id
+    (the Ask's id) and those steps.
     """
 
     def __init__(self, cause: LLMError, answer: Answer) -> None:
@@ -151,32 +164,65 @@ def ask(
     on_step: Callable[[Step, int], None] | None = None,
     env: ToolEnv | None = None,
 ) -> Answer:
-    """Let the LLM answer `question` with the tools; every call is kept as provenance."""
+    """Let the LLM answer `question` with the tools; every call is kept as provenance.
+
+    The question, answer and evidence are stored as an Ask node linked to its ToolCalls, also
+    when the LLM fails part-way (with the error).
+    """
+    check_question(question, max_steps)
+    series_id = catalog.get_series(store, series_ref).id if series_ref else None
+    answer = Answer(question=question, answer=None, complete=False, model=llm.model,
+                    session="ask_" + uuid.uuid4().hex[:16], series_id=series_id)  # fmt: skip
     own_env = env is None
     env = env or ToolEnv(store)
     try:
-        return _loop(store, env, llm, question, series_ref, max_steps, on_step)
+        _loop(store, env, llm, answer, series_ref, max_steps, on_step)
+    except GraphmemError as error:
+        with contextlib.suppress(GraphmemError):  # the error the caller gets is the first one
+            record_ask(store, answer, str(error))
+        raise
     finally:
         if own_env:
             env.close()
+    record_ask(store, answer)
+    return answer
+
+
+def record_ask(store: Store, answer: Answer, error: str | None = None) -> None:
+    """Store `answer` as an Ask node linked to its ToolCalls (CALLED) and evidence (EVIDENCE)."""
+    answer.at = time.time()
+    store.write(
+        "asks.record",
+        id=answer.session,
+        series_id=answer.series_id,
+        question=answer.question,
+        answer=answer.answer,
+        complete=answer.complete,
+        error=error,
+        model=answer.model,
+        tokens=answer.tokens,
+        at=answer.at,
+        at_iso=answer.at_iso,
+        calls=[{"id": s.call_id, "step": s.number} for s in answer.steps],
+        evidence=answer.evidence,
+    )
 
 
 def _loop(
     store: Store,
     env: ToolEnv,
     llm: LLM,
-    question: str,
+    answer: Answer,
     series_ref: str | None,
     max_steps: int,
     on_step: Callable[[Step, int], None] | None,
-) -> Answer:
-    check_question(question, max_steps)
-    session = "ask_" + uuid.uuid4().hex[:16]
+) -> None:
+    """Fill in `answer`: the tool-call rounds, then the final answer."""
+    session = answer.session
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM.format(series=describe_series(store, series_ref))},
-        {"role": "user", "content": question.strip()},
+        {"role": "user", "content": answer.question.strip()},
     ]
-    answer = Answer(question=question, answer=None, complete=False, session=session)
     # asked about one series, which the system prompt describes, list_series has nothing to add
     schemas = tool_schemas(exclude=("list_series",) if series_ref else ())
     while len(answer.steps) < max_steps:
@@ -187,7 +233,7 @@ def _loop(
         answer.tokens += reply.usage_tokens
         if not reply.tool_calls:
             answer.answer, answer.complete = reply.content or "", True
-            return answer
+            return
         messages.append(
             {
                 "role": "assistant",
@@ -210,15 +256,12 @@ def _loop(
             result = run_tool(env, call.name, call.arguments, session=session)
             messages.append(_tool_message(call.id, result))
             step = Step(len(answer.steps) + 1, call.name, call.arguments, result.ok,
-                        result.content[:SHORT_RESULT])  # fmt: skip
+                        result.content[:SHORT_RESULT], result.call_id)  # fmt: skip
             answer.steps.append(step)
-            answer.evidence.extend(
-                i for i in result.built + result.read if i not in answer.evidence
-            )
+            answer.evidence.extend(i for i in result.shown if i not in answer.evidence)
             if on_step is not None:
                 on_step(step, max_steps)
     answer.answer = f"No final answer within {max_steps} steps; the trace shows what was done."
-    return answer
 
 
 def format_step(step: Step, max_steps: int) -> str:

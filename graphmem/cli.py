@@ -8,13 +8,15 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from graphmem.config import WARMUP_MODES, Settings
 from graphmem.errors import GraphmemError, InvalidInput, ReadOnlyViolation
-from graphmem.series.catalog import ensure_series
-from graphmem.services import Services
-from graphmem.store import Store, open_store, redact
 from graphmem.tables import render
+
+if TYPE_CHECKING:  # the store and what it pulls in load only for the commands that use them
+    from graphmem.services import Services
+    from graphmem.store import Store
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 Limit = int | Callable[[], int] | None
@@ -57,6 +59,8 @@ def threshold_arg(text: str) -> float:
 
 
 def _open(args: argparse.Namespace, settings: Settings) -> Store:
+    from graphmem.store import open_store
+
     return open_store(args.store, settings)
 
 
@@ -66,7 +70,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     from api import security
     from api.app import create_app
+    from api.execution import share_the_gil
     from api.requestid import log_config
+    from graphmem.store import redact
 
     settings = settings.with_overrides(
         store_url=args.store or None, host=args.host, warmup=args.warmup
@@ -85,7 +91,16 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  {line}")
     # every line of a request carries its id: docs/observability.md
     logs = log_config(logging.getLogger().level)
+    share_the_gil()
     uvicorn.run(app, host=args.host, port=args.port, log_level="info", log_config=logs)
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    """Serve MCP over stdin/stdout for one client (docs/mcp.md); stdout is the protocol's."""
+    from api.mcp_server import serve_stdio
+
+    serve_stdio(settings.with_overrides(store_url=args.store or None), args.read_only)
     return 0
 
 
@@ -106,12 +121,13 @@ def cmd_cypher(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
-    """Load a CSV (timestamp,value) into a series, in atomic batches, with a progress bar."""
+    """Load a CSV (timestamp,value) into a series in atomic batches; a progress bar on a tty."""
     from tqdm import tqdm
 
     from graphmem.series.batch import validate_batch
+    from graphmem.series.catalog import ensure_series
     from graphmem.series.csvload import load_csv
-    from graphmem.series.ingest import ingest_all
+    from graphmem.series.ingest import close_series, ingest_all
     from graphmem.series.segments import time_bounds
 
     data = load_csv(args.file)
@@ -121,8 +137,11 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
     points = validate_batch(data.ts, data.xs, most=None)  # all of it, before the series exists
     with _open(args, settings) as store:
         series = ensure_series(store, args.series, args.unit, args.description)
-        with tqdm(total=len(points.ts), unit="pt", desc=f"ingest {series.name}") as bar:
+        # disable=None: no bar unless stderr is a terminal (none in a pipe or a log)
+        with tqdm(total=len(points.ts), unit="pt", desc=f"ingest {series.name}",
+                  disable=None) as bar:  # fmt: skip
             results = ingest_all(store, series.id, points, None, args.batch_size, bar.update)
+        closed = None if args.no_close else close_series(store, series.id)
         bounds = time_bounds(store, series.id)
     accepted = sum(r.accepted for r in results)
     skipped = sum(r.skipped for r in results)
@@ -131,6 +150,7 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
         f"{series.name}: {accepted} points stored, {skipped} missing values skipped"
         + (f", {dupes} batches already ingested" if dupes else "")
         + f"; {bounds.n_segments} segments, {bounds.start_iso} to {bounds.end_iso}"
+        + ("; open (--no-close)" if closed is None else "; closed")
     )
     return 0
 
@@ -219,22 +239,67 @@ def cmd_plot_timeline(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_ingest_docs(args: argparse.Namespace, settings: Settings) -> int:
-    """Ingest documents from JSON lines ({text, date, source?}), with a progress bar."""
+    """Ingest documents from JSON lines ({text, date, source?}) in bulk; a progress bar on a tty.
+
+    Documents already stored are skipped, so running it again after an interruption resumes.
+    """
     from tqdm import tqdm
 
-    from graphmem.props import add_document
     from graphmem.props.jsonl import read_documents
 
     docs = read_documents(args.file)  # every line checked before anything is stored
-    added = existing = relations = 0
-    with _services(args, settings) as services, tqdm(docs, unit="doc") as bar:
-        for doc in bar:
-            report = add_document(services.props(), doc["text"], doc["date"], doc.get("source"))
-            added, existing = added + report.added, existing + report.existing
-            relations += report.relations
-    print(f"{len(docs)} documents: {added} propositions added, {existing} already stored, "
-          f"{relations} relation edges")  # fmt: skip
+    with (
+        _services(args, settings) as services,
+        tqdm(total=len(docs), unit="doc", disable=None) as bar,
+    ):
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage == "documents":
+                bar.update(done - bar.n)
+            else:
+                bar.set_postfix(propositions=done, refresh=False)
+
+        report = services.props().ingest_documents(docs, progress=progress)
+    skipped = f"; {report.skipped} documents were stored already" if report.skipped else ""
+    print(f"{len(docs)} documents: {report.added} propositions added, {report.existing} already "
+          f"stored, {report.relations} relation edges{skipped}")  # fmt: skip
     return 0
+
+
+def cmd_document_delete(args: argparse.Namespace, settings: Settings) -> int:
+    """Delete a document with the propositions no other document states."""
+    with _services(args, settings) as services:
+        deleted = services.props().delete_document(args.id)
+    count = len(deleted.proposition_ids)
+    print(f"deleted document {deleted.id} and {count} proposition{'s' * (count != 1)} "
+          "no other document states")  # fmt: skip
+    return 0
+
+
+def _changed(
+    args: argparse.Namespace, settings: Settings, change: Callable[[Services], Any], verb: str = ""
+) -> int:
+    """Run one change to a proposition or event; print it as `[verb ]id  date  text`."""
+    with _services(args, settings) as services:
+        item = change(services)
+    print(f"{verb + ' ' if verb else ''}{item.id}  {item.date}  {item.text}")
+    return 0
+
+
+def cmd_proposition_delete(args: argparse.Namespace, settings: Settings) -> int:
+    """Delete a proposition with its relation edges."""
+    return _changed(args, settings, lambda s: s.props().delete_proposition(args.id), "deleted")
+
+
+def cmd_proposition_update(args: argparse.Namespace, settings: Settings) -> int:
+    """Correct a proposition's text, date or source."""
+    return _changed(args, settings, lambda s: s.props().update_proposition(
+        args.id, args.text, args.date, args.source))  # fmt: skip
+
+
+def cmd_event_delete(args: argparse.Namespace, settings: Settings) -> int:
+    """Delete an episodic memory."""
+    return _changed(args, settings, lambda s: s.timeline().delete_event(args.id), "deleted")
 
 
 def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
@@ -298,6 +363,19 @@ def cmd_embed_export(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _commands(sub: Any, noun: str, help_text: str) -> Any:
+    """The subcommands of `graphmem <noun>`."""
+    group = sub.add_parser(noun, help=help_text)
+    return group.add_subparsers(dest=f"{noun}_command", required=True)
+
+
+def _delete(commands: Any, what: str, prefix: str, handler: Handler) -> None:
+    """`graphmem <noun> delete ID`."""
+    parser = commands.add_parser("delete", help=f"delete {what}")
+    parser.add_argument("id", help=f"the id ({prefix}...)")
+    parser.set_defaults(handler=handler)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphmem", description="Temporal graph memory for LLMs.")
     parser.add_argument(
@@ -318,6 +396,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(handler=cmd_serve)
 
+    mcp = sub.add_parser("mcp", help="serve MCP over stdio, for an agent that starts graphmem")
+    mcp.add_argument("--store", dest="store", help="store URL", default=argparse.SUPPRESS)
+    mcp.add_argument("--read-only", action="store_true", help="offer only the reading tools")
+    mcp.set_defaults(handler=cmd_mcp)
+
     cypher = sub.add_parser("cypher", help="run a read-only Cypher query, print a table")
     cypher.add_argument("query")
     cypher.set_defaults(handler=cmd_cypher)
@@ -329,6 +412,9 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--description", help="description, when the series is created")
     batch_size = int_arg(1, limit("graphmem.series.batch", "MAX_BATCH"))
     ingest.add_argument("--batch-size", type=batch_size, default=10_000, help="points per write")
+    ingest.add_argument("--no-close", action="store_true",
+                        help="leave the stream open (more points will follow): the tail's "
+                        "boundaries are not confirmed yet")  # fmt: skip
     ingest.set_defaults(handler=cmd_ingest_series)
 
     segs = sub.add_parser("segments", help="print the segments of a series")
@@ -349,9 +435,23 @@ def build_parser() -> argparse.ArgumentParser:
                      default=10)  # fmt: skip
     ask.set_defaults(handler=cmd_ask)
 
-    docs = sub.add_parser("ingest-docs", help="ingest documents from a JSON-lines file")
+    docs = sub.add_parser("ingest-docs", help="ingest documents from a JSON-lines file, in bulk")
     docs.add_argument("file", type=Path, help="one {text, date, source?} object per line")
     docs.set_defaults(handler=cmd_ingest_docs)
+
+    document = _commands(sub, "document", "delete a document")
+    _delete(document, "a document with the propositions no other document states", "doc_",
+            cmd_document_delete)  # fmt: skip
+    prop_sub = _commands(sub, "proposition", "delete or correct a proposition")
+    _delete(prop_sub, "a proposition with its relation edges", "prop_", cmd_proposition_delete)
+    prop_up = prop_sub.add_parser(
+        "update", help="correct a proposition (a new text or date: re-embedded, re-related)"
+    )
+    prop_up.add_argument("id", help="proposition id (prop_...)")
+    prop_up.add_argument("--text")
+    prop_up.add_argument("--date", help="YYYY-MM-DD")
+    prop_up.add_argument("--source")
+    prop_up.set_defaults(handler=cmd_proposition_update)
 
     query = sub.add_parser("query", help="the rendered proposition subgraph for a question")
     query.add_argument("question")
@@ -384,6 +484,9 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--labels", default="Event,Proposition", help="comma-separated labels")
     rec.add_argument("--reinforce", action="store_true", help="record the recalls (p >= threshold)")
     rec.set_defaults(handler=cmd_recall)
+
+    _delete(_commands(sub, "event", "delete an episodic memory"), "an episodic memory", "ev_",
+            cmd_event_delete)  # fmt: skip
 
     tplot = sub.add_parser("plot-timeline", help="memories on a time axis shaded by importance")
     tplot.add_argument("-o", "--output", type=Path, required=True)

@@ -24,6 +24,19 @@ TIME_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400, "weeks"
               "months": 2592000}  # a month: 30 days  # fmt: skip
 
 
+def default_workers() -> int:
+    """Operations the API runs at once per kind (queries, mutations): 4 per core, at least 8.
+
+    Most of an operation's time is spent waiting (store, LLM); what is left is bounded by the
+    cores, so more threads than this only queue.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(8, 4 * cores)
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything graphmem can be configured with; see the README's configuration table."""
@@ -51,6 +64,7 @@ class Settings:
     recall_threshold: float = 0.7  # p at which a memory counts as recalled
     relevance_floor: float = 0.4  # cosine at and below which a memory's relevance r is 0
     relevance_full: float = 0.8  # cosine from which r is 1
+    workers: int = field(default_factory=default_workers)  # API operations at once, per kind
     # the HTTP service (api/security.py, api/credentials.py; docs/deploying.md)
     host: str = "127.0.0.1"  # what `graphmem serve` binds: decides the defaults below
     api_token: str | None = field(default=None, repr=False)  # read-write
@@ -84,6 +98,7 @@ class Settings:
             )
         _check_int("GRAPHMEM_VECTOR_FLAT_MAX", self.vector_flat_max, 1)
         _check_int("GRAPHMEM_VECTOR_REFRESH_MS", self.vector_refresh_ms, 0)
+        _check_int("GRAPHMEM_WORKERS", self.workers, 1)
         if self.time_unit not in TIME_UNITS:
             raise InvalidInput("GRAPHMEM_TIME_UNIT", f"must be one of {', '.join(TIME_UNITS)}")
         if self.warmup not in WARMUP_MODES:
@@ -162,6 +177,7 @@ class Settings:
             recall_threshold=_number(env, "GRAPHMEM_RECALL_THRESHOLD", "0.7", float),
             relevance_floor=_number(env, "GRAPHMEM_RELEVANCE_FLOOR", "0.4", float),
             relevance_full=_number(env, "GRAPHMEM_RELEVANCE_FULL", "0.8", float),
+            workers=_number(env, "GRAPHMEM_WORKERS", str(default_workers()), int),
             api_token=env.get("GRAPHMEM_API_TOKEN") or None,
             read_token=env.get("GRAPHMEM_READ_TOKEN") or None,
             tokens_file=Path(env["GRAPHMEM_TOKENS_FILE"])

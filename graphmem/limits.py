@@ -26,8 +26,9 @@ class Limits:
     cost: int = 50_000  # objects an operation may return, estimated from k, limit and lists
     points: int = 200_000  # per appendPoints
     propositions: int = 1_000  # per addPropositions (each is embedded and related)
+    documents: int = 50  # per ingestDocuments (each up to `document` characters)
     list_items: int = 10_000  # any other list argument
-    document: int = 100_000  # characters of an ingestDocument text
+    document: int = 100_000  # characters of an ingestDocument(s) text
     text: int = 10_000  # characters of any other string argument
     k: int = 1_000  # any `k` argument
     page: int = 10_000  # any `limit` argument
@@ -52,6 +53,7 @@ ENV = {
     "cost": "GRAPHMEM_MAX_COST",
     "points": "GRAPHMEM_MAX_POINTS",
     "propositions": "GRAPHMEM_MAX_PROPOSITIONS",
+    "documents": "GRAPHMEM_MAX_DOCUMENTS",
     "list_items": "GRAPHMEM_MAX_LIST",
     "document": "GRAPHMEM_MAX_DOCUMENT",
     "text": "GRAPHMEM_MAX_TEXT",

@@ -72,6 +72,14 @@ def checked_name(value: Any, field: str, max_len: int, *, required: bool = False
     return _within(value, field, max_len) or None
 
 
+def checked_id(value: Any, field: str = "id") -> str:
+    """A non-empty id string the store can hold (ids are looked up, never trimmed)."""
+    node_id = checked_str(value, field, MAX_TEXT)
+    if not node_id.strip():
+        raise InvalidInput(field, "is empty")
+    return node_id
+
+
 def _string(value: Any, field: str) -> str:
     if not isinstance(value, str):
         raise InvalidInput(field, f"must be a string, not {type(value).__name__}")

@@ -16,7 +16,9 @@ from typing import Any
 import graphql
 import httpx
 
+from graphmem.props.model import document_id, proposition_id
 from graphmem.series.synthetic import sales_series
+from graphmem.timeline import make_event
 from graphmem.timeutil import iso
 
 HTTP = httpx.Client()  # one client: making one per request costs ~40 ms
@@ -106,9 +108,12 @@ def valid_arguments(known: Seeded) -> dict[str, list[dict[str, Any]]]:
     """Arguments each root field succeeds with on the seeded graph (several for some).
 
     Mutations that store something store new things (a new series, later points, new texts),
-    and nothing deletes the seeded graph.
+    and nothing deletes or edits the seeded graph: deletions and edits aim at what those store.
     """
     sid, seg, meta = known.series, known.segments, known.metas[0]
+    memo = {"text": "Sales rose.", "date": "2016-05-01", "source": "memo"}
+    held = {"text": "Sales held in April 2016.", "date": "2016-04-30", "source": "report"}
+    meeting = {"text": "Planning meeting", "date": "2016-05-02", "source": "calendar"}
     return {
         "health": [{}],
         "series": [{"limit": 10, "offset": 0}],
@@ -135,6 +140,7 @@ def valid_arguments(known: Seeded) -> dict[str, list[dict[str, Any]]]:
         "appendPoints": [{"seriesId": sid,
                           "points": [{"timestamp": "2017-01-01", "value": 1.5},
                                      {"timestamp": "2017-01-02", "value": None}]}],
+        "closeSeries": [{"seriesId": sid}],
         "buildMetaSegments": [
             {"spec": {"kind": "range", "seriesId": sid, "start": "2016-01-01",
                       "end": "2016-02-28", "freq": "week"}},
@@ -146,10 +152,17 @@ def valid_arguments(known: Seeded) -> dict[str, list[dict[str, Any]]]:
             {"spec": {"kind": "members", "memberIds": seg[:2], "label": "first two"}},
         ],
         "ask": [{"question": "How did sales change?", "seriesId": sid, "maxSteps": 3}],
-        "ingestDocument": [{"text": "Sales rose.", "date": "2016-05-01", "source": "memo"}],
-        "addPropositions": [{"propositions": [
-            {"text": "Sales held in April 2016.", "date": "2016-04-30", "source": "report"}]}],
-        "addEvent": [{"text": "Planning meeting", "date": "2016-05-02", "source": "calendar"}],
+        "ingestDocument": [memo],
+        "ingestDocuments": [{"documents": [
+            {"text": "Sales rose again.", "date": "2016-05-03", "source": "memo"}]}],
+        "deleteDocument": [{"id": document_id(memo["text"], memo["date"], memo["source"])}],
+        "addPropositions": [{"propositions": [held]}],
+        "updateProposition": [{"id": proposition_id(held["text"], held["date"]),
+                               "text": "Sales held in April.", "date": "2016-04-29",
+                               "source": "memo"}],
+        "deleteProposition": [{"id": proposition_id(held["text"], held["date"])}],
+        "addEvent": [meeting],
+        "deleteEvent": [{"id": make_event(meeting["text"], meeting["date"]).id}],
         "reinforce": [{"ids": [known.propositions[0], known.event], "now": "2016-05-01"}],
     }  # fmt: skip
 

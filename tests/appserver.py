@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 
 import uvicorn
+from starlette.applications import Starlette
 
 from api.app import create_app
 from graphmem.config import Settings
@@ -24,8 +25,14 @@ def free_port() -> int:
 @contextlib.contextmanager
 def served(settings: Settings) -> Iterator[str]:
     """Serve the app with `settings` on 127.0.0.1; yields its base URL, stops it on exit."""
+    with serving(create_app(settings)) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serving(app: Starlette) -> Iterator[str]:
+    """Serve `app` on 127.0.0.1 (a test may reach into its state); yields its base URL."""
     port = free_port()
-    app = create_app(settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

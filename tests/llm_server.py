@@ -26,12 +26,15 @@ class ScriptedLLM:
     """Serves /v1/chat/completions from a queue of scripted replies; records every request.
 
     A reply is a dict with `content` and/or `tool_calls`, or `status` (an HTTP error), or
-    `delay` (seconds to wait first, to test time-outs).
+    `delay` (seconds to wait first, to test time-outs), or `hold` (a threading.Event the reply
+    waits for: a slow call that a test releases when it has seen what it wanted meanwhile).
+    `received` is set once a request has arrived.
     """
 
     replies: deque = field(default_factory=deque)
     requests: list[dict[str, Any]] = field(default_factory=list)
     url: str = ""
+    received: threading.Event = field(default_factory=threading.Event)
 
     def script(self, *replies: dict[str, Any]) -> None:
         self.replies.extend(replies)
@@ -48,7 +51,10 @@ class ScriptedLLM:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 owner.requests.append(body)
                 reply = owner.replies.popleft() if owner.replies else {"status": 500}
+                owner.received.set()
                 time.sleep(reply.get("delay", 0))
+                if "hold" in reply:
+                    reply["hold"].wait()
                 if "status" in reply:
                     self._send(reply["status"], {"error": {"message": "scripted failure"}})
                     return

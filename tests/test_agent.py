@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from llm_server import tool_call
 
 from graphmem.agent import AskFailed, ask, format_step
+from graphmem.cypher import load_dir
 from graphmem.errors import LLMError
 from graphmem.llm import LLM
 from graphmem.series.meta import meta_id
@@ -163,3 +165,74 @@ def test_unscoped_question_describes_the_first_series_and_counts_the_rest(
     assert "Series delta (kWh)" in scoped["messages"][0]["content"]
     names = {t["function"]["name"] for t in scoped["tools"]}
     assert "list_series" not in names and len(names) == len(agent.TOOLS) - 1
+
+
+ASKS = load_dir(Path(__file__).parent / "cypher")
+
+
+def test_an_answer_is_stored_as_an_ask_with_its_calls_and_what_it_read(
+    sales_store, llm_server, llm_settings
+) -> None:
+    store, series, _ = sales_store
+    monthly = {"series": series.id, "start": "2010-01-01", "end": "2020-12-31", "freq": "month"}
+    y2016 = year_id(series.id, 2016)
+    llm_server.script(
+        {"tool_calls": [tool_call("time_bounds", {"series": series.name})]},
+        {"tool_calls": [tool_call(Y, monthly)]},
+        {"tool_calls": [tool_call(Y, {**monthly, "freq": "year"}, "y")]},
+        {"tool_calls": [tool_call("get_meta_features", {"meta_segment_id": y2016})]},
+        {"content": "2016 grew slowest."},
+    )
+    answer = ask(store, LLM(llm_settings), "Which year grew slowest?", series.name)
+    [row] = store.read(ASKS["asks_test.ask"], id=answer.session)
+    node = row["a"]
+    assert node["question"] == "Which year grew slowest?" and node["answer"] == "2016 grew slowest."
+    assert node["model"] == llm_settings.llm_model == answer.model and node["complete"]
+    assert node["series_id"] == series.id and node["at_iso"] == answer.at_iso
+    assert node["tokens"] == answer.tokens == 5 * 15 and node.get("error") is None
+    calls = store.read("asks.tool_calls", id=answer.session)
+    steps = [(s.number, s.call_id) for s in answer.steps]
+    assert [(c["step"], c["t"]["id"]) for c in calls] == steps
+    assert [c["t"]["tool"] for c in calls] == ["time_bounds", Y, Y, "get_meta_features"]
+    # the monthly build made 132 meta-segments but showed the model 60 of them: evidence is
+    # what was read (those 60, the 11 years, the year 2016 again), not everything built
+    months = store.read("toolcalls.by_session", session=answer.session)[1]["targets"]
+    assert len(months) == 132 and len(answer.evidence) == 60 + 11
+    assert months[60] not in answer.evidence and y2016 in answer.evidence
+    stored = [r["id"] for r in store.read("asks.evidence", id=answer.session)]
+    assert stored == sorted(answer.evidence)
+
+
+def test_an_answer_the_llm_broke_off_is_stored_with_the_error(
+    sales_store, llm_server, llm_settings
+) -> None:
+    store, series, _ = sales_store
+    llm_server.script(
+        {"tool_calls": [tool_call("time_bounds", {"series": series.name})]},
+        {"status": 500},
+        {"status": 500},  # the client retries once
+    )
+    with pytest.raises(AskFailed) as caught:
+        ask(store, LLM(llm_settings), "When does it start?")
+    session = caught.value.answer.session
+    node = store.read(ASKS["asks_test.ask"], id=session)[0]["a"]
+    assert node.get("answer") is None and not node["complete"] and "answered 500" in node["error"]
+    assert node.get("series_id") is None  # asked about no series in particular
+    calls = store.read("asks.tool_calls", id=session)
+    assert [c["t"]["tool"] for c in calls] == ["time_bounds"]
+
+
+def test_a_refused_question_stores_no_ask_and_deleting_a_series_deletes_its_asks(
+    sales_store, llm_server, llm_settings
+) -> None:
+    from graphmem.series.catalog import delete_series
+
+    store, series, _ = sales_store
+    with pytest.raises(Exception, match="question: must not be empty"):
+        ask(store, LLM(llm_settings), " ", series.name)
+    assert store.read(ASKS["asks_test.count"])[0]["n"] == 0
+    llm_server.script({"content": "It covers 2010 to 2020."})
+    ask(store, LLM(llm_settings), "What span?", series.name)
+    assert store.read(ASKS["asks_test.count"])[0]["n"] == 1
+    delete_series(store, series.id)
+    assert store.read(ASKS["asks_test.count"])[0]["n"] == 0

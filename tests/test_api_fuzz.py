@@ -47,8 +47,10 @@ from hypothesis_graphql import Mode, mutations, queries
 from api.schema import schema
 from graphmem.config import Settings
 from graphmem.cypher import load_dir
+from graphmem.props.model import document_id, proposition_id
 from graphmem.store import Store, data_dir_of, open_store
 from graphmem.store import server_process as proc
+from graphmem.timeline import make_event
 
 Q = load_dir(Path(__file__).parent / "cypher")
 SCHEMA = graphql.build_schema(schema.as_str())
@@ -226,8 +228,8 @@ def with_variables(known: Seeded) -> st.SearchStrategy[dict[str, Any]]:
             changed = bases.flatmap(lambda base, field=field: _one_changed(base, field, text))
             variables = st.one_of(valid, valid, changed, changed, _any_arguments(field, text))
             requests.append(variables.map(lambda v, doc=doc: {"query": doc, "variables": v}))
-    fresh = _fresh_series()
-    return st.one_of(*requests, fresh, fresh, fresh)
+    fresh, memories = _fresh_series(), _fresh_memories()
+    return st.one_of(*requests, fresh, fresh, fresh, memories, memories)
 
 
 DAYS = [f"2016-{month:02d}-{day:02d}" for month in range(1, 7) for day in (1, 10, 20)]
@@ -313,6 +315,30 @@ def _fresh_series() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+FRESH_MEMORIES = """mutation($docs: [DocumentInput!]!, $doc: ID!, $props: [PropositionInput!]!,
+  $old: ID!, $text: String!, $new: ID!, $event: String!, $date: String!, $ev: ID!) {
+  ingestDocuments(documents: $docs) { added } deleteDocument(id: $doc) { id }
+  addPropositions(propositions: $props) { added } updateProposition(id: $old, text: $text) { id }
+  deleteProposition(id: $new) { id }
+  addEvent(text: $event, date: $date) { id } deleteEvent(id: $ev) { id } }"""
+
+
+def _fresh_memories() -> st.SearchStrategy[dict[str, Any]]:
+    """A new document, proposition and event, an edit, and their deletion: every request that
+    deletes or edits them succeeds, whatever the requests before did to the seeded graph."""
+
+    def request(words: list[str], date: str) -> dict[str, Any]:
+        doc, prop, fixed, event = (f"{w.capitalize()} {i}." for i, w in enumerate(words))
+        return {"query": FRESH_MEMORIES, "variables": {
+            "docs": [{"text": doc, "date": date}], "doc": document_id(doc, date, None),
+            "props": [{"text": prop, "date": date}], "old": proposition_id(prop, date),
+            "text": fixed, "new": proposition_id(fixed, date),
+            "event": event, "date": date, "ev": make_event(event, date).id,
+        }}  # fmt: skip
+
+    return st.builds(request, st.lists(WORDY, min_size=4, max_size=4), st.sampled_from(DAYS))
+
+
 def documents(
     make: Callable[..., st.SearchStrategy[str]], root: graphql.GraphQLObjectType, known: list[str]
 ) -> st.SearchStrategy[dict[str, Any]]:
@@ -357,7 +383,7 @@ def test_fuzzed_mutations(fuzzed: Fuzzed) -> None:
 def test_fuzzed_variables(fuzzed: Fuzzed) -> None:
     fuzzed.succeeded.clear()
 
-    @settings(FUZZ, max_examples=450 * SCALE)
+    @settings(FUZZ, max_examples=600 * SCALE)
     @given(with_variables(fuzzed.known))
     def run(body: dict[str, Any]) -> None:
         check(fuzzed, body)

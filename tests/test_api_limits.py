@@ -30,12 +30,13 @@ from graphmem.store import server_process as proc
 HTTP = httpx.Client(timeout=60)
 LIMITS = Limits(
     body_bytes=512 * 1024, query_length=100_000, tokens=20_000, points=50, propositions=3,
-    list_items=20, document=300, text=100, k=200, page=30,
+    documents=2, list_items=20, document=300, text=100, k=200, page=30,
 )  # fmt: skip
 APPEND = (
     "mutation($s: ID!, $p: [PointInput!]!) { appendPoints(seriesId: $s, points: $p) { accepted } }"
 )
 BOUNDS = "query($s: ID!) { timeBounds(seriesId: $s) { nPoints } }"
+INGEST_DOCS = "mutation($d: [DocumentInput!]!) { ingestDocuments(documents: $d) { added } }"
 # the issue's request: 1,000 aliases of subgraph(k: 200), ~60 KB, which ran for 283 s
 BOMB = "{" + " ".join(
     f'a{i}: subgraph(question: "what changed in week {i}?", k: 200) {{ nodes {{ id text }} }}'
@@ -165,8 +166,15 @@ ARGUMENTS = [
      {"p": [{"text": "x" * 101, "date": "2024-01-01"}]}, "propositions[0].text", 100, 101),
     ('mutation($t: String!) { ingestDocument(text: $t, date: "2024-01-01") { added } }',
      {"t": "y" * 301}, "text", 300, 301),
+    (INGEST_DOCS, {"d": [{"text": f"Fact {i}.", "date": "2024-01-01"} for i in range(3)]},
+     "documents", 2, 3),
+    (INGEST_DOCS, {"d": [{"text": "y" * 301, "date": "2024-01-01"}]}, "documents[0].text",
+     300, 301),
     ('mutation { addEvent(text: "' + "z" * 101 + '", date: "2024-01-01") { id } }', {},
      "text", 100, 101),
+    ('mutation { deleteDocument(id: "' + "d" * 101 + '") { id } }', {}, "id", 100, 101),
+    ('mutation { updateProposition(id: "p", text: "' + "t" * 101 + '") { id } }', {}, "text",
+     100, 101),
     ('mutation($i: [ID!]!) { reinforce(ids: $i, now: "2024-01-01") { id } }',
      {"i": [f"ev_{i}" for i in range(21)]}, "ids", 20, 21),
     ('{ subgraph(question: "q", k: 201) { question } }', {}, "k", 200, 201),
@@ -210,6 +218,9 @@ def test_requests_within_the_limits_are_served(app: App) -> None:
     assert appended["data"]["appendPoints"]["accepted"] == 50
     found = post(app.url, '{ segments(seriesId: "' + sid + '", limit: 30) { n } }')
     assert sum(s["n"] for s in found["data"]["segments"]) == 50
+    # a document's text may be as long as ingestDocument's, longer than other strings
+    docs = [{"text": "w" * 200 + ".", "date": "2024-01-01"}, {"text": "v.", "date": "2024-01-02"}]
+    assert post(app.url, INGEST_DOCS, d=docs)["data"]["ingestDocuments"]["added"] == 2
 
 
 def test_a_body_over_the_limit_is_refused_unread(app: App) -> None:

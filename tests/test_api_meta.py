@@ -84,11 +84,26 @@ def test_ask_with_scripted_llm(sales_store, llm_server, llm_settings, store_url)
     settings = dataclasses.replace(llm_settings, store_url=store_url)
     with TestClient(create_app(settings), base_url="http://localhost") as client:
         body = client.post("/graphql", json={"query": (
-            'mutation { ask(question: "What span?") { answer complete '
-            "steps { number tool ok } evidence session } }")}).json()  # fmt: skip
+            'mutation { ask(question: "What span?") { id question answer complete model atIso '
+            "steps { number tool ok toolCallId } evidence session "
+            "toolCalls { id tool how ok session } } }")}).json()  # fmt: skip
     result = body["data"]["ask"]
     assert result["answer"] == "It covers 2010 to 2020." and result["complete"]
-    assert result["steps"] == [{"number": 1, "tool": "time_bounds", "ok": True}]
+    assert result["question"] == "What span?" and result["model"] == settings.llm_model
+    assert result["id"] == result["session"] and result["atIso"].startswith("20")
+    [step] = result["steps"]
+    assert step["number"] == 1 and step["tool"] == "time_bounds" and step["ok"]
+    # the Ask as stored: linked to the ToolCall the step made
+    assert result["toolCalls"] == [
+        {
+            "id": step["toolCallId"],
+            "tool": "time_bounds",
+            "how": "CALLED",
+            "ok": True,
+            "session": result["id"],
+        }
+    ]
+    assert result["evidence"] == []  # time_bounds reads no segment
 
 
 def test_a_range_inside_a_data_gap_is_bad_input(gql, store) -> None:

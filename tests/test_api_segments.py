@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from graphmem.series.synthetic import piecewise_gaussian
 from graphmem.timeutil import iso
 
@@ -106,3 +108,34 @@ def test_segments_pages_with_limit_and_offset(gql) -> None:
     for limit, offset, field in [(0, 0, "limit"), (2, -1, "offset")]:
         error = gql(query, id=sid, limit=limit, offset=offset)["errors"][0]
         assert error["extensions"] == {"code": "BAD_INPUT", "field": field}
+
+
+CLOSE = """
+mutation($id: ID!) {
+  closeSeries(seriesId: $id) { seriesId boundaries alreadyClosed segments { idx open n } }
+}"""
+
+
+def test_close_series_confirms_the_tail_and_closes_its_segments(gql) -> None:
+    sid = make_series(gql)
+    # a 3-sigma step 15 points before the end: not confirmed while more points may come
+    rng = np.random.default_rng(8)
+    xs = 50.0 + rng.standard_normal(400) + np.where(np.arange(400) >= 385, 3.0, 0.0)
+    pts = [
+        {"timestamp": iso(1_700_000_000 + 3600 * i), "value": float(x)} for i, x in enumerate(xs)
+    ]
+    appended = gql(APPEND, id=sid, points=pts)["data"]["appendPoints"]
+    assert [s["open"] for s in appended["segments"]] == [True]
+    closed = gql(CLOSE, id=sid)["data"]["closeSeries"]
+    assert (closed["seriesId"], closed["boundaries"], closed["alreadyClosed"]) == (sid, 1, False)
+    assert [(s["open"], s["n"]) for s in closed["segments"]] == [(False, 385), (False, 15)]
+    listed = gql("query($id: ID!) { segments(seriesId: $id, limit: 100) { n open } }", id=sid)
+    segments = listed["data"]["segments"]
+    assert not any(s["open"] for s in segments) and sum(s["n"] for s in segments) == 400
+    again = gql(CLOSE, id=sid)["data"]["closeSeries"]
+    assert again == {"seriesId": sid, "boundaries": 0, "alreadyClosed": True, "segments": []}
+
+
+def test_close_series_of_an_unknown_series_is_not_found(gql) -> None:
+    error = gql(CLOSE, id="nope")["errors"][0]
+    assert error["extensions"]["code"] == "NOT_FOUND"

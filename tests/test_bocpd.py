@@ -9,7 +9,12 @@ import pytest
 from scipy import stats
 
 from graphmem.errors import InvalidInput
-from graphmem.series.bocpd import NormalGammaPrior, OnlineBOCPD, prior_from_warmup
+from graphmem.series.bocpd import (
+    NormalGammaPrior,
+    OnlineBOCPD,
+    log_scale_from_warmup,
+    prior_from_warmup,
+)
 
 
 def exact_bocpd(
@@ -67,7 +72,12 @@ def test_matches_exact_bocpd_while_nothing_is_pruned(prior):
     xs = steps()
     ref = exact_bocpd(xs, prior, 100.0)
     det = OnlineBOCPD(
-        100.0, prior=prior, prune_threshold=0.0, max_run_lengths=400, track_level=False
+        100.0,
+        prior=prior,
+        prune_threshold=0.0,
+        max_run_lengths=400,
+        track_level=False,
+        outlier_prob=0.0,
     )
     for t, x in enumerate(xs):
         out = det.update(x)
@@ -80,14 +90,17 @@ def test_matches_exact_bocpd_while_nothing_is_pruned(prior):
 
 
 @pytest.mark.parametrize("seed", [1, 4])
-def test_default_model_with_level_tracking_matches_its_exact_reference(seed):
-    # Defaults (hazard 250, prior scaled from a 32-point warm-up, level tracking) with pruning
-    # off; the reference is the same model computed plainly over every run length.
+def test_constant_mean_model_with_level_tracking_matches_its_exact_reference(seed):
+    # Hazard 250, prior scaled from a 32-point warm-up, level tracking, no slope and no
+    # outliers, pruning off; the reference is the same model computed plainly.
     xs = steps(seed)
-    det = OnlineBOCPD(prune_threshold=0.0, max_run_lengths=400)
+    det = OnlineBOCPD(
+        prune_threshold=0.0, max_run_lengths=400, warmup=32, trend=False, outlier_prob=0.0
+    )
     assert det.track_level and det.hazard_lambda == 250.0
-    ref = exact_bocpd(xs, prior_from_warmup(xs[:32]), 250.0, track_level=True)
-    plain = exact_bocpd(xs, prior_from_warmup(xs[:32]), 250.0)
+    prior = prior_from_warmup(xs[:32], trend=False)
+    ref = exact_bocpd(xs, prior, 250.0, track_level=True)
+    plain = exact_bocpd(xs, prior, 250.0)
     for t, x in enumerate(xs):
         out = det.update(x)
         if t < det.warmup - 1:
@@ -99,7 +112,84 @@ def test_default_model_with_level_tracking_matches_its_exact_reference(seed):
         assert out.map_run_length[-1] == int(np.argmax(ref[t]))
         assert out.cp_prob[-1] == pytest.approx(ref[t][:5].sum(), abs=1e-6)
     # level tracking is a different model: the plain one's posterior is visibly different
-    assert max(np.abs(r - p).max() for r, p in zip(ref, plain, strict=True)) > 1e-2
+    assert max(np.abs(r - p).max() for r, p in zip(ref, plain, strict=True)) > 5e-3
+
+
+def reference_default_model(
+    xs: np.ndarray, prior: NormalGammaPrior, hazard_lambda: float, eps: float, k: float
+):
+    """The default model written plainly over every hypothesis: per run a Kalman filter over
+    (level, slope) in units of the noise variance (inverse-gamma posterior); a run opens
+    sloped (share slope_prob of the hazard) or flat (slope held at 0); a point whose outlier
+    component (the predictive widened k times, weight eps) explains it better leaves the run's
+    statistics alone, and fresh runs start where the best run goes next; a sloped run's slope
+    wanders by slope_noise.
+    Returns, after every point, P(r_t = r | x_0..x_t) for r = 0..t and the run length of the
+    most probable hypothesis."""
+    h, q, p = 1.0 / hazard_lambda, prior.level_noise, prior.slope_prob
+    m = np.zeros((0, 2))
+    cov = np.zeros((0, 2, 2))
+    a, b, age = np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64)
+    log_post = np.zeros(0)
+    level, slope = prior.mu0, prior.slope0
+    posts, maps = [], []
+    for x in xs:
+        # every run predicted one step; the two fresh runs are their priors
+        pm = np.stack([m[:, 0] + m[:, 1], m[:, 1]], 1)
+        f = np.array([[1.0, 1.0], [0.0, 1.0]])
+        pc = f @ cov @ f.T + np.diag([q, 0.0])
+        pc[:, 1, 1] += np.where(cov[:, 1, 1] > 0, prior.slope_noise, 0.0)  # flat runs: none
+        pm = np.concatenate([[[level, slope], [level, 0.0]], pm])
+        fresh_cov = [np.diag([1 / prior.kappa0, v]) for v in (prior.slope_var, 0.0)]
+        pc = np.concatenate([np.stack(fresh_cov), pc])
+        pa = np.concatenate([[prior.alpha0] * 2, a])
+        pb = np.concatenate([[prior.beta0] * 2, b])
+        s = pc[:, 0, 0] + 1.0
+        scale = np.sqrt(pb / pa * s)
+        lin = stats.t.logpdf(x, df=2 * pa, loc=pm[:, 0], scale=scale)
+        lout = stats.t.logpdf(x, df=2 * pa, loc=pm[:, 0], scale=scale * k)
+        outlier = np.log(eps) + lout > np.log1p(-eps) + lin
+        outlier[:2] = False
+        lpred = np.logaddexp(np.log1p(-eps) + lin, np.log(eps) + lout)
+        lpred[:2] = lin[:2]
+        total = np.logaddexp.reduce(log_post) if len(log_post) else 0.0
+        fresh = np.log(h) + total + np.log([p, 1.0 - p])
+        joint = np.concatenate([fresh, np.log1p(-h) + log_post]) + lpred
+        log_post = joint - np.logaddexp.reduce(joint)
+        age = np.concatenate([[0, 0], age + 1])
+        posts.append(np.bincount(age, weights=np.exp(log_post)))
+        best = len(log_post) - 1 - int(np.argmax(log_post[::-1]))  # ties: the last, as the kernel
+        maps.append(int(age[best]))
+        gain = pc[:, :, 0] / s[:, None]
+        e = x - pm[:, 0]
+        keep = ~outlier
+        m = np.where(keep[:, None], pm + gain * e[:, None], pm)
+        cov = np.where(keep[:, None, None], pc - gain[:, :, None] * pc[:, 0][:, None, :], pc)
+        a = pa + 0.5 * keep
+        b = pb + keep * 0.5 * e * e / s
+        level, slope = m[best, 0] + m[best, 1], m[best, 1]
+    return posts, maps
+
+
+@pytest.mark.parametrize("seed", [2, 6])
+def test_default_model_matches_its_exact_reference(seed):
+    # A trend, a step, a spike and a change of noise; defaults but pruning off.
+    rng = np.random.default_rng(seed)
+    xs = np.concatenate([0.05 * np.arange(120), 9 + rng.normal(0, 2, 100)]) + rng.normal(0, 1, 220)
+    xs[150] += 30.0
+    det = OnlineBOCPD(prune_threshold=0.0, max_run_lengths=800)
+    out = det.update_batch(xs[: det.warmup])
+    ref, ref_maps = reference_default_model(
+        xs, det.prior, 250.0, det.outlier_prob, det.outlier_scale
+    )
+    assert det.prior.slope_var > 0 and 0 < det.prior.slope_prob < 1 and det.outlier_prob > 0
+    maps = list(out.map_run_length)
+    for t in range(det.warmup, len(xs)):
+        maps.append(det.update(float(xs[t])).map_run_length[0])
+        rl, prob = det.run_length_posterior()
+        assert np.array_equal(rl, np.arange(t + 1))
+        np.testing.assert_allclose(prob, ref[t], rtol=0, atol=1e-6)
+    assert maps == ref_maps
 
 
 def test_pruning_keeps_the_set_bounded_and_the_mass_normalised():
@@ -107,7 +197,9 @@ def test_pruning_keeps_the_set_bounded_and_the_mass_normalised():
     det = OnlineBOCPD(max_run_lengths=50, prune_threshold=0.0, protect_recent=0)
     det.update_batch(xs)
     rl, prob = det.run_length_posterior()
-    assert len(rl) == 50
+    # 50 hypotheses kept: a run length counts twice while both its flat and sloped ones are
+    assert len(det.state()["hypotheses"]["age"]) == 50
+    assert 25 <= len(rl) <= 50
     assert prob.sum() == pytest.approx(1.0, abs=1e-9)
     assert len(np.unique(rl)) == len(rl)
 
@@ -121,9 +213,21 @@ def _random_splits(n: int, rng: np.random.Generator) -> list[int]:
     return cuts
 
 
-def test_any_batch_split_with_state_round_trips_is_bit_identical():
+def growth(seed: int = 0, n: int = 300) -> np.ndarray:
+    """Compound growth of 2 % a step with noise of 1 % of the level."""
+    rng = np.random.default_rng(seed)
+    return 50.0 * np.exp(0.02 * np.arange(n)) * (1.0 + 0.01 * rng.standard_normal(n))
+
+
+def _steps_and_growth() -> list[np.ndarray]:
     rng = np.random.default_rng(7)
-    xs = np.concatenate([rng.normal(0, 1, 400), rng.normal(3, 0.5, 300), rng.normal(-2, 2, 300)])
+    steps = np.concatenate([rng.normal(0, 1, 400), rng.normal(3, 0.5, 300), rng.normal(-2, 2, 300)])
+    crash = np.concatenate([growth(), [0.0, -3.0], growth(1, 100)])  # read on the log scale
+    return [steps, crash]
+
+
+@pytest.mark.parametrize("xs", _steps_and_growth())
+def test_any_batch_split_with_state_round_trips_is_bit_identical(xs):
     one = OnlineBOCPD().update_batch(xs)
     assert one.start == 0 and len(one) == len(xs)
     for trial in range(3):
@@ -186,6 +290,34 @@ def test_results_do_not_depend_on_units():
     assert np.array_equal(base, scaled)
 
 
+def test_a_multiplicative_series_is_read_on_the_log_scale():
+    rng = np.random.default_rng(3)
+    xs = growth()
+    line = 100.0 + 0.5 * np.arange(300) + rng.standard_normal(300)
+    assert log_scale_from_warmup(xs[:64]) and not log_scale_from_warmup(line[:64])
+    assert not log_scale_from_warmup(np.append(xs[:63], 0.0)), "only positive series"
+    det = OnlineBOCPD()
+    det.update_batch(xs)
+    assert det.state()["log_floor"] == pytest.approx(xs[:64].min() * 1e-3)
+    plain = OnlineBOCPD(log_scale=False)
+    plain.update_batch(xs)
+    assert plain.state()["log_floor"] is None
+    # a later value at or below 0 reads as a fall to the floor, not as an error
+    out = det.update_batch(np.array([0.0, -5.0, 60.0]))
+    assert np.isfinite(out.cp_prob).all() and len(out) == 3
+
+
+def test_curvature_in_the_warmup_lets_the_slope_wander():
+    rng = np.random.default_rng(5)
+    t = np.arange(64)
+    curved = 0.05 * t**2 + rng.standard_normal(64)
+    straight = 2.0 * t + rng.standard_normal(64)
+    assert prior_from_warmup(curved).slope_noise > 0
+    assert prior_from_warmup(straight).slope_noise == 0
+    assert prior_from_warmup(straight).slope0 == pytest.approx(2.0, abs=0.3)
+    assert prior_from_warmup(curved, trend=False).slope_noise == 0
+
+
 def test_constant_input_is_handled():
     out = OnlineBOCPD().update_batch(np.full(300, 5.0))
     assert np.isfinite(out.cp_prob).all()
@@ -227,6 +359,9 @@ def test_wrong_shapes_and_types_are_rejected(bad):
         ({"protect_recent": -1}, "protect_recent"),
         ({"cp_window": 0}, "cp_window"),
         ({"track_level": 1}, "track_level"),
+        ({"trend": "no"}, "trend"),
+        ({"outlier_prob": 0.5}, "outlier_prob"),
+        ({"outlier_scale": 0.5}, "outlier_scale"),
         ({"prior": (0.0, 1.0, 1.0, 1.0)}, "prior"),
     ],
 )
@@ -236,9 +371,9 @@ def test_bad_config_is_rejected(kwargs, field):
     assert err.value.field == field
 
 
-@pytest.mark.parametrize("field", ["kappa0", "alpha0", "beta0"])
+@pytest.mark.parametrize("field", ["kappa0", "alpha0", "beta0", "slope_var", "level_noise"])
 def test_bad_prior_is_rejected(field):
-    values = {"mu0": 0.0, "kappa0": 1.0, "alpha0": 1.0, "beta0": 1.0, field: 0.0}
+    values = {"mu0": 0.0, "kappa0": 1.0, "alpha0": 1.0, "beta0": 1.0, field: -1.0}
     with pytest.raises(InvalidInput) as err:
         NormalGammaPrior(**values)
     assert err.value.field == f"prior.{field}"

@@ -282,3 +282,26 @@ def test_ingest_series_checks_every_point_before_creating_the_series(
     csv.write_text("timestamp,value\n" + "".join(f"2020-01-{d:02},{d}\n" for d in range(1, 21)))
     assert main(["ingest-series", str(csv), "--series", "small", "--batch-size", "7"]) == 0
     assert "20 points stored" in capsys.readouterr().out
+
+
+def test_ingest_series_closes_the_stream_unless_told_not_to(
+    cli_env: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from graphmem.series.segments import list_segments
+
+    # a 3-sigma step 15 days before the end: only closing the stream confirms it
+    rng = np.random.default_rng(8)
+    xs = 50.0 + rng.standard_normal(400) + np.where(np.arange(400) >= 385, 3.0, 0.0)
+    days = np.datetime64("2020-01-01") + np.arange(400)
+    csv = tmp_path / "finite.csv"
+    csv.write_text(
+        "timestamp,value\n" + "".join(f"{d},{x}\n" for d, x in zip(days, xs, strict=True))
+    )
+    assert main(["ingest-series", str(csv), "--series", "finite"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("2 segments, 2020-01-01T00:00:00Z to "
+                                                      "2021-02-03T00:00:00Z; closed")  # fmt: skip
+    segs = list_segments(cli_env, "finite", limit=10)
+    assert [(s.n, s.open) for s in segs] == [(385, False), (15, False)]
+    assert main(["ingest-series", str(csv), "--series", "open", "--no-close"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("; open (--no-close)")
+    assert [(s.n, s.open) for s in list_segments(cli_env, "open", limit=10)] == [(400, True)]

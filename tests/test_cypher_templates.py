@@ -26,13 +26,16 @@ def test_every_kind_gets_its_vector_statements() -> None:
             names |= {
                 f"vectors.{s}_{kind.key}" for s in ("revised", "unembedded", "set_embeddings")
             }
+        else:
+            names |= {f"vectors.{s}_{kind.key}" for s in ("clock", "delete")}
         assert names <= STATEMENTS.keys(), kind.label
     assert "vectors.revised_event" not in STATEMENTS, "events are never re-embedded"
 
 
 def test_golden_per_kind_statements() -> None:
-    assert STATEMENTS["vectors.count_event"].text == (
-        "MATCH (n:Event) RETURN count(n) AS n, 0 AS rev, '' AS epoch"
+    assert STATEMENTS["vectors.count_event"].text == "MATCH (n:Event) RETURN count(n) AS n"
+    assert STATEMENTS["vectors.clock_event"].text == (
+        "MATCH (c:VectorClock {label: 'Event'}) RETURN c.rev AS rev, c.epoch AS epoch"
     )
     assert STATEMENTS["vectors.count_metasegment"].text == (
         "MATCH (n:MetaSegment)\n"

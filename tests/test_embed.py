@@ -135,3 +135,15 @@ def test_a_pipeline_onnx_cannot_reproduce_falls_back_to_torch(
     assert len(fallbacks) == 1 and "pooling_mode_cls_token" in fallbacks[0]  # logged once
     with pytest.raises(OnnxUnsupported, match="pools with pooling_mode_cls_token.*mean pooling"):
         Embedder(str(model), backend="onnx", cache_dir=tmp_path / "cache").encode_one("hello")
+
+
+def test_dim_comes_from_the_model_files_without_loading_the_model(
+    tmp_path: Path,
+    onnx_cache: Path,  # noqa: F811
+) -> None:
+    fresh = Embedder(cache_dir=onnx_cache)
+    assert fresh.dim == 384 and not fresh.loaded  # so vector indexes open without the model
+    assert fresh.encode_one("hello").shape == (fresh.dim,)
+    # a pipeline the files do not fully describe (CLS pooling): only the model can tell
+    other = Embedder(str(cls_pooling_model(tmp_path)), backend="torch")
+    assert other.dim == 384 and other.loaded

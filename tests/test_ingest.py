@@ -400,3 +400,81 @@ def test_append_refuses_a_config_of_the_wrong_type(store: Store) -> None:
         ingest.append(store, series.id, [1, 2], [1.0, 2.0], config={"hazard_lambda": 50})
     assert err.value.field == "config"
     assert time_bounds(store, series.id).n_points == 0
+
+
+def _step_near_the_end() -> tuple[np.ndarray, np.ndarray]:
+    """400 points of noise around 50 with a 3-sigma step 15 points before the end: too little
+    evidence to confirm it while more points may come."""
+    rng = np.random.default_rng(8)
+    xs = 50.0 + rng.standard_normal(400) + np.where(np.arange(400) >= 385, 3.0, 0.0)
+    return 1_700_000_000 + 3600.0 * np.arange(400), xs
+
+
+def test_close_confirms_the_tail_and_closes_every_segment(store: Store) -> None:
+    series = create_series(store, "finite")
+    ts, xs = _step_near_the_end()
+    ingest.append(store, series.id, ts, xs)
+    before = list_segments(store, series.id, limit=100)
+    assert before[-1].open and ts[385] not in {s.start for s in before}, "not confirmed yet"
+    closed = ingest.close_series(store, series.id)
+    assert (closed.boundaries, closed.already_closed) == (1, False)
+    segs = list_segments(store, series.id, limit=100)
+    assert not any(s.open for s in segs)
+    assert segs[-1].start == ts[385] and segs[-1].n == 15
+    assert [s.idx for s in segs] == list(range(len(segs))) and sum(s.n for s in segs) == 400
+    assert segs[-1].features.mean == pytest.approx(xs[385:].mean(), rel=1e-12)
+    links = store.read(Q["contract.next_links"], series_id=series.id)
+    assert [(r["a"], r["b"]) for r in links] == [(i, i + 1) for i in range(len(segs) - 1)]
+    stored = snapshot(store, series.id)
+    again = ingest.close_series(store, series.id)
+    assert (again.boundaries, again.already_closed, again.segments) == (0, True, [])
+    assert snapshot(store, series.id) == stored, "closing again changes nothing"
+
+
+def test_points_after_a_close_reopen_the_last_segment(store: Store) -> None:
+    series = create_series(store, "paused")
+    ts, xs = _step_near_the_end()
+    ingest.append(store, series.id, ts[:395], xs[:395])
+    ingest.close_series(store, series.id)
+    closed = list_segments(store, series.id, limit=100)
+    result = ingest.append(store, series.id, ts[395:], xs[395:])
+    assert result.segments[-1].open
+    segs = list_segments(store, series.id, limit=100)
+    assert [s.start for s in segs[:-1]] == [s.start for s in closed[:-1]], "boundaries stay"
+    assert segs[-1].start == closed[-1].start == ts[385] and segs[-1].n == 15
+    assert ingest.close_series(store, series.id).already_closed is False
+
+
+def test_close_after_any_batching_equals_one_pass(store: Store) -> None:
+    ts, xs = _step_near_the_end()
+    one = create_series(store, "one")
+    ingest.append(store, one.id, ts, xs)
+    ingest.close_series(store, one.id)
+    many = create_series(store, "many")
+    for lo in range(0, 400, 37):
+        ingest.append(store, many.id, ts[lo : lo + 37], xs[lo : lo + 37])
+    ingest.close_series(store, many.id)
+    assert strip_ids(segment_rows(store, many.id)) == strip_ids(segment_rows(store, one.id))
+
+
+def test_close_of_an_empty_or_unknown_series(store: Store) -> None:
+    empty = create_series(store, "empty")
+    result = ingest.close_series(store, empty.id)
+    assert (result.boundaries, result.segments) == (0, [])
+    with pytest.raises(NotFound):
+        ingest.close_series(store, "no-such-series")
+
+
+def test_a_filter_grouping_is_rebuilt_over_the_segments_a_close_made(store: Store) -> None:
+    from graphmem.series.metabuild import SegmentFilter, build_by_filter
+    from graphmem.series.tools import run_tool
+
+    series = create_series(store, "regrouped")
+    ts, xs = _step_near_the_end()
+    ingest.append(store, series.id, ts, xs)
+    low = build_by_filter(store, series.id, SegmentFilter(mean_max=51.0))
+    assert low.features.n == 400, "the one open segment meets it"
+    ingest.close_series(store, series.id)
+    read = run_tool(store, "get_meta_features", {"meta_segment_id": low.id, "full": True})
+    assert read.ok, read.content
+    assert json.loads(read.content)["n"] == 385, "the tail split off by the close does not"

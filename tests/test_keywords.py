@@ -11,7 +11,7 @@ import pytest
 
 from graphmem.config import Settings
 from graphmem.errors import InvalidInput
-from graphmem.props import PropsMemory, add_propositions
+from graphmem.props import PropsMemory, add_document, add_propositions
 from graphmem.props.model import proposition_id
 from graphmem.store import Store
 from graphmem.vectors import keywords as kw
@@ -172,3 +172,26 @@ def test_another_writers_propositions_are_found_before_the_next_search(
     rilke = proposition_id(ITEMS[4]["text"], ITEMS[4]["date"])
     assert found(ctx, "Rilke") == [rilke]
     assert len(found(ctx, "Brackwater")) == 5
+
+
+def test_deleted_and_edited_propositions_leave_the_keyword_index_at_once(
+    store: Store, home: Settings
+) -> None:
+    from graphmem.props.edit import delete_document, delete_proposition, update_proposition
+
+    # the graph is not checked again for a minute: only this process's own removals count
+    ctx = PropsMemory.open(home.with_overrides(vector_refresh_ms=60_000), store, llm=None)
+    add_propositions(ctx, ITEMS[:4], relate=False)
+    velsh = proposition_id(ITEMS[3]["text"], ITEMS[3]["date"])
+    assert found(ctx, "Velsh") == [velsh]
+    delete_proposition(ctx, velsh)
+    assert found(ctx, "Velsh") == []
+    hall = proposition_id(ITEMS[1]["text"], ITEMS[1]["date"])
+    edited = update_proposition(ctx, hall, text="Quillmere Foundry opened a third smelting hall.")
+    assert found(ctx, "third smelting") == [edited.id]
+    assert found(ctx, "second") == []
+    report = add_document(ctx, "Ostwick council approved the Harlow bypass.", "2022-05-01")
+    assert found(ctx, "Harlow bypass") == list(report.proposition_ids)
+    delete_document(ctx, report.document_id)
+    assert found(ctx, "Harlow bypass") == []
+    ctx.close()

@@ -106,10 +106,11 @@ def test_a_grouping_whose_members_grew_into_each_other_is_read_as_built(half) ->
     from graphmem.series.segments import list_segments
 
     store, series, _, rest = half
-    later = list_segments(store, series.id, limit=1000)[10]
-    grouped = build_by_filter(
-        store, series.id, SegmentFilter(slope_max=later.features.slope_per_day - 1e-9)
-    )
+    segments = list_segments(store, series.id, limit=1000)
+    later = segments[10]
+    # below the slope of every closed segment from `later` on: the members all come before it
+    slope_max = min(s.features.slope_per_day for s in segments[10:-1]) - 1e-9
+    grouped = build_by_filter(store, series.id, SegmentFilter(slope_max=slope_max))
     assert grouped.stats.t_last < later.start, "the filter's members end before `later`"
     both = build_from_members(store, [grouped.id, later.id], "filter + later")
     rest()

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -140,6 +141,31 @@ def test_metrics_count_what_ingestion_stored(fresh_api: str) -> None:
     assert value(samples, "graphmem_documents_ingested_total") == 1
     assert value(samples, "graphmem_events_ingested_total") == 1
     assert requests_of(samples, "Append", "mutation") == 2
+
+
+def test_operations_run_at_once_are_each_counted_and_answered_with_their_request_id(
+    fresh_api: str,
+) -> None:
+    post = poster(fresh_api)
+    sids = [post(f'mutation {{ createSeries(name: "s{i}") {{ id }} }}').json()["data"]
+            ["createSeries"]["id"] for i in range(8)]  # fmt: skip
+
+    def call(i: int) -> tuple[str, dict]:
+        rid = f"concurrent-{i}"
+        if i % 2:
+            response = post(APPEND, headers={"X-Request-Id": rid}, id=sids[i // 2], points=POINTS)
+        else:
+            response = post("query ListSeries { series { name } }", headers={"X-Request-Id": rid})
+        return rid, response.json()
+
+    with ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(call, range(16)))
+    for rid, body in answers:  # the id of the request the operation ran for, on any thread
+        assert body["extensions"] == {"requestId": rid} and not body.get("errors")
+    samples = scrape(fresh_api)
+    assert requests_of(samples, "ListSeries", "query") == 8
+    assert requests_of(samples, "Append", "mutation") == 8
+    assert value(samples, "graphmem_points_ingested_total") == 8 * 6
 
 
 def test_vector_index_sizes_follow_the_indexes(fresh_api: str) -> None:

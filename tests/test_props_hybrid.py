@@ -128,8 +128,9 @@ def test_expansion_stays_bounded_on_a_hot_entity_and_status_stays_exact(
         neighbours = [n for n in graph.nodes if not n.is_anchor]
         assert neighbours
         for node in graph.nodes:
-            into = [e for e in graph.edges if e.dst == node.prop.id]
-            assert len(into) <= INCOMING + k, "at most INCOMING, plus edges from anchors"
+            for kind in ("updates", "contradicts", "supports"):
+                into = [e for e in graph.edges if e.dst == node.prop.id and e.kind == kind]
+                assert len(into) <= INCOMING + k, "INCOMING of each kind, plus from anchors"
         # every anchor but the newest statement has newer updates: its status says so
         newest = max(graph.nodes, key=lambda n: n.prop.ts)
         for node in graph.anchors:

@@ -15,6 +15,7 @@ from graphmem.config import Settings
 from graphmem.cypher import load_dir
 from graphmem.errors import InvalidInput, LLMError
 from graphmem.props import (
+    OfflineClassifier,
     PropsMemory,
     add_document,
     add_propositions,
@@ -51,7 +52,7 @@ def test_world_edges_point_newer_to_older_and_reingest_changes_nothing(
         if dates[e.src] == dates[e.dst]:
             assert position[e.src] > position[e.dst], "same date: later in input is the source"
         assert (e.dst, e.src) not in pairs, "never both directions"
-        assert e.model == "offline-v1" and not e.refined and 0 <= e.confidence <= 1
+        assert e.model == OfflineClassifier.name and not e.refined and 0 <= e.confidence <= 1
     before = counts(ctx)
     again = add_propositions(ctx, world.items())
     assert (again.added, again.existing, again.relations) == (0, len(world.propositions), 0)
@@ -132,7 +133,7 @@ def test_graph_shape_of_documents_and_propositions(ctx: PropsMemory) -> None:  #
 def test_a_document_over_several_batches_states_all(ctx: PropsMemory) -> None:  # noqa: F811
     doc = DocumentRow(document_id("Three.", "2020-01-01", None), "Three.", "2020-01-01", 0, None)
     items = [make_proposition(f"Fact number {i}.", "2020-01-01", None, doc.id) for i in range(3)]
-    report = store_propositions(ctx, items, doc, relate=False, batch_size=1)
+    report = store_propositions(ctx, items, [doc], relate=False, batch_size=1)
     assert counts(ctx) == {"propositions": 3, "documents": 1, "states": 3, "relations": 0}
     stored = ctx.store.read("props.document", id=doc.id)
     assert stored[0]["props"] == sorted(report.proposition_ids)
@@ -242,8 +243,9 @@ def test_llm_extraction_through_the_scripted_server(
     assert "Document date: 2019-04-01" in first["messages"][1]["content"]
     assert text in first["messages"][1]["content"]
     assert "invalid" in retry["messages"][-1]["content"]
-    assert "NEW (2019-03-18)" in classify["messages"][1]["content"]
-    assert "[1] (2015-03-02) Marta Velkova" in classify["messages"][1]["content"]
+    prompt = classify["messages"][1]["content"]
+    assert "NEW (2019-03-18, source: halvek-herald)" in prompt
+    assert "[1] (2015-03-02, source: halvek-herald) Marta Velkova" in prompt
     (edge,) = list_relations(llm_ctx)
     assert (edge.kind, edge.confidence, edge.model) == ("updates", 0.85, llm_ctx.llm.model)
     stored = get_propositions(llm_ctx, report.proposition_ids)

@@ -13,9 +13,11 @@ from graphmem.props.retrieve import Node, Status, Subgraph
 from graphmem.timeutil import parse_timestamp
 
 
-def node(key: str, date: str, text: str, anchor: bool, score: float) -> Node:
-    prop = Proposition(key, text, date, int(parse_timestamp(date)))
-    return Node(prop, anchor, score, Status("current"))
+def node(
+    key: str, date: str, text: str, anchor: bool, score: float, status: Status | None = None
+) -> Node:
+    prop = Proposition(key, text, date, int(parse_timestamp(date)), source="gazette")
+    return Node(prop, anchor, score, status or Status("current"))
 
 
 def edge(src: str, dst: str, kind: str) -> Relation:
@@ -24,7 +26,14 @@ def edge(src: str, dst: str, kind: str) -> Relation:
 
 NODES = (
     node("e", "2019-05-05", "Beta is blue.", True, 0.2),
-    node("a", "2020-01-02", "Alpha costs 5 dollars.", True, 0.9),
+    node(
+        "a",
+        "2020-01-02",
+        "Alpha costs 5 dollars.",
+        True,
+        0.9,
+        Status("updated", ("b", "d"), ("c",)),
+    ),  # fmt: skip
     node("b", "2021-09-01", "Alpha costs 7 dollars.", True, 0.8),
     node("c", "2021-09-01", "Alpha never cost 5 dollars.", False, 0.3),
     node("d", "2022-03-04", "Alpha costs 7 dollars, a report confirms.", False, 0.5),
@@ -40,30 +49,41 @@ GRAPH = Subgraph("What does Alpha cost?", "2022-12-31", NODES, EDGES)
 GOLDEN = """\
 [P1]
 Date: 2019-05-05
+Source: gazette
 Statement: Beta is blue.
+Status: current.
 Relations: none
 
 [P2]
 Date: 2020-01-02
+Source: gazette
 Statement: Alpha costs 5 dollars.
+Status: updated by P3 (2021-09-01) and P5 (2022-03-04) and contradicted by \
+P4 (2021-09-01): no longer current.
 Relations: This statement is updated by the following later propositions: P3 (2021-09-01), \
 P5 (2022-03-04). This statement is contradicted by the following later propositions: \
 P4 (2021-09-01).
 
 [P3]
 Date: 2021-09-01
+Source: gazette
 Statement: Alpha costs 7 dollars.
+Status: current.
 Relations: This statement updates the following earlier propositions: P2 (2020-01-02). \
 This statement is supported by the following later propositions: P5 (2022-03-04).
 
 [P4]
 Date: 2021-09-01
+Source: gazette
 Statement: Alpha never cost 5 dollars.
+Status: current.
 Relations: This statement contradicts the following earlier propositions: P2 (2020-01-02).
 
 [P5]
 Date: 2022-03-04
+Source: gazette
 Statement: Alpha costs 7 dollars, a report confirms.
+Status: current.
 Relations: This statement updates the following earlier propositions: P2 (2020-01-02). \
 This statement supports the following earlier propositions: P3 (2021-09-01)."""
 
@@ -110,7 +130,9 @@ def test_budget_drops_neighbours_first_then_weakest_anchors() -> None:
 def test_budget_removes_references_to_dropped_propositions() -> None:
     without_c = render_detail(GRAPH, max_tokens=estimate_tokens(GOLDEN) - 1)
     assert without_c.dropped == ("c",)
-    assert "contradict" not in without_c.text
+    # the relation sentences lose it; the status still counts it, as not shown
+    assert "contradicted by the following" not in without_c.text
+    assert "contradicted by 1 later proposition not shown: no longer current." in without_c.text
     assert "Alpha never cost" not in without_c.text
     # the numbering closes up: four propositions, P1..P4
     assert "[P4]" in without_c.text and "[P5]" not in without_c.text

@@ -111,8 +111,8 @@ def test_status_as_of_a_date(gold_ctx: PropsMemory, world: World) -> None:  # no
     assert status("qc3", "2020-01-01", ceo) == ("current", [], [])
     assert status("qc3", "2024-01-01", ceo) == ("updated", ["qc5", "qc6"], [])
     coach = "Who is the head coach of the Halvek Ravens?"
-    # a rumour updates the coach for a day, until it is denied
-    assert status("rv1", "2019-10-10", coach) == ("updated", ["rv5"], [])
+    # a forum post (a hedged source) never updates the coach; the club denies it a day later
+    assert status("rv1", "2019-10-10", coach) == ("current", [], [])
     assert status("rv5", "2019-10-11", coach) == ("contradicted", [], ["rv6"])
     assert status("rv1", "2019-10-11", coach) == ("current", [], [])
     assert status("rv1", "2021-06-01", coach) == ("updated", ["rv7"], [])

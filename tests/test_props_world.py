@@ -1,4 +1,11 @@
-"""The fixture world, shared props fixtures, and quality on it: offline labels, dated questions."""
+"""The quality worlds, shared props fixtures, and quality on them: offline labels, hedges,
+refuted claims, dated questions.
+
+Quality thresholds and invariants (hedges never update, refuted claims are not current) are
+asserted on the worlds the classifier was tuned on (tests/fixtures/worlds.json "tuning"); the
+held-back world only has to be well formed. Its figures are reported by
+bench/bench_props_quality.py.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +15,30 @@ from pathlib import Path
 import pytest
 
 from graphmem.config import Settings
-from graphmem.props import OfflineClassifier, PropsMemory, add_propositions
+from graphmem.props import OfflineClassifier, PropsMemory, add_propositions, subgraph
+from graphmem.props.model import proposition_id
 from graphmem.props.quality import (
     GoldClassifier,
+    NamedWorld,
     Reader,
     RecordingClassifier,
     World,
+    judged_pairs,
+    load_worlds,
     score_labels,
 )
+from graphmem.props.reading import read
 from graphmem.store import Store
 
-WORLD_PATH = Path(__file__).parent / "fixtures" / "props_world.json"
+FIXTURES = Path(__file__).parent / "fixtures"
+WORLD_PATH = FIXTURES / "props_world.json"
+INDEX = FIXTURES / "worlds.json"
+ALL = load_worlds(INDEX)
+TUNING = [w for w in ALL if w.role == "tuning"]
+
+
+def ids(worlds: list[NamedWorld]) -> list[str]:
+    return [w.name for w in worlds]
 
 
 @pytest.fixture(scope="session")
@@ -53,44 +73,84 @@ def gold_ctx(store: Store, tmp_path: Path, world: World) -> Iterator[PropsMemory
     memory.close()
 
 
-def test_world_is_well_formed(world: World) -> None:
-    props = world.propositions
-    assert 60 <= len(props) <= 120
+@pytest.mark.parametrize("named", ALL, ids=ids(ALL))
+def test_world_is_well_formed(named: NamedWorld) -> None:
+    props = named.world.propositions
+    assert 30 <= len(props) <= 120
     keys = [p["key"] for p in props]
     assert len(set(keys)) == len(keys)
     dates = [p["date"] for p in props]
     assert dates == sorted(dates), "listed in ingestion (date) order"
     position = {k: i for i, k in enumerate(keys)}
     labels = {"updates": 0, "contradicts": 0, "supports": 0}
-    for (src, dst), label in world.gold.items():
+    for (src, dst), label in named.world.gold.items():
         labels[label] += 1
         assert position[src] > position[dst], f"{src} -> {dst} must point newer -> older"
     assert all(n >= 5 for n in labels.values()), labels
-    assert len(world.questions) >= 20
+    assert any(read(p["text"], p["source"]).hedged for p in props), "false claims, hedged"
+    questions = named.world.questions
+    assert len(questions) >= 20
     by_topic: dict[str, set[int]] = {}
-    for q in world.questions:
+    for q in questions:
         assert 0 <= q.answer < len(q.options)
         by_topic.setdefault(q.topic, set()).add(q.answer)
     # most topics are asked at several dates with different right answers
-    assert sum(len(answers) > 1 for answers in by_topic.values()) >= 12
+    assert sum(len(answers) > 1 for answers in by_topic.values()) >= 7
 
 
-def test_offline_classifier_beats_all_norel(ctx: PropsMemory, world: World) -> None:
+def recorded(ctx: PropsMemory, world: World) -> RecordingClassifier:  # noqa: F811
     recorder = RecordingClassifier(OfflineClassifier())
     ctx.classifier = recorder
     add_propositions(ctx, world.items())
-    judged = {(world.keys[n], world.keys[o]): label for n, o, label in recorder.judged}
-    assert set(world.gold) <= set(judged), "every gold pair became a candidate"
-    pairs = [(world.gold.get(pair, "norel"), label) for pair, label in judged.items()]
+    return recorder
+
+
+@pytest.mark.parametrize("named", TUNING, ids=ids(TUNING))
+def test_offline_labels_on_the_tuning_worlds(ctx: PropsMemory, named: NamedWorld) -> None:
+    recorder = recorded(ctx, named.world)
+    pairs = judged_pairs(named.world, recorder.judged)
     offline = score_labels(pairs)
     baseline = score_labels((gold, "norel") for gold, _ in pairs)
-    assert offline.accuracy > baseline.accuracy
-    assert baseline.macro_f1 == 0.0
-    assert offline.macro_f1 >= 0.6
+    assert offline.accuracy > baseline.accuracy and baseline.macro_f1 == 0.0
+    assert offline.accuracy >= 0.9 and offline.macro_f1 >= 0.8, offline
     assert all(s.precision >= 0.6 and s.recall >= 0.5 for s in offline.scores), offline
 
 
-def warmed_reader(ctx: PropsMemory, world: World) -> Reader:
+@pytest.mark.parametrize("named", TUNING, ids=ids(TUNING))
+def test_hedged_claims_never_update_or_contradict_plain_statements(
+    ctx: PropsMemory,  # noqa: F811
+    named: NamedWorld,
+) -> None:
+    world = named.world
+    recorder = recorded(ctx, world)
+    source = {proposition_id(p["text"], p["date"]): p for p in world.propositions}
+    hedged = {pid for pid, p in source.items() if read(p["text"], p["source"]).hedged}
+    assert hedged
+    pairs = [(new, old, label) for new, old, label in recorder.judged
+             if new in hedged and old not in hedged]  # fmt: skip
+    assert pairs, "each world pits rumours against facts"
+    assert all(label in ("supports", "norel") for _, _, label in pairs), pairs
+
+
+@pytest.mark.parametrize("named", TUNING, ids=ids(TUNING))
+def test_a_claim_later_refuted_is_not_current(ctx: PropsMemory, named: NamedWorld) -> None:
+    world = named.world
+    add_propositions(ctx, world.items())  # offline classifier
+    by_key = {p["key"]: p for p in world.propositions}
+    refuted = [(src, dst) for (src, dst), label in world.gold.items() if label == "contradicts"]
+    assert refuted
+    standing = []
+    for src, dst in refuted:
+        claim, refutation = by_key[dst], by_key[src]
+        graph = subgraph(ctx, claim["text"], as_of=refutation["date"], k=10)
+        node = graph.node(proposition_id(claim["text"], claim["date"]))
+        if node.status.state == "current":
+            standing.append((claim["text"], refutation["text"]))
+    # the offline rules miss some refutations worded far from the claim; most must land
+    assert len(standing) <= 0.2 * len(refuted), standing
+
+
+def warmed_reader(ctx: PropsMemory, world: World) -> Reader:  # noqa: F811
     reader = Reader(ctx, k=10)
     reader.warm(
         [q.question for q in world.questions]
@@ -100,7 +160,9 @@ def warmed_reader(ctx: PropsMemory, world: World) -> Reader:
     return reader
 
 
-def test_questions_answered_better_with_relations(ctx: PropsMemory, world: World) -> None:
+@pytest.mark.parametrize("named", TUNING, ids=ids(TUNING))
+def test_questions_answered_better_with_relations(ctx: PropsMemory, named: NamedWorld) -> None:
+    world = named.world
     add_propositions(ctx, world.items())  # offline classifier
     reader = warmed_reader(ctx, world)
     plain = sum(
@@ -111,7 +173,7 @@ def test_questions_answered_better_with_relations(ctx: PropsMemory, world: World
         reader.answer(q.question, q.date, q.options, use_relations=True) == q.answer
         for q in world.questions
     )
-    assert related >= plain
+    assert related > plain
     assert related >= 0.8 * len(world.questions)
 
 

@@ -70,6 +70,12 @@ def aof_tail_bytes(data_dir: Path) -> int:
     return sum(f.stat().st_size for f in (data_dir / proc.AOF_DIR).glob("*.incr.aof"))
 
 
+@pytest.fixture(autouse=True)
+def patient_health(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loaded CI machine may need longer than the production bound to restart a server."""
+    monkeypatch.setattr(falkordb_engine, "HEALTH_WAIT", 60.0)
+
+
 def test_statement_after_kill_restarts_the_server_with_the_data(data_dir: Path) -> None:
     store = open_store(url(data_dir), Settings())
     create_series(store, "before")
@@ -202,9 +208,7 @@ def test_kill_during_compaction_heals_and_leaves_no_rewrite_behind(data_dir: Pat
     store.close()
 
 
-def test_health_restarts_a_killed_server(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # a loaded CI machine may need longer than the production bound to start a server
-    monkeypatch.setattr(falkordb_engine, "HEALTH_WAIT", 60.0)
+def test_health_restarts_a_killed_server(data_dir: Path) -> None:
     store = open_store(url(data_dir), Settings())
     dead = kill_server(data_dir)
     health = store.health()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Sequence
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from graphmem.config import EMBED_BACKENDS
-from graphmem.embed.modeldir import DEFAULT_MODEL, OnnxUnsupported, local_source
+from graphmem.embed.modeldir import DEFAULT_MODEL, OnnxUnsupported, declared_dim, local_source
 from graphmem.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -94,8 +95,15 @@ class Embedder:
 
     @property
     def dim(self) -> int:
-        """Length of each embedding (loads the model)."""
+        """Length of each embedding: read from the model's files when they declare it (so
+        opening the vector indexes needs no model), else from the model, loading it."""
+        if self._model is None and self._declared_dim is not None:
+            return self._declared_dim
         return self._loaded().dim
+
+    @functools.cached_property
+    def _declared_dim(self) -> int | None:
+        return declared_dim(self._name)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed `texts` in batches: float32 array of shape (len(texts), dim), rows of norm 1."""

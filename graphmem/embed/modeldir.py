@@ -101,6 +101,18 @@ def read_pipeline(directory: Path) -> Pipeline:
     )
 
 
+def declared_dim(name: str) -> int | None:
+    """The vector length model `name`'s files declare, read without loading the model.
+
+    None when only loading can tell: a pipeline other than (Transformer, mean Pooling,
+    Normalize), or a model that is not found (loading then says why).
+    """
+    try:
+        return read_pipeline(local_directory(name)).dim
+    except OnnxUnsupported:
+        return None
+
+
 def _longest_input(directory: Path) -> int:
     """sentence-transformers' default when sentence_bert_config.json sets no max_seq_length."""
     limits = [

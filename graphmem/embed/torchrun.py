@@ -20,14 +20,21 @@ class TorchModel:
 
     def __init__(self, model: Any) -> None:
         self.model = model
+        # one encode at a time: transformers' fast tokenizer is reconfigured (truncation,
+        # padding) on every call and fails with "Already borrowed" when two threads meet
+        # there; torch uses every core for one call anyway
+        self._lock = threading.Lock()
         get_dim = getattr(model, "get_embedding_dimension", None) or (
             model.get_sentence_embedding_dimension
         )
         self.dim = int(get_dim())
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
-        vectors = self.model.encode(texts, batch_size=batch_size, show_progress_bar=False,
-                                    convert_to_numpy=True, normalize_embeddings=True)  # fmt: skip
+        with self._lock:
+            vectors = self.model.encode(
+                texts, batch_size=batch_size, show_progress_bar=False, convert_to_numpy=True,
+                normalize_embeddings=True,
+            )  # fmt: skip
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
     def close(self) -> None:

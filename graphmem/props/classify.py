@@ -51,14 +51,27 @@ class Classifier(Protocol):
 
 SYSTEM_PROMPT = """\
 You compare a NEW statement with OLDER statements from a knowledge base. Each statement has \
-the date on which it was made. For each older statement, decide how the new one relates to it:
+the date on which it was made and, when known, its source. For each older statement, decide \
+how the new one relates to it:
 - "updates": both are about the same attribute of the same subject and the new statement \
-gives a newer value or state, so the older one is no longer current (a new CEO, a new price, \
-a revised figure, a moved office).
-- "contradicts": the new statement denies the older one, shows it false, or asserts something \
-incompatible about the same time (a refuted claim, a denial, conflicting reports).
-- "supports": the new statement restates, confirms or gives evidence for the older one.
-- "norel": anything else: a different subject or attribute, or only a related topic.
+gives a newer value or state, so the older one is no longer current: a new chief executive, \
+a departure from a post, a new price or count, a revised figure, a move. Reversals are \
+updates too: "closed the route" after "opened the route", "reopened" after "closed", \
+"resumed" after "suspended", "moved back to A" after "moved from A to B", "cancelled" after \
+"plans to".
+- "contradicts": the new statement says the older one is false, did not happen or will not \
+happen (a denial, refutation, retraction or correction: "denied that ...", "the claim is \
+false", "the figure was wrong"), or a confirmed value shows a rumoured one false.
+- "supports": the new statement restates, confirms or agrees with the older one, including \
+denying its opposite: "has not resigned" supports "was elected"; "the site will stay open" \
+supports "denied it will close the site"; "moved back to A" supports "is based in A".
+- "norel": anything else: a different subject, a different attribute ("agreed to be \
+acquired" says nothing about revenue), a different period (2017 sales vs 2018 sales), \
+separate events, or only a related topic.
+Hedged statements only relay a claim: a rumour, a blog, a forum post, an unnamed source, \
+"reportedly", "allegedly". A hedged NEW statement never updates or contradicts an older \
+statement that is not hedged: answer "supports" if it agrees, else "norel". A later \
+confirmed statement that denies a hedged claim contradicts it.
 Answer with JSON only, in this form:
 {"judgements": [{"index": 1, "label": "updates", "confidence": 0.9}]}
 "index" is the number of the older statement, "label" one of updates, contradicts, supports, \
@@ -66,12 +79,16 @@ norel, and "confidence" a number from 0 to 1. You may leave out older statements
 norel; list each older statement at most once."""
 
 
+def _line(prop: Proposition) -> str:
+    """'(2021-09-01, source: gazette) text' as the prompt shows a statement."""
+    source = f", source: {prop.source}" if prop.source else ""
+    return f"({prop.date}{source}) {prop.text}"
+
+
 def classify_messages(new: Proposition, candidates: Sequence[Candidate]) -> list[dict[str, str]]:
     """The chat messages asking for the judgements of one new proposition."""
-    older = "\n".join(
-        f"[{i}] ({c.prop.date}) {c.prop.text}" for i, c in enumerate(candidates, start=1)
-    )
-    user = f"NEW ({new.date}): {new.text}\n\nOLDER:\n{older}"
+    older = "\n".join(f"[{i}] {_line(c.prop)}" for i, c in enumerate(candidates, start=1))
+    user = f"NEW {_line(new)}\n\nOLDER:\n{older}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 

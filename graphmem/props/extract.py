@@ -8,7 +8,8 @@ document's date.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from graphmem.errors import InvalidInput
@@ -132,29 +133,37 @@ def add_document(
     Re-adding the same document (same text, date and source) changes nothing and costs no
     LLM call: the Document node is written last, so once it exists the work is done.
     """
-    clean = checked_text(text, "text", MAX_DOCUMENT)
-    day, ts = checked_date(date, "date")
-    src = checked_source(source, "source")
-    doc = DocumentRow(document_id(clean, day, src), clean, day, ts, src)
+    doc = checked_document(text, date, source)
     stored = ctx.store.read("props.document", id=doc.id)
     if stored:  # written with its last batch, so complete: no extraction, no LLM call
         ids = tuple(stored[0]["props"])
         return IngestReport(doc.id, ids, added=0, existing=len(ids), relations=0)
-    if ctx.llm is not None:
-        found = extract_with_llm(ctx.llm, clean, day, src, progress)
-    else:
-        found = split_into_propositions(clean, day)
-    props = _as_propositions(found, src, doc.id)
-    return store_propositions(ctx, props, doc, relate, progress)
+    props = extracted(ctx, doc, progress)
+    report = store_propositions(ctx, props, [doc], relate, progress)
+    return replace(report, document_id=doc.id)
 
 
-def _as_propositions(
-    found: Sequence[Mapping[str, str]], source: str | None, doc_id: str
+def checked_document(text: Any, date: Any, source: Any, field: str = "") -> DocumentRow:
+    """A validated document with its id; errors name `field`.text (or text when no field)."""
+    where = f"{field}." if field else ""
+    clean = checked_text(text, f"{where}text", MAX_DOCUMENT)
+    day, ts = checked_date(date, f"{where}date")
+    src = checked_source(source, f"{where}source")
+    return DocumentRow(document_id(clean, day, src), clean, day, ts, src)
+
+
+def extracted(
+    ctx: PropsMemory, doc: DocumentRow, progress: Progress | None = None, field: str = "text"
 ) -> list[Proposition]:
+    """The propositions a document states: through the LLM if there is one, else its sentences."""
+    if ctx.llm is not None:
+        found = extract_with_llm(ctx.llm, doc.text, doc.date, doc.source, progress)
+    else:
+        found = split_into_propositions(doc.text, doc.date)
     try:
         return [
-            make_proposition(p["text"], p["date"], source, doc_id, f"propositions[{i}]")
+            make_proposition(p["text"], p["date"], doc.source, doc.id, f"propositions[{i}]")
             for i, p in enumerate(found)
         ]
     except InvalidInput as error:  # found in the document: the caller sent its text
-        raise InvalidInput("text", f"{error.field} found in it: {error.problem}") from None
+        raise InvalidInput(field, f"{error.field} found in it: {error.problem}") from None

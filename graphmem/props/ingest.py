@@ -12,7 +12,8 @@ the graph (graphmem/vectors/); after a crash in between, the next open does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from graphmem.props.relate import LABEL, judge, pairings, relation_rows
 from graphmem.vectors import vector_id
 
 BATCH = 256
+AHEAD = 2  # batches the model embeds ahead of the one being related and written
 LOOKUP_BATCH = 5000
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -59,20 +61,28 @@ class IngestReport:
 
 def validate_items(items: Any, doc_id: str | None = None) -> list[Proposition]:
     """Every item as a Proposition; the first bad one raises InvalidInput naming its field."""
+    return [
+        make_proposition(item.get("text"), item.get("date"), item.get("source"), doc_id, field)
+        for field, item in text_date_source(items, "propositions")
+    ]
+
+
+def text_date_source(items: Any, field: str) -> list[tuple[str, Mapping[str, Any]]]:
+    """(field[i], item) of a list of {text, date, source?} objects (Propositions too); the
+    first that is not one raises InvalidInput naming it. The values are not checked here."""
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
-        raise InvalidInput("propositions", "must be a list of {text, date, source?} objects")
+        raise InvalidInput(field, "must be a list of {text, date, source?} objects")
     out = []
     for i, item in enumerate(items):
-        field = f"propositions[{i}]"
+        name = f"{field}[{i}]"
         if isinstance(item, Proposition):
             item = {"text": item.text, "date": item.date, "source": item.source}
         if not isinstance(item, Mapping):
-            raise InvalidInput(field, "must be an object with text, date and optional source")
+            raise InvalidInput(name, "must be an object with text, date and optional source")
         unknown = set(item) - {"text", "date", "source"}
         if unknown:
-            raise InvalidInput(field, f"unknown keys {sorted(unknown)}")
-        out.append(make_proposition(item.get("text"), item.get("date"), item.get("source"),
-                                    doc_id, field))  # fmt: skip
+            raise InvalidInput(name, f"unknown keys {sorted(unknown)}")
+        out.append((name, item))
     return out
 
 
@@ -91,19 +101,25 @@ def add_propositions(
     loads that embed elsewhere. `relate=False` stores without classifying relations.
     """
     props = validate_items(items)
-    return store_propositions(ctx, props, None, relate, progress, embeddings, batch_size)
+    return store_propositions(ctx, props, (), relate, progress, embeddings, batch_size)
 
 
 def store_propositions(
     ctx: PropsMemory,
     props: list[Proposition],
-    doc: DocumentRow | None,
+    docs: Sequence[DocumentRow] = (),
     relate: bool = True,
     progress: Progress | None = None,
     embeddings: np.ndarray | None = None,
     batch_size: int = BATCH,
 ) -> IngestReport:
-    """Store validated propositions (and the document stating them), batch by batch."""
+    """Store validated propositions and the documents stating them (each proposition's
+    doc_id names its document), batch by batch.
+
+    A document and its STATES edges go with the batch that stores the last of its new
+    propositions: a stored Document means all of them landed, so adding it again can stop at
+    once (see extract.add_document), and a bulk load cut short resumes where it stopped.
+    """
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise InvalidInput("batch_size", "must be a positive integer")
     vectors = _checked_embeddings(embeddings, len(props), ctx)
@@ -111,62 +127,110 @@ def store_propositions(
     for i, prop in enumerate(props):
         first_seen.setdefault(prop.id, i)
     ids = list(first_seen)
-    existing = _existing(ctx, ids)
+    existing = stored_ids(ctx, ids)
     order = sorted((i for pid, i in first_seen.items() if pid not in existing),
                    key=lambda i: (props[i].ts, i))  # fmt: skip
-    backfill = _newest_after(ctx, props[order[0]].ts) if relate and order else None
-    docs = [_doc_row(doc)] if doc else []
-    # the document and all its STATES edges go with the last write: a stored Document means
-    # every batch landed, so adding it again can stop at once (see extract.add_document)
-    states = [{"doc": doc.id, "prop": pid} for pid in ids] if doc else []
+    backfill = newest_after(ctx, props[order[0]].ts) if relate and order else None
+    position = {props[i].id: n for n, i in enumerate(order)}
+    plan = _document_writes(docs, props, position, batch_size)
     added = relations = 0
-    if not order and docs:
-        _write(ctx, docs, [], states, [])
+    if not order and docs:  # every proposition is stored: the documents alone
+        write_batch(ctx, *plan[0])
+        metrics.count(metrics.DOCUMENTS, len(docs))
+        if progress is not None:
+            progress("documents", len(docs), len(docs))
     # Pipelining: a background worker writes batch i to the graph and then adds it to the
-    # vector index while this thread embeds and encodes batch i+1. At most one batch is in
-    # flight; its failure surfaces before the next is submitted, so nothing later is written.
-    # Relating waits for the worker, since its candidates come from the index.
-    done = 0
+    # vector index while this thread relates batch i+1, and the model embeds batches ahead in
+    # a thread of its own (see _embedded). At most one batch is in the writer's hands; its
+    # failure surfaces before the next is submitted, so nothing later is written. Relating
+    # waits for the writer, since its candidates come from the index.
+    batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+    done = docs_done = 0
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="props-store") as worker:
         pending: Future | None = None
 
         def settle() -> None:
-            nonlocal pending, done, added, relations
+            nonlocal pending, done, docs_done, added, relations
             if pending is not None:
                 stored = pending.result()  # re-raises what went wrong in the worker
                 pending = None
                 done += stored.rows
+                docs_done += stored.documents
                 added, relations = added + stored.created, relations + stored.relations
                 metrics.count(metrics.PROPOSITIONS, stored.created)
+                metrics.count(metrics.DOCUMENTS, stored.documents)
                 if progress is not None:
                     progress("store", done, len(order))
+                    if stored.documents:
+                        progress("documents", docs_done, len(docs))
 
-        for start in range(0, len(order), batch_size):
+        for number, (chunk, vecs) in enumerate(
+            zip(batches, _embedded(ctx, props, batches, vectors), strict=True)
+        ):
             deadline.check("adding propositions")  # batches stored so far stay: see docs/limits.md
-            chunk = order[start : start + batch_size]
             batch = [props[i] for i in chunk]
-            raw = (
-                ctx.embedder.encode([p.text for p in batch]) if vectors is None else vectors[chunk]
-            )
-            vecs = np.ascontiguousarray(raw, dtype=np.float32)  # exactly what the graph holds
             found = []
             if relate:
                 settle()
                 floor = getattr(ctx.classifier, "min_similarity", -1.0)
                 todo = pairings(ctx, batch, vecs, backfill, floor)
                 found = judge(ctx.classifier, todo, ctx.now())
-            rows = _prop_rows(batch, vecs)
-            last = start + batch_size >= len(order)
+            rows = prop_rows(batch, vecs)
+            doc_rows, states = plan.get(number, ([], []))
             settle()
             # in this context: the worker's statements keep the operation's deadline
-            pending = worker.submit(copy_context().run, _store_batch, ctx, docs if last else [],
-                                    rows, states if last else [], relation_rows(found),
-                                    vecs)  # fmt: skip
+            pending = worker.submit(copy_context().run, _store_batch, ctx, doc_rows, rows,
+                                    states, relation_rows(found), vecs)  # fmt: skip
             ctx.recent.add(batch)  # candidates of later batches and calls, without a read
         settle()
-    if doc is not None:  # written with the last batch: all of it is stored now
-        metrics.count(metrics.DOCUMENTS)
-    return IngestReport(doc.id if doc else None, tuple(ids), added, len(ids) - added, relations)
+    return IngestReport(None, tuple(ids), added, len(ids) - added, relations)
+
+
+def _embedded(
+    ctx: PropsMemory, props: list[Proposition], batches: list[list[int]], given: np.ndarray | None
+) -> Iterator[np.ndarray]:
+    """Each batch's vectors (float32, exactly what the graph holds), in batch order.
+
+    Given vectors are sliced. Otherwise the model embeds up to AHEAD batches ahead in a thread
+    of its own: it releases the GIL and keeps every core busy while the caller relates and the
+    store worker writes, so a bulk load runs at nearly the model's own rate.
+    """
+    if given is not None:
+        for chunk in batches:
+            yield np.ascontiguousarray(given[chunk], dtype=np.float32)
+        return
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="props-embed")
+    try:
+        ahead: deque[Future] = deque()
+        for chunk in batches:
+            ahead.append(pool.submit(ctx.embedder.encode, [props[i].text for i in chunk]))
+            if len(ahead) > AHEAD:
+                yield np.ascontiguousarray(ahead.popleft().result(), dtype=np.float32)
+        while ahead:
+            yield np.ascontiguousarray(ahead.popleft().result(), dtype=np.float32)
+    finally:  # stopped early (an error, a time limit): drop what was not started
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _document_writes(
+    docs: Sequence[DocumentRow], props: list[Proposition], position: dict[str, int],
+    batch_size: int,
+) -> dict[int, tuple[list[dict[str, Any]], list[dict[str, str]]]]:  # fmt: skip
+    """Batch number → (Document rows, STATES rows) written with it: each document with the
+    batch holding the last of its new propositions (`position`: a new one's place in the
+    storing order), with the first batch if it has none."""
+    stated: dict[str, dict[str, None]] = defaultdict(dict)  # doc id → its proposition ids
+    for prop in props:
+        if prop.doc_id is not None:
+            stated[prop.doc_id][prop.id] = None
+    plan: dict[int, tuple[list[dict[str, Any]], list[dict[str, str]]]] = {}
+    for doc in docs:
+        pids = list(stated[doc.id])
+        last = max((position[pid] // batch_size for pid in pids if pid in position), default=0)
+        rows, states = plan.setdefault(last, ([], []))
+        rows.append(_doc_row(doc))
+        states += [{"doc": doc.id, "prop": pid} for pid in pids]
+    return plan
 
 
 @dataclass(frozen=True)
@@ -176,6 +240,7 @@ class _Stored:
     rows: int
     created: int
     relations: int
+    documents: int
 
 
 def _store_batch(
@@ -186,34 +251,40 @@ def _store_batch(
     Propositions another writer stored first are left to it: their vectors in the graph are
     that writer's, and this index fetches them from the graph on its next refresh.
     """
-    created, relations = _write(ctx, docs, rows, states, rels)
+    created, relations = write_batch(ctx, docs, states, rows, rels)
     mine = [i for i, row in enumerate(rows) if row["id"] in created]
     ids, vids, ts = ([rows[i][key] for i in mine] for key in ("id", "vid", "ts"))
     ctx.vectors.add(LABEL, ids, vids, ts, vecs[mine])
     ctx.keywords.add(LABEL, ids, vids, ts, [rows[i]["text"] for i in mine])
-    return _Stored(len(rows), len(mine), relations)
+    return _Stored(len(rows), len(mine), relations, len(docs))
 
 
-def _write(
-    ctx: PropsMemory, docs: list, props: list, states: list, rels: list
+def write_batch(
+    ctx: PropsMemory,
+    docs: list,
+    states: list,
+    props: list | None = None,
+    rels: list | None = None,
+    retire: list | None = None,
 ) -> tuple[set[str], int]:
     """Run one batch's statement; the ids of the propositions and the count of relation edges
     it created (not those another writer stored first)."""
-    rows = ctx.store.write(
-        "props.write_batch", docs=docs, props=props, states=states, rels=rels, now=ctx.now()
-    )
+    rows = ctx.store.write("props.write_batch", docs=docs, props=props or [], states=states,
+                           rels=rels or [], retire=retire or [], now=ctx.now())  # fmt: skip
     return set(rows[0]["created"]), int(rows[0]["relations"])
 
 
-def _existing(ctx: PropsMemory, ids: list[str]) -> set[str]:
+def stored_ids(ctx: PropsMemory, ids: list[str], lookup: str = "props.existing") -> set[str]:
+    """Those of these ids that `lookup` (a statement taking $ids) finds: by default, the
+    propositions stored."""
     found: set[str] = set()
     for start in range(0, len(ids), LOOKUP_BATCH):
-        rows = ctx.store.read("props.existing", ids=ids[start : start + LOOKUP_BATCH])
+        rows = ctx.store.read(lookup, ids=ids[start : start + LOOKUP_BATCH])
         found.update(row["id"] for row in rows)
     return found
 
 
-def _newest_after(ctx: PropsMemory, ts: int) -> int | None:
+def newest_after(ctx: PropsMemory, ts: int) -> int | None:
     """The newest stored date after `ts`, if any: new propositions before it need back-fill."""
     rows = ctx.store.read("props.newest_after", ts=ts)
     return rows[0]["ts"] if rows and rows[0]["ts"] is not None else None
@@ -233,7 +304,8 @@ def _checked_embeddings(embeddings: Any, n: int, ctx: PropsMemory) -> np.ndarray
     return arr
 
 
-def _prop_rows(batch: list[Proposition], vecs: np.ndarray) -> list[dict[str, Any]]:
+def prop_rows(batch: list[Proposition], vecs: np.ndarray) -> list[dict[str, Any]]:
+    """Rows for props.write_batch's $props."""
     return [
         {"id": p.id, "text": p.text, "date": p.date, "ts": p.ts, "source": p.source,
          "vid": vector_id(p.id), "embedding": emb}

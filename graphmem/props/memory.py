@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder
@@ -18,6 +18,11 @@ from graphmem.props.offline import OfflineClassifier
 from graphmem.store.base import Store
 from graphmem.vectors import KeywordStore, VectorConfig, VectorStore
 
+if TYPE_CHECKING:
+    from graphmem.props.bulk import DocumentsReport
+    from graphmem.props.edit import DeletedDocument
+    from graphmem.props.ingest import Progress
+
 
 def _epoch_now() -> int:
     return int(time.time())
@@ -26,7 +31,10 @@ def _epoch_now() -> int:
 class RecentPropositions:
     """Stored propositions kept in memory, newest use last, so relating rarely reads them back.
 
-    Safe to keep: a stored proposition never changes (its id derives from its text and date).
+    Safe to keep: a stored proposition never changes its text or date (its id derives from
+    them; an edit makes another proposition). One deleted is forgotten by the process deleting
+    it; another process's copy is never used, since candidates come from its vector index,
+    which drops the deleted one (and the write of an edge to it finds nothing).
     """
 
     def __init__(self, capacity: int = 100_000) -> None:
@@ -44,6 +52,11 @@ class RecentPropositions:
                     self._items.move_to_end(pid)
                     found[pid] = prop
         return found
+
+    def forget(self, ids: Iterable[str]) -> None:
+        with self._lock:
+            for pid in ids:
+                self._items.pop(pid, None)
 
     def add(self, props: Iterable[Proposition]) -> None:
         with self._lock:
@@ -101,6 +114,39 @@ class PropsMemory:
         if classifier is None:
             classifier = LLMClassifier(chosen) if chosen is not None else OfflineClassifier()
         return cls(store, embedder, vectors, settings, classifier, chosen, close_store=close_store)
+
+    # Editing and bulk import as methods (a facade can expose them); the functions are in
+    # graphmem/props/edit.py and bulk.py, imported on call since they import this module.
+
+    def ingest_documents(
+        self, documents: Sequence[Mapping[str, Any]], *, relate: bool = True,
+        progress: Progress | None = None,
+    ) -> DocumentsReport:  # fmt: skip
+        """Store documents [{text, date, source?}] in bulk, resumably (bulk.add_documents)."""
+        from graphmem.props.bulk import add_documents
+
+        return add_documents(self, documents, relate=relate, progress=progress)
+
+    def delete_document(self, doc_id: str) -> DeletedDocument:
+        """Delete a document with the propositions only it states (edit.delete_document)."""
+        from graphmem.props.edit import delete_document
+
+        return delete_document(self, doc_id)
+
+    def delete_proposition(self, prop_id: str) -> Proposition:
+        """Delete a proposition with its relation edges (edit.delete_proposition)."""
+        from graphmem.props.edit import delete_proposition
+
+        return delete_proposition(self, prop_id)
+
+    def update_proposition(
+        self, prop_id: str, text: str | None = None, date: str | None = None,
+        source: str | None = None,
+    ) -> Proposition:  # fmt: skip
+        """Correct a proposition; re-embedded and re-related if its text or date changed."""
+        from graphmem.props.edit import update_proposition
+
+        return update_proposition(self, prop_id, text, date, source)
 
     def close(self) -> None:
         """Save the vector and keyword indexes (and close the store if this memory owns it)."""

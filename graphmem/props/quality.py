@@ -1,6 +1,9 @@
 """Quality measures: relation labels against gold labels, and a reader for dated questions.
 
-Used by bench/bench_props_quality.py, bench/bench_props.py and the tests.
+Worlds (tests/fixtures/*.json) are fictional: dated propositions, gold relation labels for
+the pairs that matter (every other pair is norel) and dated multiple-choice questions.
+tests/fixtures/worlds.json says which worlds the classifier was tuned on and which was held
+back. Used by bench/bench_props_quality.py, bench/bench_props.py and the tests.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import numpy as np
 from graphmem.props.classify import Candidate, Classifier, Judgement
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import KINDS, Proposition, normalised, proposition_id
+from graphmem.props.offline import judge_pair
+from graphmem.props.reading import read
 from graphmem.props.retrieve import Subgraph, subgraph_for_vector
 
 
@@ -64,6 +69,38 @@ class World:
         """The gold label of a pair of proposition ids."""
         pair = (self.keys.get(newer_id, ""), self.keys.get(older_id, ""))
         return self.gold.get(pair, "norel")
+
+
+@dataclass(frozen=True)
+class NamedWorld:
+    """A world with its file name and role: "tuning" or "held_out"."""
+
+    name: str
+    role: str
+    world: World
+
+
+def load_worlds(
+    index: str | Path, roles: Sequence[str] = ("tuning", "held_out")
+) -> list[NamedWorld]:
+    """The worlds an index file (tests/fixtures/worlds.json) lists under `roles`, in order."""
+    index = Path(index)
+    listed = json.loads(index.read_text(encoding="utf-8"))
+    return [
+        NamedWorld(name.removesuffix(".json"), role, World.load(index.parent / name))
+        for role in roles
+        for name in listed[role]
+    ]
+
+
+def judged_pairs(world: World, judged: Iterable[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    """(gold, predicted) for every judged (newer id, older id, label), plus gold pairs never
+    judged (predicted norel: never becoming a candidate is a miss)."""
+    judged = list(judged)
+    pairs = [(world.label(new, old), label) for new, old, label in judged]
+    seen = {(world.keys[new], world.keys[old]) for new, old, _ in judged}
+    pairs += [(label, "norel") for pair, label in world.gold.items() if pair not in seen]
+    return pairs
 
 
 class GoldClassifier:
@@ -130,6 +167,7 @@ class RecordingClassifier:
 
     inner: Classifier
     judged: list[tuple[str, str, str]] = field(default_factory=list)
+    seen: list[tuple[Proposition, Proposition, float]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -143,20 +181,32 @@ class RecordingClassifier:
         """Judge with the wrapped classifier and remember the answers."""
         out = self.inner.classify(new, candidates)
         self.judged += [(new.id, candidates[j.index].prop.id, j.label) for j in out]
+        self.seen += [(new, c.prop, c.similarity) for c in candidates]
         return out
+
+
+_SIGN = {"supports": 1.0, "updates": -1.0, "contradicts": -1.0, "norel": 0.0}
 
 
 @dataclass
 class Reader:
-    """Answers a dated multiple-choice question from a subgraph, by embedding similarity.
+    """Answers a dated multiple-choice question from a subgraph, without an LLM.
 
-    The chosen option is the one with the highest cosine to any kept proposition. Plain
-    (`use_relations=False`): the k anchors as retrieved. With relations: anchors plus
-    neighbours, keeping only propositions whose status as of the date is `current`.
+    Plain (`use_relations=False`): the k anchors as retrieved. With relations: anchors plus
+    neighbours, keeping only propositions whose status as of the date is `current` (all of
+    them if none is). Each kept proposition is read against each option as the offline
+    classifier reads a pair (proposition → option): one that supports the option counts for
+    it, one that updates or contradicts it counts against it ("X succeeded Y" against "Y is
+    chief", "the figure of 61,000 was wrong" against "61,000"), weighted by the proposition's
+    similarity to the question and to the option, and halved for a hedged one (a rumour, a
+    blog). The option with the most net support wins; when nothing speaks for or against any
+    option, or `judge=False`, the option most similar to any kept proposition wins (the
+    reader of earlier versions).
     """
 
     ctx: PropsMemory
     k: int = 10
+    judge: bool = True
     _vectors: dict[str, np.ndarray] = field(default_factory=dict)
     _graphs: dict[tuple[str, str], Subgraph] = field(default_factory=dict)
 
@@ -179,8 +229,24 @@ class Reader:
             nodes = [n for n in nodes if n.status.state == "current"] or nodes
         if not nodes:
             return 0
-        sims = self._embed(list(options)) @ self._embed([n.prop.text for n in nodes]).T
-        return int(np.argmax(sims.max(axis=1)))
+        texts = [n.prop.text for n in nodes]
+        vectors = self._embed(texts)
+        sims = self._embed(list(options)) @ vectors.T
+        nearest = sims.max(axis=1)
+        if not self.judge:
+            return int(np.argmax(nearest))
+        relevance = np.clip(self._embed([question])[0] @ vectors.T, 0.0, None)
+        support = np.zeros(len(options))
+        for i, node in enumerate(nodes):
+            mine = read(node.prop.text, node.prop.source)
+            weight = relevance[i] * (0.5 if mine.hedged else 1.0)
+            for j, option in enumerate(options):
+                label, _ = judge_pair(mine, read(option), float(sims[j, i]))
+                support[j] += _SIGN[label] * weight * sims[j, i]
+        if not support.any():
+            return int(np.argmax(nearest))
+        best = support.max()
+        return max((j for j in range(len(options)) if support[j] == best), key=nearest.__getitem__)
 
     def _subgraph(self, question: str, as_of: str) -> Subgraph:
         # plain top-k reads the anchors of the expanded subgraph: they are the same k

@@ -1,16 +1,26 @@
-"""A subgraph as prompt context: propositions in date order with their relations in words.
+"""A subgraph as prompt context: propositions in date order with their status and relations.
 
 Each proposition is a block
 
     [P3]
     Date: 2021-09-01
+    Source: orrin-gazette
     Statement: ...
+    Status: updated by P5 (2022-03-04): no longer current.
     Relations: This statement updates the following earlier propositions: P2 (2020-01-02).
 
-P-numbers follow ascending date, then id, over the propositions shown. Relation sentences
-come in a fixed order (updates, is updated by, contradicts, is contradicted by, supports,
-is supported by); each lists the nearest propositions first (earlier ones by descending
-P-number, later ones ascending). "Relations: none" when there are none.
+P-numbers follow ascending date, then id, over the propositions shown. `Source:` is left out
+when the proposition has none. `Status:` is the node's status as of the subgraph's date
+(graphmem/props/status.py), the same value the API returns as `status` / `updatedBy` /
+`contradictedBy`: "current.", "updated by ...: no longer current.", "contradicted by ...:
+not current." or "updated by ... and contradicted by ...: no longer current."; propositions
+not shown are counted ("1 later proposition not shown"). Edges that do not count because
+their source is itself refuted are named ("Not counted: P4 (2021-09-01), itself
+contradicted."), and marked where the Relations line lists them. Relation sentences come in a
+fixed order (updates, is updated by, contradicts, is contradicted by, supports, is supported
+by); each lists the nearest propositions first (earlier ones by descending P-number, later
+ones ascending). "Relations: none" when there are none. The updates and contradictions of a
+refuted proposition are followed by "(not counted: this statement is contradicted)".
 
 Token budget. Tokens are estimated as ceil(characters / 4), the usual rule of thumb for
 English with GPT-style tokenisers; it is deterministic and needs no tokenizer. Over budget,
@@ -28,6 +38,7 @@ from dataclasses import dataclass
 
 from graphmem.errors import InvalidInput
 from graphmem.props.retrieve import Node, Subgraph
+from graphmem.props.status import Status
 
 CHARS_PER_TOKEN = 4
 
@@ -88,27 +99,79 @@ def _keep_priority(node: Node) -> tuple:
     return (node.is_anchor, score, node.prop.date, node.prop.id)
 
 
+@dataclass(frozen=True)
+class _Labels:
+    """P-numbers and dates of the propositions shown."""
+
+    number: dict[str, int]
+    dates: dict[str, str]
+
+    def ref(self, pid: str, note: str = "") -> str:
+        return f"P{self.number[pid]} ({self.dates[pid]}{note})"
+
+    def refs(self, ids: Sequence[str]) -> str:
+        """'P3 (date), P5 (date) and 1 later proposition not shown' (all are later ones)."""
+        shown = [self.ref(i) for i in sorted((i for i in ids if i in self.number),
+                                             key=self.number.get)]  # fmt: skip
+        hidden = sum(i not in self.number for i in ids)
+        if hidden:
+            shown.append(f"{hidden} later proposition{'s' if hidden > 1 else ''} not shown")
+        return " and ".join([", ".join(shown[:-1]), shown[-1]] if len(shown) > 1 else shown)
+
+
 def _render(graph: Subgraph, nodes: Sequence[Node]) -> tuple[str, dict[str, str]]:
     ordered = sorted(nodes, key=lambda n: (n.prop.date, n.prop.id))
-    number = {n.prop.id: i for i, n in enumerate(ordered, start=1)}
-    dates = {n.prop.id: n.prop.date for n in ordered}
+    labels = _Labels(
+        {n.prop.id: i for i, n in enumerate(ordered, start=1)},
+        {n.prop.id: n.prop.date for n in ordered},
+    )
+    refuted = {n.prop.id for n in ordered if n.status.refuted}
     blocks = []
     for node in ordered:
-        pid = node.prop.id
-        sentences = []
-        for kind, outgoing, head in _SENTENCES:
-            if outgoing:
-                others = [e.dst for e in graph.edges if e.src == pid and e.kind == kind]
-            else:
-                others = [e.src for e in graph.edges if e.dst == pid and e.kind == kind]
-            shown = sorted((o for o in others if o in number), key=number.get,
-                           reverse=outgoing)  # fmt: skip
-            if shown:
-                refs = ", ".join(f"P{number[o]} ({dates[o]})" for o in shown)
-                sentences.append(f"{head}: {refs}.")
-        relations = " ".join(sentences) if sentences else "none"
+        source = f"Source: {node.prop.source}\n" if node.prop.source else ""
         blocks.append(
-            f"[P{number[pid]}]\nDate: {node.prop.date}\nStatement: {node.prop.text}\n"
-            f"Relations: {relations}"
+            f"[P{labels.number[node.prop.id]}]\nDate: {node.prop.date}\n{source}"
+            f"Statement: {node.prop.text}\nStatus: {status_text(node.status, labels)}\n"
+            f"Relations: {_relations(graph, node, labels, refuted)}"
         )
-    return "\n\n".join(blocks), {pid: f"P{n}" for pid, n in number.items()}
+    return "\n\n".join(blocks), {pid: f"P{n}" for pid, n in labels.number.items()}
+
+
+def status_text(status: Status, labels: _Labels) -> str:
+    """The Status line's sentence for a node's status."""
+    parts = []
+    if status.updated_by:
+        parts.append(f"updated by {labels.refs(status.updated_by)}")
+    if status.contradicted_by:
+        parts.append(f"contradicted by {labels.refs(status.contradicted_by)}")
+    if not parts:
+        text = "current."
+    else:
+        text = " and ".join(parts) + (": no longer current." if status.updated_by
+                                      else ": not current.")  # fmt: skip
+    if status.discounted:
+        text += f" Not counted: {labels.refs(status.discounted)}, itself contradicted."
+    return text
+
+
+def _relations(graph: Subgraph, node: Node, labels: _Labels, refuted: set[str]) -> str:
+    pid = node.prop.id
+    sentences = []
+    for kind, outgoing, head in _SENTENCES:
+        if outgoing:
+            others = [e.dst for e in graph.edges if e.src == pid and e.kind == kind]
+        else:
+            others = [e.src for e in graph.edges if e.dst == pid and e.kind == kind]
+        shown = sorted((o for o in others if o in labels.number), key=labels.number.get,
+                       reverse=outgoing)  # fmt: skip
+        if not shown:
+            continue
+        void = set(node.status.discounted) if not outgoing else set()
+        refs = ", ".join(
+            labels.ref(o, ", itself contradicted: not counted" if o in void else "") for o in shown
+        )
+        after = ""
+        if outgoing and pid in refuted and kind in ("updates", "contradicts"):
+            after = " (not counted: this statement is contradicted)"
+        sentences.append(f"{head}: {refs}.{after}")
+    return " ".join(sentences) if sentences else "none"

@@ -12,16 +12,18 @@
    state it most similar to the question (dated on or before `as_of`): a sentence of an article
    often leaves out the name its neighbours carry ("The company named ... as its chief
    executive."), which neither the question's embedding nor its words can find.
-4. Edges: relations among the collected propositions, at most INCOMING per proposition chosen
-   in the same order (members of the subgraph first within a rank): a proposition that dozens
-   of newer statements relate to (a "hot" entity) costs the same as any other.
-5. Status of each proposition as of the date: `updated` or `contradicted` (and by which) when an
-   UPDATES / CONTRADICTS edge comes from a proposition dated on or before `as_of` that is not
-   itself contradicted by then; otherwise `current`. SUPPORTS never changes a status. The state
-   is exact (a standing status-changing edge always ranks first); `updated_by` and
-   `contradicted_by` list the newest of them, at most INCOMING.
+4. Edges: relations among the collected propositions, at most INCOMING of each kind (UPDATES,
+   CONTRADICTS, SUPPORTS) into each proposition, chosen in the same order (members of the
+   subgraph first within a rank): a proposition that dozens of newer statements relate to (a
+   "hot" entity) costs the same as any other.
+5. Status of each proposition as of the date (graphmem/props/status.py): `updated` or
+   `contradicted` (and by which) when an UPDATES / CONTRADICTS edge comes from a proposition
+   dated on or before `as_of` that is not itself refuted by then; otherwise `current`. The
+   bound keeps it exact: the edges read of each kind begin with those from sources nobody
+   contradicts, which always count; `updated_by` and `contradicted_by` list at most INCOMING.
 Three reads do it all: anchors with their ranked incoming edges, their documents' other
-propositions, then every added member with its own edges.
+propositions, then every added member with its own edges (plus one when a source outside the
+subgraph is contradicted: its chain of contradictions).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from graphmem.props.hybrid import FUSION, Candidate, Fusion, candidates, checked
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import Proposition, Relation, checked_date, checked_text
 from graphmem.props.relate import LABEL, fetch_props
+from graphmem.props.status import Status, statuses
 
 MAX_K = 200
 # the search returns this many more hits than anchors: they score the neighbours found among
@@ -45,19 +48,10 @@ MAX_K = 200
 POOL_EXTRA = 90
 NO_LIMIT_TS = 1 << 62  # "as of the end of time" when no date is given
 NEIGHBOURS = 3  # neighbours added per anchor
-INCOMING = 8  # incoming relation edges read per proposition
+INCOMING = 8  # incoming relation edges of each kind read per proposition
 SIBLINGS = 1  # propositions of an anchor's documents added per anchor
 SIBLINGS_READ = 200  # of which at most this many (the newest) are read and scored per anchor
 VIA = ("search", "relation", "document")  # how a node joined the subgraph
-
-
-@dataclass(frozen=True)
-class Status:
-    """Whether a proposition still stands as of the subgraph's date."""
-
-    state: str  # "current", "updated" or "contradicted" (updated wins when both)
-    updated_by: tuple[str, ...] = ()
-    contradicted_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -243,11 +237,12 @@ def _collect(
             for row in _with_incoming(ctx, extra, as_of_ts, sorted(via), False, anchors):
                 members[row["id"]] = row
     rank = {pid: i for i, pid in enumerate(anchors, start=1)}
+    states = statuses(ctx.store, members.values(), as_of_ts)
     nodes = []
     for pid, row in members.items():
         hit = by_id.get(pid)
         score = hit.similarity if hit else context.get(pid)
-        nodes.append(Node(Proposition.from_row(row), pid in rank, score, _status(row),
+        nodes.append(Node(Proposition.from_row(row), pid in rank, score, states[pid],
                           rank.get(pid), hit.channels if hit and pid in rank else (),
                           via[pid]))  # fmt: skip
     nodes.sort(key=lambda n: (n.prop.date, n.prop.id))
@@ -325,20 +320,14 @@ def _similarity(by_id: dict[str, Candidate], pid: str) -> float:
     return hit.similarity if hit else -1.0
 
 
-def _status(row: dict[str, Any]) -> Status:
-    standing = [e for e in row["incoming"] if not e.get("src_refuted")]
-    updated = tuple(sorted(e["src"] for e in standing if e["type"] == "UPDATES"))
-    contradicted = tuple(sorted(e["src"] for e in standing if e["type"] == "CONTRADICTS"))
-    state = "updated" if updated else "contradicted" if contradicted else "current"
-    return Status(state, updated, contradicted)
-
-
 def _relation(edge: dict[str, Any], dst: str) -> Relation:
     return Relation.from_row({**edge, "dst": dst})
 
 
 def get_propositions(ctx: PropsMemory, ids: Sequence[str]) -> list[Proposition]:
     """Stored propositions by id, in the order asked (unknown ids are left out)."""
+    if isinstance(ids, str | bytes) or not isinstance(ids, Sequence):
+        raise InvalidInput("ids", "must be a list of proposition ids")
     found = fetch_props(ctx, list(ids))
     return [found[i] for i in ids if i in found]
 

@@ -20,16 +20,22 @@ from numba.extending import intrinsic
 from graphmem.errors import InvalidInput
 
 # Rows of the hypothesis matrix: stored state first, per-step scratch after.
-_LP, _MU, _BETA, _Q, _N, _D, _W, _V, _BN, _LBN = range(10)
-_NROWS = 10
-_N_STORED = 7  # rows that make up the state; the rest is scratch
-_STATE_ROWS = {"log_prob": _LP, "mu": _MU, "beta": _BETA, "q": _Q, "n": _N, "d": _D, "w": _W}
+(_LP, _L, _SL, _P00, _P01, _P11, _A, _B, _D, _AGE) = range(10)
+(_V, _ERR, _S, _Q00, _Q01, _Q11, _QL, _OUT) = range(10, 18)
+_NROWS = 18
+_N_STORED = 10  # rows that make up the state; the rest is scratch
+_STATE_ROWS = {
+    "log_prob": _LP, "level": _L, "slope": _SL, "p00": _P00, "p01": _P01, "p11": _P11,
+    "alpha": _A, "beta": _B, "d": _D, "age": _AGE,
+}  # fmt: skip
 # Slots of the parameter row, the workspace's last row (one array keeps the call overhead low):
-# prior, cached logs, running normaliser and level, then hypothesis count, points processed,
-# capacity, cp window, protected age and the track_level flag (integers stored exactly).
-(_MU0, _KAPPA0, _ALPHA0, _BETA0, _Q0, _D0, _LOGH, _LOG1MH, _LOGTHR, _LOGNORM, _LEVEL) = range(11)
-_K, _T, _CAP, _WIN, _PROT, _ADAPT = range(11, 17)
-_NPAR = 17
+# prior, cached logs, running normaliser, level and slope, then hypothesis count, points
+# processed, capacity, cp window, protected age and the track_level flag (integers stored exactly).
+# _LOGHS / _LOGHF: log hazard of a fresh sloped / flat run (_NEG_BIG: no such run).
+(_MU0, _KAPPA0, _ALPHA0, _BETA0, _D0, _PS, _QN, _LOGHS, _LOG1MH, _LOGTHR, _LOGNORM) = range(11)
+(_LEVEL, _SLOPE, _LOGEPS, _LOG1MEPS, _LOGK2, _LOGLIVE, _LOGHF, _QS) = range(11, 19)
+_K, _T, _CAP, _WIN, _PROT, _ADAPT = range(19, 25)
+_NPAR = 25
 _PAR = _NROWS
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -38,6 +44,7 @@ MAX_ABS_VALUE = 1e100  # squares of larger values, summed over long runs, could 
 _KEY_LOW = -9218868437227405313  # the key of -inf
 _KEY_HIGH = 2**62
 _NEG_BIG = -1.0e300  # stands in for log(0) because the kernel is compiled without inf support
+_TINY = float(np.finfo(np.float64).tiny)  # the smallest normal float: its log is finite
 # No NaN or inf ever reaches the kernel; these flags let LLVM vectorise its sums.
 _FLAGS = {"nsz", "arcp", "contract", "reassoc", "nnan", "ninf"}
 
@@ -118,10 +125,9 @@ def _flog(x: float) -> float:
     return ef * _LN2_HI - ((hfsq - (s * (hfsq + r) + ef * _LN2_LO)) - f)
 
 
-def _d0(alpha0: float, kappa0: float) -> float:
-    """D(0), the start of the D(n) recurrence that the kernel carries per hypothesis."""
-    g = math.lgamma(alpha0 + 0.5) - math.lgamma(alpha0)
-    return g + 0.5 * math.log(kappa0 / (kappa0 + 1.0))
+def _d0(alpha0: float) -> float:
+    """lgamma(alpha0 + 1/2) - lgamma(alpha0), the start of the recurrence the kernel carries."""
+    return math.lgamma(alpha0 + 0.5) - math.lgamma(alpha0)
 
 
 @njit(cache=True, inline="always")
@@ -138,136 +144,200 @@ def _unkey(k: int) -> float:
 
 
 @njit(cache=True, fastmath=_FLAGS, error_model="numpy")
-def _kernel(xs, hyp, out_cp, out_map):  # pragma: no cover - compiled
+def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
     """Run the truncated BOCPD recursion over xs, updating the workspace hyp in place.
 
-    Per hypothesis: n points seen, posterior mean mu and rate beta (kappa = kappa0 + n and
-    alpha = alpha0 + n/2 follow from n), w = 1/(kappa + 1), d = D(n) and q, the part of the
-    log predictive that does not depend on the next point: q = D(n) - log(2 pi)/2 + alpha log beta,
-    so log p(x) = q - (alpha + 1/2) log(beta'), beta' being beta updated with x.
+    Each hypothesis is a run with a Kalman filter over (level, slope) whose covariance P is in
+    units of the unknown noise variance, which has an inverse-gamma posterior (alpha, beta), so
+    the predictive is a Student-t: with S = P00 + 1 after the prediction step and e the error,
+    log p(x) = d - log(2 pi)/2 + alpha log(beta S) - (alpha + 1/2) log(beta S + e^2/2), where
+    d = lgamma(alpha + 1/2) - lgamma(alpha). A point that the run's outlier component explains
+    better than its own predictive leaves the run's statistics as they were.
     """
     par = hyp[_PAR]
-    mu0 = par[_LEVEL]
+    level = par[_LEVEL]
+    slope = par[_SLOPE]
     adapt = par[_ADAPT] != 0.0
     kappa0 = par[_KAPPA0]
     alpha0 = par[_ALPHA0]
     beta0 = par[_BETA0]
-    q0 = par[_Q0]
     d0 = par[_D0]
-    logh = par[_LOGH]
+    ps = par[_PS]
+    qn = par[_QN]
+    qs = par[_QS]
     log1mh = par[_LOG1MH]
     logthr = par[_LOGTHR]
+    logeps = par[_LOGEPS]
+    log1meps = par[_LOG1MEPS]
+    logk2 = par[_LOGK2]
+    loghs = par[_LOGHS]
+    loghf = par[_LOGHF]
+    robust = logeps > _NEG_BIG
+    k2 = _fexp(logk2) if robust else 1.0
+    loglive = par[_LOGLIVE]
     cap = np.int64(par[_CAP])
     win = par[_WIN]
     prot = par[_PROT]
     k = np.int64(par[_K])
     lognorm = par[_LOGNORM]
-    lp = hyp[_LP]
-    mu = hyp[_MU]
-    beta = hyp[_BETA]
-    q = hyp[_Q]
-    nn = hyp[_N]
-    dd = hyp[_D]
-    w = hyp[_W]
-    v = hyp[_V]
-    bn = hyp[_BN]
-    lbn = hyp[_LBN]
-    w0 = 1.0 / (kappa0 + 1.0)
+    lp, ll, sl, p00, p01, p11 = hyp[_LP], hyp[_L], hyp[_SL], hyp[_P00], hyp[_P01], hyp[_P11]
+    aa, bb, dd, age = hyp[_A], hyp[_B], hyp[_D], hyp[_AGE]
+    v, err, ss, q00, q01, q11, ql, outl = (
+        hyp[_V], hyp[_ERR], hyp[_S], hyp[_Q00], hyp[_Q01], hyp[_Q11], hyp[_QL], hyp[_OUT]
+    )  # fmt: skip
+    pk0 = 1.0 / kappa0
     for j in range(xs.shape[0]):
         x = xs[j]
-        # Pass 1: joint log mass of every grown hypothesis, and the best one.
+        # Pass 1: predict every run one step, its joint log mass, and the best one.
         shift = lognorm + log1mh
         mkey = np.int64(_KEY_LOW)
         for i in range(k):
-            r = x - mu[i]
-            bi = beta[i] + 0.5 * (kappa0 + nn[i]) * w[i] * r * r
-            lbi = _flog(bi)
-            vi = lp[i] + shift + q[i] - (alpha0 + 0.5 * nn[i] + 0.5) * lbi
+            a00 = p00[i] + 2.0 * p01[i] + p11[i] + qn
+            a01 = p01[i] + p11[i]
+            li = ll[i] + sl[i]
+            s = a00 + 1.0
+            e = x - li
+            bs = bb[i] * s
+            lbsn = _flog(bs + 0.5 * e * e)
+            lin = dd[i] - _HALF_LOG_2PI + aa[i] * _flog(bs) - (aa[i] + 0.5) * lbsn
+            o = 0.0
+            if robust:
+                # The outlier component: the same predictive, its scale widened k times.
+                lout = lin + aa[i] * logk2 - (aa[i] + 0.5) * (_flog(bs * k2 + 0.5 * e * e) - lbsn)
+                inl = log1meps + lin
+                oul = logeps + lout
+                o = 1.0 if oul > inl else 0.0
+                hi = max(inl, oul)
+                lin = hi + _flog(1.0 + _fexp(-abs(inl - oul)))
+            vi = lp[i] + shift + lin
             v[i] = vi
-            bn[i] = bi
-            lbn[i] = lbi
+            err[i] = e
+            ss[i] = s
+            q00[i] = a00
+            q01[i] = a01
+            q11[i] = p11[i] + (qs if p11[i] > 0.0 else 0.0)  # a flat run's slope stays 0
+            ql[i] = li
+            outl[i] = o
             ki = _key(vi)
             mkey = ki if ki > mkey else mkey
-        # The fresh run (x_t opens a segment) enters at slot k with the prior predictive.
-        r = x - mu0
-        bi = beta0 + 0.5 * kappa0 * w0 * r * r
-        lbi = _flog(bi)
-        vi = logh + q0 - (alpha0 + 0.5) * lbi
-        v[k] = vi
-        bn[k] = bi
-        lbn[k] = lbi
-        nn[k] = 0.0
-        mu[k] = mu0
-        dd[k] = d0
-        w[k] = w0
-        ki = _key(vi)
-        mkey = ki if ki > mkey else mkey
+        # The fresh runs (x_t opens a segment) enter at slot k: one with a slope, one flat (its
+        # slope held at 0), each with its share of the hazard; both predict x_t alike.
+        s = pk0 + 1.0
+        e = x - level
+        bs = beta0 * s
+        lin = d0 - _HALF_LOG_2PI + alpha0 * _flog(bs) - (alpha0 + 0.5) * _flog(bs + 0.5 * e * e)
+        for flat in (False, True):
+            logw = loghf if flat else loghs
+            if logw <= _NEG_BIG:
+                continue
+            vi = logw + lin
+            v[k] = vi
+            err[k] = e
+            ss[k] = s
+            q00[k] = pk0
+            q01[k] = 0.0
+            q11[k] = 0.0 if flat else ps
+            ql[k] = level
+            outl[k] = 0.0
+            sl[k] = 0.0 if flat else slope
+            aa[k] = alpha0
+            bb[k] = beta0
+            dd[k] = d0
+            age[k] = 0.0
+            ki = _key(vi)
+            mkey = ki if ki > mkey else mkey
+            k += 1
         m = _unkey(mkey)
-        k += 1
-        # Pass 2: normalise against the best, grow the sufficient statistics, sum the masses.
-        # Integer keys and selects keep every reduction in a form LLVM can vectorise.
+        # Pass 2: normalise against the best, update the filters, sum the masses.
         s_all = 0.0
         s_drop = 0.0
         s_recent = 0.0
         n_drop = 0
         map_i = np.int64(-1)
+        old = 0.0
         min_key = _key(0.0)
         for i in range(k):
-            ni = nn[i]
+            ni = age[i]
             li = v[i] - m
-            e = _fexp(li)
+            ei = _fexp(li)
             keep = (li >= logthr) | (ni < prot)
-            s_all += e
-            s_drop += 0.0 if keep else e
+            s_all += ei
+            s_drop += 0.0 if keep else ei
             n_drop += 0 if keep else 1
-            s_recent += e if ((ni < win) & keep) else 0.0
+            s_recent += ei if ((ni < win) & keep) else 0.0
             cand = i if li == 0.0 else np.int64(-1)
             map_i = cand if cand > map_i else map_i
+            old = ni if (li >= loglive) & (ni > old) else old
             ki = _key(li) if keep else np.int64(_KEY_HIGH)
             min_key = ki if ki < min_key else min_key
-            kap = kappa0 + ni
-            a = alpha0 + 0.5 * ni
-            w2 = 1.0 / (kap + 2.0)
-            # D(n+1) = -D(n) + log(a^2 kappa / (kappa + 2)) / 2, as lgamma(a+1) = log a + lgamma(a).
-            di = 0.5 * _flog(a * a * kap * w2) - dd[i]
             lp[i] = li
-            mu[i] = mu[i] + (x - mu[i]) * w[i]
-            beta[i] = bn[i]
-            nn[i] = ni + 1.0
-            w[i] = w2
-            dd[i] = di
-            q[i] = di - _HALF_LOG_2PI + (a + 0.5) * lbn[i]
+            age[i] = ni + 1.0
+            a00 = q00[i]
+            a01 = q01[i]
+            if outl[i] != 0.0:  # an outlier: the filter only moves on (prediction, no update)
+                ll[i] = ql[i]
+                p00[i] = a00
+                p01[i] = a01
+                p11[i] = q11[i]
+                continue
+            s = ss[i]
+            e = err[i]
+            g0 = a00 / s
+            g1 = a01 / s
+            ll[i] = ql[i] + g0 * e
+            sl[i] = sl[i] + g1 * e
+            p00[i] = a00 - g0 * a00
+            p01[i] = a01 - g0 * a01
+            p11[i] = q11[i] - g1 * a01
+            # d(alpha + 1/2) = log(alpha) - d(alpha), as lgamma(a + 1) = log a + lgamma(a).
+            dd[i] = _flog(aa[i]) - dd[i]
+            aa[i] = aa[i] + 0.5
+            bb[i] = bb[i] + 0.5 * e * e / s
         lp_min = _unkey(min_key)
-        map_n = np.int64(nn[map_i]) - 1
+        map_n = np.int64(age[map_i]) - 1
         if adapt:
-            # Centre the next fresh run's prior on the current level, so drift does not penalise it.
-            mu0 = mu[map_i]
-        # Prune: drop everything below the relative threshold, then the least probable if full.
+            # Centre the next fresh run's prior on where the current run goes next.
+            level = ll[map_i] + sl[map_i]
+            slope = sl[map_i]
+        # Prune: drop everything below the relative threshold, then the least probable while full.
         if n_drop > 0:
             i = k - 1
             while i >= 0:
-                if lp[i] < logthr and nn[i] > prot:
+                if lp[i] < logthr and age[i] > prot:
                     k -= 1
                     _move(hyp, k, i)
                 i -= 1
-        if k > cap:
+        while k > cap:
             i = 0
             while lp[i] != lp_min:
                 i += 1
             e = _fexp(lp_min)
             s_drop += e
-            if nn[i] <= win:
+            if age[i] <= win:
                 s_recent -= e
             k -= 1
             _move(hyp, k, i)
+            lp_min = _least(lp, k)
         s_kept = s_all - s_drop
         lognorm = -_flog(s_kept)
         out_cp[j] = min(max(s_recent / s_kept, 0.0), 1.0)
         out_map[j] = map_n
+        out_old[j] = np.int64(old) - 1
     par[_K] = k
     par[_T] += xs.shape[0]
     par[_LOGNORM] = lognorm
-    par[_LEVEL] = mu0
+    par[_LEVEL] = level
+    par[_SLOPE] = slope
+
+
+@njit(cache=True, inline="always")
+def _least(lp, k):
+    """The smallest of lp[:k]."""
+    low = np.int64(_KEY_HIGH)
+    for i in range(k):
+        ki = _key(lp[i])
+        low = ki if ki < low else low
+    return _unkey(low)
 
 
 @njit(cache=True, inline="always")
@@ -278,46 +348,151 @@ def _move(hyp, src, dst):
 
 
 # Ranges the kernel's arithmetic is exact over (its fast log needs normal, non-overflowing inputs).
-_PRIOR_RANGES = {"kappa0": (1e-8, 1e8), "alpha0": (1e-8, 1e8), "beta0": (1e-200, 1e200)}
-_PRIOR_FIELDS = ("mu0", "kappa0", "alpha0", "beta0")
+_PRIOR_RANGES = {
+    "kappa0": (1e-8, 1e8),
+    "alpha0": (1e-8, 1e8),
+    "beta0": (1e-200, 1e200),
+    "slope_var": (0.0, 1e8),
+    "level_noise": (0.0, 1e8),
+    "slope_prob": (0.0, 1.0),
+    "slope_noise": (0.0, 1e8),
+}
+_PRIOR_FIELDS = (
+    "mu0", "kappa0", "alpha0", "beta0", "slope_var", "level_noise", "slope_prob", "slope_noise",
+    "slope0",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
 class NormalGammaPrior:
-    """Normal-Gamma prior on a segment's mean and precision."""
+    """Normal-Gamma prior of a segment: level mu0 (kappa0 pseudo-points), noise precision
+    Gamma(alpha0, beta0); slope_var > 0 gives a segment, with probability slope_prob, a slope
+    (prior variance in noise variances per step squared; otherwise it is flat), level_noise
+    q > 0 lets its level wander (a random walk with step variance q noise variances) and
+    slope_noise a sloped segment's slope likewise; mu0 and slope0 are the level and slope the
+    first segment starts from. slope_var = level_noise = 0: the plain constant-mean model."""
 
     mu0: float
     kappa0: float
     alpha0: float
     beta0: float
+    slope_var: float = 0.0
+    level_noise: float = 0.0
+    slope_prob: float = 1.0
+    slope_noise: float = 0.0
+    slope0: float = 0.0
 
     def __post_init__(self) -> None:
         for name in _PRIOR_FIELDS:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float | np.number):
                 raise InvalidInput(f"prior.{name}", f"must be a number, got {value!r}")
-        if not abs(self.mu0) < MAX_ABS_VALUE:
-            raise InvalidInput("prior.mu0", f"must be finite and below 1e100, got {self.mu0}")
+        for name in ("mu0", "slope0"):
+            if not abs(getattr(self, name)) < MAX_ABS_VALUE:
+                value = getattr(self, name)
+                raise InvalidInput(f"prior.{name}", f"must be finite and below 1e100, got {value}")
         for name, (lo, hi) in _PRIOR_RANGES.items():
             value = getattr(self, name)
             if not lo <= value <= hi:
                 raise InvalidInput(f"prior.{name}", f"must be in [{lo:g}, {hi:g}], got {value}")
 
 
-# Shape of the data-scaled prior. A weak prior (few pseudo-points, broad precision) keeps a fresh
-# segment plausible even when its level or noise drifts far from the warm-up's (chosen by F1).
+# Shape of the data-scaled prior. The noise variance is centred on the warm-up's robust estimate
+# with the weight of about two points (alpha0 = 1): a new segment's noise may differ widely, but
+# a few tight points are not taken for a segment of their own; the level is nearly free
+# (kappa0 = 0.01: a prior std of 10 noise stds around where the series goes next).
 DEFAULT_KAPPA0 = 0.01
-DEFAULT_ALPHA0 = 0.1
-DEFAULT_VAR_SCALE = 0.1  # prior guess of the noise variance, relative to the warm-up estimate
+DEFAULT_ALPHA0 = 1.0
+DEFAULT_VAR_SCALE = 1.0  # prior guess of the noise variance, relative to the warm-up estimate
+DEFAULT_SLOPE_VAR = 1.0  # a segment's slope: prior std of one noise std per step
+# A new segment is as likely flat as sloped: a flat one pays no price for a slope it does not
+# need, so a small step between flat stretches is not read as one long gentle slope.
+DEFAULT_SLOPE_PROB = 0.5
+# Level noise from the warm-up: the spread of 8-step differences against 1-step ones (robust
+# MADs) is 1 for independent noise and grows for a wandering level; estimated only from
+# enough points and beyond a clear margin, as a level shift in the warm-up inflates it too.
+_Q_LAG = 8
+_Q_MIN_POINTS = 48
+_Q_MIN_RATIO = 2.5
+MAX_LEVEL_NOISE = 10.0
+# Slope noise from the warm-up's curvature: the median k-step second difference, when clearly
+# nonzero, is k^2 times the slope's change per step; the slope's random walk gets that change
+# squared times _W_HORIZON, so that over so many steps it covers the drift curvature gives it.
+_W_LAG = 8
+_W_MIN_POINTS = 16
+_W_Z = 3.0
+_W_HORIZON = 10.0
+MAX_SLOPE_NOISE = 1e4
+# The log scale is taken only from enough points and by a clear margin of log-likelihood
+# (strong evidence: a likelihood ratio above e^5).
+_LOG_MIN_POINTS = 8
+_LOG_MARGIN = 5.0
 
 
-def prior_from_warmup(values: np.ndarray) -> NormalGammaPrior:
-    """Scale a Normal-Gamma prior to the data: median level, robust noise from first differences."""
+def _mad(values: np.ndarray) -> float:
+    return 1.4826 * float(np.median(np.abs(values - np.median(values))))
+
+
+def level_noise_from_warmup(values: np.ndarray) -> float:
+    """The level's random-walk step variance, in noise variances, that the points suggest."""
     x = np.asarray(values, dtype=np.float64)
-    mu0 = float(np.median(x))
-    dx = np.diff(x)
-    # MAD of first differences ignores level shifts in the warm-up; /sqrt(2) undoes differencing.
-    sigma = 1.4826 * float(np.median(np.abs(dx - np.median(dx)))) / math.sqrt(2.0)
+    if x.shape[0] < _Q_MIN_POINTS:
+        return 0.0
+    m1, mk = _mad(np.diff(x)), _mad(x[_Q_LAG:] - x[:-_Q_LAG])
+    if not m1 > 0:
+        return 0.0
+    # Local level model: var of k-step differences = (k q + 2) sigma^2, of 1-step ones (q + 2).
+    r2 = (mk / m1) ** 2
+    if r2 <= _Q_MIN_RATIO:
+        return 0.0
+    if r2 >= _Q_LAG:
+        return MAX_LEVEL_NOISE
+    return min(MAX_LEVEL_NOISE, 2.0 * (r2 - 1.0) / (_Q_LAG - r2))
+
+
+def slope_noise_from_warmup(values: np.ndarray, sigma: float) -> float:
+    """The slope's random-walk step variance, in noise variances, that the warm-up's curvature
+    suggests (0 when it shows none)."""
+    x = np.asarray(values, dtype=np.float64)
+    n = x.shape[0]
+    k = min(_W_LAG, n // 6)
+    if n < _W_MIN_POINTS or not sigma > 0:
+        return 0.0
+    d2 = x[2 * k :] - 2.0 * x[k:-k] + x[: -2 * k]
+    med = float(np.median(d2))
+    se = 1.2533 * _mad(d2) / math.sqrt(d2.shape[0])  # the median's standard error
+    if not abs(med) > _W_Z * se:
+        return 0.0
+    return min(MAX_SLOPE_NOISE, _W_HORIZON * (med / (k * k) / sigma) ** 2)
+
+
+def log_scale_from_warmup(values: np.ndarray) -> bool:
+    """Whether a positive warm-up is better read on the log scale (noise and growth in proportion
+    to the level): Box-Cox's profile likelihood, lambda = 0 against lambda = 1, with the noise
+    of each from second differences (which a local trend does not touch)."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.shape[0] < _LOG_MIN_POINTS or not (x > 0).all():
+        return False
+    y = np.log(x)
+    ms_lin, ms_log = (float(np.mean(np.diff(v, 2) ** 2)) for v in (x, y))
+    if not (ms_lin > 0 and ms_log > 0):
+        return False
+    # log-likelihood gain of lambda = 0 (its Jacobian, -sum log x, included)
+    gain = 0.5 * x.shape[0] * (math.log(ms_lin) - math.log(ms_log)) - float(y.sum())
+    return gain > _LOG_MARGIN
+
+
+def prior_from_warmup(values: np.ndarray, trend: bool = True) -> NormalGammaPrior:
+    """Scale a Normal-Gamma prior to the data: robust level and slope (the median step; none
+    without trend), robust noise from first differences, and the level and slope noise the
+    points suggest."""
+    x = np.asarray(values, dtype=np.float64)
+    slope0 = float(np.median(np.diff(x))) if trend and x.shape[0] > 1 else 0.0
+    mu0 = float(np.median(x - slope0 * np.arange(x.shape[0])))  # the level at the first point
+    q = level_noise_from_warmup(x) if trend else 0.0
+    # MAD of first differences ignores level shifts and trends in the warm-up; it measures
+    # (2 + q) noise variances.
+    sigma = _mad(np.diff(x)) / math.sqrt(2.0 + q) if x.shape[0] > 1 else 0.0
     if not sigma > 0:
         sigma = float(np.std(x))
     if not sigma > 0:
@@ -328,13 +503,26 @@ def prior_from_warmup(values: np.ndarray) -> NormalGammaPrior:
         kappa0=DEFAULT_KAPPA0,
         alpha0=DEFAULT_ALPHA0,
         beta0=DEFAULT_ALPHA0 * DEFAULT_VAR_SCALE * sigma * sigma,
+        slope_var=DEFAULT_SLOPE_VAR if trend else 0.0,
+        level_noise=q,
+        slope_prob=DEFAULT_SLOPE_PROB,
+        slope_noise=slope_noise_from_warmup(x, sigma) if trend else 0.0,
+        slope0=slope0,
     )
 
 
-# Pruning defaults: chosen for F1 on synthetic and TCPD series at >= 1e6 points/s (bench/).
+# Pruning defaults: F1 on the tuned split of bench/bench_cp_quality.py and speed (bench/); each
+# step adds two young hypotheses (flat and sloped), so 10 protected steps keep 20 of them.
 DEFAULT_PRUNE_THRESHOLD = 1e-3
 DEFAULT_MAX_RUN_LENGTHS = 300
-DEFAULT_PROTECT_RECENT = 20
+DEFAULT_PROTECT_RECENT = 10
+# Outliers: each point is, with this probability, drawn from the run's predictive widened
+# this many times; such a point costs a run little and leaves its statistics untouched, so a
+# single spike is neither a segment nor two changepoints.
+DEFAULT_OUTLIER_PROB = 0.02
+DEFAULT_OUTLIER_SCALE = 10.0
+# A run counts as still alive while its posterior is at least this share of the best run's.
+LIVE_THRESHOLD = 1e-2
 
 
 @dataclass(slots=True)
@@ -345,11 +533,14 @@ class BOCPDOutput:
     holding point t started within its last cp_window points (run lengths that young are never
     pruned while cp_window <= protect_recent). map_run_length[i] is the most probable r_t, so
     the most probable start of the current segment is t - map_run_length[i].
+    oldest_run_length[i] is the longest r_t whose posterior is at least LIVE_THRESHOLD times
+    the most probable one's: no segment start before t - oldest_run_length[i] is still likely.
     """
 
     start: int
     cp_prob: np.ndarray
     map_run_length: np.ndarray
+    oldest_run_length: np.ndarray
 
     def __len__(self) -> int:
         return int(self.cp_prob.shape[0])
@@ -383,27 +574,40 @@ def _check_real(name: str, value: Any) -> float:
     return float(value)
 
 
+def _check_prob(name: str, value: Any, top: float = 1.0) -> float:
+    value = _check_real(name, value)
+    if not 0 <= value < top:
+        raise InvalidInput(name, f"must be in [0, {top:g}), got {value}")
+    return value
+
+
 class OnlineBOCPD:
     """Streaming BOCPD with constant hazard, Normal-Gamma prior and a bounded run-length set.
 
     Without an explicit prior the first `warmup` points are buffered to scale one to the data
-    (prior_from_warmup); their results are returned by the call that completes the warm-up, so
-    over all calls exactly one result per pushed point comes back once warm-up is over.
-    Pruning after each point drops run lengths whose posterior is below prune_threshold times
-    the most probable one (except those younger than protect_recent points, which may still be
-    gathering evidence), then the least probable while more than max_run_lengths remain.
+    (prior_from_warmup); their results are returned by the call that completes the warm-up (or
+    by flush(), which ends the warm-up early for a short stream), so over all calls exactly one
+    result per pushed point comes back. Pruning after each point drops hypotheses whose
+    posterior is below prune_threshold times the most probable one (except those younger than
+    protect_recent points, which may still be gathering evidence), then the least probable
+    while more than max_run_lengths remain (a hypothesis is a run length, flat or sloped).
 
-    Level tracking (track_level, on by default) changes one thing in the Adams & MacKay model:
-    a run that opens at x_{t+1} takes as its prior mean the posterior mean of the most probable
-    run after x_t (the current level) instead of the fixed mu0. The prior is scaled from the
-    first points only; once the level has drifted far from them (a trend, a long stream), a
-    fresh run centred on the old mu0 is penalised for the whole drift, so later changes are
-    missed. Centred on the current level, a fresh run is judged by the jump alone. With it,
-    bench/bench_cp_quality.py's 10^6-point drifting stream scores F1 0.985 instead of 0.706;
-    synthetic and TCPD scores are unchanged or better. It is therefore not the plain model:
-    posteriors differ from plain BOCPD by up to ~0.2. tests/test_bocpd.py checks the default
-    against an exact, unpruned reference of this model, and track_level=False against plain
-    exact BOCPD (both to 1e-6 while nothing is pruned).
+    The segment model, beyond Adams & MacKay's constant-mean Gaussian: with trend (default) a
+    segment is flat or, as likely, has a slope (slope_prob); when the warm-up shows a wandering
+    level (a random walk) its level wanders (level_noise), when it shows curvature its slope
+    does (slope_noise); each run is a Kalman filter whose covariance is in units of the noise
+    variance, which keeps its conjugate inverse-gamma posterior. Points may be outliers
+    (outlier_prob, outlier_scale: see DEFAULT_OUTLIER_PROB). A positive series whose warm-up
+    looks multiplicative is read on the log scale (log_scale, log_scale_from_warmup). With a
+    prior of
+    slope_var = level_noise = 0, outlier_prob = 0 and track_level=False this is exactly plain
+    BOCPD (tests/test_bocpd.py checks it against a plain reference, and the default model
+    against an exact, unpruned reference of its own).
+
+    Level tracking (track_level, on by default): a run that opens at x_{t+1} takes as its prior
+    level (and slope) where the most probable run after x_t goes next, instead of the fixed mu0:
+    once a series has drifted far from its first points, a fresh run centred on the old mu0
+    would be penalised for the whole drift, so later changes would be missed.
     """
 
     def __init__(
@@ -411,26 +615,37 @@ class OnlineBOCPD:
         hazard_lambda: float = 250.0,
         *,
         prior: NormalGammaPrior | None = None,
-        warmup: int = 32,
+        warmup: int = 64,
         prune_threshold: float = DEFAULT_PRUNE_THRESHOLD,
         max_run_lengths: int = DEFAULT_MAX_RUN_LENGTHS,
         protect_recent: int = DEFAULT_PROTECT_RECENT,
         cp_window: int = 5,
         track_level: bool = True,
+        trend: bool = True,
+        outlier_prob: float = DEFAULT_OUTLIER_PROB,
+        outlier_scale: float = DEFAULT_OUTLIER_SCALE,
+        log_scale: bool = True,
     ) -> None:
         self.hazard_lambda = _check_real("hazard_lambda", hazard_lambda)
         if self.hazard_lambda <= 1:
             raise InvalidInput("hazard_lambda", f"must be > 1, got {hazard_lambda}")
-        self.prune_threshold = _check_real("prune_threshold", prune_threshold)
-        if not 0 <= self.prune_threshold < 1:
-            raise InvalidInput("prune_threshold", f"must be in [0, 1), got {prune_threshold}")
+        self.prune_threshold = _check_prob("prune_threshold", prune_threshold)
         self.max_run_lengths = _check_int("max_run_lengths", max_run_lengths, 1)
         self.warmup = _check_int("warmup", warmup, 2)
         self.protect_recent = _check_int("protect_recent", protect_recent, 0)
         self.cp_window = _check_int("cp_window", cp_window, 1)
-        if not isinstance(track_level, bool):
-            raise InvalidInput("track_level", f"must be a bool, got {track_level!r}")
+        flags = (("track_level", track_level), ("trend", trend), ("log_scale", log_scale))
+        for name, flag in flags:
+            if not isinstance(flag, bool):
+                raise InvalidInput(name, f"must be a bool, got {flag!r}")
         self.track_level = track_level
+        self.trend = trend
+        self.log_scale = log_scale
+        self._log_floor: float | None = None  # on the log scale: log(max(x, floor)) is fed
+        self.outlier_prob = _check_prob("outlier_prob", outlier_prob, 0.5)
+        self.outlier_scale = _check_real("outlier_scale", outlier_scale)
+        if not 1 <= self.outlier_scale <= 1e6:
+            raise InvalidInput("outlier_scale", f"must be in [1, 1e6], got {outlier_scale}")
         if prior is not None and not isinstance(prior, NormalGammaPrior):
             raise InvalidInput("prior", "must be a NormalGammaPrior or None")
         self._explicit_prior = prior is not None
@@ -438,8 +653,9 @@ class OnlineBOCPD:
         self._buffer: list[float] = []
         self._n_pushed = 0
         cap = self.max_run_lengths
-        # Workspace: one column per hypothesis slot (capacity cap + 1), parameters in the last row.
-        self._hyp = np.zeros((_NROWS + 1, max(cap + 1, _NPAR)), dtype=np.float64)
+        # Workspace: one column per hypothesis slot (capacity cap + 2 fresh runs), parameters in
+        # the last row.
+        self._hyp = np.zeros((_NROWS + 1, max(cap + 2, _NPAR)), dtype=np.float64)
         self._par = self._hyp[_PAR]
         self._par[[_CAP, _WIN, _PROT, _ADAPT]] = [
             cap,
@@ -458,15 +674,25 @@ class OnlineBOCPD:
         par = self._par
         par[_MU0] = prior.mu0
         par[_LEVEL] = prior.mu0
+        par[_SLOPE] = prior.slope0
         par[_KAPPA0] = prior.kappa0
         par[_ALPHA0] = prior.alpha0
         par[_BETA0] = prior.beta0
-        d0 = _d0(prior.alpha0, prior.kappa0)
-        par[_D0] = d0
-        par[_Q0] = d0 - _HALF_LOG_2PI + prior.alpha0 * math.log(prior.beta0)
-        par[_LOGH] = math.log(h)
+        par[_D0] = _d0(prior.alpha0)
+        par[_PS] = prior.slope_var
+        par[_QN] = prior.level_noise
+        par[_QS] = prior.slope_noise
+        # A fresh segment has a slope with probability slope_prob, else it is flat.
+        p = prior.slope_prob if prior.slope_var > 0 else 0.0
+        par[_LOGHS] = math.log(h * p) if p > 0 else _NEG_BIG
+        par[_LOGHF] = math.log(h * (1.0 - p)) if p < 1 else _NEG_BIG
         par[_LOG1MH] = math.log1p(-h)
         par[_LOGTHR] = math.log(self.prune_threshold) if self.prune_threshold > 0 else _NEG_BIG
+        eps = self.outlier_prob
+        par[_LOGEPS] = math.log(eps) if eps > 0 else _NEG_BIG
+        par[_LOG1MEPS] = math.log1p(-eps)
+        par[_LOGK2] = 2.0 * math.log(self.outlier_scale)
+        par[_LOGLIVE] = math.log(LIVE_THRESHOLD)
 
     @property
     def prior(self) -> NormalGammaPrior | None:
@@ -488,15 +714,30 @@ class OnlineBOCPD:
         n = sum(p.shape[0] for p in parts)
         cp = np.empty(n, dtype=np.float64)
         rl = np.empty(n, dtype=np.int64)
+        old = np.empty(n, dtype=np.int64)
         pos = 0
         for part in parts:
             m = part.shape[0]
             if m:
                 # Consecutive calls continue exactly where the last stopped, so parts need no copy.
-                _kernel(part, self._hyp, cp[pos : pos + m], rl[pos : pos + m])
-                pos += m
+                end = pos + m
+                _kernel(self._scaled(part), self._hyp, cp[pos:end], rl[pos:end], old[pos:end])
+                pos = end
         self._t += n
-        return BOCPDOutput(start, cp, rl)
+        return BOCPDOutput(start, cp, rl, old)
+
+    def _end_warmup(self, rest: np.ndarray) -> BOCPDOutput:
+        head = np.array(self._buffer, dtype=np.float64)
+        self._buffer = []
+        if self.log_scale and self.trend and log_scale_from_warmup(head):
+            # A later value at or below 0 is read as a fall to a thousandth of the lowest seen.
+            self._log_floor = max(float(head.min()) * 1e-3, _TINY)
+        self._set_prior(prior_from_warmup(self._scaled(head), self.trend))
+        return self._run(head, rest)
+
+    def _scaled(self, xs: np.ndarray) -> np.ndarray:
+        floor = self._log_floor
+        return xs if floor is None else np.log(np.maximum(xs, floor))
 
     def update_batch(self, xs: np.ndarray) -> BOCPDOutput:
         """Feed finite values; returns results for every point processed by this call."""
@@ -508,11 +749,15 @@ class OnlineBOCPD:
             if len(self._buffer) < self.warmup:
                 return self._run(arr[:0])
             # The prior comes from the first `warmup` points whatever the batching.
-            head = np.array(self._buffer, dtype=np.float64)
-            self._buffer = []
-            self._set_prior(prior_from_warmup(head))
-            return self._run(head, arr[need:])
+            return self._end_warmup(arr[need:])
         return self._run(arr)
+
+    def flush(self) -> BOCPDOutput:
+        """End a warm-up still filling: the prior comes from the points buffered so far (at
+        least 2; fewer stay buffered), whose results this returns. Otherwise returns nothing."""
+        if self._prior is not None or len(self._buffer) < 2:
+            return self._run(np.empty(0))
+        return self._end_warmup(np.empty(0))
 
     def update(self, x: float) -> BOCPDOutput:
         """Feed one value; same kernel and results as update_batch, with less overhead."""
@@ -523,36 +768,45 @@ class OnlineBOCPD:
             raise InvalidInput("x", f"{x} is not a finite number below 1e100")
         self._n_pushed += 1
         one = self._one
-        one[0] = x
+        one[0] = x if self._log_floor is None else math.log(max(x, self._log_floor))
         cp = np.empty(1)
         rl = np.empty(1, dtype=np.int64)
-        _kernel(one, self._hyp, cp, rl)
+        old = np.empty(1, dtype=np.int64)
+        _kernel(one, self._hyp, cp, rl, old)
         self._t += 1
-        return BOCPDOutput(self._t - 1, cp, rl)
+        return BOCPDOutput(self._t - 1, cp, rl, old)
 
     def run_length_posterior(self) -> tuple[np.ndarray, np.ndarray]:
-        """Current run lengths r_t (ascending) with their posterior, normalised over those kept."""
+        """Current run lengths r_t (ascending) with their posterior, normalised over those kept
+        (a run's flat and sloped hypotheses summed)."""
         k = int(self._par[_K])
-        rl = self._hyp[_N, :k].astype(np.int64) - 1
-        lp = self._hyp[_LP, :k] + self._par[_LOGNORM]
-        order = np.argsort(rl, kind="stable")
-        return rl[order], np.exp(lp[order])
+        rl = self._hyp[_AGE, :k].astype(np.int64) - 1
+        prob = np.exp(self._hyp[_LP, :k] + self._par[_LOGNORM])
+        lengths, at = np.unique(rl, return_inverse=True)
+        return lengths, np.bincount(at, weights=prob, minlength=lengths.shape[0])
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "hazard_lambda": self.hazard_lambda,
+            "warmup": self.warmup,
+            "prune_threshold": self.prune_threshold,
+            "max_run_lengths": self.max_run_lengths,
+            "protect_recent": self.protect_recent,
+            "cp_window": self.cp_window,
+            "track_level": self.track_level,
+            "trend": self.trend,
+            "outlier_prob": self.outlier_prob,
+            "outlier_scale": self.outlier_scale,
+            "log_scale": self.log_scale,
+        }
 
     def state(self) -> dict[str, Any]:
         """Everything needed to resume exactly, as JSON-ready plain values."""
         k = int(self._par[_K])
         prior = self._prior
         return {
-            "version": 1,
-            "config": {
-                "hazard_lambda": self.hazard_lambda,
-                "warmup": self.warmup,
-                "prune_threshold": self.prune_threshold,
-                "max_run_lengths": self.max_run_lengths,
-                "protect_recent": self.protect_recent,
-                "cp_window": self.cp_window,
-                "track_level": self.track_level,
-            },
+            "version": 2,
+            "config": self._config(),
             "prior": None if prior is None else [getattr(prior, f) for f in _PRIOR_FIELDS],
             "explicit_prior": self._explicit_prior,
             "buffer": list(self._buffer),
@@ -560,9 +814,11 @@ class OnlineBOCPD:
             "n_processed": self._t,
             "lognorm": float(self._par[_LOGNORM]),
             "level": float(self._par[_LEVEL]),
+            "slope": float(self._par[_SLOPE]),
+            "log_floor": self._log_floor,
             "hypotheses": {
                 name: (
-                    self._hyp[row, :k].astype(np.int64) if row == _N else self._hyp[row, :k]
+                    self._hyp[row, :k].astype(np.int64) if row == _AGE else self._hyp[row, :k]
                 ).tolist()
                 for name, row in _STATE_ROWS.items()
             },
@@ -572,7 +828,9 @@ class OnlineBOCPD:
     def from_state(cls, state: dict[str, Any]) -> OnlineBOCPD:
         """Rebuild a detector from state(); it continues bit-identically."""
         try:
-            if state.get("version") != 1:
+            if state.get("version") == 1:
+                state = _upgrade_state(state)
+            if state.get("version") != 2:
                 raise InvalidInput("state.version", f"unsupported {state.get('version')!r}")
             raw_prior = state["prior"]
             prior = None if raw_prior is None else NormalGammaPrior(*map(float, raw_prior))
@@ -583,7 +841,7 @@ class OnlineBOCPD:
             det._buffer = [float(v) for v in state["buffer"]]
             det._n_pushed = int(state["n_pushed"])
             cols = {name: state["hypotheses"][name] for name in _STATE_ROWS}
-            k = len(cols["n"])
+            k = len(cols["age"])
             if any(len(c) != k for c in cols.values()) or k > det.max_run_lengths:
                 raise InvalidInput("state.hypotheses", "arrays are inconsistent")
             for name, row in _STATE_ROWS.items():
@@ -593,6 +851,39 @@ class OnlineBOCPD:
             det._par[_T] = det._t
             det._par[_LOGNORM] = float(state["lognorm"])
             det._par[_LEVEL] = float(state["level"])
+            det._par[_SLOPE] = float(state["slope"])
+            floor = state.get("log_floor")
+            det._log_floor = None if floor is None else float(floor)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InvalidInput("state", f"malformed detector state ({exc})") from exc
         return det
+
+
+def _upgrade_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 state (constant-mean model, stored by earlier releases) as version 2: the
+    same model (no slope, no level noise, no outliers), so such a series goes on as it was."""
+    config = dict(state["config"], trend=False, outlier_prob=0.0, outlier_scale=10.0)
+    config["log_scale"] = False
+    hyp = state["hypotheses"]
+    kappa0 = float(state["prior"][1]) if state["prior"] else 1.0
+    alpha0 = float(state["prior"][2]) if state["prior"] else 1.0
+    n = [float(v) for v in hyp["n"]]
+    return {
+        **state,
+        "version": 2,
+        "config": config,
+        "prior": None if state["prior"] is None else [*state["prior"], 0.0, 0.0],
+        "slope": 0.0,
+        "hypotheses": {
+            "log_prob": hyp["log_prob"],
+            "level": hyp["mu"],
+            "slope": [0.0] * len(n),
+            "p00": [1.0 / (kappa0 + v) for v in n],
+            "p01": [0.0] * len(n),
+            "p11": [0.0] * len(n),
+            "alpha": [alpha0 + 0.5 * v for v in n],
+            "beta": hyp["beta"],
+            "d": [math.lgamma(alpha0 + 0.5 * v + 0.5) - math.lgamma(alpha0 + 0.5 * v) for v in n],
+            "age": [int(v) for v in n],
+        },
+    }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import numbers
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -85,12 +86,17 @@ def get_series(store: Store, ref: str, field: str = "series") -> SeriesInfo:
     return SeriesInfo.from_node(rows[0]["s"])
 
 
+def checked_page(limit: Any, offset: Any, most: int = 10_000) -> None:
+    """InvalidInput unless `limit` is an integer from 1 to `most` and `offset` one >= 0."""
+    if isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or not 1 <= limit <= most:
+        raise InvalidInput("limit", f"must be between 1 and {most}")
+    if isinstance(offset, bool) or not isinstance(offset, numbers.Integral) or offset < 0:
+        raise InvalidInput("offset", "must not be negative")
+
+
 def list_series(store: Store, limit: int = 1000, offset: int = 0) -> list[SeriesInfo]:
     """Series ordered by name."""
-    if limit < 1 or limit > 10_000:
-        raise InvalidInput("limit", "must be between 1 and 10000")
-    if offset < 0:
-        raise InvalidInput("offset", "must not be negative")
+    checked_page(limit, offset)
     rows = store.read("series.list", limit=limit, offset=offset)
     return [SeriesInfo.from_node(r["s"]) for r in rows]
 

@@ -47,6 +47,13 @@ class IngestState:
     open_i0: int = 0
     open_prefix: str | None = None  # JSON: the open segment's folded statistics (see _fold)
     segmenter: str | None = None
+    n_closes: int = 0
+    closed_at: int | None = None  # n_points when the stream was last closed
+
+    @property
+    def closed(self) -> bool:
+        """Closed, and no point arrived since."""
+        return self.closed_at is not None and self.closed_at == self.n_points
 
     @classmethod
     def from_node(cls, node: dict[str, Any]) -> IngestState:
@@ -61,6 +68,8 @@ class IngestState:
             open_i0=node.get("open_i0") or 0,
             open_prefix=node.get("open_prefix"),
             segmenter=node.get("segmenter"),
+            n_closes=node.get("n_closes") or 0,
+            closed_at=node.get("closed_at"),
         )
 
 
@@ -142,6 +151,7 @@ def _write(
         series_id=series.id,
         expected_points=state.n_points,
         expected_batches=state.n_batches,
+        expected_closes=state.n_closes,
         series={
             "t0": t0,  # also the first stored point's time
             "end_ts": float(new.ts[-1]) if len(new) else state.end_ts,
@@ -189,15 +199,17 @@ def _segments(
     boundaries: list[int],
     t0: float | None,
     partial: Points,
+    close: bool = False,
 ) -> tuple[list[Segment], str | None]:
-    """The segment that was open (grown or closed), then every segment this batch starts.
+    """The segment that was open (grown or closed), then every segment this batch starts
+    (with `close`, every one of them closed).
 
     A segment that closes gets its statistics from all of its raw points, read back from
     the archive. The open one is a fold over pieces cut at chunk boundaries (_fold), carried
     from batch to batch, so its statistics too are bit-identical however the stream was
     batched. Also returns the open segment's fold prefix to store (JSON).
     """
-    if len(new) == 0:
+    if len(new) == 0 and not close:
         return [], state.open_prefix
     n_prev, b = state.n_points, state.open_i0
     n_end = n_prev + len(new)
@@ -209,7 +221,7 @@ def _segments(
             # Points g .. n_prev-1 lie in the last, partial chunk, which was read already.
             tail = partial[len(partial) - (n_prev - g) :]
         stats, prefix = _fold(acc, g, b, tail.then(new), t0)
-        return [build_segment(series, state.open_idx, b, stats, open=True)], prefix
+        return [build_segment(series, state.open_idx, b, stats, open=not close)], prefix
     points = read_index_range(store, series.id, b, n_prev).then(new)  # points b .. n_end-1
     cuts = [b, *boundaries, n_end]
     out = []
@@ -219,8 +231,68 @@ def _segments(
             stats, prefix = _fold(SuffStats.empty(), i, i, part, t0)
         else:
             stats = SuffStats.from_points(part.ts, part.xs, t0)
-        out.append(build_segment(series, state.open_idx + k, i, stats, open=j == n_end))
+        is_open = j == n_end and not close
+        out.append(build_segment(series, state.open_idx + k, i, stats, open=is_open))
     return out, prefix
+
+
+@dataclass(frozen=True)
+class CloseResult:
+    """What closing a series did."""
+
+    series_id: str
+    boundaries: int  # boundaries the close confirmed
+    already_closed: bool  # closed before, no point since: nothing changed
+    segments: list[Segment]  # the segments written: the tail's, all closed
+
+
+def close_series(store: Store, series_ref: str) -> CloseResult:
+    """End a finite or paused stream: confirm the boundaries of its open tail, close its segments.
+
+    The boundaries are those of the most probable segmentation of the tail since the last
+    confirmed boundary (OnlineSegmenter.close); the open segment is split at them and every
+    segment is stored closed, together with the detector state, in one statement. Closing again
+    without new points changes nothing. Points appended later continue the stream: the last
+    segment opens again and grows until a boundary is confirmed behind it; the boundaries the
+    close confirmed stay. Meta-segments overlapping the tail are rebuilt when next read.
+    """
+    series = get_series(store, series_ref)
+    state = IngestState.from_node(store.read("series.get", id=series.id)[0]["s"])
+    if state.closed or state.n_points == 0:
+        return CloseResult(series.id, 0, state.closed, [])
+    segmenter = _segmenter(state, None)
+    boundaries = segmenter.close()
+    partial = _partial_chunk(store, series.id, state.n_points)
+    segments, prefix = _segments(
+        store, series, state, Points.empty(), boundaries, state.t0, partial, close=True
+    )
+    written = store.write(
+        "ingest.close",
+        series_id=series.id,
+        expected_points=state.n_points,
+        expected_batches=state.n_batches,
+        expected_closes=state.n_closes,
+        series={
+            "open_idx": state.open_idx + len(boundaries),
+            "open_i0": boundaries[-1] if boundaries else state.open_i0,
+            "open_prefix": prefix,
+            "segmenter": json.dumps(segmenter.state()),
+            "n_closes": state.n_closes + 1,
+            "closed_at": state.n_points,
+        },
+        segments=[s.to_row() for s in segments],
+        links=[{"prev": segment_id(series.id, s.idx - 1), "next": s.id} for s in segments[1:]],
+        tail_start=segments[0].start,
+    )
+    if written:
+        return CloseResult(series.id, len(boundaries), False, segments)
+    now = IngestState.from_node(store.read("series.get", id=series.id)[0]["s"])
+    if now.closed and now.n_points == state.n_points:  # another writer closed it meanwhile
+        return CloseResult(series.id, 0, True, [])
+    raise StoreError(
+        f"series {series.name!r} changed while it was being closed (another writer?); "
+        "nothing was changed, close it again"
+    )
 
 
 def _grid_start(b: int, n: int) -> int:

@@ -7,8 +7,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphmem.errors import InvalidInput, NotFound
-from graphmem.series.catalog import get_series
+from graphmem.errors import NotFound
+from graphmem.series.catalog import checked_page, get_series
 from graphmem.series.segments import Segment
 from graphmem.series.stats import Features, SuffStats, features
 from graphmem.series.summary import fmt_num, summarize_segment
@@ -172,10 +172,7 @@ def list_metas(
     store: Store, series_ref: str, limit: int = 1000, offset: int = 0
 ) -> list[MetaSegment]:
     """Meta-segments of a series in time order."""
-    if not 1 <= limit <= 10_000:
-        raise InvalidInput("limit", "must be between 1 and 10000")
-    if offset < 0:
-        raise InvalidInput("offset", "must not be negative")
+    checked_page(limit, offset)
     series = get_series(store, series_ref)
     rows = store.read("meta.list", series_id=series.id, limit=limit, offset=offset)
     return [MetaSegment.from_node(r["m"]) for r in rows]

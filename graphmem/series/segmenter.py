@@ -1,4 +1,11 @@
-"""Online segment boundaries: confirm OnlineBOCPD changepoints that have held for `lag` points."""
+"""Segment boundaries from OnlineBOCPD: confirmed online once the evidence is in, and at close.
+
+Boundaries are read off the most probable segmentation: after point t the current segment
+most probably started at s = t - r_t (r_t the MAP run length), the one before it at
+s' = (s - 1) - r_{s-1}, and so on (the MAP run length of each point is kept for the last
+`max_lag` points). Given a change at s, what came before is independent of what follows, so
+this walk is the run-length posterior's own answer, one segment at a time.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +14,17 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numba import njit
 
 from graphmem.errors import InvalidInput
 from graphmem.series.bocpd import (
     DEFAULT_MAX_RUN_LENGTHS,
+    DEFAULT_OUTLIER_PROB,
+    DEFAULT_OUTLIER_SCALE,
     DEFAULT_PROTECT_RECENT,
     DEFAULT_PRUNE_THRESHOLD,
     OnlineBOCPD,
 )
-
-_NO_START = -(2**62)  # MAP start recorded for "before the stream": never within tolerance
 
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
@@ -25,24 +32,41 @@ def _check_int(name: str, value: Any, minimum: int) -> None:
         raise InvalidInput(name, f"must be an integer >= {minimum}, got {value!r}")
 
 
+def _check_real(name: str, value: Any, lo: float, hi: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InvalidInput(name, f"must be a finite number, got {value!r}")
+    if not lo <= value <= hi:
+        raise InvalidInput(name, f"must be in [{lo:g}, {hi:g}], got {value}")
+
+
 @dataclass(frozen=True)
 class SegmenterConfig:
-    """Detector and confirmation settings; defaults chosen by F1 on synthetic and TCPD series.
+    """Detector and confirmation settings; defaults chosen on the tuned split of
+    bench/bench_cp_quality.py (synthetic families and four TCPD series).
 
-    lag: points a candidate start must hold (as the MAP start, within +-tolerance) before it is
-    confirmed; min_segment_length: least distance between boundaries (and from the stream start).
-    The other fields configure OnlineBOCPD.
+    A boundary c on the most probable segmentation is confirmed online once every run still
+    alive after point t (posterior >= LIVE_THRESHOLD of the best) started at c - tolerance or
+    later, and at least min_lag points from c on have been seen: a clear step is confirmed a
+    few points after it, a subtle one when the evidence settles, and one still in doubt after
+    max_lag points as the most probable segmentation has it. Closing the stream confirms every
+    boundary of that segmentation in the tail. Boundaries are min_segment_length apart (and
+    from the stream's start and, at close, its end). The other fields configure OnlineBOCPD.
     """
 
     hazard_lambda: float = 250.0
-    lag: int = 20
     tolerance: int = 2
-    min_segment_length: int = 10
-    warmup: int = 32
+    min_lag: int = 3
+    max_lag: int = 300
+    min_segment_length: int = 3
+    warmup: int = 64
     prune_threshold: float = DEFAULT_PRUNE_THRESHOLD
     max_run_lengths: int = DEFAULT_MAX_RUN_LENGTHS
     protect_recent: int = DEFAULT_PROTECT_RECENT
     track_level: bool = True
+    trend: bool = True
+    outlier_prob: float = DEFAULT_OUTLIER_PROB
+    outlier_scale: float = DEFAULT_OUTLIER_SCALE
+    log_scale: bool = True
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -50,8 +74,13 @@ class SegmenterConfig:
             raise InvalidInput("hazard_lambda", f"must be a finite number, got {lam!r}")
         if lam <= 1:
             raise InvalidInput("hazard_lambda", f"must be > 1, got {lam}")
-        _check_int("lag", self.lag, 1)
         _check_int("tolerance", self.tolerance, 0)
+        _check_int("min_lag", self.min_lag, 1)
+        _check_int("max_lag", self.max_lag, 2)
+        if self.max_lag > 100_000:
+            raise InvalidInput("max_lag", f"must be at most 100000, got {self.max_lag}")
+        if self.min_lag >= self.max_lag:
+            raise InvalidInput("min_lag", f"must be below max_lag ({self.max_lag})")
         _check_int("min_segment_length", self.min_segment_length, 1)
         _check_int("warmup", self.warmup, 2)
         _check_int("max_run_lengths", self.max_run_lengths, 1)
@@ -61,8 +90,11 @@ class SegmenterConfig:
             raise InvalidInput("prune_threshold", f"must be a finite number, got {thr!r}")
         if not 0 <= thr < 1:
             raise InvalidInput("prune_threshold", f"must be in [0, 1), got {thr}")
-        if not isinstance(self.track_level, bool):
-            raise InvalidInput("track_level", f"must be a bool, got {self.track_level!r}")
+        for name in ("track_level", "trend", "log_scale"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidInput(name, f"must be a bool, got {getattr(self, name)!r}")
+        _check_real("outlier_prob", self.outlier_prob, 0.0, 0.49)
+        _check_real("outlier_scale", self.outlier_scale, 1.0, 1e6)
 
     def detector(self) -> OnlineBOCPD:
         """A fresh detector with these settings."""
@@ -73,17 +105,64 @@ class SegmenterConfig:
             max_run_lengths=self.max_run_lengths,
             protect_recent=self.protect_recent,
             track_level=self.track_level,
+            trend=self.trend,
+            outlier_prob=self.outlier_prob,
+            outlier_scale=self.outlier_scale,
+            log_scale=self.log_scale,
         )
+
+
+@njit(cache=True)
+def _oldest(hist, t, last, first, min_seg, path):  # pragma: no cover - compiled
+    """The oldest boundary after `last` (and min_seg past it) on the MAP segmentation that ends
+    at point t, walked back through the kept MAP run lengths; -1 if none."""
+    h = hist.shape[0]
+    floor = max(first, t - h + 1)  # the oldest point whose MAP run length is kept
+    n = 0
+    u = t
+    while u >= floor:
+        s = u - hist[u % h]
+        if s <= last:
+            break
+        path[n] = s
+        n += 1
+        u = s - 1
+    for i in range(n - 1, -1, -1):
+        if path[i] - last >= min_seg:
+            return path[i]
+    return -1
+
+
+@njit(cache=True)
+def _confirm(rl, old, start, hist, first, last, min_seg, min_lag, tol, out):  # pragma: no cover
+    """Record MAP run lengths rl of points start, ...; write boundaries confirmed to out."""
+    h = hist.shape[0]
+    path = np.empty(h + 1, dtype=np.int64)
+    n_out = 0
+    for j in range(rl.shape[0]):
+        t = start + j
+        hist[t % h] = rl[j]
+        while True:
+            c = _oldest(hist, t, last, first, min_seg, path)
+            if c < 0:
+                break
+            settled = t - c + 1 >= min_lag and t - old[j] >= c - tol
+            if not (settled or t - c >= h - 1):
+                break
+            out[n_out] = c
+            n_out += 1
+            last = c
+    return n_out, last
 
 
 class OnlineSegmenter:
     """Feeds values to OnlineBOCPD and reports confirmed segment starts, never retracted.
 
-    After point t the most probable run length r_t gives the candidate start c_t = t - r_t.
-    c = c_t is confirmed at t when r_t >= lag and every MAP start of points t-lag+1..t lies
-    within +-tolerance of c (so the push holding point c + lag or later reports it), and c is at
-    least min_segment_length after the previous boundary (or the stream start). State stays
-    bounded: the detector, the last boundary and the last lag-1 MAP starts.
+    push() reports boundaries once confirmed (SegmenterConfig); close() ends a finite or
+    paused stream: it confirms the boundaries of the most probable segmentation of the tail
+    not yet confirmed. Points pushed after a close go on from there (the detector never
+    stopped); boundaries a close confirmed stay. State stays bounded: the detector, the last
+    boundary and the MAP run lengths of the last max_lag points.
     """
 
     def __init__(self, config: SegmenterConfig | None = None) -> None:
@@ -93,7 +172,8 @@ class OnlineSegmenter:
         self._det = self.config.detector()
         self._last = 0  # start of the current confirmed segment (0 before any boundary)
         self._n_boundaries = 0
-        self._tail = [_NO_START] * (self.config.lag - 1)  # MAP starts of the last lag-1 points
+        self._hist = np.zeros(self.config.max_lag, dtype=np.int64)
+        self._first = 0  # the first point whose MAP run length was recorded
         self._confirmed: list[int] = []
 
     @property
@@ -116,86 +196,136 @@ class OnlineSegmenter:
         """Boundaries confirmed by this object (since it was created or restored), ascending."""
         return list(self._confirmed)
 
-    def push(self, values: np.ndarray) -> list[int]:
-        """Feed finite values; return the segment starts confirmed by this call."""
-        out = self._det.update_batch(values)
-        if len(out) == 0:
-            return []
-        new, self._tail = _confirm(
-            out.map_run_length, out.start, self._tail, self._last, self.config
-        )
+    def _record(self, new: list[int]) -> list[int]:
         if new:
             self._last = new[-1]
             self._n_boundaries += len(new)
             self._confirmed.extend(new)
         return new
 
+    def push(self, values: np.ndarray) -> list[int]:
+        """Feed finite values; return the segment starts confirmed by this call."""
+        return self._take(self._det.update_batch(values))
+
+    def _take(self, out: Any) -> list[int]:
+        if len(out) == 0:
+            return []
+        cfg = self.config
+        found = np.empty(len(out), dtype=np.int64)
+        n, _ = _confirm(
+            out.map_run_length, out.oldest_run_length, out.start, self._hist, self._first,
+            self._last, cfg.min_segment_length, cfg.min_lag, cfg.tolerance, found,
+        )  # fmt: skip
+        return self._record(found[:n].tolist())
+
+    def close(self) -> list[int]:
+        """End of the stream for now: confirm the tail's boundaries; returns them.
+
+        The warm-up, if still filling (a stream shorter than `warmup`), ends with the points
+        there are. Each boundary of the most probable segmentation after the last confirmed
+        one is confirmed, oldest first, if it leaves min_segment_length points on both sides.
+        Closing again without new points confirms nothing more.
+        """
+        new = self._take(self._det.flush())
+        n = self._det.n_processed
+        if n == 0:
+            return new
+        cfg = self.config
+        path = np.empty(cfg.max_lag + 1, dtype=np.int64)
+        tail = []
+        last = self._last
+        while True:
+            c = int(_oldest(self._hist, n - 1, last, self._first, cfg.min_segment_length, path))
+            if c < 0 or n - c < cfg.min_segment_length:
+                break
+            tail.append(c)
+            last = c
+        return new + self._record(tail)
+
     def state(self) -> dict[str, Any]:
         """Everything needed to resume exactly, as JSON-ready plain values (bounded size)."""
+        n, h = self._det.n_processed, self.config.max_lag
+        kept = range(max(self._first, n - h), n)
         return {
-            "version": 1,
+            "version": 2,
             "config": asdict(self.config),
             "detector": self._det.state(),
             "last": self._last,
             "n_boundaries": self._n_boundaries,
-            "tail": list(self._tail),
+            "first": self._first,
+            "history": [int(self._hist[t % h]) for t in kept],
         }
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> OnlineSegmenter:
         """Rebuild a segmenter from state(); it continues exactly where it stopped."""
         try:
-            if state.get("version") != 1:
+            if state.get("version") == 1:
+                state = _upgrade_state(state)
+            if state.get("version") != 2:
                 raise InvalidInput("state.version", f"unsupported {state.get('version')!r}")
             seg = cls(SegmenterConfig(**state["config"]))
             seg._det = OnlineBOCPD.from_state(state["detector"])
             seg._last = int(state["last"])
             seg._n_boundaries = int(state["n_boundaries"])
-            tail = [int(v) for v in state["tail"]]
-            if len(tail) != seg.config.lag - 1:
-                raise InvalidInput("state.tail", f"needs {seg.config.lag - 1} entries")
-            seg._tail = tail
+            seg._first = int(state["first"])
+            history = [int(v) for v in state["history"]]
+            n, h = seg._det.n_processed, seg.config.max_lag
+            if len(history) != n - max(seg._first, n - h):
+                raise InvalidInput("state.history", "does not match the points processed")
+            for t, r in zip(range(n - len(history), n), history, strict=True):
+                seg._hist[t % h] = r
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InvalidInput("state", f"malformed segmenter state ({exc})") from exc
         return seg
 
 
-def _confirm(
-    rl: np.ndarray, start: int, tail: list[int], last: int, cfg: SegmenterConfig
-) -> tuple[list[int], list[int]]:
-    """Boundaries confirmed by MAP run lengths rl of points start, start+1, ...; the new tail."""
-    starts = start + np.arange(len(rl), dtype=np.int64) - rl
-    if cfg.lag > 1:
-        ext = np.concatenate([np.asarray(tail, dtype=np.int64), starts])
-        window = sliding_window_view(ext, cfg.lag)
-        hi, lo = window.max(axis=1), window.min(axis=1)
-        tail = ext[-(cfg.lag - 1) :].tolist()
-    else:
-        hi = lo = starts
-    ok = (rl >= cfg.lag) & (hi - starts <= cfg.tolerance) & (starts - lo <= cfg.tolerance)
-    new: list[int] = []
-    floor = last + cfg.min_segment_length
-    for c in starts[ok].tolist():
-        if c >= floor:
-            new.append(c)
-            floor = c + cfg.min_segment_length
-    return new, tail
+def _upgrade_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 state (fixed-lag confirmation) as version 2: the series keeps its detector
+    (the constant-mean model it started with) and confirms from here on by the new rule."""
+    old = state["config"]
+    keep = ("hazard_lambda", "tolerance", "min_segment_length", "warmup", "prune_threshold",
+            "max_run_lengths", "protect_recent", "track_level")  # fmt: skip
+    config = {k: old[k] for k in keep if k in old}
+    config.update(trend=False, outlier_prob=0.0)
+    detector = state["detector"]
+    return {
+        "version": 2,
+        "config": asdict(SegmenterConfig(**config)),
+        "detector": detector,
+        "last": state["last"],
+        "n_boundaries": state["n_boundaries"],
+        "first": int(detector["n_processed"]),
+        "history": [],
+    }
+
+
+def segment_all(values: np.ndarray, config: SegmenterConfig | None = None) -> list[int]:
+    """Offline convenience: every boundary of a whole series, the stream closed at its end."""
+    seg = OnlineSegmenter(config)
+    return seg.push(values) + seg.close()
 
 
 def boundaries_from_run_lengths(
     map_run_length: np.ndarray, config: SegmenterConfig | None = None
 ) -> list[int]:
-    """The confirmation rule applied to a whole MAP run-length sequence (r_t as in OnlineBOCPD).
+    """The most probable segmentation a whole MAP run-length sequence (r_t as in OnlineBOCPD)
+    gives, walked back from its end as close() does (min_segment_length apart).
 
-    Lets other BOCPD implementations be scored exactly the way OnlineSegmenter scores its own.
+    Lets other BOCPD implementations be read exactly the way a closed stream is.
     """
     cfg = config or SegmenterConfig()
     rl = np.asarray(map_run_length, dtype=np.int64)
     if rl.ndim != 1:
         raise InvalidInput("map_run_length", "must be one-dimensional")
-    return _confirm(rl, 0, [_NO_START] * (cfg.lag - 1), 0, cfg)[0]
-
-
-def segment_all(values: np.ndarray, config: SegmenterConfig | None = None) -> list[int]:
-    """Offline convenience: every boundary OnlineSegmenter confirms over the whole series."""
-    return OnlineSegmenter(config).push(values)
+    n = rl.shape[0]
+    hist = np.ascontiguousarray(rl)
+    path = np.empty(n + 1, dtype=np.int64)
+    found, last = [], 0
+    while n:
+        c = int(_oldest(hist, n - 1, last, 0, cfg.min_segment_length, path))
+        if c < 0 or n - c < cfg.min_segment_length:
+            break
+        found.append(c)
+        last = c
+    return found

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphmem.errors import InvalidInput, NotFound
-from graphmem.series.catalog import SeriesInfo, get_series
+from graphmem.series.catalog import SeriesInfo, checked_page, get_series
 from graphmem.series.stats import Features, SuffStats, features
 from graphmem.series.summary import summarize_segment
 from graphmem.store import Store
@@ -107,10 +107,7 @@ def list_segments(
     offset: int = 0,
 ) -> list[Segment]:
     """Segments of a series overlapping [start, end], in time order."""
-    if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput("limit", f"must be between 1 and {MAX_LIMIT}")
-    if offset < 0:
-        raise InvalidInput("offset", "must not be negative")
+    checked_page(limit, offset, MAX_LIMIT)
     if start is not None and end is not None and end < start:
         raise InvalidInput("end", "must not be before start")
     series = get_series(store, series_ref)

@@ -102,6 +102,10 @@ class ToolOutput:
     read: list[str] = field(default_factory=list)
     shown: list[str] | None = None
 
+    def seen(self) -> list[str]:
+        """What the caller was shown (`shown`, else all it built and read), each id once."""
+        return list(dict.fromkeys(self.shown if self.shown is not None else self.built + self.read))
+
 
 @dataclass(frozen=True)
 class Tool:
@@ -126,7 +130,8 @@ class Tool:
 class ToolResult:
     """What a caller (or the LLM) gets back: JSON content, or an error in plain words.
 
-    `call_id` names the stored ToolCall, for failed calls too.
+    `call_id` names the stored ToolCall, for failed calls too; `shown` the ids of what the
+    content shows (an answer's evidence).
     """
 
     tool: str
@@ -135,6 +140,7 @@ class ToolResult:
     call_id: str
     built: list[str]
     read: list[str]
+    shown: list[str] = field(default_factory=list)
 
 
 def _obj(required: list[str], **props: dict[str, Any]) -> dict[str, Any]:
@@ -338,7 +344,7 @@ def run_tool(
     output, content, call_id, error = _with_env(target, name, arguments, session)
     if error is not None:
         return ToolResult(name, False, content, call_id, [], [])
-    return ToolResult(name, True, content, call_id, output.built, output.read)
+    return ToolResult(name, True, content, call_id, output.built, output.read, output.seen())
 
 
 def _with_env(
@@ -369,14 +375,9 @@ def _execute(
             output = tool.handler(env, validate(parse_arguments(arguments), tool.parameters))
         else:
             output = run(env)
-        shown = output.shown if output.shown is not None else output.built + output.read
-        _recall(env, list(dict.fromkeys(shown)), int(time.time()))
+        _recall(env, output.seen(), int(time.time()))
     except Exception as exc:
-        if isinstance(exc, GraphmemError):
-            words = str(exc)
-        else:  # a bug or an untranslated library error: the caller still gets plain words
-            log.exception("tool %s failed unexpectedly (call %s)", name, call_id)
-            words = f"internal error in {name} ({type(exc).__name__}); it is logged"
+        words = failure_words(name, exc, call_id)
         content = json.dumps({"error": words}, ensure_ascii=False)
         with contextlib.suppress(GraphmemError):  # a store that is down cannot record it
             _record(env.store, call_id, name, arguments, content, None, words, session)
@@ -384,6 +385,15 @@ def _execute(
     content = json.dumps(output.result, separators=(",", ":"), ensure_ascii=False)
     _record(env.store, call_id, name, arguments, content, output, None, session)
     return output, content, call_id, None
+
+
+def failure_words(name: str, exc: Exception, call_id: str = "") -> str:
+    """What a caller reads of a tool's failure: graphmem's own message, else a logged bug."""
+    if isinstance(exc, GraphmemError):
+        return str(exc)
+    # a bug or an untranslated library error: the caller still gets plain words
+    log.exception("tool %s failed unexpectedly (call %s)", name, call_id or "-")
+    return f"internal error in {name} ({type(exc).__name__}); it is logged"
 
 
 def _recall(env: ToolEnv, ids: list[str], now: int) -> None:

@@ -68,6 +68,7 @@ class EmbeddedServer:
     pid: int | None = None  # of the server last seen answering
     slow_load: bool = False  # the last load waited for took SLOW_LOAD s or more: compact
     _healing: threading.Lock = field(default_factory=threading.Lock)  # one thread restarts
+    _watch: proc.Watch | None = field(default=None, repr=False)  # on `pid`
 
     @property
     def socket_path(self) -> Path:
@@ -75,8 +76,15 @@ class EmbeddedServer:
 
     def check(self, client: FalkorDB, wait: float | None = None) -> None:
         """Before a statement: restart the server if its process has died (no round trip)."""
-        if self.pid is not None and not proc.alive(self.pid):
+        if self.pid is not None and not self._alive(self.pid):
             self.revive(client, wait)
+
+    def _alive(self, pid: int) -> bool:
+        watch = self._watch
+        if watch is None or watch.pid != pid:  # the first check, or a restarted server
+            # the old watch stays open: another thread may be reading it (one fd per restart)
+            self._watch = watch = proc.watch(pid)
+        return watch.alive()
 
     def recover(self, client: FalkorDB, error: Exception, what: str, write: bool) -> None:
         """After a lost connection: restart the server; raise unless `what` may be sent again.

@@ -16,6 +16,7 @@ UNIQUE: tuple[tuple[str, str], ...] = (
     ("Segment", "id"),
     ("MetaSegment", "id"),
     ("ToolCall", "id"),
+    ("Ask", "id"),
     ("Document", "id"),
     ("Proposition", "id"),
     ("Event", "id"),
@@ -35,6 +36,7 @@ INDEXES: tuple[tuple[str, str], ...] = (
     ("Batch", "series_id"),
     ("ToolCall", "series_id"),  # series.delete
     ("ToolCall", "session"),  # toolcalls.by_session
+    ("Ask", "series_id"),  # series.delete
 )
 
 # Relationship property indexes: (type, property). Relation edges are looked up by id when

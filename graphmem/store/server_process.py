@@ -64,7 +64,9 @@ def status(data_dir: Path, timeout: float = PROBE_TIMEOUT) -> Status:
     """Whether a server runs for this dir, and whether it answers (within `timeout` s)."""
     pid = read_pid(data_dir)
     child = children.get(data_dir)
-    ours = child is not None and child.pid == pid and child.poll() is None
+    # alive() too: a killed multi-threaded server shows as a zombie before its threads have
+    # exited, and until then poll() cannot reap it
+    ours = child is not None and child.pid == pid and child.poll() is None and alive(pid)
     if pid is None or not (ours or (alive(pid) and serves(pid, data_dir))):
         return Status(DOWN)
     probe = control(data_dir / SOCKET, timeout)
@@ -118,6 +120,32 @@ def alive(pid: int) -> bool:
     except OSError:
         return True  # no /proc: trust kill()
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@dataclass(frozen=True)
+class Watch:
+    """Whether one process lives, for one read: asked before every statement (~6 µs, not ~60)."""
+
+    pid: int
+    fd: int | None  # its /proc stat file, kept open; None without /proc
+
+    def alive(self) -> bool:
+        if self.fd is None:
+            return alive(self.pid)
+        try:
+            stat = os.pread(self.fd, 512, 0)
+        except OSError:  # the process is gone and reaped: its file reads nothing any more
+            return False
+        return stat.rsplit(b")", 1)[1].split()[0] != b"Z"
+
+
+def watch(pid: int) -> Watch:
+    """A Watch on `pid` (its /proc file opened now, so a pid reused later is not mistaken)."""
+    try:
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        fd = None
+    return Watch(pid, fd)
 
 
 def serves(pid: int, data_dir: Path) -> bool:

@@ -1,6 +1,13 @@
 """Timeline memory: recall probability from relevance, elapsed time and recall count."""
 
-from graphmem.timeline.events import Event, add_event, add_events, event_id, make_event
+from graphmem.timeline.events import (
+    Event,
+    add_event,
+    add_events,
+    delete_event,
+    event_id,
+    make_event,
+)
 from graphmem.timeline.formula import (
     TimelineConfig,
     next_g,
@@ -24,6 +31,7 @@ __all__ = [
     "TimelineMemory",
     "add_event",
     "add_events",
+    "delete_event",
     "event_id",
     "make_event",
     "next_g",

@@ -12,11 +12,12 @@ from typing import Any
 import numpy as np
 
 from graphmem import embcodec, metrics
-from graphmem.errors import InvalidInput
-from graphmem.strings import MAX_SOURCE, MAX_TEXT, checked_name, checked_str
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.strings import MAX_SOURCE, MAX_TEXT, checked_id, checked_name, checked_str
 from graphmem.timeline.memory import TimelineMemory
 from graphmem.timeutil import iso, iso_date, parse_timestamp
 from graphmem.vectors import vector_id
+from graphmem.vectors.deletion import delete_nodes
 
 LABEL = "Event"
 MAX_BATCH = 1000  # events per call: one statement, so it lands whole
@@ -108,6 +109,20 @@ def add_events(
             fresh,
         )  # fmt: skip
     return [events[i] for i in sorted(first.values())]
+
+
+def delete_event(ctx: TimelineMemory, event_id: Any) -> Event:
+    """Delete an event from the graph and from every process's vector index; what it was.
+
+    NotFound if it is not stored.
+    """
+    eid = checked_id(event_id)
+    stored = ctx.store.read("timeline.existing_events", ids=[eid])
+    rows = delete_nodes(ctx.vectors, LABEL, [eid]) if stored else []
+    if not rows:
+        raise NotFound(f"id: no event with id {eid!r}")
+    row = rows[0]
+    return Event(row["id"], row["text"], row["date"], int(row["ts"]), row["source"])
 
 
 def _checked_items(items: Any, field: str) -> list[Event]:

@@ -6,7 +6,7 @@ import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder
@@ -16,6 +16,9 @@ from graphmem.store.base import Store
 from graphmem.timeline.formula import TimelineConfig
 from graphmem.timeutil import parse_timestamp
 from graphmem.vectors import LABELS, VectorConfig, VectorStore
+
+if TYPE_CHECKING:
+    from graphmem.timeline.events import Event
 
 DEFAULT_LABELS = ("Event", "Proposition")
 RECALLED = tuple(kind for kind in KINDS if kind.recall)  # the kinds timeline statements serve
@@ -61,6 +64,12 @@ class TimelineMemory:
             vector_config = vector_config or settings.vector_config()
             vectors = VectorStore(store, settings.home, embedder.name, embedder.dim, vector_config)
         return cls(store, embedder, vectors, config or settings.timeline_config())
+
+    def delete_event(self, event_id: str) -> Event:
+        """Delete an event from the graph and every process's index (events.delete_event)."""
+        from graphmem.timeline.events import delete_event
+
+        return delete_event(self, event_id)
 
     def close(self) -> None:
         """Save the vector indexes that changed."""

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -53,6 +52,7 @@ from graphmem.vectors.model import (
     VectorIndexError,
 )
 from graphmem.vectors.persist import SavedIndex, index_paths, read_index, write_index
+from graphmem.vectors.rwlock import ReadWriteLock
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,9 @@ class VectorIndex:
         self.config = config or VectorConfig()
         self.dirty = False
         self.synced = Clock()  # a loaded index: the vector clock it was saved at
-        self._lock = threading.RLock()
+        # searches share it (FAISS searches are const and release the GIL); adds, removals
+        # and rebuilds hold it alone
+        self._lock = ReadWriteLock()
         self._set_index(*self._new_index("flat", None))
         self._vids = np.empty(0, dtype=np.int64)
         self._ts = np.empty(0, dtype=np.int64)
@@ -94,7 +96,7 @@ class VectorIndex:
 
     def vids(self) -> set[int]:
         """The vids of every live item."""
-        with self._lock:
+        with self._lock.shared():
             return set(self._pos)
 
     # --- building --------------------------------------------------------------------------
@@ -170,7 +172,7 @@ class VectorIndex:
     ) -> int:
         """Add items whose vids are not yet indexed (others are skipped); return how many."""
         batch = _checked_batch(self.dim, node_ids, vids, ts, embeddings)
-        with self._lock:
+        with self._lock.exclusive():
             fresh = _dedupe(batch, self._pos)
             if fresh is None:
                 return 0
@@ -196,7 +198,7 @@ class VectorIndex:
 
     def remove(self, vids: Sequence[int] | np.ndarray) -> int:
         """Drop the items with these vids (unknown vids are ignored); return how many."""
-        with self._lock:
+        with self._lock.exclusive():
             gone = _held_vids(vids, self._pos)
             if not gone:
                 return 0
@@ -249,7 +251,7 @@ class VectorIndex:
         ):
             raise InvalidInput("as_of_ts", "must be integer epoch seconds or None")
         wanted = None if among is None else _checked_ints("among", among, None, 0, _MAX_VID)
-        with self._lock:
+        with self._lock.shared():
             total = self._idmap.ntotal
             mask = None if len(self._pos) == total else self._alive
             if as_of_ts is not None:
@@ -316,7 +318,7 @@ class VectorIndex:
         `clock`: the label's vector clock whose every re-embedding the index holds.
         """
         clock = clock or Clock()
-        with self._lock:
+        with self._lock.shared():
             blob = faiss.serialize_index(self._idmap)
             meta = {
                 "label": self.label,
@@ -330,14 +332,18 @@ class VectorIndex:
                 "rev": clock.rev,
                 "epoch": clock.epoch,
             }
-            arrays = {
-                "vids": self._vids,
-                "ts": self._ts,
-                "alive": self._alive,
+            arrays = {  # copies: `alive` changes in place, and the write runs unlocked
+                "vids": self._vids.copy(),
+                "ts": self._ts.copy(),
+                "alive": self._alive.copy(),
                 "node_ids": np.array(self._node_ids, dtype=np.str_),
             }
+            self.dirty = False  # an add from here on makes it dirty again
+        try:
             write_index(Path(directory), self.label, blob, arrays, meta)
-            self.dirty = False
+        except BaseException:
+            self.dirty = True
+            raise
 
     @classmethod
     def load(

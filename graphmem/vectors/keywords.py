@@ -37,6 +37,7 @@ from graphmem.errors import InvalidInput
 from graphmem.vectors.checks import _checked_ids, _checked_ints, _held_vids
 from graphmem.vectors.model import _MAX_VID, Clock, DamagedIndexFile, VectorIndexError, vector_id
 from graphmem.vectors.persist import read_arrays, write_arrays
+from graphmem.vectors.rwlock import ReadWriteLock
 
 TOKENIZER = 1  # bump when terms change: saved indexes of another version are rebuilt
 K1, B = 1.2, 0.75
@@ -111,7 +112,8 @@ class KeywordIndex:
         self.label = label
         self.dirty = False
         self.synced = Clock()  # a loaded index: the vector clock it was saved at
-        self._lock = threading.RLock()
+        # searches share it; adds, removals and saves (which may merge the tail) hold it alone
+        self._lock = ReadWriteLock()
         self._vocab: dict[str, int] = {}
         self._words: list[str] = []  # term id → term
         self._vids = np.empty(0, dtype=np.int64)
@@ -135,7 +137,7 @@ class KeywordIndex:
 
     def vids(self) -> set[int]:
         """The vids of every live item."""
-        with self._lock:
+        with self._lock.shared():
             return set(self._pos)
 
     # --- adding and removing ---------------------------------------------------------------
@@ -159,7 +161,7 @@ class KeywordIndex:
                 raise InvalidInput(f"vids[{i}]", f"is not vector_id({node_id!r})")
             if not isinstance(text, str):
                 raise InvalidInput(f"texts[{i}]", "must be a string")
-        with self._lock:
+        with self._lock.exclusive():
             seen: set[int] = set()
             keep = [i for i, v in enumerate(vid_arr.tolist())
                     if v not in self._pos and not (v in seen or seen.add(v))]  # fmt: skip
@@ -220,7 +222,7 @@ class KeywordIndex:
 
     def remove(self, vids: Sequence[int] | np.ndarray) -> int:
         """Drop the items with these vids (unknown vids are ignored); return how many."""
-        with self._lock:
+        with self._lock.exclusive():
             gone = _held_vids(vids, self._pos)
             if not gone:
                 return 0
@@ -265,7 +267,7 @@ class KeywordIndex:
             raise InvalidInput("query", "must be a string")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidInput("k", "must be a positive integer")
-        with self._lock:
+        with self._lock.shared():
             wanted = sorted({t for t in map(self._vocab.get, terms(query)) if t is not None})
             if not wanted or not self._pos:
                 return []
@@ -320,7 +322,7 @@ class KeywordIndex:
     def save(self, path: Path, synced_at: float | None = None, clock: Clock | None = None) -> None:
         """Write the index to `path` atomically, checksummed (see persist.write_arrays)."""
         clock = clock or Clock()
-        with self._lock:
+        with self._lock.exclusive():
             if self._tail:
                 self._merge()
             arrays = {

@@ -88,7 +88,7 @@ class VectorConfig:
             raise InvalidInput("refresh_ms", "must be a non-negative integer")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a recall makes a thousand: slots build them faster
 class Hit:
     """One search result."""
 

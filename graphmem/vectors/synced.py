@@ -8,12 +8,14 @@ caught up the same way, written once here:
 Freshness across processes. Another process (say `graphmem ingest-docs` beside a running
 `graphmem serve`) writes to the same graph and its own copy of an index. Before a search, at
 most every `refresh_ms`, the index compares a cheap signature of the label in the graph (its
-embedded-node count, constant time for propositions and events, and for segments and
-meta-segments, which are re-embedded in place when their summary changes, the revision of the
-label's vector clock) with the value it last synced to, counting its own adds and removes; on
-a change it diffs the graph's (vid, id) pairs against the index, fetches what is missing
-(about 0.1 s at 10^5 items) and lets the subclass replace what changed in place. An add that
-fails after the graph write marks the label stale, so the next search repairs it at once.
+embedded-node count, constant time for propositions and events, and the revision of the
+label's vector clock, which deleting propositions or events, and re-embedding segments and
+meta-segments in place when their summary changes, moves) with the value it last synced to,
+counting its own adds and removes; on a change it diffs the graph's (vid, id) pairs against
+the index, fetches what is missing (about 0.1 s at 10^5 items) and lets the subclass replace
+what changed in place. An add that fails after the graph write marks the label stale, so the
+next search repairs it at once. Searches never wait for a catch-up: a thread that finds
+another one catching a label up searches the index as it is.
 Saving first catches up, then, under a file lock, never replaces a saved index whose
 watermark (the wall time at which it was last known to match the graph) is newer.
 """
@@ -40,6 +42,12 @@ from graphmem.vectors.persist import file_lock
 # statement names, resolved at import so that a missing one fails at once
 _VIDS = {lbl: statement(f"vectors.vids_{kind_of(lbl).key}").name for lbl in labels("vectors")}
 _COUNT = {lbl: statement(f"vectors.count_{kind_of(lbl).key}") for lbl in labels("vectors")}
+# the clock of kinds whose count is read on its own (see cypher/vectors.cypher)
+_CLOCK = {
+    lbl: statement(f"vectors.clock_{kind_of(lbl).key}")
+    for lbl in labels("vectors")
+    if not kind_of(lbl).reembedded
+}
 
 
 class DerivedIndex(Protocol):
@@ -92,8 +100,14 @@ class SyncedIndexes(Generic[I]):
         self._known = known
         self._indexes: dict[str, I] = {}
         self._reports: dict[str, OpenReport] = {}
-        # one lock per label: a slow rebuild of one label must not block the others
-        self._locks = {label: threading.RLock() for label in known}
+        # Per label, so a slow open of one label does not block the others. `_opening`: one
+        # thread opens the index (the others need it, so they wait). `_syncing`: one thread
+        # diffs the index against the graph or saves it; searches do not wait for it, they
+        # search the index as it is. `_books` guards the bookkeeping below and is never held
+        # across a store or disk wait.
+        self._opening = {label: threading.Lock() for label in known}
+        self._syncing = {label: threading.Lock() for label in known}
+        self._books = threading.Lock()
         self._seen: dict[str, Signature] = {}  # graph signature the index was last synced to
         self._checked: dict[str, float] = {}  # monotonic time of the last signature read
         self._synced_at: dict[str, float] = {}  # wall time the index last matched the graph
@@ -132,7 +146,10 @@ class SyncedIndexes(Generic[I]):
         """The index of `label`, opened (loaded or rebuilt, then checked) on first use."""
         if label not in self._known:
             raise InvalidInput("label", f"must be one of {', '.join(self._known)}")
-        with self._locks[label]:
+        index = self._indexes.get(label)
+        if index is not None:
+            return index
+        with self._opening[label]:
             if label not in self._indexes:
                 self._indexes[label] = self._open(label)
             return self._indexes[label]
@@ -175,45 +192,66 @@ class SyncedIndexes(Generic[I]):
     def _signature(self, label: str) -> Signature:
         """The graph's embedded-node count of `label` and its vector clock."""
         rows = self.store.read(_COUNT[label])
-        if not rows:
-            return Signature(0, Clock())
-        return Signature(int(rows[0]["n"]), Clock(int(rows[0]["rev"]), str(rows[0]["epoch"])))
+        row = rows[0] if rows else {"n": 0}
+        if label in _CLOCK:
+            clock = self.store.read(_CLOCK[label])
+            row = {**row, **(clock[0] if clock else {})}
+        return Signature(
+            int(row["n"]), Clock(int(row.get("rev") or 0), str(row.get("epoch") or ""))
+        )
 
     def refresh(self, label: str, force: bool = False) -> tuple[int, int]:
         """Catch `label`'s index up with writes by other processes; (added, removed).
 
         Reads the graph signature at most every `refresh_ms` unless `force` or the label is
-        stale, and diffs the whole label only when the signature moved.
+        stale, and diffs the whole label only when the signature moved. Unless `force`, a
+        thread that finds another one catching the label up does not wait for it: it goes on
+        with the index as it is.
         """
         index = self.index(label)
         due = time.monotonic() - self._checked.get(label, 0.0) >= self.refresh_ms / 1000
         if not (force or due or label in self._stale):
             return 0, 0
-        with self._locks[label]:
-            wall, self._checked[label] = time.time(), time.monotonic()
-            signature = self._signature(label)
+        syncing = self._syncing[label]
+        if not syncing.acquire(blocking=force):
+            return 0, 0
+        try:
+            added, removed = self._catch_up(label, index)
+        finally:
+            syncing.release()
+        if added or removed:
+            self._log.info(
+                "%s %s caught up with the graph: +%d -%d", label, self.what, added, removed
+            )
+        return added, removed
+
+    def _catch_up(self, label: str, index: I) -> tuple[int, int]:
+        """refresh() once the label is this thread's to sync."""
+        wall = time.time()
+        with self._books:
+            self._checked[label] = time.monotonic()
+        signature = self._signature(label)
+        with self._books:
             if signature == self._seen.get(label) and label not in self._stale:
                 self._synced_at[label] = wall
                 return 0, 0
             self._stale.discard(label)
             before, self._seen[label] = self._seen.get(label), signature
-            try:
-                added, removed, new_ids = self._sync(label, index)
-                if before is not None:
-                    self._caught_up(label, index, before.clock, signature.clock, new_ids)
-            except BaseException:
-                # the next try must start from what the index holds, not from `signature`
+        try:
+            added, removed, new_ids = self._sync(label, index)
+            if before is not None:
+                self._caught_up(label, index, before.clock, signature.clock, new_ids)
+        except BaseException:
+            # the next try must start from what the index holds, not from `signature`
+            with self._books:
                 if before is None:
                     self._seen.pop(label, None)
                 else:
                     self._seen[label] = before
                 self._stale.add(label)
-                raise
+            raise
+        with self._books:
             self._synced_at[label] = wall
-        if added or removed:
-            self._log.info(
-                "%s %s caught up with the graph: +%d -%d", label, self.what, added, removed
-            )
         return added, removed
 
     def _graph_vids(self, label: str) -> dict[int, str]:
@@ -226,8 +264,11 @@ class SyncedIndexes(Generic[I]):
 
         Returns (added, removed, ids of the nodes it looked up to add).
         """
-        in_graph = self._graph_vids(label)
+        # the index first: a node this process writes meanwhile is in the graph before it is
+        # in the index, so it is either in `have` or found in the graph and fetched, never
+        # taken for one deleted from the graph
         have = index.vids()
+        in_graph = self._graph_vids(label)
         removed = index.remove(sorted(have - in_graph.keys()))
         missing = sorted(in_graph[v] for v in in_graph.keys() - have)
         return self._add_from_graph(label, index, missing), removed, missing
@@ -244,10 +285,11 @@ class SyncedIndexes(Generic[I]):
         try:
             done = change(index)
         except BaseException:
-            self._stale.add(label)
+            with self._books:
+                self._stale.add(label)
             raise
         # this process's own writes move the graph signature too: not a reason to diff
-        with self._locks[label]:
+        with self._books:
             seen = self._seen.get(label)
             if seen is not None:
                 self._seen[label] = Signature(seen.count + sign * done, seen.clock)
@@ -275,7 +317,7 @@ class SyncedIndexes(Generic[I]):
     def _save_unless_newer(self, label: str, index: I) -> None:
         """Save `index` unless the saved one was in step with the graph at a later time."""
         mine = self._synced_at.get(label)
-        with self._locks[label], file_lock(self.directory):
+        with self._syncing[label], file_lock(self.directory):
             theirs = self._saved_watermark(label)
             if theirs is not None and (mine is None or theirs > mine):
                 self._log.info("%s %s on disk is newer than this process's: not replaced",

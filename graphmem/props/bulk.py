@@ -1,0 +1,117 @@
+"""Bulk import of documents: many in one call, resumable.
+
+Every document is checked before anything is stored, and documents already stored completely
+are skipped without extraction (one read for all of them). The rest are extracted (the LLM, or
+sentence splitting offline) and stored in groups of about GROUP propositions: each group goes
+through store_propositions, which embeds, relates and writes it in batches, a document landing
+with the batch that stores the last of its new propositions. So a load cut short (an error,
+a time limit, Ctrl-C) leaves whole documents stored, and running it again skips them and
+carries on from the first document missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphmem.props.extract import checked_document, extracted
+from graphmem.props.ingest import (
+    DocumentRow,
+    Progress,
+    store_propositions,
+    stored_ids,
+    text_date_source,
+)
+from graphmem.props.memory import PropsMemory
+from graphmem.props.model import Proposition
+
+GROUP = 8192  # propositions extracted before they are stored: bounds memory, not speed
+# propositions per write: larger than a single call's (ingest.BATCH), so fewer statements and
+# FAISS searches (bench/bench_bulk.py)
+BATCH = 1024
+
+
+@dataclass(frozen=True)
+class DocumentsReport:
+    """What a bulk import stored."""
+
+    document_ids: tuple[str, ...]  # every input document, input order, duplicates merged
+    skipped: int  # documents already stored completely: not extracted again
+    added: int  # propositions this call stored
+    existing: int  # propositions of the documents already stored (by another document too)
+    relations: int  # relation edges this call created
+
+
+def add_documents(
+    ctx: PropsMemory,
+    documents: Sequence[Mapping[str, Any]],
+    *,
+    relate: bool = True,
+    progress: Progress | None = None,
+    batch_size: int = BATCH,
+) -> DocumentsReport:
+    """Store documents [{text, date: 'YYYY-MM-DD', source?}] and the propositions they state.
+
+    `progress(stage, done, total)` hears "documents" (stored, skipped included, of all) and
+    "store" (new propositions stored, of those extracted so far).
+    """
+    docs = checked_documents(documents)
+    where = {}  # document id → its first index in the input, for error messages
+    for i, doc in enumerate(docs):
+        where.setdefault(doc.id, i)
+    unique = [docs[i] for i in where.values()]
+    stored = stored_ids(ctx, list(where), "props.complete_documents")
+    todo = [doc for doc in unique if doc.id not in stored]
+    total, before = len(unique), len(unique) - len(todo)
+    if progress is not None:
+        progress("documents", before, total)
+    added = relations = 0
+    seen: set[str] = set()
+    for group, props in _groups(ctx, todo, where):
+        counted = _counted_after(progress, before, total, added)
+        report = store_propositions(ctx, props, group, relate, counted, None, batch_size)
+        before += len(group)
+        added, relations = added + report.added, relations + report.relations
+        seen.update(report.proposition_ids)
+    return DocumentsReport(tuple(where), total - len(todo), added, len(seen) - added, relations)
+
+
+def checked_documents(documents: Any, field: str = "documents") -> list[DocumentRow]:
+    """Every document checked; the first bad one raises InvalidInput naming it."""
+    return [
+        checked_document(item.get("text"), item.get("date"), item.get("source"), name)
+        for name, item in text_date_source(documents, field)
+    ]
+
+
+def _groups(
+    ctx: PropsMemory, docs: list[DocumentRow], where: dict[str, int]
+) -> Iterator[tuple[list[DocumentRow], list[Proposition]]]:
+    """The documents in groups of about GROUP propositions, each with its propositions."""
+    group: list[DocumentRow] = []
+    props: list[Proposition] = []
+    for doc in docs:
+        group.append(doc)
+        props += extracted(ctx, doc, field=f"documents[{where[doc.id]}].text")
+        if len(props) >= GROUP:
+            yield group, props
+            group, props = [], []
+    if group:
+        yield group, props
+
+
+def _counted_after(
+    progress: Progress | None, docs_before: int, docs_total: int, props_before: int
+) -> Progress | None:
+    """store_propositions' progress for one group, counted after the groups before it."""
+    if progress is None:
+        return None
+
+    def report(stage: str, done: int, total: int) -> None:
+        if stage == "documents":
+            progress(stage, docs_before + done, docs_total)
+        else:
+            progress(stage, props_before + done, props_before + total)
+
+    return report

@@ -1,0 +1,686 @@
+"""What the offline relation classifier reads from one statement: who, what, which value, cues.
+
+A statement is split into words, numbers and clause breaks (, ; : and "but"), then reduced to
+- names: runs of capitalised words ("Quillon Dynamics", "Ayo Kessler"; months left out) and
+  identifiers ("route 7", "Aster 400"). A lone capitalised word opening the sentence is kept
+  apart as `initial`: a name or an ordinary word ("Bins are collected ...") as the other
+  statement of a pair decides;
+- anchors: the names that say whose attribute it is (the first name, names after "of"/"for");
+  owners: names after "of"/"for" and possessives; speakers: names only in the part that says
+  who reports ("the ministry said");
+- former: names given as the value being replaced ("succeeded X", "replacing X", "defeating
+  X", "after X retired", "moved ... from X"); denied: names after a denial in its clause
+  ("denied it will move to X");
+- numbers: quantities, normalised ("2.4 million" → 2400000, "two" → 2) and frequencies with
+  their unit ("weekly" and "every week" → "every 1 week", "once a month" → "every 1 month",
+  "every 30 minutes"); `denied_numbers` are those in a clause that denies ("not 8 million");
+- periods: years and seasons ("2017", "2016-17"), which are not quantities;
+- frame: the other content words, stemmed, with synonyms merged (residents → population), units,
+  cue words and the speaker of a report ("Glaciologists said ...", "A science blog claims
+  ...") left out; "@office" stands for a change of office (elected, resigned) and "@status"
+  for a change of state (opened, closed, suspended, cancelled);
+- cues: `hedged` (the statement only relays a rumour, a blog, a forum post, an unnamed source,
+  "reportedly"; a hedged source name counts too, while "the claim that ... is false" and
+  "retracted the study claiming ..." refer to a claim without making it), `denial` (not,
+  never, no, denied, false, wrong, retracted, withdrew ...), `polarity` (+1 for opened,
+  reopened, resumed, elected, appointed, joined, revived; -1 for closed, suspended, cancelled,
+  resigned, retired, left: the first such word, turned over when its clause is negated),
+  `change` (moved, raised, cut, switched, rose, fell ...), `trend` (+1 for rose / grew /
+  upgraded, -1 for fell / shrank / downgraded; "by 1.3 km" after one is a difference, not a
+  value) and `future` (will, plans to).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_TOKEN = re.compile(
+    r"(?P<season>\b\d{4}[-\u2013/]\d{2}\b)|(?P<num>\d+(?:[.,]\d+)*)"
+    r"|(?P<word>[A-Za-z][A-Za-z']*)|(?P<brk>[;:,()]|\s[-\u2013]\s)"
+)
+NEGATION = _words("not no never none nothing neither nor cannot")
+DENIAL = _words(
+    """
+    deny denied denies denying refute refuted refutes debunk debunked retract retracted
+    retracts false untrue wrong incorrect inaccurate unfounded baseless myth hoax
+    """
+)
+HEDGE_ADVERBS = _words("reportedly allegedly supposedly purportedly rumoured rumored unconfirmed")
+HEDGE_NOUNS = _words(
+    """
+    rumour rumor rumours rumors blog blogs blogger forum forums gossip tabloid leaflet
+    speculation unnamed anonymous hearsay sources unverified tweet tweeted
+    """
+)
+HEDGE_VERBS = _words("claims claimed claiming alleges alleged alleging")
+HEDGED_SOURCES = (
+    "blog", "forum", "rumo", "gossip", "tabloid", "leaflet", "unnamed", "anonymous", "social",
+    "twitter", "reddit",
+)  # fmt: skip
+# "dismissed reports that ...", "rejected claims that ...": a denial, not a dismissal
+DISMISS = _words("dismiss dismissed dismisses reject rejected rejects")
+DISMISSED = _words(
+    "report reports claim claims rumour rumours rumor rumors suggestion suggestions "
+    "speculation allegation allegations story stories"
+)
+DATE_WORDS = _words(
+    "in as of by on since during at until early late mid the end start beginning spring "
+    "summer autumn fall winter"
+)
+OFFICE_ON = _words(
+    "elect elected appoint appointed appoints named become became becomes hire hired join "
+    "joined joins sign signed reinstated"
+)
+OFFICE_OFF = _words(
+    "resign resigns resigned retire retires retired sack sacked fire fired dismiss dismissed "
+    "quit quits leave leaves leaving left depart departed ousted"
+)
+STATUS_ON = _words(
+    """
+    open opens opened reopen reopens reopened resume resumes resumed restart restarted launch
+    launched relaunch relaunched start started revive revives revived restore restored approve
+    approves approved authorised authorized licensed impose imposes imposed reimpose reimposed
+    introduce introduces introduced commission commissioned activate activated reactivate
+    reactivated enable enabled operational
+    """
+)
+STATUS_OFF = _words(
+    """
+    close closes closed shut shuts suspend suspends suspended halt halts halted cancel cancels
+    cancelled canceled scrap scraps scrapped abandon abandoned discontinue discontinued extinct
+    demolish demolished lifted ended abolish abolished axed terminate terminated cease ceased
+    stopped paused shelve shelved grounded decommission decommissioned mothball mothballed
+    deactivate deactivated disable disabled disband disbanded dissolve dissolved
+    """
+)  # past forms only for words that are also common nouns (end, stop, lift, ground)
+# two- and three-word on/off phrases: (words) → sign
+STATUS_PHRASES = {
+    ("bring", "back"): 1, ("brings", "back"): 1, ("brought", "back"): 1, ("in", "force"): 1,
+    ("into", "force"): 1, ("in", "service"): 1, ("into", "service"): 1, ("in", "operation"): 1,
+    ("into", "operation"): 1, ("out", "of", "service"): -1, ("out", "of", "operation"): -1,
+    ("called", "off"): -1, ("call", "off"): -1, ("on", "hold"): -1,
+}  # fmt: skip
+STEP = _words("step steps stepped stepping stand stands stood standing bow bows bowed")
+# "withdrew its statement" retracts; "withdrew the drug from sale" switches something off
+WITHDRAW = _words("withdraw withdraws withdrew withdrawn")
+STATEMENTS = _words(
+    "statement statements claim claims report reports figure figures remark remarks comment "
+    "comments allegation allegations announcement study studies paper papers article articles "
+    "finding findings result results"
+)
+# adjectives whose "un-" / "in-" form negates them
+ANTONYMS = {
+    "unsafe": "safe", "unfit": "fit", "unable": "able", "unavailable": "available",
+    "unprofitable": "profitable", "unlawful": "lawful", "illegal": "legal", "invalid": "valid",
+    "inactive": "active", "incomplete": "complete", "insolvent": "solvent",
+    "unstable": "stable", "unhealthy": "healthy", "unsuccessful": "successful",
+    "unpaid": "paid", "ineligible": "eligible", "unsound": "sound",
+}  # fmt: skip
+LOCATIVE = _words("in at to from into near towards via between and outside inside across")
+TAKE = _words("take takes took taking")
+# aspect verbs say how far along something is, not what it is about
+ASPECT = _words(
+    "agree agreed agrees complete completed completes finalise finalised finalize finalized "
+    "finish finished begin began begun"
+)
+OFFICES = _words(
+    "mayor director chief ceo president chair chairman chairwoman coach manager captain "
+    "minister governor leader head secretary principal editor chancellor"
+)
+CHANGE = _words(
+    """
+    move moves moved relocate relocated transfer transferred switch switched shift shifted
+    raise raises raised rise rises rose increase increased grow grew grown cut cuts drop
+    dropped fall falls fell decrease decreased reduce reduced lower lowered shrink shrank
+    shrunk recover recovered revise revised change changed replace replaced replacing succeed
+    succeeded sold sell return returned now
+    """
+)
+# which way a quantity went: "rose" / "fell", "is growing" / "has shrunk"
+UP = _words(
+    """
+    rise rises rose risen rising grow grows grew grown growing increase increases increased
+    increasing expand expands expanded expanding raise raises raised climb climbs climbed gain
+    gains gained boost boosted double doubled doubles jump jumped soar soared upgrade upgraded
+    """
+)
+DOWN = _words(
+    """
+    fall falls fell fallen falling drop drops dropped decrease decreases decreased decreasing
+    decline declines declined declining shrink shrinks shrank shrunk shrinking cut cuts reduce
+    reduces reduced lower lowered halve halved slash slashed plunge plunged sink sank downgrade
+    downgraded
+    """
+)
+FORMER_BEFORE = _words("succeeded succeeds replaced replaces replacing defeating defeated ousting")
+MOVE_VERBS = _words("move moves moved relocate relocated transfer transferred switch switched")
+RETURN = _words("return returns returned returning")  # a move when followed by "to"
+REPORTING = _words(
+    """
+    said say says told stated announce announced announces report reported reports according
+    confirm confirmed confirms found show shows showed new latest
+    """
+)
+SPEECH = REPORTING | HEDGE_VERBS | _words("deny denied denies claim")
+CLAUSE_START = _words("that the a an it its he she they there this these")
+WILL = _words("will shall")
+# future only before "to": "plans to build", not "revived the plan"
+FUTURE = WILL | _words(
+    "plan plans planned planning intend intends expected propose proposes proposed"
+)
+UNITS = _words(
+    """
+    pound pounds dollar dollars euro euros crown crowns yen franc francs mark marks florin
+    florins shilling shillings rupee rupees peso pesos dinar dinars lira krona kronor ducat
+    ducats percent cent per metre metres meter meters kilometre kilometres kilometer
+    kilometers mile miles km kg tonne tonnes ton tons litre litres liter liters hectare
+    hectares acre acres megawatt megawatts mw gigawatt gigawatts kilowatt kilowatts million
+    millions billion billions thousand thousands hundred
+    """
+)
+STOP = _words(
+    """
+    a an the of in on at to for from by with and or but as is are was were be been being has
+    have had it its this that these those there their his her they he she we i you which who
+    whom whose what when where why how would can could should may might must do does did than
+    then also into about after before over under since until while during per each every all
+    any some more most such only very s both itself them him one ones other another again
+    back still remains remain remained stays stay stayed down up because due owing despite
+    although though whether if so just yet already across towards toward via between near
+    outside inside within around along through beyond behind against among
+    """
+)
+MONTHS = _words(
+    """
+    january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday
+    """
+)
+IDENT_KINDS = _words(
+    """
+    route routes line lines flight flights platform gate terminal runway ward district highway
+    channel stand block unit phase zone grade level division tier model series version mark
+    number no
+    """
+)
+NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "once": 1, "twice": 2,
+    "first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th",
+}  # fmt: skip
+FREQUENCY = {
+    "hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week",
+    "fortnightly": "fortnight", "monthly": "month", "yearly": "year", "annually": "year",
+}  # fmt: skip
+TIME_UNITS = {
+    "minute": "minute", "minutes": "minute", "hour": "hour", "hours": "hour", "day": "day",
+    "days": "day", "night": "night", "nights": "night", "week": "week", "weeks": "week",
+    "fortnight": "fortnight", "month": "month", "months": "month", "year": "year",
+    "years": "year",
+}  # fmt: skip
+SCALE = {
+    "thousand": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "m": 1e6, "mn": 1e6,
+    "billion": 1e9, "billions": 1e9, "bn": 1e9,
+}  # fmt: skip
+# words for one attribute, merged to one stem
+SYNONYMS = {
+    "resident": "population", "inhabitant": "population", "population": "population",
+    "headquarter": "place", "hq": "place", "based": "place", "held": "place",
+    "located": "place", "employ": "staff", "employee": "staff", "workforce": "staff",
+    "job": "staff", "worker": "staff", "researcher": "staff", "price": "price",
+    "cost": "price", "fare": "price", "capacity": "capacity", "spectator": "capacity",
+    "seat": "capacity", "sale": "sell", "sell": "sell", "sold": "sell",
+    "acquir": "acquire", "acquisition": "acquire", "takeover": "acquire", "buy": "acquire",
+    "bought": "acquire", "purchas": "acquire", "deal": "acquire", "fleet": "fleet",
+    "aircraft": "fleet", "plane": "fleet", "vessel": "fleet", "ship": "fleet",
+    "funding": "fund", "fund": "fund", "grant": "fund", "ceo": "chief", "executive": "chief",
+    "executiv": "chief", "manager": "coach", "wide": "size", "width": "size", "long": "size",
+    "length": "size",
+}  # fmt: skip
+_SUFFIXES = ("ations", "ation", "ions", "ion", "ings", "ing", "ies", "ied", "es", "ed", "s")
+_CUES = (
+    NEGATION | DENIAL | HEDGE_ADVERBS | HEDGE_NOUNS | HEDGE_VERBS | OFFICE_ON | OFFICE_OFF
+    | STATUS_ON | STATUS_OFF | STEP | WITHDRAW | CHANGE | REPORTING | FUTURE | UNITS | ASPECT
+    | frozenset(NUMBER_WORDS) | frozenset(FREQUENCY)
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The parts of one statement the relation rules compare (see the module docstring)."""
+
+    names: frozenset[str]
+    anchors: frozenset[str]
+    owners: frozenset[str]  # names after "of" / "for" and possessives: who holds the attribute
+    subject: str  # the first name, "" if none
+    speakers: frozenset[str]  # names only in the speaker's part ("the ministry said ...")
+    places: frozenset[str]  # names only after in / at / to / from ...: where, not who
+    former: frozenset[str]
+    denied: frozenset[str]
+    numbers: frozenset[str]
+    denied_numbers: frozenset[str]
+    periods: frozenset[str]
+    frame: frozenset[str]
+    initial: str
+    initial_speaks: bool  # the opening word is the speaker's ("Glaciologists said ...")
+    speaker: frozenset[str]  # words of the speaker of a report ("the ministry said ...")
+    denied_words: frozenset[str]  # words of the clauses that deny
+    hedged: bool
+    denial: bool
+    polarity: int
+    status_object: str  # what an on/off word acts on: its object, or "" for the subject
+    change: bool
+    trend: int  # +1 for rose / grew / raised, -1 for fell / shrank / cut, 0 for neither
+    future: bool
+
+
+@lru_cache(maxsize=65536)  # the same few thousand words come back in every statement
+def stem(word: str) -> str:
+    """A light stem with synonyms merged: 'residents' → 'population', 'closed' → 'clos'."""
+    if word in SYNONYMS:
+        return SYNONYMS[word]
+    base = word
+    for suffix in _SUFFIXES:
+        if base.endswith(suffix) and len(base) - len(suffix) >= 3:
+            base = base[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            break
+    base = base[:-1] if base.endswith("e") and len(base) > 3 else base
+    return SYNONYMS.get(base, base)
+
+
+@dataclass
+class _Token:
+    kind: str  # word, num, season, brk
+    text: str
+    lower: str
+    clause: int
+
+
+def _tokens(text: str) -> list[_Token]:
+    out: list[_Token] = []
+    clause = 0
+    for m in _TOKEN.finditer(text.replace("\u2019", "'")):
+        kind = m.lastgroup or "brk"
+        raw = m.group().strip()
+        lower = raw.lower()
+        if kind == "word" and lower in ("but", "and"):
+            kind = "brk"  # "has not resigned and remains coach": the denial stops at "and"
+        clause += kind == "brk"
+        out.append(_Token(kind, raw, lower, clause))
+    return out
+
+
+def _is_year(text: str) -> bool:
+    return len(text) == 4 and text.isdigit() and 1800 <= int(text) <= 2200
+
+
+def _count(tok: _Token) -> float | None:
+    """The count a token stands for: a digit run or a small number word."""
+    if tok.kind == "num" and not _is_year(tok.text):
+        return float(tok.text.replace(",", ""))
+    value = NUMBER_WORDS.get(tok.lower)
+    return float(value) if isinstance(value, int) else None
+
+
+def _frequencies(tokens: list[_Token]) -> tuple[dict[int, str], set[int]]:
+    """Frequencies by the index of their first token, and every token index they use."""
+    found: dict[int, str] = {}
+    used: set[int] = set()
+    for i, tok in enumerate(tokens):
+        if tok.lower in FREQUENCY:
+            found[i] = f"every 1 {FREQUENCY[tok.lower]}"
+            used.add(i)
+        elif tok.lower == "every":
+            n = _count(tokens[i + 1]) if i + 1 < len(tokens) else None
+            j = i + 2 if n is not None else i + 1
+            if j < len(tokens) and tokens[j].lower in TIME_UNITS:
+                found[i] = f"every {n or 1:g} {TIME_UNITS[tokens[j].lower]}"
+                used.update(range(i, j + 1))
+        elif tok.lower in ("a", "an", "per") and i + 1 < len(tokens):
+            unit = TIME_UNITS.get(tokens[i + 1].lower)
+            back = [k for k in (i - 1, i - 2) if k >= 0 and _count(tokens[k]) is not None]
+            if unit and back and back[0] not in used:
+                n = _count(tokens[back[0]])
+                found[back[0]] = f"every 1 {unit}" if n == 1 else f"{n:g} per {unit}"
+                used.update({back[0], i, i + 1})
+    return found, used
+
+
+def _dates(tokens: list[_Token]) -> set[int]:
+    """Indices of calendar dates: days next to a month, and an opening "In March 2021," whose
+    year dates the statement rather than naming a period ("sales in 2017")."""
+    out = {
+        i for i, t in enumerate(tokens)
+        if t.kind == "num" and not _is_year(t.text) and any(
+            0 <= j < len(tokens) and tokens[j].lower in MONTHS for j in (i - 1, i + 1)
+        )
+    }  # fmt: skip
+    first = next((i for i, t in enumerate(tokens) if t.kind == "brk"), 0)
+    opening = tokens[:first]
+    if (
+        opening
+        and all(t.lower in DATE_WORDS or t.lower in MONTHS or t.kind == "num" for t in opening)
+        and any(t.kind == "num" for t in opening)
+    ):
+        out.update(range(first))
+    return out
+
+
+def _speaker_end(tokens: list[_Token]) -> int:
+    """The index where a report's content starts ("X said [that] ..."), else 0."""
+    if tokens and tokens[0].lower == "according":
+        return next((i for i, t in enumerate(tokens) if t.kind == "brk"), 0)
+    for i, tok in enumerate(tokens[:-1]):
+        nxt = tokens[i + 1]
+        if tok.lower in SPEECH and (
+            nxt.lower in CLAUSE_START or nxt.text[0].isupper() or nxt.kind == "num"
+        ):
+            return i + 1
+    return 0
+
+
+@dataclass
+class _Parse:
+    """The state of one pass over a statement's tokens."""
+
+    tokens: list[_Token]
+    speaker_end: int
+    names: list[tuple[int, str]] = field(default_factory=list)  # (first token index, name)
+    numbers: list[tuple[int, str]] = field(default_factory=list)  # (clause, value)
+    periods: set[str] = field(default_factory=set)
+    frame: set[str] = field(default_factory=set)
+    negated: dict[int, int] = field(default_factory=dict)  # clause → index of its denial
+    initial: str = ""
+    phrase: list[str] | None = None
+    start: int = -1
+    polarity: tuple[int, int] | None = None  # (sign, clause) of the first on/off word
+    status_object: str = ""
+    hedged: bool = False
+    change: bool = False
+    future: bool = False
+    office: bool = False  # the first on/off word is a change of office
+    trend: tuple[int, int] | None = None  # (sign, clause) of the first up/down word
+    cues: set[int] = field(default_factory=set)  # indices of the later words of on/off phrases
+
+    def close(self) -> None:
+        if self.phrase:
+            if self.start == 0 and len(self.phrase) == 1:
+                self.initial = self.phrase[0]
+            else:
+                self.names.append((self.start, " ".join(self.phrase)))
+        self.phrase = None
+
+    def extend(self, i: int, word: str) -> None:
+        if self.phrase is None:
+            self.phrase, self.start = [], i
+        self.phrase.append(word)
+
+
+@lru_cache(maxsize=65536)  # a statement is compared with up to 20 newer ones
+def read(text: str, source: str | None = None) -> Reading:
+    """The Reading of a statement (and of its source's name, for hedges)."""
+    tokens = _tokens(text)
+    parse = _Parse(tokens, _speaker_end(tokens))
+    frequencies, used = _frequencies(tokens)
+    used |= _dates(tokens)
+    for i, tok in enumerate(tokens):
+        if i in frequencies:
+            parse.numbers.append((tok.clause, frequencies[i]))
+        if tok.kind == "word":
+            _word(parse, i, tok, i in used)
+        else:
+            _other(parse, i, tok, i in used)
+    parse.close()
+    if source and any(mark in source.lower() for mark in HEDGED_SOURCES):
+        parse.hedged = True
+    polarity = 0
+    if parse.polarity is not None:
+        sign, clause = parse.polarity
+        polarity = -sign if clause in parse.negated else sign
+    trend = 0
+    if parse.trend is not None:
+        sign, clause = parse.trend
+        trend = -sign if clause in parse.negated else sign
+    ordered = [name for _, name in sorted(parse.names)]
+    roles = _roles(parse)
+    if polarity < 0 and parse.office and ordered and ordered[0] in roles.former:
+        # "X retired and handed over to Y", "X resigned and was replaced by Y": Y now holds it
+        successors = set(ordered) - roles.former - roles.owners
+        polarity = 1 if successors else polarity
+    return Reading(
+        names=frozenset(ordered),
+        anchors=frozenset(ordered[:1]) | roles.anchors,
+        owners=roles.owners,
+        subject=ordered[0] if ordered else "",
+        speakers=_speakers(parse),
+        places=roles.places - roles.anchors - frozenset(ordered[:1]),
+        former=roles.former,
+        denied=roles.denied,
+        numbers=frozenset(v for c, v in parse.numbers if c not in parse.negated),
+        denied_numbers=frozenset(v for c, v in parse.numbers if c in parse.negated),
+        periods=frozenset(parse.periods),
+        frame=frozenset(parse.frame),
+        initial=parse.initial,
+        initial_speaks=parse.speaker_end > 0,
+        speaker=frozenset(_plain(t) for t in tokens[: parse.speaker_end] if t.kind == "word"),
+        denied_words=frozenset(
+            _plain(t) for t in tokens if t.kind == "word" and t.clause in parse.negated
+        ),
+        hedged=parse.hedged,
+        denial=bool(parse.negated),
+        polarity=polarity,
+        status_object=parse.status_object,
+        change=parse.change,
+        trend=trend,
+        future=parse.future,
+    )
+
+
+def _speakers(parse: _Parse) -> frozenset[str]:
+    """Names only in the part that says who reports ("the ministry said"); not those who
+    deny or claim, who are often the subject too ("Hana Kirsch denied that she ...")."""
+    end = parse.speaker_end
+    if not end or parse.tokens[end - 1].lower not in REPORTING:
+        return frozenset()
+    return frozenset(n for pos, n in parse.names if pos + len(n.split()) <= end)
+
+
+def _plain(tok: _Token) -> str:
+    return stem(tok.lower.removesuffix("'s"))
+
+
+def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
+    """Read a number, a season or a clause break."""
+    nxt = parse.tokens[i + 1].lower if i + 1 < len(parse.tokens) else ""
+    amount = nxt in SCALE or nxt in UNITS  # "fined Tessly Water 6 million florins"
+    number_in_name = tok.kind == "num" and parse.phrase and not _is_year(tok.text) and not amount
+    if number_in_name:
+        parse.extend(i, tok.text)  # "Aster 400"
+    parse.close()
+    if tok.kind == "season" or (tok.kind == "num" and _is_year(tok.text)):
+        if not used:  # a year in an opening "In March 2021," dates the statement
+            parse.periods.add(tok.text)
+    elif tok.kind == "num" and not number_in_name and not used:
+        prev = parse.tokens[i - 1].lower if i else ""
+        if prev in IDENT_KINDS:
+            parse.names.append((i - 1, f"{prev} {tok.text}"))  # "route 7"
+        elif prev == "by" and parse.trend is not None:
+            pass  # "has shrunk by 1.3 kilometres": a difference, not the value
+        else:
+            value = float(tok.text.replace(",", ""))
+            parse.numbers.append((tok.clause, f"{value * SCALE.get(nxt, 1.0):g}"))
+
+
+def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
+    """Read one word: cues, numbers in words, names, frame."""
+    tokens = parse.tokens
+    word = tok.lower.removesuffix("'s").rstrip("'")
+    prev = tokens[i - 1].lower if i else ""
+    nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
+    denied_before = bool(parse.negated)
+    longer = word == "no" and nxt == "longer"
+    after = {t.lower for t in tokens[i + 1 : i + 5]}  # "withdrew the St Aldric study"
+    dismisses = (word in DISMISS and not after.isdisjoint(DISMISSED)) or (
+        word in WITHDRAW and not after.isdisjoint(STATEMENTS)
+    )
+    if word in ANTONYMS:
+        parse.negated.setdefault(tok.clause, i)
+        word = ANTONYMS[word]
+    if (word in NEGATION and not longer) or word in DENIAL or word.endswith("n't") or dismisses:
+        parse.negated.setdefault(tok.clause, i)
+    if not denied_before and (
+        word in HEDGE_ADVERBS
+        or (word in HEDGE_NOUNS and prev not in ("the", "that", "this"))
+        or (word in HEDGE_VERBS and prev not in ("the", "that", "study"))
+    ):
+        parse.hedged = True
+    if word in NUMBER_WORDS and not used and not tok.text[0].isupper():
+        parse.numbers.append((tok.clause, str(NUMBER_WORDS[word])))
+    if not dismisses:
+        _polarity(parse, word, nxt, tok.clause, longer, i)
+    parse.change = parse.change or word in CHANGE
+    if parse.trend is None and (word in UP or word in DOWN) and i >= parse.speaker_end:
+        parse.trend = (1 if word in UP else -1, tok.clause)
+    parse.future = parse.future or word in WILL or (word in FUTURE and nxt == "to")
+    moves = word in MOVE_VERBS or (word in RETURN and nxt == "to")
+    if moves and i >= parse.speaker_end:
+        parse.frame.add("place")  # "moved to X" and "is based in X" give the same attribute
+    capital = tok.text[0].isupper() and word not in MONTHS
+    if capital and not (i == 0 and (word in STOP or word in _CUES)):
+        parse.extend(i, word)
+        if tok.lower.endswith("'s"):
+            parse.close()
+        return
+    parse.close()
+    if i < parse.speaker_end or used or word in STOP or word in _CUES or len(word) < 2:
+        return
+    if i in parse.cues:
+        return
+    if word in MONTHS:
+        return
+    parse.frame.add(stem(word))
+
+
+def _phrase(tokens: list[_Token], i: int) -> tuple[int, int]:
+    """(sign, length) of an on/off phrase starting at token i ("brought back", "out of
+    service"), (0, 0) if none starts there."""
+    words = tuple(t.lower for t in tokens[i : i + 3])
+    for n in (3, 2):
+        if words[:n] in STATUS_PHRASES:
+            return STATUS_PHRASES[words[:n]], n
+    return 0, 0
+
+
+def _polarity(parse: _Parse, word: str, nxt: str, clause: int, longer: bool, i: int) -> None:
+    """Note an on/off word: its family in the frame, the first one's sign."""
+    took_over = word in TAKE and nxt == "over"
+    phrase, span = _phrase(parse.tokens, i)
+    on = word in OFFICE_ON or word in STATUS_ON or took_over or phrase > 0
+    off = (
+        word in OFFICE_OFF or word in STATUS_OFF or word in WITHDRAW or longer
+        or (word in STEP and nxt in ("down", "aside", "out")) or phrase < 0
+    )  # fmt: skip
+    if not (on or off) or nxt[:1].isdigit():  # "leaving 1,800 employees" is no departure
+        return
+    office = word in OFFICE_ON or word in OFFICE_OFF or word in STEP or longer or took_over
+    parse.cues.update(range(i, i + span))
+    if i >= parse.speaker_end:
+        parse.frame.add("@office" if office else "@status")
+    if parse.polarity is None:
+        parse.polarity = (1 if on else -1, clause)
+        parse.office = office
+        if not office:
+            parse.status_object = _object(parse.tokens, i + max(span - 1, 0))
+
+
+# words after an on/off word that start a circumstance, not an object ("reopened with a new
+# roof", "was shut after a fire")
+_CIRCUMSTANCE = LOCATIVE | _words(
+    "for after on by with because due following amid until as since again when while"
+)
+
+
+def _object(tokens: list[_Token], i: int) -> str:
+    """The first content word after an on/off word, or "" when it has none ("reopened to
+    traffic", "was closed for repairs": what is opened or closed is the subject)."""
+    for tok in tokens[i + 1 :]:
+        if tok.kind != "word" or tok.lower in _CIRCUMSTANCE:
+            return ""
+        if tok.lower not in STOP and tok.lower not in _CUES:
+            return tok.lower if tok.text[0].isupper() else stem(tok.lower)
+    return ""
+
+
+@dataclass(frozen=True)
+class _Roles:
+    """What the names of a statement stand for."""
+
+    anchors: frozenset[str]  # after "of" / "for": whose attribute
+    owners: frozenset[str]  # anchors and possessives ("Corvell Air's"): who holds the attribute
+    places: frozenset[str]
+    former: frozenset[str]
+    denied: frozenset[str]
+
+
+HAND = _words("hand hands handed handing")
+
+
+def _roles(parse: _Parse) -> _Roles:
+    """The anchors, owners, places, former values and denied values among the names."""
+    tokens = parse.tokens
+    moves = any(t.lower in MOVE_VERBS for t in tokens)
+    anchors, owners, places, former, denied = set(), set(), set(), set(), set()
+    first = min(parse.names)[1] if parse.names else ""
+    for pos, name in parse.names:
+        back = pos - 1
+        while back > 0 and tokens[back].lower in ("the", "a", "an"):
+            back -= 1
+        before = tokens[back].lower if back >= 0 else ""
+        two = tokens[back - 1].lower if back > 0 else ""
+        end = pos + len(name.split())
+        after = tokens[end].lower if end < len(tokens) else ""
+        replaced = before == "of" and two in ("place", "instead")  # "in place of X"
+        if before in ("of", "for") and not replaced:
+            anchors.add(name)
+        if tokens[end - 1].lower.endswith("'s"):
+            owners.add(name)
+        if before in LOCATIVE:
+            places.add(name)
+        passive = before == "by" and any(
+            t.lower in FORMER_BEFORE and t.clause == tokens[back].clause for t in tokens[:back]
+        )  # "X was replaced (as chief executive) by Y"
+        # "X was replaced by Y", "X handed over to Y": X is the former one
+        if (passive or (before == "to" and two == "over" and back > 1
+                        and tokens[back - 2].lower in HAND)) and first:  # fmt: skip
+            former.add(first)
+        elif (
+            before in FORMER_BEFORE
+            or replaced
+            or (before == "from" and (moves or two == "over"))  # "took over from X"
+            or (before == "after" and (after in OFFICE_OFF or after in STATUS_OFF))
+        ):
+            former.add(name)
+        denial_at = parse.negated.get(tokens[pos].clause)
+        if denial_at is not None and pos > denial_at:
+            denied.add(name)
+    return _Roles(
+        frozenset(anchors), frozenset(anchors | owners), frozenset(places), frozenset(former),
+        frozenset(denied)
+    )  # fmt: skip
+
+
+FAMILIES = frozenset({"@office", "@status"})
+_PLAIN_NOUN = ("s", "ment", "tion", "ness", "ity")
+
+
+def plain_noun(word: str) -> bool:
+    """Whether an opening capitalised word looks like an ordinary noun ("Residents")."""
+    return word.endswith(_PLAIN_NOUN)

@@ -1,0 +1,96 @@
+"""Status as of a date: computed once per subgraph, read by the API and by the rendered text.
+
+A proposition is `updated` when an UPDATES edge reaches it from a proposition dated on or
+before the date that counts, `contradicted` when a CONTRADICTS edge does (updated wins when
+both), else `current`. SUPPORTS never changes a status.
+
+Which edges count: an UPDATES or CONTRADICTS edge counts unless its source is itself refuted,
+i.e. contradicted by a proposition that counts, with the same rule applied to that one, and
+so on along the chain of contradictions (edges point from newer to older, so the chain ends).
+A false claim that updated a fact stops superseding it once the claim is refuted; a denial
+that was itself refuted stops refuting. Edges that do not count are kept in `discounted`, so
+the text can say why they change nothing. The whole chain is followed: the subgraph's rows
+give each member's incoming edges; for sources outside the subgraph that are contradicted,
+the chain is read from the graph (`props.contradictors`, one read per level, usually one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graphmem.store import Store
+
+CHANGES = ("UPDATES", "CONTRADICTS")
+MAX_LEVELS = 8  # reads along a chain of contradictions; deeper sources count as standing
+
+
+@dataclass(frozen=True)
+class Status:
+    """Whether a proposition still stands as of the subgraph's date, and why."""
+
+    state: str  # "current", "updated" or "contradicted" (updated wins when both)
+    updated_by: tuple[str, ...] = ()  # sources of the UPDATES edges that count
+    contradicted_by: tuple[str, ...] = ()  # sources of the CONTRADICTS edges that count
+    discounted: tuple[str, ...] = ()  # sources of UPDATES / CONTRADICTS edges that are refuted
+
+    @property
+    def refuted(self) -> bool:
+        """Contradicted by a proposition that counts (its own edges then count no more)."""
+        return bool(self.contradicted_by)
+
+
+def statuses(store: Store, rows: Iterable[Mapping[str, Any]], as_of_ts: int) -> dict[str, Status]:
+    """The status of each row's proposition (rows of `props.with_incoming`)."""
+    rows = list(rows)
+    contradictors = {
+        row["id"]: tuple(e["src"] for e in row["incoming"] if e["type"] == "CONTRADICTS")
+        for row in rows
+    }
+    outside = {
+        e["src"] for row in rows for e in row["incoming"] if e.get("src_refuted")
+    } - contradictors.keys()
+    contradictors.update(_chains(store, outside, as_of_ts))
+    refuted = _Refuted(contradictors)
+    return {row["id"]: _status(row["incoming"], refuted) for row in rows}
+
+
+def _chains(store: Store, ids: set[str], as_of_ts: int) -> dict[str, tuple[str, ...]]:
+    """Who contradicts each of `ids` as of the date, and who contradicts those, to the end."""
+    known: dict[str, tuple[str, ...]] = {}
+    todo = sorted(ids)
+    for _ in range(MAX_LEVELS):
+        if not todo:
+            break
+        for row in store.read("props.contradictors", ids=todo, as_of=as_of_ts):
+            known[row["id"]] = tuple(sorted(c["id"] for c in row["by"]))
+            for c in row["by"]:
+                if not c["contradicted"]:
+                    known.setdefault(c["id"], ())
+        todo = sorted({c for by in known.values() for c in by} - known.keys())
+    return known
+
+
+class _Refuted:
+    """refuted(x): x is contradicted by a proposition that is not refuted itself."""
+
+    def __init__(self, contradictors: Mapping[str, tuple[str, ...]]) -> None:
+        self.contradictors = contradictors
+        self.memo: dict[str, bool] = {}
+
+    def __call__(self, pid: str) -> bool:
+        if pid not in self.memo:
+            self.memo[pid] = False  # a cycle cannot occur (newer → older); this guards anyway
+            self.memo[pid] = any(not self(c) for c in self.contradictors.get(pid, ()))
+        return self.memo[pid]
+
+
+def _status(incoming: Iterable[Mapping[str, Any]], refuted: _Refuted) -> Status:
+    changes = [e for e in incoming if e["type"] in CHANGES]
+    standing = [e for e in changes if not refuted(e["src"])]
+    updated = tuple(sorted(e["src"] for e in standing if e["type"] == "UPDATES"))
+    contradicted = tuple(sorted(e["src"] for e in standing if e["type"] == "CONTRADICTS"))
+    discounted = tuple(sorted({e["src"] for e in changes} - {e["src"] for e in standing}))
+    state = "updated" if updated else "contradicted" if contradicted else "current"
+    return Status(state, updated, contradicted, discounted)

@@ -1,0 +1,182 @@
+"""Status as of a date, computed once: refuted sources, chains of refutations, as-of inclusive,
+and the rendered text agreeing with the status for every node of every rendered subgraph."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_props_world import INDEX, ctx  # noqa: F401 - fixtures
+
+from graphmem.config import Settings
+from graphmem.props import PropsMemory, add_propositions, render_detail, subgraph
+from graphmem.props.model import proposition_id
+from graphmem.props.quality import GoldClassifier, World, load_worlds
+from graphmem.props.retrieve import Node, Subgraph
+from graphmem.props.status import Status
+from graphmem.store import Store
+
+# a fact, a false official claim that updates it, the claim's refutation, and (later) a
+# statement that the refutation was itself wrong
+FACT = ("Ilse Varn is the chief executive of Tamsin Mills.", "2018-01-10")
+CLAIM = ("The trade ministry said Oskar Fell is the chief executive of Tamsin Mills.", "2019-05-02")
+DENIAL = ("Tamsin Mills said the ministry was wrong: Oskar Fell is not its chief executive.",
+          "2019-05-06")  # fmt: skip
+REVERSAL = ("Tamsin Mills admitted its denial was false: Oskar Fell leads Tamsin Mills.",
+            "2020-02-01")  # fmt: skip
+QUESTION = "Who is the chief executive of Tamsin Mills?"
+
+
+def _world() -> World:
+    keys = ("fact", "claim", "denial", "reversal")
+    items = zip(keys, (FACT, CLAIM, DENIAL, REVERSAL), strict=True)
+    props = tuple({"key": k, "date": d, "source": None, "text": t} for k, (t, d) in items)
+    gold = {("claim", "fact"): "updates", ("denial", "claim"): "contradicts",
+            ("reversal", "denial"): "contradicts", ("reversal", "claim"): "supports"}  # fmt: skip
+    return World(props, gold, ())
+
+
+@pytest.fixture
+def chain(store: Store, tmp_path: Path) -> Iterator[PropsMemory]:
+    """The fact, claim, denial and reversal, related by their gold labels."""
+    world = _world()
+    memory = PropsMemory.open(Settings(home=tmp_path), store, llm=None,
+                              classifier=GoldClassifier(world))  # fmt: skip
+    add_propositions(memory, world.items())
+    yield memory
+    memory.close()
+
+
+def pid(item: tuple[str, str]) -> str:
+    return proposition_id(*item)
+
+
+def test_a_refuted_claim_stops_superseding_and_the_text_says_so(chain: PropsMemory) -> None:
+    before = subgraph(chain, QUESTION, as_of="2019-05-03")
+    assert before.node(pid(FACT)).status == Status("updated", (pid(CLAIM),))
+    after = subgraph(chain, QUESTION, as_of="2019-12-31")
+    assert after.node(pid(CLAIM)).status == Status("contradicted", (), (pid(DENIAL),))
+    fact = after.node(pid(FACT)).status
+    assert fact == Status("current", discounted=(pid(CLAIM),))
+    blocks = _blocks(render_detail(after).text)
+    assert blocks[FACT[0]]["Status"].startswith("current. Not counted: ")
+    assert "itself contradicted: not counted" in blocks[FACT[0]]["Relations"]
+    assert blocks[CLAIM[0]]["Status"].startswith("contradicted by ")
+    assert "(not counted: this statement is contradicted)" in blocks[CLAIM[0]]["Relations"]
+
+
+@pytest.mark.parametrize("expand", [True, False])
+def test_a_refuted_refutation_counts_no_more(chain: PropsMemory, expand: bool) -> None:
+    # without expansion the sources are outside the subgraph: their chain is read apart
+    graph = subgraph(chain, QUESTION, as_of="2020-06-01", k=1 if not expand else 10,
+                     expand=expand)  # fmt: skip
+    if expand:
+        assert graph.node(pid(DENIAL)).status.state == "contradicted"
+        assert graph.node(pid(CLAIM)).status.state == "current"
+    fact = graph.node(pid(FACT)).status
+    assert (fact.state, fact.updated_by, fact.discounted) == ("updated", (pid(CLAIM),), ())
+
+
+def test_as_of_is_inclusive(chain: PropsMemory) -> None:
+    day = DENIAL[1]
+    graph = subgraph(chain, DENIAL[0], as_of=day, k=1, expand=False)
+    assert [n.prop.id for n in graph.anchors] == [pid(DENIAL)], "dated on the day: an anchor"
+    assert subgraph(chain, QUESTION, as_of=day).node(pid(CLAIM)).status.state == "contradicted"
+    day_before = subgraph(chain, QUESTION, as_of="2019-05-05")
+    assert pid(DENIAL) not in {n.prop.id for n in day_before.nodes}
+    assert day_before.node(pid(CLAIM)).status.state == "current"
+
+
+def _blocks(text: str) -> dict[str, dict[str, str]]:
+    """Rendered blocks by statement: their lines by field name, plus the P-label."""
+    out = {}
+    for block in text.split("\n\n"):
+        if not block:
+            continue
+        label, *lines = block.split("\n")
+        fields = dict(line.split(": ", 1) for line in lines)
+        fields["label"] = label.strip("[]")
+        out[fields["Statement"]] = fields
+    return out
+
+
+def _refs(part: str) -> tuple[set[str], int]:
+    """P-labels and the count of propositions not shown in a Status clause."""
+    hidden = re.search(r"(\d+) later propositions? not shown", part)
+    return set(re.findall(r"P\d+", part)), int(hidden.group(1)) if hidden else 0
+
+
+def _expected(ids: tuple[str, ...], labels: dict[str, str]) -> tuple[set[str], int]:
+    return {labels[i] for i in ids if i in labels}, sum(i not in labels for i in ids)
+
+
+def check_agrees(graph: Subgraph, node: Node, fields: dict[str, str], labels: dict) -> None:
+    """One block says what the node's status says, and names the node's source."""
+    status = node.status
+    assert fields.get("Source") == node.prop.source
+    main, _, void = fields["Status"].partition(" Not counted: ")
+    if status.state == "current":
+        assert main == "current."
+    else:
+        tail = ": no longer current." if status.updated_by else ": not current."
+        assert main.endswith(tail)
+        body = main.removesuffix(tail)
+        updated, _, contradicted = body.partition("contradicted by ")
+        assert _refs(updated) == _expected(status.updated_by, labels)
+        assert _refs(contradicted) == _expected(status.contradicted_by, labels)
+        assert body.startswith("updated by" if status.updated_by else "contradicted by")
+    assert _refs(void) == _expected(status.discounted, labels)
+    for edge in graph.edges:  # incoming edges that do not count are marked where listed
+        if edge.dst == node.prop.id and edge.kind != "supports":
+            marked = f"{labels[edge.src]} (" in fields["Relations"] and re.search(
+                rf"{labels[edge.src]} \([\d-]+, itself contradicted: not counted\)",
+                fields["Relations"],
+            )
+            assert bool(marked) == (edge.src in status.discounted)
+
+
+WORLDS = load_worlds(INDEX)
+
+
+@pytest.mark.parametrize("named", WORLDS, ids=[w.name for w in WORLDS])
+def test_status_and_text_agree_in_every_rendered_subgraph(ctx: PropsMemory, named) -> None:  # noqa: F811
+    world = named.world
+    add_propositions(ctx, world.items())  # offline classifier
+    checked = 0
+    for q in world.questions:
+        graph = subgraph(ctx, q.question, as_of=q.date, k=10)
+        rendered = render_detail(graph)
+        blocks = _blocks(rendered.text)
+        assert len(blocks) == len(graph.nodes)
+        for node in graph.nodes:
+            fields = blocks[node.prop.text]
+            assert fields["label"] == rendered.labels[node.prop.id]
+            check_agrees(graph, node, fields, rendered.labels)
+            checked += 1
+    assert checked >= 10 * len(world.questions) // 2
+
+
+STATUS_QUERY = """query($q: String!, $asOf: String) {
+  subgraph(question: $q, asOf: $asOf, k: 10) {
+    nodes { id text source status updatedBy contradictedBy } context } }"""
+ADD = """mutation($items: [PropositionInput!]!) {
+  addPropositions(propositions: $items) { added } }"""
+
+
+def test_graphql_status_is_what_the_context_says(gql) -> None:
+    items = [{"text": t, "date": d, "source": "gazette"} for t, d in (FACT, CLAIM, DENIAL)]
+    assert gql(ADD, items=items)["data"]["addPropositions"]["added"] == 3
+    for as_of in ("2019-05-03", "2019-12-31"):
+        data = gql(STATUS_QUERY, q=QUESTION, asOf=as_of)["data"]["subgraph"]
+        blocks = _blocks(data["context"])
+        label = {n["id"]: blocks[n["text"]]["label"] for n in data["nodes"]}
+        for n in data["nodes"]:
+            block = blocks[n["text"]]
+            assert block["Source"] == n["source"] == "gazette"
+            state = block["Status"]
+            assert state.startswith("current." if n["status"] == "current"
+                                    else f"{n['status']} by ")  # fmt: skip
+            for other in n["updatedBy"] + n["contradictedBy"]:
+                assert label[other] in state
