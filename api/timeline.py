@@ -16,7 +16,9 @@ class Recalled:
     id: strawberry.ID
     text: str
     date: str
-    r: float = strawberry.field(description="Relevance: cosine similarity, clipped to [0, 1]")
+    r: float = strawberry.field(
+        description="Relevance: the cosine similarity rescaled to [0, 1] (GRAPHMEM_RELEVANCE_*)"
+    )
     t: float = strawberry.field(description="Time units since the last recall (or creation)")
     n: int = strawberry.field(description="Recall count")
     g: float = strawberry.field(description="Decay scale; grows with each recall")
@@ -62,7 +64,7 @@ def recall(
     query: str,
     now: str,
     k: int = 10,
-    threshold: float = 0.9,
+    threshold: float | None = None,
     labels: list[str] | None = None,
     reinforce: bool = False,
 ) -> list[Recalled]:

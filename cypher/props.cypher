@@ -171,23 +171,38 @@ FOREACH (p IN lone | DETACH DELETE p)
 DETACH DELETE d
 RETURN gone
 
-// Each proposition of $ids with its incoming relations whose source is dated <= $as_of:
-// the neighbours of an anchor, and what a node's status as of the date depends on.
-// SUPPORTS edges only matter between members of the subgraph: $members limits them (null:
-// keep all, as for anchors, whose supporters become neighbours). src_refuted: the source is
-// itself contradicted by a proposition dated <= $as_of.
+// Each proposition of $ids with its incoming relations whose source is dated <= $as_of, at
+// most $cap of each type, ranked: `rank` 0 for UPDATES / CONTRADICTS from a source not itself
+// contradicted by a proposition dated <= $as_of (src_refuted), 1 for those from a contradicted
+// source, 2 for SUPPORTS; then sources in $members first, then the newest. So a proposition's
+// status as of the date is exact (any edge of a type that counts for sure, rank 0, comes
+// first of its type; contradicted sources are followed by graphmem/props/status.py) and a
+// proposition that hundreds of statements relate to costs no more than any other.
+// SUPPORTS edges from outside $members only count when $supporters (anchors, whose supporters
+// may become neighbours). `outgoing`: the edges from each proposition to those in $targets
+// (neighbours into anchors beyond the anchor's $cap); few, since a proposition is related to at
+// most the candidates it was judged against when stored.
 // name: with_incoming
 UNWIND $ids AS pid
 MATCH (p:Proposition {id: pid})
 OPTIONAL MATCH (n:Proposition)-[r:<RELATION_TYPES>]->(p)
-WHERE n.ts <= $as_of AND ($members IS NULL OR type(r) <> 'SUPPORTS' OR n.id IN $members)
-WITH p, n, r
+WHERE n.ts <= $as_of AND ($supporters OR type(r) <> 'SUPPORTS' OR n.id IN $members)
+WITH p, n, r,
+     CASE WHEN r IS NULL THEN 3
+          WHEN type(r) = 'SUPPORTS' THEN 2
+          WHEN size([(x:Proposition)-[:CONTRADICTS]->(n) WHERE x.ts <= $as_of | 1]) > 0 THEN 1
+          ELSE 0 END AS rank
+ORDER BY p.id, rank, CASE WHEN n.id IN $members THEN 0 ELSE 1 END, n.ts DESC, n.id
+WITH p, type(r) AS kind, collect(CASE WHEN r IS NULL THEN NULL ELSE [r, n, rank] END)[..$cap] AS top
+WITH p, collect(top) AS tops
+WITH p, reduce(acc = [], part IN tops | acc + part) AS top
 RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source,
-       collect(CASE WHEN r IS NULL THEN NULL ELSE {
-         id: r.id, src: n.id, type: type(r), confidence: r.confidence, model: r.model,
-         refined: r.refined, created_at: r.created_at,
-         src_refuted: size([(x:Proposition)-[:CONTRADICTS]->(n) WHERE x.ts <= $as_of | x.id]) > 0
-       } END) AS incoming
+       [t IN top | {id: t[0].id, src: t[1].id, src_ts: t[1].ts, type: type(t[0]),
+                    confidence: t[0].confidence, model: t[0].model, refined: t[0].refined,
+                    created_at: t[0].created_at, rank: t[2], src_refuted: t[2] = 1}] AS incoming,
+       [(p)-[o:<RELATION_TYPES>]->(a:Proposition) WHERE a.id IN $targets |
+        {id: o.id, dst: a.id, type: type(o), confidence: o.confidence, model: o.model,
+         refined: o.refined, created_at: o.created_at}] AS outgoing
 
 // The embeddings of a few propositions. embeddings_json is FalkorDB's variant: one JSON
 // string per row parses much faster in its Python client than a list of floats (nodes

@@ -475,7 +475,12 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("query")
     rec.add_argument("--now", required=True, help="ISO date or datetime")
     rec.add_argument("-k", type=int_arg(1, limit("graphmem.timeline.recall", "MAX_K")), default=10)
-    rec.add_argument("--threshold", type=threshold_arg, default=0.9)
+    rec.add_argument(
+        "--threshold",
+        type=threshold_arg,
+        default=None,
+        help="default: GRAPHMEM_RECALL_THRESHOLD (0.7)",
+    )
     rec.add_argument("--labels", default="Event,Proposition", help="comma-separated labels")
     rec.add_argument("--reinforce", action="store_true", help="record the recalls (p >= threshold)")
     rec.set_defaults(handler=cmd_recall)

@@ -20,7 +20,8 @@ FSYNC_POLICIES = ("always", "everysec", "no")
 VECTOR_INDEXES = ("auto", "flat", "hnsw", "ivf")
 EMBED_BACKENDS = ("auto", "onnx", "torch")  # auto: onnx where the model exports, else torch
 WARMUP_MODES = ("startup", "background", "off")  # when `serve` opens the model and indexes
-TIME_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400, "weeks": 604800}
+TIME_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400, "weeks": 604800,
+              "months": 2592000}  # a month: 30 days  # fmt: skip
 
 
 def default_workers() -> int:
@@ -58,8 +59,11 @@ class Settings:
     vector_index: str = "auto"  # above vector_flat_max items: auto (= ivf), ivf or hnsw; flat
     vector_flat_max: int = 20_000  # indexes up to this size are exact (flat)
     vector_refresh_ms: int = 500  # how often searches check the graph for other writers
-    time_unit: str = "days"  # unit of t in the recall probability
-    recall_threshold: float = 0.9  # p at which a memory counts as recalled
+    # the recall probability (graphmem/timeline/formula.py; defaults from bench_timeline.py)
+    time_unit: str = "months"  # unit of t
+    recall_threshold: float = 0.7  # p at which a memory counts as recalled
+    relevance_floor: float = 0.4  # cosine at and below which a memory's relevance r is 0
+    relevance_full: float = 0.8  # cosine from which r is 1
     workers: int = field(default_factory=default_workers)  # API operations at once, per kind
     # the HTTP service (api/security.py, api/credentials.py; docs/deploying.md)
     host: str = "127.0.0.1"  # what `graphmem serve` binds: decides the defaults below
@@ -104,6 +108,10 @@ class Settings:
             raise InvalidInput("GRAPHMEM_RECALL_THRESHOLD", "must be a number in (0, 1]")
         if not 0 < threshold <= 1:
             raise InvalidInput("GRAPHMEM_RECALL_THRESHOLD", "must be a number in (0, 1]")
+        from graphmem.timeline.formula import checked_relevance_scale
+
+        names = ("GRAPHMEM_RELEVANCE_FLOOR", "GRAPHMEM_RELEVANCE_FULL")
+        checked_relevance_scale(self.relevance_floor, self.relevance_full, names)
 
     @property
     def resolved_store_url(self) -> str:
@@ -127,12 +135,15 @@ class Settings:
         )
 
     def timeline_config(self) -> TimelineConfig:
-        """The recall probability's time unit and threshold, from GRAPHMEM_TIME_UNIT etc."""
+        """The recall probability's time unit, threshold and relevance scale (GRAPHMEM_TIME_UNIT,
+        GRAPHMEM_RECALL_THRESHOLD, GRAPHMEM_RELEVANCE_FLOOR, GRAPHMEM_RELEVANCE_FULL)."""
         from graphmem.timeline.formula import TimelineConfig
 
         return TimelineConfig(
-            time_unit_seconds=TIME_UNITS[self.time_unit], threshold=float(self.recall_threshold)
-        )
+            time_unit_seconds=TIME_UNITS[self.time_unit], threshold=float(self.recall_threshold),
+            relevance_floor=float(self.relevance_floor),
+            relevance_full=float(self.relevance_full),
+        )  # fmt: skip
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the given fields replaced (None values are ignored)."""
@@ -162,8 +173,10 @@ class Settings:
             vector_index=env.get("GRAPHMEM_VECTOR_INDEX", "auto").strip().lower(),
             vector_flat_max=_number(env, "GRAPHMEM_VECTOR_FLAT_MAX", "20000", int),
             vector_refresh_ms=_number(env, "GRAPHMEM_VECTOR_REFRESH_MS", "500", int),
-            time_unit=_time_unit(env.get("GRAPHMEM_TIME_UNIT", "days")),
-            recall_threshold=_number(env, "GRAPHMEM_RECALL_THRESHOLD", "0.9", float),
+            time_unit=_time_unit(env.get("GRAPHMEM_TIME_UNIT", "months")),
+            recall_threshold=_number(env, "GRAPHMEM_RECALL_THRESHOLD", "0.7", float),
+            relevance_floor=_number(env, "GRAPHMEM_RELEVANCE_FLOOR", "0.4", float),
+            relevance_full=_number(env, "GRAPHMEM_RELEVANCE_FULL", "0.8", float),
             workers=_number(env, "GRAPHMEM_WORKERS", str(default_workers()), int),
             api_token=env.get("GRAPHMEM_API_TOKEN") or None,
             read_token=env.get("GRAPHMEM_READ_TOKEN") or None,

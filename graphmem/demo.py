@@ -153,11 +153,19 @@ def propositions_demo(services: Services, out: TextIO) -> None:
 
 
 def timeline_demo(services: Services, out: TextIO) -> None:
-    """The source paper's Halloween memories: a repeatedly recalled one ranks first."""
-    from graphmem.timeline import add_event, recall, reinforce
-    from graphmem.timeline.demo_corpus import HALLOWEEN, NOW, QUESTION, WARD_RECALLS
+    """The source paper's Halloween memories: a repeatedly recalled one ranks first.
 
-    memory = services.timeline()
+    At the paper's time scale: t in days and r the plain cosine (the defaults, months and a
+    rescaled cosine, suit memories kept for months: docs/timeline.md).
+    """
+    from dataclasses import replace
+
+    from graphmem.timeline import TimelineMemory, add_event, recall, reinforce
+    from graphmem.timeline.demo_corpus import HALLOWEEN, NOW, PAPER, QUESTION, WARD_RECALLS
+
+    shared = services.timeline()
+    memory = TimelineMemory(shared.store, shared.embedder, shared.vectors,
+                            replace(shared.config, **PAPER))  # fmt: skip
     events = {key: add_event(memory, text, date) for key, (text, date) in HALLOWEEN.items()}
     for day in WARD_RECALLS:  # once per (memory, day): a second run changes nothing
         reinforce(memory, [events["ward"].id], day)

@@ -111,14 +111,15 @@ class Services:
 
     def warm_up(self) -> None:
         """Open now what a first call would: the model (and one inference), every vector index,
-        the memories; so no later call pays for it."""
+        the propositions' keyword index, the memories; so no later call pays for it."""
+        from graphmem.props.relate import LABEL
         from graphmem.vectors.store import LABELS
 
         self.embedder().encode_one("warm-up")  # a first inference allocates its buffers
         vectors = self.vectors()
         for label in LABELS:
             vectors.index(label)
-        self.props()
+        self.props().keywords.index(LABEL)  # what retrieval's keyword channel searches
         self.timeline()
         self.tools()
 
@@ -127,8 +128,10 @@ class Services:
         return Opened(self._embedder, self._vectors)
 
     def close(self) -> None:
-        """Save the vector indexes and close the store."""
+        """Save the vector and keyword indexes and close the store."""
         with self._lock:
+            if self._props is not None:
+                self._props.keywords.close()
             if self._vectors is not None:
                 self._vectors.close()
             self.store.close()

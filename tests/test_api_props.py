@@ -81,12 +81,12 @@ def test_cli_ingest_docs_and_query(
 
 
 CROWDS = [
-    # the more similar to the question, reported late
+    # the more similar to the question, three months old
     {"text": "Heavy crowds are expected at the Sendra crossing on Halloween night.",
-     "date": "2026-10-25"},
-    # less similar, recalled again and again this month
+     "date": "2026-08-01"},
+    # less similar and older, but recalled month after month, last a few days ago
     {"text": "The Sendra ward office asked residents to avoid the district on Halloween.",
-     "date": "2026-10-01"},
+     "date": "2026-06-01"},
 ]  # fmt: skip
 CROWD_QUESTION = "Will the Sendra crossing be crowded on Halloween night?"
 RANKED = """query($q: String!, $rankBy: String!, $now: String) {
@@ -94,7 +94,7 @@ RANKED = """query($q: String!, $rankBy: String!, $now: String) {
     nodes { id score isAnchor } } }"""
 REINFORCE = """mutation($ids: [ID!]!, $now: String!) {
   reinforce(ids: $ids, now: $now) { recallCount } }"""
-RECALL_DAYS = ("2026-10-05", "2026-10-12", "2026-10-20", "2026-10-28")
+RECALL_DAYS = ("2026-07-01", "2026-08-01", "2026-09-01", "2026-10-28")
 
 
 def test_subgraph_ranked_by_recall_lifts_a_repeatedly_recalled_proposition(gql) -> None:

@@ -16,9 +16,9 @@ REINFORCE = """mutation($ids: [ID!]!, $now: String!) {
   reinforce(ids: $ids, now: $now) { id recallCount g changed lastRecalledAt } }"""
 
 MEMORIES = [
-    ("A report said crowds at the Halloween street party were dangerously heavy.", "2025-10-31"),
-    ("Organisers forecast a record crowd for this year's Halloween street party.", "2026-10-28"),
-    ("The ward asked people not to visit the district on Halloween night.", "2026-10-03"),
+    ("A report said crowds at the Halloween street party were dangerously heavy.", "2024-10-31"),
+    ("Organisers forecast a record crowd for last year's Halloween street party.", "2025-10-28"),
+    ("The ward asked people not to visit the district on Halloween night.", "2026-03-03"),
 ]
 
 
@@ -27,7 +27,8 @@ def test_events_recall_reinforce_timeline(gql) -> None:
     again = gql(ADD, t=MEMORIES[0][0], d=MEMORIES[0][1])["data"]["addEvent"]["id"]
     assert again == ids[0], "same text and date: the same memory"
     ward = ids[2]
-    for day in ("2026-10-04", "2026-10-10", "2026-10-20", "2026-10-29"):
+    # recalled every month or two since: with t in months each recall slows its decay markedly
+    for day in ("2026-04-04", "2026-05-10", "2026-07-20", "2026-10-29"):
         stats = gql(REINFORCE, ids=[ward], now=day)["data"]["reinforce"][0]
         assert stats["changed"]
     repeat = gql(REINFORCE, ids=[ward], now="2026-10-29")["data"]["reinforce"][0]

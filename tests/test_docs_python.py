@@ -35,7 +35,7 @@ def test_the_python_page_examples_run(monkeypatch: pytest.MonkeyPatch, short_tmp
     assert "This statement updates the following earlier propositions: P1" in facts
     assert facts.endswith("[('2018-03-02', 'updated'), ('2021-09-01', 'current')]\n")
     notice, forecast = timeline.splitlines()
-    assert "n=5 The ward asked" in notice and "n=0 A forecast" in forecast
+    assert "n=4 The ward asked" in notice and "n=0 A forecast" in forecast
     assert aio == ("['Opened the new library.', 'The library opened in March 2024.'] ['shop']\n")
     again = run_examples()  # the same examples again: nothing new is stored
     assert again[1:3] == first[1:3] and again[4] == first[4]

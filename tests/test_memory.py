@@ -167,7 +167,16 @@ def test_bulk_import_corrections_and_deletions_through_the_memory(
         assert all(m.id != event.id for m in other.timeline.recall("tomatoes", "2024-05-01"))
 
 
-def test_timeline_memory_ranks_by_recall_probability(memory: Memory, tmp_path: Path) -> None:
+def test_timeline_memory_ranks_by_recall_probability(
+    store: Store, store_url: str, settings: Settings, tmp_path: Path
+) -> None:
+    # the paper's example at the paper's time scale (t in days, r the cosine itself)
+    paper = settings.with_overrides(time_unit="days", relevance_floor=0.0, relevance_full=1.0)
+    with Memory(store_url, settings=paper) as memory:
+        _ranks_by_recall(memory, tmp_path)
+
+
+def _ranks_by_recall(memory: Memory, tmp_path: Path) -> None:
     events = {k: memory.timeline.add_event(t, d, "news") for k, (t, d) in HALLOWEEN.items()}
     ward = events["ward"].id
     for day in WARD_RECALLS:

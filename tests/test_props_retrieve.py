@@ -38,7 +38,8 @@ def check_invariants(graph: Subgraph, as_of: str, k: int, ctx: PropsMemory) -> N
     assert len(anchors) <= k
     assert all(n.prop.date <= as_of for n in graph.nodes), "nothing dated after as_of"
     for n in graph.nodes:
-        if not n.is_anchor:  # joined by an edge INTO an anchor
+        assert n.is_anchor == (n.via == "search")
+        if n.via == "relation":  # joined by an edge INTO an anchor
             assert any(e.src == n.prop.id and e.dst in anchors for e in graph.edges)
     assert all(e.src in ids and e.dst in ids for e in graph.edges)
     by = {i for n in graph.nodes for i in n.status.updated_by + n.status.contradicted_by}
@@ -60,9 +61,11 @@ def test_as_of_never_returns_later_propositions(gold_ctx: PropsMemory, world: Wo
     k = 8
     for as_of in days:
         for question, qvec in zip(questions, qvecs, strict=True):
-            graph = subgraph_for_vector(gold_ctx, qvec, question, as_of, k=k)
+            graph = subgraph_for_vector(gold_ctx, qvec, question, as_of, k=k, channels="dense")
             check_invariants(graph, as_of, k, gold_ctx)
-            # the anchors are exactly the top k among propositions dated <= as_of
+            check_invariants(subgraph_for_vector(gold_ctx, qvec, question, as_of, k=k), as_of, k,
+                             gold_ctx)  # fmt: skip
+            # dense: the anchors are exactly the top k among propositions dated <= as_of
             allowed = np.flatnonzero(dates <= as_of)
             sims = pvecs[allowed] @ qvec
             want = {proposition_id(texts[i], dates[i]) for i in allowed[np.argsort(-sims)[:k]]}

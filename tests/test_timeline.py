@@ -33,6 +33,10 @@ from graphmem.vectors import VectorStore, vector_id
 
 Q = load_dir(Path(__file__).parent / "cypher")
 DAY = 86400
+# the seed's setting (t in days, r the clipped cosine): the tests of the formula's mechanics
+# compute their expected values by hand in it; the defaults are tested at the end
+SEED = TimelineConfig(time_unit_seconds=DAY, threshold=0.9, relevance_floor=0.0,
+                      relevance_full=1.0)  # fmt: skip
 
 
 def ts(date: str) -> int:
@@ -47,7 +51,7 @@ def embedder() -> Embedder:
 @pytest.fixture
 def ctx(store: Store, embedder: Embedder, tmp_path: Path) -> TimelineMemory:
     vectors = VectorStore(store, tmp_path, embedder.name, embedder.dim)
-    return TimelineMemory(store, embedder, vectors, now=lambda: ts("2030-01-01"))
+    return TimelineMemory(store, embedder, vectors, SEED, now=lambda: ts("2030-01-01"))
 
 
 def event_count(store: Store) -> int:
@@ -114,6 +118,8 @@ def test_formula_and_config_reject_bad_values() -> None:
         ({"time_unit_seconds": 0}, "time_unit_seconds"),
         ({"threshold": 1.5}, "threshold"),
         ({"candidates": 0}, "candidates"),
+        ({"relevance_floor": 0.9}, "relevance_full"),  # not above the floor
+        ({"relevance_full": 1.5}, "relevance_full"),
     ):
         with pytest.raises(InvalidInput) as err:
             TimelineConfig(**bad)
@@ -122,7 +128,7 @@ def test_formula_and_config_reject_bad_values() -> None:
 
 def test_ranker_scores_candidates_by_p() -> None:
     now = ts("2024-01-11")
-    rank = ranker(now)
+    rank = ranker(now, SEED)
     candidates = [
         {"similarity": 0.9, "ts": ts("2024-01-01")},  # never recalled, 10 days old
         {"similarity": 0.5, "ts": ts("2023-01-01"), "recall_count": 4, "g": 6.0,
@@ -149,7 +155,7 @@ def test_ranker_reads_props_scored_candidates() -> None:
 
     prop = Proposition("prop_x", "x", "2024-01-01", ts("2024-01-01"))
     scored = Scored(prop, 0.8, 0, 1.0, None, ts("2025-06-01"))  # created_at: ingestion time
-    [score] = ranker("2024-01-03")([scored])
+    [score] = ranker("2024-01-03", SEED)([scored])
     assert score == pytest.approx(recall_probability(0.8, 2.0, 1.0))  # decay from prop.ts
 
 
@@ -531,3 +537,71 @@ def test_reinforce_in_can_skip_memories_dated_after_now(ctx: TimelineMemory, sto
     ]
     assert got[0].g == pytest.approx(next_g(1.0, 24.0)), "t of 24 hours"
     assert recall_stats(ctx, [future.id])[0].last_recalled_at is None
+
+
+# --- the defaults (t in months, relevance rescaled from the cosine, threshold 0.7) -----------
+
+CHATTER = (
+    "Bought milk, eggs and bread at the corner shop.", "Went for a 5 km run by the river.",
+    "Cooked pasta with mushrooms for dinner.", "Watched a documentary about whales.",
+    "Walked the dog in the park for an hour.", "Paid the electricity bill.",
+    "Had coffee with Maya near the station.", "Planted tomatoes on the balcony.",
+)  # fmt: skip
+
+
+@pytest.fixture
+def defaults(store: Store, embedder: Embedder, tmp_path: Path) -> TimelineMemory:
+    vectors = VectorStore(store, tmp_path, embedder.name, embedder.dim)
+    return TimelineMemory(store, embedder, vectors, TimelineConfig())
+
+
+def test_defaults_find_a_memory_weeks_or_months_old_among_recent_chatter(
+    defaults: TimelineMemory,
+) -> None:
+    dentist = add_event(defaults, "Booked a dentist appointment with Dr. Hugo for 2024-07-14 "
+                        "at 10:30.", "2024-04-20")  # fmt: skip
+    library = add_event(defaults, "Borrowed 'The Paper Fox' from the library; it is due back "
+                        "on 2024-06-28.", "2024-06-01")  # fmt: skip
+    days = np.arange(np.datetime64("2024-04-21"), np.datetime64("2024-06-30"))
+    add_events(defaults, [{"text": CHATTER[i % len(CHATTER)], "date": str(day)}
+                          for i, day in enumerate(days)])  # fmt: skip
+    # about two months after the note, with a newer and unrelated note and daily chatter since
+    [top, *rest] = recall(defaults, "When is my dentist appointment?", "2024-06-25", k=5)
+    assert top.id == dentist.id and top.t == pytest.approx(66 / 30)
+    assert top.r > 0.5 and all(m.r < top.r for m in rest)
+    assert all(m.r == 0 for m in rest if m.id != library.id), "chatter is irrelevant, not faint"
+    [book, *_] = recall(defaults, "Which book did I borrow from the library?", "2024-06-25")
+    assert book.id == library.id
+
+
+def test_defaults_reinforce_what_ordinary_use_recalls(defaults: TimelineMemory) -> None:
+    wifi = add_event(defaults, "The wifi password at the cabin is 482913.", "2024-06-01")
+    add_events(defaults, [{"text": text, "date": "2024-06-05"} for text in CHATTER])
+    # asked in the words one would use, a week and a half later
+    [got, *_] = recall(defaults, "What's the wifi password at the cabin?", "2024-06-11",
+                       reinforce=True)  # fmt: skip
+    assert got.id == wifi.id and got.recalled and got.p >= TimelineConfig().threshold
+    assert [s.recall_count for s in recall_stats(defaults, [wifi.id])] == [1]
+    assert not any(m.recalled for m in recall(defaults, "What's the wifi password at the "
+                                               "cabin?", "2024-06-11")[1:])  # fmt: skip
+
+
+def test_defaults_let_a_memory_recalled_often_outlast_one_never_recalled() -> None:
+    config = TimelineConfig()
+    month = config.time_unit_seconds
+    g = 1.0
+    for _ in range(3):  # recalled once a month for three months
+        g = next_g(g, 1.0)
+    now = ts("2024-06-01")
+    same = {"similarity": 0.75, "ts": now - 6 * int(month)}  # equally relevant, equally old
+    recalled = {**same, "g": g, "last_recalled_at": now - 2 * int(month)}
+    never, often = ranker(now, config)([same, recalled])
+    assert often > 2 * never
+
+    # how long each stays recalled (p >= threshold) after its last recall, for r = 1
+    def lasts(g: float) -> float:
+        return next(t for t in np.arange(0, 12, 0.01) if recall_probability(1.0, t, g) <
+                    config.threshold)  # fmt: skip
+
+    assert lasts(1.0) * 30 == pytest.approx(16, abs=0.5)  # days
+    assert lasts(g) > 2 * lasts(1.0)

@@ -61,7 +61,7 @@ def delete_proposition(ctx: PropsMemory, prop_id: Any) -> Proposition:
     """Delete a proposition with its relation edges; what it was. NotFound if absent."""
     old = _stored(ctx, prop_id)
     rows = delete_nodes(ctx.vectors, LABEL, [old.id])  # drops it from this process's index
-    _forget(ctx, [row["id"] for row in rows], [])
+    _forget(ctx, [row["id"] for row in rows], [row["vid"] for row in rows])
     return old
 
 
@@ -94,6 +94,7 @@ def update_proposition(
     _forget(ctx, [old.id], [vector_id(old.id)])
     if new.id in created:
         ctx.vectors.add(LABEL, [new.id], [rows[0]["vid"]], [new.ts], vecs)
+        ctx.keywords.add(LABEL, [new.id], [rows[0]["vid"]], [new.ts], [new.text])
         return new
     return _stored(ctx, new.id)  # merged: as the other writer stored it
 
@@ -130,7 +131,9 @@ def _relations(ctx: PropsMemory, new: Proposition, vecs: np.ndarray, old_id: str
 
 
 def _forget(ctx: PropsMemory, ids: list[str], vids: list[int]) -> None:
-    """Drop deleted propositions from this process's vector index and recent cache."""
+    """Drop deleted propositions from this process's vector and keyword indexes (those gone
+    from one already are skipped) and recent cache."""
     if vids:
         ctx.vectors.remove(LABEL, vids)
+        ctx.keywords.remove(LABEL, vids)
     ctx.recent.forget(ids)

@@ -246,15 +246,16 @@ class _Stored:
 def _store_batch(
     ctx: PropsMemory, docs: list, rows: list, states: list, rels: list, vecs: np.ndarray
 ) -> _Stored:
-    """Write one batch to the graph, then add what it created to the vector index.
+    """Write one batch to the graph, then add what it created to the vector and keyword indexes.
 
     Propositions another writer stored first are left to it: their vectors in the graph are
     that writer's, and this index fetches them from the graph on its next refresh.
     """
     created, relations = write_batch(ctx, docs, states, rows, rels)
     mine = [i for i, row in enumerate(rows) if row["id"] in created]
-    ctx.vectors.add(LABEL, [rows[i]["id"] for i in mine], [rows[i]["vid"] for i in mine],
-                    [rows[i]["ts"] for i in mine], vecs[mine])  # fmt: skip
+    ids, vids, ts = ([rows[i][key] for i in mine] for key in ("id", "vid", "ts"))
+    ctx.vectors.add(LABEL, ids, vids, ts, vecs[mine])
+    ctx.keywords.add(LABEL, ids, vids, ts, [rows[i]["text"] for i in mine])
     return _Stored(len(rows), len(mine), relations, len(docs))
 
 

@@ -16,7 +16,7 @@ from graphmem.props.classify import Classifier, LLMClassifier
 from graphmem.props.model import Proposition
 from graphmem.props.offline import OfflineClassifier
 from graphmem.store.base import Store
-from graphmem.vectors import VectorConfig, VectorStore
+from graphmem.vectors import KeywordStore, VectorConfig, VectorStore
 
 if TYPE_CHECKING:
     from graphmem.props.bulk import DocumentsReport
@@ -80,6 +80,13 @@ class PropsMemory:
     now: Callable[[], int] = field(default=_epoch_now)  # epoch seconds for created_at
     close_store: bool = False
     recent: RecentPropositions = field(default_factory=RecentPropositions)
+    # the BM25 channel of retrieval; None: one in the settings' data dir (opened on first use)
+    keywords: KeywordStore = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.keywords is None:
+            self.keywords = KeywordStore(self.store, self.settings.home,
+                                         self.settings.vector_refresh_ms)  # fmt: skip
 
     @classmethod
     def open(
@@ -142,7 +149,8 @@ class PropsMemory:
         return update_proposition(self, prop_id, text, date, source)
 
     def close(self) -> None:
-        """Save the vector indexes (and close the store if this memory owns it)."""
+        """Save the vector and keyword indexes (and close the store if this memory owns it)."""
+        self.keywords.close()
         self.vectors.close()
         if self.close_store:
             self.store.close()

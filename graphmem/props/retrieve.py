@@ -1,20 +1,34 @@
 """Question → anchor-plus-neighbour subgraph of propositions, as of a date.
 
-1. Anchors: the k propositions dated on or before `as_of` most similar to the question (FAISS
-   as-of filter), or the k best of a larger pool under a `ranker`.
+1. Anchors: the k best propositions dated on or before `as_of` (inclusive) by hybrid search, a
+   dense (FAISS) and a keyword (BM25) channel fused by reciprocal rank (graphmem/props/hybrid.py),
+   or the k best of that pool under a `ranker`. `channels="dense"` or `"keyword"` uses one.
 2. Neighbours: propositions dated on or before `as_of` with a relation edge INTO an anchor
-   (newer statements that update, contradict or support it).
-3. Edges: every relation among the collected propositions.
-4. Status of each proposition as of the date (graphmem/props/status.py): `updated` or
+   (newer statements that update, contradict or support it), at most NEIGHBOURS per anchor,
+   the ones that change its status first (UPDATES / CONTRADICTS from a source not itself
+   contradicted, then those from a contradicted source, then SUPPORTS), newest first, then
+   the more similar to the question.
+3. Document context: for each anchor, the SIBLINGS other propositions of the documents that
+   state it most similar to the question (dated on or before `as_of`): a sentence of an article
+   often leaves out the name its neighbours carry ("The company named ... as its chief
+   executive."), which neither the question's embedding nor its words can find.
+4. Edges: relations among the collected propositions, at most INCOMING of each kind (UPDATES,
+   CONTRADICTS, SUPPORTS) into each proposition, chosen in the same order (members of the
+   subgraph first within a rank): a proposition that dozens of newer statements relate to (a
+   "hot" entity) costs the same as any other.
+5. Status of each proposition as of the date (graphmem/props/status.py): `updated` or
    `contradicted` (and by which) when an UPDATES / CONTRADICTS edge comes from a proposition
-   dated on or before `as_of` that is not itself refuted by then; otherwise `current`.
-Two reads do it all: anchors with their incoming edges, then the new neighbours with theirs
-(plus one when a source outside the subgraph is contradicted: its chain of contradictions).
+   dated on or before `as_of` that is not itself refuted by then; otherwise `current`. The
+   bound keeps it exact: the edges read of each kind begin with those from sources nobody
+   contradicts, which always count; `updated_by` and `contradicted_by` list at most INCOMING.
+Three reads do it all: anchors with their ranked incoming edges, their documents' other
+propositions, then every added member with its own edges (plus one when a source outside the
+subgraph is contradicted: its chain of contradictions).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +36,7 @@ import numpy as np
 
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.props import relate
+from graphmem.props.hybrid import FUSION, Candidate, Fusion, candidates, checked_channels
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import Proposition, Relation, checked_date, checked_text
 from graphmem.props.relate import LABEL, fetch_props
@@ -32,6 +47,11 @@ MAX_K = 200
 # them; a neighbour outside them is less similar to the question than all of them
 POOL_EXTRA = 90
 NO_LIMIT_TS = 1 << 62  # "as of the end of time" when no date is given
+NEIGHBOURS = 3  # neighbours added per anchor
+INCOMING = 8  # incoming relation edges of each kind read per proposition
+SIBLINGS = 1  # propositions of an anchor's documents added per anchor
+SIBLINGS_READ = 200  # of which at most this many (the newest) are read and scored per anchor
+VIA = ("search", "relation", "document")  # how a node joined the subgraph
 
 
 @dataclass(frozen=True)
@@ -44,6 +64,11 @@ class Node:
     # is less similar than every pool member (see POOL_EXTRA) and not worth a read to score
     score: float | None
     status: Status
+    # anchors: 1-based rank in the fused search order (None for a neighbour) and the search
+    # channels ("dense", "keyword") that found it
+    rank: int | None = None
+    channels: tuple[str, ...] = ()
+    via: str = "search"  # one of VIA: an anchor, a relation into one, or one's document
 
 
 @dataclass(frozen=True)
@@ -64,8 +89,9 @@ class Subgraph:
 
     @property
     def anchors(self) -> tuple[Node, ...]:
-        """The anchor nodes, best score first."""
-        return tuple(sorted((n for n in self.nodes if n.is_anchor), key=lambda n: -(n.score or 0)))
+        """The anchor nodes, best first (by their rank in the search)."""
+        anchors = (n for n in self.nodes if n.is_anchor)
+        return tuple(sorted(anchors, key=lambda n: (n.rank or 0, -(n.score or 0), n.prop.id)))
 
 
 @dataclass(frozen=True)
@@ -118,11 +144,17 @@ def subgraph(
     expand: bool = True,
     refine: bool = False,
     ranker: Ranker | None = None,
+    channels: str = "hybrid",
 ) -> Subgraph:
-    """The subgraph answering `question` as of `as_of` ('YYYY-MM-DD', inclusive)."""
+    """The subgraph answering `question` as of `as_of` ('YYYY-MM-DD', inclusive).
+
+    `channels`: how anchors are searched: "hybrid" (dense and keyword, fused), "dense" or
+    "keyword".
+    """
     text = checked_text(question, "question")
+    checked_channels(channels)
     vector = ctx.embedder.encode_one(text)
-    return subgraph_for_vector(ctx, vector, text, as_of, k, expand, refine, ranker)
+    return subgraph_for_vector(ctx, vector, text, as_of, k, expand, refine, ranker, channels)
 
 
 def subgraph_for_vector(
@@ -134,34 +166,51 @@ def subgraph_for_vector(
     expand: bool = True,
     refine: bool = False,
     ranker: Ranker | None = None,
+    channels: str = "hybrid",
+    fusion: Fusion = FUSION,
 ) -> Subgraph:
-    """`subgraph` for an already embedded question."""
+    """`subgraph` for an already embedded question (its text feeds the keyword channel).
+
+    `fusion`: how the channels are fused (benchmarks compare settings).
+    """
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
         raise InvalidInput("k", f"must be an integer from 1 to {MAX_K}")
+    checked_channels(channels)
     day, as_of_ts = (None, NO_LIMIT_TS) if as_of is None else checked_date(as_of, "as_of")
     pool = max(5 * k, k + POOL_EXTRA)
-    hits = ctx.vectors.search(LABEL, vector, pool, as_of_ts=None if day is None else as_of_ts)
-    scores = {h.node_id: h.score for h in hits}
-    anchors = _choose(ctx, hits, k, ranker)
-    graph = _collect(ctx, vector, question, day, as_of_ts, anchors, scores, expand)
+    found = candidates(ctx, vector, question, None if day is None else as_of_ts, pool, channels,
+                       fusion)  # fmt: skip
+    anchors = _choose(ctx, found, k, ranker)
+    asked = _Asked(question, vector, day, as_of_ts)
+    graph = _collect(ctx, asked, anchors, found, expand)
     if refine and graph.edges:
         # re-judge the returned edges with the stronger model, then collect again
         report = relate.refine(ctx, [e.id for e in graph.edges if not e.refined])
         if report.refined:
-            graph = _collect(ctx, vector, question, day, as_of_ts, anchors, scores, expand)
+            graph = _collect(ctx, asked, anchors, found, expand)
     return graph
 
 
-def _choose(ctx: PropsMemory, hits: list, k: int, ranker: Ranker | None) -> list[str]:
+@dataclass(frozen=True)
+class _Asked:
+    """The question, its embedding and its as-of date."""
+
+    question: str
+    vector: np.ndarray
+    day: str | None
+    as_of_ts: int
+
+
+def _choose(ctx: PropsMemory, found: list[Candidate], k: int, ranker: Ranker | None) -> list[str]:
+    """The anchors' ids, best first."""
     if ranker is None:
-        return [h.node_id for h in hits[:k]]
-    rows = {r["id"]: r for r in ctx.store.read("props.fetch", ids=[h.node_id for h in hits])}
+        return [c.id for c in found[:k]]
+    rows = {r["id"]: r for r in ctx.store.read("props.fetch", ids=[c.id for c in found])}
     pool = [
-        Scored(Proposition.from_row(rows[h.node_id]), h.score,
-               int(rows[h.node_id].get("recall_count") or 0),
-               float(rows[h.node_id].get("g") or 1.0), rows[h.node_id].get("last_recalled_at"),
-               rows[h.node_id].get("created_at"))
-        for h in hits if h.node_id in rows
+        Scored(Proposition.from_row(rows[c.id]), c.similarity,
+               int(rows[c.id].get("recall_count") or 0), float(rows[c.id].get("g") or 1.0),
+               rows[c.id].get("last_recalled_at"), rows[c.id].get("created_at"))
+        for c in found if c.id in rows
     ]  # fmt: skip
     ranks = list(ranker(pool))
     if len(ranks) != len(pool):
@@ -171,41 +220,104 @@ def _choose(ctx: PropsMemory, hits: list, k: int, ranker: Ranker | None) -> list
 
 
 def _collect(
-    ctx: PropsMemory,
-    vector: np.ndarray,
-    question: str,
-    day: str | None,
-    as_of_ts: int,
-    anchors: list[str],
-    scores: dict[str, float],
-    expand: bool,
+    ctx: PropsMemory, asked: _Asked, anchors: list[str], found: list[Candidate], expand: bool
 ) -> Subgraph:
-    read = "props.with_incoming"
-    rows = ctx.store.read(read, ids=anchors, as_of=as_of_ts, members=None) if anchors else []
+    by_id = {c.id: c for c in found}
+    as_of_ts = asked.as_of_ts
+    rows = _with_incoming(ctx, anchors, as_of_ts, anchors, True, []) if anchors else []
     members = {row["id"]: row for row in rows}
-    if expand:
-        extra = sorted({e["src"] for row in rows for e in row["incoming"]} - members.keys())
+    via = dict.fromkeys(members, "search")
+    context: dict[str, float] = {}
+    if expand and anchors:
+        via.update(dict.fromkeys(_neighbours(rows, members.keys(), by_id), "relation"))
+        context = _siblings(ctx, asked, anchors, sorted(via))
+        via.update(dict.fromkeys(context, "document"))
+        extra = sorted(via.keys() - members.keys())
         if extra:
-            everyone = sorted([*members, *extra])
-            for row in ctx.store.read(read, ids=extra, as_of=as_of_ts, members=everyone):
+            for row in _with_incoming(ctx, extra, as_of_ts, sorted(via), False, anchors):
                 members[row["id"]] = row
-    anchor_set = set(anchors)
+    rank = {pid: i for i, pid in enumerate(anchors, start=1)}
     states = statuses(ctx.store, members.values(), as_of_ts)
-    nodes = [
-        Node(Proposition.from_row(row), pid in anchor_set, scores.get(pid), states[pid])
-        for pid, row in members.items()
-    ]
+    nodes = []
+    for pid, row in members.items():
+        hit = by_id.get(pid)
+        score = hit.similarity if hit else context.get(pid)
+        nodes.append(Node(Proposition.from_row(row), pid in rank, score, states[pid],
+                          rank.get(pid), hit.channels if hit and pid in rank else (),
+                          via[pid]))  # fmt: skip
     nodes.sort(key=lambda n: (n.prop.date, n.prop.id))
-    edges = sorted(
-        (
-            _relation(e, row["id"])
-            for row in members.values()
-            for e in row["incoming"]
-            if e["src"] in members
-        ),
-        key=lambda r: (r.src, r.dst),
-    )
-    return Subgraph(question, day, tuple(nodes), tuple(edges))
+    edges = {}
+    for row in members.values():
+        for e in row["incoming"]:
+            if e["src"] in members:
+                edges[e["id"]] = _relation(e, row["id"])
+        for e in row["outgoing"]:
+            if e["dst"] in members:
+                edges[e["id"]] = Relation.from_row({**e, "src": row["id"]})
+    ordered = sorted(edges.values(), key=lambda r: (r.src, r.dst))
+    return Subgraph(asked.question, asked.day, tuple(nodes), tuple(ordered))
+
+
+def _siblings(
+    ctx: PropsMemory, asked: _Asked, anchors: list[str], taken: list[str]
+) -> dict[str, float]:
+    """Up to SIBLINGS propositions of each anchor's documents, not in `taken`, the most similar
+    to the question first (best anchors choose first); id → cosine similarity."""
+    if SIBLINGS < 1:
+        return {}
+    rows = ctx.store.read("retrieve.siblings", ids=anchors, as_of=asked.as_of_ts, members=taken,
+                          cap=SIBLINGS_READ)  # fmt: skip
+    of_anchor = {row["id"]: row["vids"] for row in rows}
+    vids = sorted({vid for row in rows for vid in row["vids"]})
+    if not vids:
+        return {}
+    # unit vectors: the search's score is the cosine; a vid not yet in the index is left out
+    hits = {h.vid: h for h in ctx.vectors.search(LABEL, asked.vector, len(vids), among=vids)}
+    chosen: dict[str, float] = {}
+    for pid in anchors:
+        ranked = sorted((hits[v] for v in of_anchor.get(pid, ()) if v in hits),
+                        key=lambda h: (-h.score, h.node_id))  # fmt: skip
+        fresh = [h for h in ranked if h.node_id not in chosen][:SIBLINGS]
+        chosen.update((h.node_id, h.score) for h in fresh)
+    return chosen
+
+
+def _with_incoming(
+    ctx: PropsMemory,
+    ids: list[str],
+    as_of_ts: int,
+    members: list[str],
+    supporters: bool,
+    targets: list[str],
+) -> list[dict[str, Any]]:
+    """Each of `ids` with its INCOMING best-ranked incoming edges and its edges into `targets`.
+
+    `supporters`: SUPPORTS edges from outside `members` count too (anchors: their supporters
+    may become neighbours).
+    """
+    return ctx.store.read("props.with_incoming", ids=ids, as_of=as_of_ts, members=members,
+                          supporters=supporters, cap=INCOMING, targets=targets)  # fmt: skip
+
+
+def _neighbours(
+    rows: list[dict[str, Any]], members: Iterable[str], by_id: dict[str, Candidate]
+) -> list[str]:
+    """Up to NEIGHBOURS new sources of edges into each anchor, in edge rank order (status
+    first, then newest, then the more similar to the question)."""
+    taken = set(members)
+    extra: list[str] = []
+    for row in rows:
+        ranked = sorted(row["incoming"], key=lambda e: (
+            e["rank"], -e["src_ts"], -_similarity(by_id, e["src"]), e["src"]))  # fmt: skip
+        fresh = [e["src"] for e in ranked if e["src"] not in taken][:NEIGHBOURS]
+        taken.update(fresh)
+        extra += fresh
+    return sorted(extra)
+
+
+def _similarity(by_id: dict[str, Candidate], pid: str) -> float:
+    hit = by_id.get(pid)
+    return hit.similarity if hit else -1.0
 
 
 def _relation(edge: dict[str, Any], dst: str) -> Relation:

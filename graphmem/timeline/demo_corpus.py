@@ -18,3 +18,5 @@ HALLOWEEN = {
 WARD_RECALLS = ("2024-10-08", "2024-10-13", "2024-10-18", "2024-10-23", "2024-10-28")
 QUESTION = "Will Shibuya be crowded on Halloween?"
 NOW = "2024-10-30"
+# the paper's setting of the formula (TimelineConfig fields): t in days, r the cosine itself
+PAPER = {"time_unit_seconds": 86400, "relevance_floor": 0.0, "relevance_full": 1.0}

@@ -3,14 +3,17 @@
 p_n(t) = (1 − exp(−r·e^(−t/g_n))) / (1 − e^(−1)),   g_0 = 1,
 g_n = g_(n−1) + (1 − e^(−t)) / (1 + e^(−t))
 
-r is the cosine relevance of a memory to the query, t the time since the memory was last
-recalled (or since its own time, if never), n its recall count, all times in units of
-`TimelineConfig.time_unit_seconds` (default: days). The denominator makes p = 1 for a perfectly
-relevant memory at t = 0, so p lies in [0, 1] only while r does: a cosine can be negative and,
-for vectors that are not normalised, above 1, so r is clipped to [0, 1] first (a negative
-cosine means "unrelated", p = 0). Each recall adds tanh(t/2) to g: recalling a memory again at
-once adds almost nothing, recalling it after a long gap adds almost 1, and a larger g makes p
-decay more slowly.
+r is the relevance of a memory to the query, t the time since the memory was last recalled (or
+since its own time, if never), n its recall count, all times in units of
+`TimelineConfig.time_unit_seconds` (default: months of 30 days). r comes from the cosine
+similarity c of the embeddings, rescaled: r = (c − floor) / (full − floor) clipped to [0, 1]
+(defaults 0.4 and 0.8). Sentence-embedding cosines of unrelated texts sit around 0.1–0.3 and
+of the right memory around 0.4–0.8, so the raw cosine let a recent, unrelated memory outrank
+an older, relevant one (its e^(−t/g) factor was all that differed); rescaled, unrelated
+memories score 0 whatever their age and the right one about 1. The denominator makes p = 1
+for a fully relevant memory at t = 0. Each recall adds tanh(t/2) to g: recalling a memory
+again at once adds almost nothing, recalling it after a long gap adds almost 1, and a larger g
+makes p decay more slowly.
 """
 
 from __future__ import annotations
@@ -25,14 +28,26 @@ from graphmem.errors import InvalidInput
 
 _NORM = 1.0 - math.exp(-1.0)  # p at r = 1, t = 0
 DAY = 86400
+WEEK = 7 * DAY
+MONTH = 30 * DAY
 
 
 @dataclass(frozen=True)
 class TimelineConfig:
-    """Time unit of t, the recall threshold k, and how many search hits are scored per label."""
+    """Time unit of t, the relevance scale, the recall threshold k, and the search pool.
 
-    time_unit_seconds: float = DAY
-    threshold: float = 0.9  # a memory counts as recalled when p >= threshold
+    The defaults were chosen on the tuning half of bench/bench_timeline.py's event log (see
+    docs/timeline.md): t in months of 30 days, relevance 0 below a cosine of 0.4 and 1 from
+    0.8, a memory recalled (and reinforced, when asked) when p >= 0.7.
+    """
+
+    time_unit_seconds: float = MONTH
+    threshold: float = 0.7  # a memory counts as recalled when p >= threshold
+    # r = (cosine − floor) / (full − floor), clipped to [0, 1]: sentence-embedding cosines of
+    # unrelated texts are rarely 0 and of the right memory rarely 1 (floor 0, full 1: r is the
+    # clipped cosine itself)
+    relevance_floor: float = 0.4
+    relevance_full: float = 0.8
     # Hits scored per label. Decay can lift an old, often recalled memory above more similar
     # ones, but only from among these. Cost grows linearly: at 10^5 memories an HNSW search for
     # 500 hits takes ~6 ms and 5000 ~76 ms, plus ~1 ms per 100 ids for the statistics read, so
@@ -45,6 +60,27 @@ class TimelineConfig:
             raise InvalidInput("time_unit_seconds", "must be a positive number of seconds")
         checked_threshold(self.threshold)
         checked_count(self.candidates, "candidates", 100_000)
+        checked_relevance_scale(self.relevance_floor, self.relevance_full)
+
+    def relevance(self, cosine: np.ndarray | float) -> np.ndarray:
+        """r of the formula for cosine similarities (see relevance_floor)."""
+        return relevance(cosine, self.relevance_floor, self.relevance_full)
+
+
+def checked_relevance_scale(
+    floor: object, full: object, fields: tuple[str, str] = ("relevance_floor", "relevance_full")
+) -> None:
+    """-1 <= floor < full <= 1; else InvalidInput naming the field."""
+    for value, field in ((floor, fields[0]), (full, fields[1])):
+        if not _real(value) or not -1 <= float(value) <= 1:  # type: ignore[arg-type]
+            raise InvalidInput(field, "must be a number from -1 to 1 (a cosine similarity)")
+    if not float(floor) < float(full):  # type: ignore[arg-type]
+        raise InvalidInput(fields[1], f"must be greater than {fields[0]}")
+
+
+def relevance(cosine: np.ndarray | float, floor: float = 0.0, full: float = 1.0) -> np.ndarray:
+    """(cosine − floor) / (full − floor), clipped to [0, 1]."""
+    return np.clip((np.asarray(cosine, dtype=np.float64) - floor) / (full - floor), 0.0, 1.0)
 
 
 def _real(value: object) -> bool:
@@ -72,7 +108,8 @@ def _finite(value: object, field: str, low: float) -> float:
 
 
 def recall_probability(r: float, t: float, g: float) -> float:
-    """p = (1 − exp(−r·e^(−t/g))) / (1 − e^(−1)), with r clipped to [0, 1]; t >= 0, g > 0."""
+    """p = (1 − exp(−r·e^(−t/g))) / (1 − e^(−1)), with r (the relevance, already rescaled)
+    clipped to [0, 1]; t >= 0, g > 0."""
     if not _real(r) or math.isnan(r):
         raise InvalidInput("r", "must be a number")
     t = _finite(t, "t", 0.0)

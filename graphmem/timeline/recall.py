@@ -49,7 +49,7 @@ class Recalled:
     text: str
     date: str
     ts: int
-    r: float  # relevance: cosine similarity to the query, clipped to [0, 1]
+    r: float  # relevance: the cosine similarity rescaled (TimelineConfig.relevance), in [0, 1]
     t: float  # time units since the last recall, or since ts if never recalled
     n: int  # recall count
     g: float
@@ -57,6 +57,7 @@ class Recalled:
     recalled: bool  # p >= threshold
     last_recalled_at: int | None = None
     source: str | None = None
+    cosine: float = 0.0  # cosine similarity of the embeddings of the memory and the query
 
 
 def recall(
@@ -125,7 +126,7 @@ def _recall(
         by_label.setdefault(label, []).append(h.node_id)
     params = packed_per_label(by_label)
     stats = {row["id"]: row for row in ctx.store.read("timeline.recalled_stats", **params)}
-    r = np.fromiter((h.score for _, h in hits), np.float64, len(hits))
+    cosine = np.fromiter((h.score for _, h in hits), np.float64, len(hits))
     since = np.fromiter((h.ts for _, h in hits), np.float64, len(hits))
     g = np.ones(len(hits))
     n = np.zeros(len(hits), dtype=np.int64)
@@ -138,10 +139,10 @@ def _recall(
             g[i] = float(row["g"] if row["g"] is not None else 1.0)
             n[i] = int(row["recall_count"] or 0)
     t = elapsed(now, since, ctx.config.time_unit_seconds)
-    r = np.clip(r, 0.0, 1.0)
+    r = ctx.config.relevance(cosine)
     p = probabilities(r, t, g)
     ids = [h.node_id for _, h in hits]
-    order = _top(p, r, ids, k)
+    order = _top(p, cosine, ids, k)
     top: dict[str, list[str]] = {}
     for i in order:
         top.setdefault(hits[i][0], []).append(ids[i])
@@ -151,7 +152,7 @@ def _recall(
             hits[i][0], ids[i], details[ids[i]]["text"],
             details[ids[i]]["date"] or iso_date(hits[i][1].ts), hits[i][1].ts, float(r[i]),
             float(t[i]), int(n[i]), float(g[i]), float(p[i]), bool(p[i] >= threshold),
-            last.get(i), details[ids[i]]["source"],
+            last.get(i), details[ids[i]]["source"], float(cosine[i]),
         )
         for i in order
         if ids[i] in details  # deleted since the search
@@ -172,13 +173,13 @@ def _embed_summaries(ctx: TimelineMemory, labels: tuple[str, ...]) -> None:
             embed_all_summaries(ctx.store, ctx.embedder, ctx.vectors, label)
 
 
-def _top(p: np.ndarray, r: np.ndarray, ids: list[str], k: int) -> list[int]:
-    """Indexes of the k best by p, then r, then id; only the front runners are fully sorted."""
+def _top(p: np.ndarray, cosine: np.ndarray, ids: list[str], k: int) -> list[int]:
+    """Indexes of the k best by p, then cosine, then id; only the front runners are sorted."""
     front = np.arange(len(p))
     if len(p) > k:
         kth = np.partition(p, len(p) - k)[len(p) - k]
         front = np.flatnonzero(p >= kth)  # ties with the k-th stay in the running
-    return sorted(front.tolist(), key=lambda i: (-p[i], -r[i], ids[i]))[:k]
+    return sorted(front.tolist(), key=lambda i: (-p[i], -cosine[i], ids[i]))[:k]
 
 
 def _get(item: Any, name: str) -> Any:
@@ -195,13 +196,13 @@ def ranker(now: Any, config: TimelineConfig | None = None) -> Ranker:
     """A ranking function for retrieval candidates: their recall probability p at `now`.
 
     A candidate is either a mapping or an object (e.g. `graphmem.props.retrieve.Scored`) with
-    `similarity` (the cosine: r of the formula), its own time `ts` (or `prop.ts`) in epoch
-    seconds, and optionally `g` and `last_recalled_at`; or a tuple (node, similarity, ts) whose
-    node is a mapping with those statistics, or just an id. Missing statistics mean never
+    `similarity` (the cosine, rescaled into r by the config), its own time `ts` (or `prop.ts`)
+    in epoch seconds, and optionally `g` and `last_recalled_at`; or a tuple (node, similarity,
+    ts) whose node is a mapping with those statistics, or just an id. Missing statistics mean never
     recalled (g = 1, decay from ts). Returns one score per candidate, in order; higher first.
     """
     now_ts = checked_now(now)
-    unit = (config or TimelineConfig()).time_unit_seconds
+    config = config or TimelineConfig()
 
     def rank(candidates: Sequence[Any]) -> list[float]:
         r, since, g = [], [], []
@@ -220,7 +221,7 @@ def ranker(now: Any, config: TimelineConfig | None = None) -> Ranker:
             g.append(float(_get(stats, "g") or 1.0))
         if not r:
             return []
-        t = elapsed(now_ts, np.array(since), unit)
-        return probabilities(np.array(r), t, np.array(g)).tolist()
+        t = elapsed(now_ts, np.array(since), config.time_unit_seconds)
+        return probabilities(config.relevance(np.array(r)), t, np.array(g)).tolist()
 
     return rank

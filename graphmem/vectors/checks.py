@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,15 +38,26 @@ def _checked_ints(field: str, values: Any, n: int | None, low: int, high: int) -
     return arr.astype(np.int64)
 
 
-def _checked_batch(
-    dim: int, node_ids: Sequence[str], vids: Any, ts: Any, embeddings: Any
-) -> _Batch:
+def _held_vids(vids: Any, held: Mapping[int, int]) -> list[int]:
+    """The valid vids of `vids` that `held` (vid → slot) has, sorted, each once."""
+    wanted = _checked_ints("vids", vids, None, 0, _MAX_VID)
+    return sorted({v for v in wanted.tolist() if v in held})
+
+
+def _checked_ids(node_ids: Any) -> Sequence[str]:
+    """A list of non-empty node id strings; else InvalidInput."""
     if isinstance(node_ids, str | bytes) or not isinstance(node_ids, Sequence):
         raise InvalidInput("node_ids", "must be a list of strings")
     for i, node_id in enumerate(node_ids):
         if not isinstance(node_id, str) or not node_id:
             raise InvalidInput(f"node_ids[{i}]", "must be a non-empty string")
-    n = len(node_ids)
+    return node_ids
+
+
+def _checked_batch(
+    dim: int, node_ids: Sequence[str], vids: Any, ts: Any, embeddings: Any
+) -> _Batch:
+    n = len(_checked_ids(node_ids))
     vid_arr = _checked_ints("vids", vids, n, 0, _MAX_VID)
     ts_arr = _checked_ints("ts", ts, n, -(1 << 63), _MAX_VID)
     for i, (node_id, vid) in enumerate(zip(node_ids, vid_arr.tolist(), strict=True)):

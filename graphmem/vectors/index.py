@@ -41,6 +41,7 @@ from graphmem.vectors.checks import (
     _checked_queries,
     _checked_query,
     _dedupe,
+    _held_vids,
 )
 from graphmem.vectors.model import (
     _MAX_VID,
@@ -197,9 +198,8 @@ class VectorIndex:
 
     def remove(self, vids: Sequence[int] | np.ndarray) -> int:
         """Drop the items with these vids (unknown vids are ignored); return how many."""
-        wanted = _checked_ints("vids", vids, None, 0, _MAX_VID)
         with self._lock.exclusive():
-            gone = sorted({v for v in wanted.tolist() if v in self._pos})
+            gone = _held_vids(vids, self._pos)
             if not gone:
                 return 0
             if self._kind == "flat":
@@ -257,8 +257,9 @@ class VectorIndex:
             if as_of_ts is not None:
                 older = self._ts <= as_of_ts
                 mask = older if mask is None else older & mask
-            if wanted is not None:  # the same bitmap selector: one vectorised membership test
-                chosen = np.isin(self._vids, wanted)
+            if wanted is not None:  # the same bitmap selector, set from the slots of `among`
+                chosen = np.zeros(total, dtype=bool)
+                chosen[[self._pos[v] for v in wanted.tolist() if v in self._pos]] = True
                 mask = chosen if mask is None else chosen & mask
             passing = total if mask is None else int(np.count_nonzero(mask))
             if passing == 0 or len(query) == 0:

@@ -46,10 +46,14 @@ def index_paths(directory: Path, label: str) -> tuple[Path, Path]:
 
 def saved_watermark(directory: str | Path, label: str) -> float | None:
     """When the saved index of `label` was last known to match the graph, if readable."""
-    _, side_path = index_paths(Path(directory), label)
+    return watermark_of(index_paths(Path(directory), label)[1])
+
+
+def watermark_of(path: Path) -> float | None:
+    """The `synced_at` of a file written by write_arrays, if it is readable."""
     try:
-        with _open_side(side_path) as side:
-            value = _read_meta(side, side_path).get("synced_at")
+        with _open_side(path) as side:
+            value = _read_meta(side, path).get("synced_at")
     except VectorIndexError:
         return None
     return float(value) if isinstance(value, int | float) else None
@@ -67,16 +71,42 @@ def write_index(
     faiss_path, side_path = index_paths(directory, label)
     meta = {
         **meta,
-        "format": FORMAT_VERSION,
         "faiss_bytes": int(blob.nbytes),
         "faiss_sha256": hashlib.sha256(blob).hexdigest(),
-        "arrays_sha256": _arrays_digest(arrays),
     }
-    text = json.dumps(meta, sort_keys=True)
-    side = {**arrays, "meta": np.array(text), "meta_sha256": np.array(_sha256(text))}
-    _atomic_write(side_path, lambda f: np.savez(f, **side))
+    write_arrays(side_path, arrays, meta, sync=False)
     _atomic_write(faiss_path, lambda f: f.write(blob))
     _fsync_dir(directory)
+
+
+def write_arrays(path: Path, arrays: dict[str, np.ndarray], meta: dict, sync: bool = True) -> None:
+    """Write named arrays and a JSON watermark `meta` into one .npz, atomically, checksummed.
+
+    `meta` gains the format, `arrays_sha256` (over the arrays in the order given) and, beside
+    it, `meta_sha256`. `sync`: make the rename durable at once.
+    """
+    private_dir(path.parent)
+    meta = {**meta, "format": FORMAT_VERSION, "arrays_sha256": _arrays_digest(arrays)}
+    text = json.dumps(meta, sort_keys=True)
+    side = {**arrays, "meta": np.array(text), "meta_sha256": np.array(_sha256(text))}
+    _atomic_write(path, lambda f: np.savez(f, **side))
+    if sync:
+        _fsync_dir(path.parent)
+
+
+def read_arrays(path: Path, names: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """(meta, arrays by name) of a file written by write_arrays, checked against its checksums.
+
+    VectorIndexError when it is missing or of an older format; DamagedIndexFile otherwise.
+    """
+    if not path.is_file():
+        raise VectorIndexError(f"no saved index {path}")
+    with _open_side(path) as side:
+        meta = _read_meta(side, path)
+        arrays = {name: _member(side, name, path) for name in names}
+    if meta.get("arrays_sha256") != _arrays_digest(arrays):
+        raise DamagedIndexFile(path, "its arrays do not match their checksum")
+    return meta, arrays
 
 
 def read_index(directory: Path, label: str) -> SavedIndex:
@@ -88,11 +118,7 @@ def read_index(directory: Path, label: str) -> SavedIndex:
     faiss_path, side_path = index_paths(directory, label)
     if not (faiss_path.is_file() and side_path.is_file()):
         raise VectorIndexError(f"no saved {label} index in {directory}")
-    with _open_side(side_path) as side:
-        meta = _read_meta(side, side_path)
-        arrays = _read_arrays(side, side_path)
-    if meta.get("arrays_sha256") != _arrays_digest(arrays):
-        raise DamagedIndexFile(side_path, "its arrays do not match their checksum")
+    meta, arrays = read_arrays(side_path, ARRAYS)
     idmap = _read_faiss(faiss_path, meta)
     return SavedIndex(idmap, meta, arrays)
 
@@ -138,10 +164,6 @@ def _format_of(text: str) -> object:
     return meta.get("format") if isinstance(meta, dict) else None
 
 
-def _read_arrays(side: Any, path: Path) -> dict[str, np.ndarray]:
-    return {name: _member(side, name, path) for name in ARRAYS}
-
-
 def _read_faiss(path: Path, meta: dict[str, Any]) -> Any:
     """The index in the .faiss file, parsed only once its bytes match the sha256 in `meta`.
 
@@ -168,9 +190,9 @@ def _sha256(text: str) -> str:
 
 
 def _arrays_digest(arrays: dict[str, np.ndarray]) -> str:
-    """sha256 over the slot arrays: names, dtypes, shapes and contents."""
+    """sha256 over the arrays in their order: names, dtypes, shapes and contents."""
     h = hashlib.sha256()
-    for name in ARRAYS:
+    for name in arrays:
         arr = np.ascontiguousarray(arrays[name])
         h.update(f"{name}:{arr.dtype.str}:{arr.shape};".encode())
         h.update(arr.tobytes())

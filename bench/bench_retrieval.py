@@ -1,0 +1,166 @@
+"""Retrieval quality on a news-like corpus: is the answer in the k=10 context, per channel?
+
+Data: bench/newsworld.py generates ~1,100 dated articles about fictional companies, towns,
+clubs and central banks (names and numbers that change over time, a third of the facts stated
+without the name) and as-of questions whose answer (a name or a number) is known. They are
+ingested as `graphmem ingest-docs` does without an LLM: add_document per article, which splits
+it into sentences (a sentence that says "the company" loses the name), relations by the offline
+classifier. A question counts as answered when its answer appears (as a whole word)
+in a proposition of the subgraph (anchors and neighbours) for its as-of date.
+
+Questions: "attribute" (who runs X, how many people live in Y, as of a date) and "reverse"
+(which company named <person> chief executive, which town has <number> residents: a name or
+number only the words of the text carry).
+
+Tuned on: the `tuning` half of the questions of the seed-11 corpus (entities whose name hashes
+even). The fusion settings (RRF K, keyword weight) were swept on that half (--sweep):
+nothing beat the standard K = 60 with equal weights by more than a question or two, so the
+standard is kept. The `held_back` half (the other entities) was only scored with the chosen
+settings, and so was a second corpus (--seed 12: other entities, names, numbers and dates),
+both halves of which are held back. The bounds (neighbours and document statements per
+anchor, incoming edges) were set beforehand, not tuned. Only held-back figures say how well
+the settings generalise, and only a real corpus (CLARK-News, checked independently) says how
+well they work on real news.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from common import temp_store  # noqa: E402
+from newsworld import Corpus, Question, generate  # noqa: E402
+
+from graphmem.config import Settings  # noqa: E402
+from graphmem.embed import Embedder  # noqa: E402
+from graphmem.props import PropsMemory, add_document, counts, retrieve  # noqa: E402
+from graphmem.props.hybrid import FUSION, Fusion  # noqa: E402
+
+HALVES = ("tuning", "held_back")
+FORMS = ("all", "attribute", "reverse")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One retrieval configuration."""
+
+    name: str
+    channels: str
+    expand: bool
+    fusion: Fusion = FUSION
+    siblings: int = retrieve.SIBLINGS  # document statements per anchor
+
+
+def answered(answer: str, texts: Sequence[str]) -> bool:
+    """The answer appears as a whole word or number in one of the texts."""
+    pattern = re.compile(r"(?<![\w.,])" + re.escape(answer) + r"(?![\w]|[.,]\d)")
+    return any(pattern.search(t) for t in texts)
+
+
+def score(ctx: PropsMemory, questions: Sequence[Question], vecs, setting: Setting, k: int):
+    """{(form, half): [answered, asked]} and the mean subgraph size."""
+    retrieve.SIBLINGS = setting.siblings  # the module's bound, for a row without it
+    hits: dict[tuple[str, str], list[int]] = {}
+    sizes = []
+    for q, vec in zip(questions, vecs, strict=True):
+        graph = retrieve.subgraph_for_vector(
+            ctx,
+            vec,
+            q.question,
+            q.as_of,
+            k,
+            setting.expand,
+            channels=setting.channels,
+            fusion=setting.fusion,
+        )
+        sizes.append(len(graph.nodes))
+        for key in ((q.form, q.half), ("all", q.half)):
+            cell = hits.setdefault(key, [0, 0])
+            cell[0] += answered(q.answer, [n.prop.text for n in graph.nodes])
+            cell[1] += 1
+    return hits, sum(sizes) / max(len(sizes), 1)
+
+
+def line(name: str, hits: dict, size: float) -> str:
+    cells = []
+    for form in FORMS:
+        for half in HALVES:
+            got, asked = hits.get((form, half), (0, 0))
+            cells.append(f"{got / max(asked, 1):6.1%}")
+    return f"  {name:<30} " + " ".join(f"{c:>9}" for c in cells) + f"  {size:5.1f}"
+
+
+def ceiling(corpus: Corpus, ctx: PropsMemory) -> dict:
+    """Questions whose answer is in some stored sentence dated on or before the as-of date."""
+    rows = ctx.store.read("props.filtered", source=None, start=None, end=None, contains=None,
+                          offset=0, limit=10**7)  # fmt: skip
+    hits: dict[tuple[str, str], list[int]] = {}
+    for q in corpus.questions:
+        texts = [r["text"] for r in rows if r["date"] <= q.as_of]
+        for key in ((q.form, q.half), ("all", q.half)):
+            cell = hits.setdefault(key, [0, 0])
+            cell[0] += answered(q.answer, texts)
+            cell[1] += 1
+    return hits
+
+
+def sweep(ctx: PropsMemory, corpus: Corpus, vecs, k: int) -> None:
+    """Fusion settings, scored on the tuning half only."""
+    tuning = [i for i, q in enumerate(corpus.questions) if q.half == "tuning"]
+    qs = [corpus.questions[i] for i in tuning]
+    qv = vecs[tuning]
+    print("sweep on the tuning half (hybrid, expanded): all / attribute / reverse questions")
+    for rrf_k in (5, 10, 20, 60):
+        for weight in (0.3, 0.5, 0.7, 1.0):
+            s = Setting("", "hybrid", True, Fusion(rrf_k, 1.0, weight))
+            hits, size = score(ctx, qs, qv, s, k)
+            rates = [hits[(f, "tuning")][0] / hits[(f, "tuning")][1] for f in FORMS]
+            print(f"  K={rrf_k:<3} keyword weight {weight:<4}: "
+                  + " / ".join(f"{r:.1%}" for r in rates) + f"  ({size:.1f} nodes)")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--sweep", action="store_true", help="tune on the tuning half")
+    args = parser.parse_args()
+    corpus = generate(args.seed)
+    embedder = Embedder()
+    with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmr-") as tmp:
+        ctx = PropsMemory.open(Settings(home=Path(tmp)), store, llm=None, embedder=embedder)
+        started = time.perf_counter()
+        for doc in corpus.documents:
+            add_document(ctx, doc["text"], doc["date"], doc["source"])
+        print(f"news-like corpus (seed {args.seed}): {len(corpus.documents)} articles, "
+              f"{counts(ctx)}, ingested in {time.perf_counter() - started:.0f} s")  # fmt: skip
+        vecs = embedder.encode([q.question for q in corpus.questions])
+        if args.sweep:
+            sweep(ctx, corpus, vecs, args.k)
+        heads = [f"{f[:6]}/{h[:4]}" for f in FORMS for h in HALVES]
+        print(f"answer in the k={args.k} context (share of questions)")
+        print(f"  {'':<30} " + " ".join(f"{h:>9}" for h in heads) + "  nodes")
+        print(line("answer in a sentence dated <= as-of", ceiling(corpus, ctx), 0.0))
+        for setting in (
+            Setting("dense only, no expansion", "dense", False),
+            Setting("dense only, expanded", "dense", True),
+            Setting("keyword only, expanded", "keyword", True),
+            Setting("hybrid, no expansion", "hybrid", False),
+            Setting("hybrid, relations only", "hybrid", True, siblings=0),
+            Setting("hybrid, expanded (default)", "hybrid", True),
+            Setting("  with RRF K=5, keyword weight 0.5", "hybrid", True, Fusion(5.0, 1.0, 0.5)),
+        ):
+            print(line(setting.name, *score(ctx, corpus.questions, vecs, setting, args.k)))
+        ctx.close()
+
+
+if __name__ == "__main__":
+    main()

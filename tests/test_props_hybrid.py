@@ -1,0 +1,183 @@
+"""Hybrid retrieval (dense + keyword, fused), the inclusive as-of date, bounded expansion."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from graphmem.config import Settings
+from graphmem.errors import InvalidInput
+from graphmem.props import PropsMemory, add_document, add_propositions, list_relations, subgraph
+from graphmem.props.classify import Candidate, Judgement
+from graphmem.props.model import Proposition, proposition_id
+from graphmem.props.retrieve import INCOMING, NEIGHBOURS
+from graphmem.store import Store
+
+CHANNELS = ("dense", "keyword", "hybrid")
+# companies whose new chief executive is called Zofia: the embedding of a question about one
+# Zofia is close to all of them; only the surname tells them apart
+SURNAMES = ("Kestrova", "Malinek", "Duranski", "Vellacourt", "Orbanek", "Tesarin", "Harvold",
+            "Pelleau", "Brannoch", "Sorvany", "Quenneth", "Lindqvar", "Morvaine", "Astelin",
+            "Dorrigan", "Fenwhistle", "Galloran", "Ruskova", "Tamberlin", "Wexcombe")  # fmt: skip
+COMPANIES = ("Ardent", "Bellmoor", "Corvane", "Dunstable", "Elmridge", "Falkirk", "Greyhaven",
+             "Holloway", "Ironvale", "Juniper", "Kingsreach", "Larkspur", "Merriweather",
+             "Northwind", "Oakhurst", "Pemberton", "Quarrystone", "Redfern", "Stonebridge",
+             "Thornbury")  # fmt: skip
+
+
+@pytest.fixture
+def ctx(store: Store, tmp_path: Path) -> Iterator[PropsMemory]:
+    memory = PropsMemory.open(Settings(home=tmp_path), store, llm=None)
+    yield memory
+    memory.close()
+
+
+def anchors(graph) -> list[str]:
+    return [n.prop.id for n in graph.anchors]
+
+
+def test_a_proposition_dated_on_the_as_of_date_is_an_anchor_candidate(ctx: PropsMemory) -> None:
+    items = [
+        {"text": "Brackwater Mills reported 310 employees.", "date": "2024-03-09"},
+        {"text": "Brackwater Mills reported 325 employees.", "date": "2024-03-10"},
+        {"text": "Brackwater Mills reported 340 employees.", "date": "2024-03-11"},
+    ]
+    add_propositions(ctx, items)
+    on_the_day, day_after = (proposition_id(i["text"], i["date"]) for i in items[1:])
+    question = "How many employees does Brackwater Mills have?"
+    for channels in CHANNELS:
+        graph = subgraph(ctx, question, as_of="2024-03-10", k=3, channels=channels)
+        assert on_the_day in anchors(graph), channels
+        assert day_after not in {n.prop.id for n in graph.nodes}, channels
+        assert all(n.prop.date <= "2024-03-10" for n in graph.nodes)
+
+
+def test_hybrid_finds_a_proposition_by_a_rare_name_that_dense_search_ranks_low(
+    ctx: PropsMemory,
+) -> None:
+    items = [
+        {"text": f"{company} Foods named Zofia {surname} as its chief executive.",
+         "date": f"2023-{1 + i % 12:02d}-{1 + i:02d}"}
+        for i, (company, surname) in enumerate(zip(COMPANIES, SURNAMES, strict=True))
+    ]  # fmt: skip
+    target = {"text": "Zofia Quilbrestan takes the helm at Velkor Foods after a board vote.",
+              "date": "2023-06-15"}  # fmt: skip
+    add_propositions(ctx, [*items, target])
+    wanted = proposition_id(target["text"], target["date"])
+    question = "Which company named Zofia Quilbrestan as chief executive?"
+    k = 5
+    dense = subgraph(ctx, question, k=k, expand=False, channels="dense")
+    assert wanted not in anchors(dense), "the premise: the embedding blurs the name"
+    wide = subgraph(ctx, question, k=len(items), expand=False, channels="dense")
+    assert anchors(wide).index(wanted) >= 2 * k
+    keyword = subgraph(ctx, question, k=k, expand=False, channels="keyword")
+    assert anchors(keyword)[0] == wanted
+    hybrid = subgraph(ctx, question, k=k, expand=False)
+    assert wanted in anchors(hybrid)
+    node = hybrid.node(wanted)
+    assert node.channels == ("dense", "keyword") and node.score is not None
+
+
+def test_channels_are_checked(ctx: PropsMemory) -> None:
+    with pytest.raises(InvalidInput) as err:
+        subgraph(ctx, "anything", channels="sparse")
+    assert err.value.field == "channels"
+
+
+class HotEntity:
+    """Ingestion classifier: a statement starting "Analysts" supports every candidate, any
+    other updates every candidate (so hundreds of statements point at the oldest ones)."""
+
+    name = "hot"
+
+    def classify(self, new: Proposition, candidates: Sequence[Candidate]) -> list[Judgement]:
+        label = "supports" if new.text.startswith("Analysts") else "updates"
+        return [Judgement(i, label, 0.9) for i in range(len(candidates))]
+
+
+def site_statements(n: int) -> list[dict[str, str]]:
+    """n statements about one foundry's sites, one a day from 2020-01-01."""
+    import datetime as dt
+
+    start = dt.date(2020, 1, 1)
+    return [
+        {"text": f"Quillmere Foundry's site number {i} in Brackwater now runs {100 + i} furnaces.",
+         "date": str(start + dt.timedelta(days=i))}
+        for i in range(n)
+    ]  # fmt: skip
+
+
+def test_expansion_stays_bounded_on_a_hot_entity_and_status_stays_exact(
+    store: Store, tmp_path: Path
+) -> None:
+    memory = PropsMemory.open(Settings(home=tmp_path), store, llm=None, classifier=HotEntity())
+    try:
+        updates = site_statements(60)
+        # newer than every update: supporters must not crowd out the statements that update
+        supports = [{"text": f"Analysts said the foundry's figures for site {i} looked right.",
+                     "date": "2020-06-01"} for i in range(12)]  # fmt: skip
+        add_propositions(memory, [*updates, *supports])
+        when = {proposition_id(i["text"], i["date"]): i["date"] for i in [*updates, *supports]}
+        k = 4
+        question = "How many furnaces does Quillmere Foundry run in Brackwater?"
+        graph = subgraph(memory, question, as_of="2020-12-31", k=k, channels="dense")
+        assert len(graph.anchors) == k
+        assert len(graph.nodes) <= k * (1 + NEIGHBOURS)
+        neighbours = [n for n in graph.nodes if not n.is_anchor]
+        assert neighbours
+        for node in graph.nodes:
+            for kind in ("updates", "contradicts", "supports"):
+                into = [e for e in graph.edges if e.dst == node.prop.id and e.kind == kind]
+                assert len(into) <= INCOMING + k, "INCOMING of each kind, plus from anchors"
+        # every anchor but the newest statement has newer updates: its status says so
+        newest = max(graph.nodes, key=lambda n: n.prop.ts)
+        for node in graph.anchors:
+            if node.prop.ts < newest.prop.ts:
+                assert node.status.state == "updated"
+                assert 1 <= len(node.status.updated_by) <= INCOMING
+        # the neighbours of one anchor: the newest of the statements that change its status,
+        # not the still newer statements that merely support it
+        first = proposition_id(updates[0]["text"], updates[0]["date"])
+        into = [r for r in list_relations(memory, limit=100_000) if r.dst == first]
+        assert any(r.kind == "supports" for r in into), "the premise: supporters are newer"
+        assert sum(r.kind == "updates" for r in into) > NEIGHBOURS
+        updaters = sorted((r.src for r in into if r.kind == "updates"), key=lambda p: when[p])
+        one = subgraph(memory, updates[0]["text"], as_of="2020-12-31", k=1, channels="dense")
+        assert anchors(one) == [first]
+        assert {n.prop.id for n in one.nodes if not n.is_anchor} == set(updaters[-NEIGHBOURS:])
+        # as of an earlier date, nothing later takes part and the status is as of then
+        early = subgraph(memory, question, as_of="2020-01-05", k=k, channels="dense")
+        assert all(n.prop.date <= "2020-01-05" for n in early.nodes)
+        oldest = min(early.nodes, key=lambda n: n.prop.ts)
+        assert oldest.prop.date < "2020-01-05" and oldest.status.state == "updated"
+        assert len(early.nodes) <= 5
+    finally:
+        memory.close()
+
+
+def test_an_anchor_brings_the_statement_of_its_document_that_leaves_out_the_name(
+    ctx: PropsMemory,
+) -> None:
+    for i, (company, surname) in enumerate(zip(COMPANIES, SURNAMES, strict=True)):
+        add_document(ctx, f"{company} Foods named Marta {surname} as its chief executive.",
+                     f"2023-0{1 + i % 9}-1{i % 10}")  # fmt: skip
+    article = ("Velkor Foods shares rose 4 percent on Monday. Investors cheered the news. "
+               "The company named Zofia Quilbrestan as its new chief executive.")  # fmt: skip
+    add_document(ctx, article, "2023-05-02")
+    add_document(ctx, "Velkor Foods will open a plant in Marsby.", "2023-07-01")  # after as-of
+    answer = proposition_id("The company named Zofia Quilbrestan as its new chief executive.",
+                            "2023-05-02")  # fmt: skip
+    question = "Who runs Velkor Foods?"
+    plain = subgraph(ctx, question, as_of="2023-06-01", k=2, expand=False)
+    assert answer not in {n.prop.id for n in plain.nodes}, "the premise: search misses it"
+    named = proposition_id("Velkor Foods shares rose 4 percent on Monday.", "2023-05-02")
+    assert named in anchors(plain)
+    graph = subgraph(ctx, question, as_of="2023-06-01", k=2)
+    node = graph.node(answer)
+    assert node.via == "document" and not node.is_anchor and node.score is not None
+    # one per anchor: the sentence of the article most similar to the question
+    from_documents = [n for n in graph.nodes if n.via == "document"]
+    assert len(from_documents) <= 2 and all(n.prop.date <= "2023-06-01" for n in graph.nodes)
+    assert "Investors cheered the news." not in {n.prop.text for n in graph.nodes}
