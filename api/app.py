@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Literal
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -28,11 +28,13 @@ from api.state import AppState
 from graphmem.config import Settings
 
 
-class GraphQLApp(RequestIdInResults, TokenAuth, GraphQL):
+class GraphQLApp(RequestIdInResults, TokenAuth, GraphQL[Context, None]):  # type: ignore[misc]
     """strawberry's ASGI app with graphmem's typed context, tokens, GraphiQL page, request ids."""
 
     def __init__(self, state: AppState, tokens: Tokens) -> None:
-        ide = "graphiql" if security.graphiql_enabled(state.settings) else None
+        ide: Literal["graphiql"] | None = (
+            "graphiql" if security.graphiql_enabled(state.settings) else None
+        )
         super().__init__(schema, graphql_ide=ide)
         self.state = state
         self.tokens = tokens

@@ -25,6 +25,7 @@ from graphql import (
     DocumentNode,
     FieldNode,
     FragmentDefinitionNode,
+    FragmentSpreadNode,
     GraphQLField,
     GraphQLSchema,
     InlineFragmentNode,
@@ -121,8 +122,10 @@ class Measure:
                 condition = node.type_condition
                 typ = self.schema.get_type(condition.name.value) if condition else parent
                 size = self._selections(node.selection_set, typ, inherited, seen)
-            else:
+            elif isinstance(node, FragmentSpreadNode):
                 size = self._spread(node.name.value, inherited, seen)
+            else:
+                continue
             total = total.beside(size)
         return total
 
@@ -181,8 +184,8 @@ class Measure:
         if page is not None and page.value > self._most(page):
             most, setting = self._most(page), ENV[SIZE_ARGUMENTS[page.name]]
             given = f"is {page.value:,}" if page.sent else f"defaults to {page.value:,}"
-            problem = f"{given}, more than the {most:,} allowed ({setting})"
-            self.oversized.append((node, LimitExceeded(page.path, problem, most, page.value)))
+            text = f"{given}, more than the {most:,} allowed ({setting})"
+            self.oversized.append((node, LimitExceeded(page.path, text, most, page.value)))
 
     def _most(self, page: PageSize) -> int:
         return getattr(self.limits, SIZE_ARGUMENTS[page.name])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import strawberry
@@ -38,7 +38,7 @@ def _parsed(query: str, options: tuple[tuple[str, Any], ...]) -> DocumentNode | 
         return error
 
 
-def parsed(query: str, options: dict[str, Any] | None = None) -> DocumentNode | GraphQLError:
+def parsed(query: str, options: Mapping[str, Any] | None = None) -> DocumentNode | GraphQLError:
     """The document of `query` (or its syntax error), parsed once per text and options.
 
     Texts over CACHED_TEXT_MOST characters are parsed each time: a few hundred of them kept

@@ -48,7 +48,10 @@ class RequestLimits(SchemaExtension):
 
     def on_validate(self) -> Iterator[None]:
         context = self.execution_context
-        operation = get_operation_ast(context.graphql_document, context.operation_name)
+        document = context.graphql_document
+        operation = (
+            None if document is None else get_operation_ast(document, context.operation_name)
+        )
         if operation is not None:
             errors = refusals(context.schema._schema, context, operation, self._limits())
             if errors:  # strawberry then skips validation: refused in the time it took to see
@@ -57,8 +60,11 @@ class RequestLimits(SchemaExtension):
 
     def on_execute(self) -> Iterator[None]:
         settings = _settings(self.execution_context)
-        operation = get_operation_ast(
-            self.execution_context.graphql_document, self.execution_context.operation_name
+        document = self.execution_context.graphql_document
+        operation = (
+            None
+            if document is None
+            else get_operation_ast(document, self.execution_context.operation_name)
         )
         if settings is None or operation is None:  # not served by api.app: no time limit
             yield

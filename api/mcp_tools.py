@@ -211,8 +211,8 @@ def over_limit(tool: str, args: dict[str, Any], limits: Limits) -> LimitExceeded
             most = getattr(limits, SIZE_ARGUMENTS[name])
             if value > most:
                 setting = ENV[SIZE_ARGUMENTS[name]]
-                problem = f"is {value:,}, more than the {most:,} allowed ({setting})"
-                return LimitExceeded(name, problem, most, value)
+                text = f"is {value:,}, more than the {most:,} allowed ({setting})"
+                return LimitExceeded(name, text, most, value)
     return None
 
 

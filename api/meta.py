@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import Any
 
 import strawberry
 from strawberry.utils.str_converters import to_camel_case
@@ -174,6 +175,7 @@ def _check_unused(spec: MetaSpecInput) -> None:
 
 def _tool_args(spec: MetaSpecInput) -> dict[str, object]:
     """The arguments recorded on the ToolCall (for filter: the typed fields as given)."""
+    args: dict[str, Any]
     if spec.kind == "members":
         args = {"member_ids": spec.member_ids, "label": spec.label}
     elif spec.kind == "range":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +29,7 @@ from graphql import (
 from graphql.utilities import get_operation_ast
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.middleware import Middleware
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.extensions import SchemaExtension
 from strawberry.types import ExecutionContext
@@ -193,9 +193,9 @@ class Observability:
             Route("/metrics", self.metrics.endpoint),
         ]
 
-    def middleware(self, routes: list[Route]) -> Middleware:
+    def middleware(self, routes: Sequence[BaseRoute]) -> Middleware:
         """Outermost: requests refused by other middleware get an id and are counted too."""
-        paths = frozenset(r.path for r in routes)
+        paths = frozenset(r.path for r in routes if isinstance(r, Route | Mount))
         return Middleware(ObserveMiddleware, metrics=self.metrics, routes=paths)
 
     @contextlib.asynccontextmanager

@@ -73,11 +73,11 @@ class PointInput:
 
 def _point_from_input(cls: type, value: Mapping[str, Any], context: object) -> PointInput:
     # strawberry's generic conversion spends ~40 µs per item resolving each field's name and
-    # type: most of a 150k-point append, all of it holding the GIL; both fields are scalars
+    # its type, most of a 150k-point append, all of it holding the GIL; both fields are scalars
     return cls(timestamp=value["timestamp"], value=value.get("value"))
 
 
-PointInput.__strawberry_definition__.from_input = _point_from_input
+PointInput.__strawberry_definition__.from_input = _point_from_input  # type: ignore[attr-defined]
 
 
 @strawberry.type

@@ -130,7 +130,7 @@ def _describe(store: Store, s: catalog.SeriesInfo) -> str:
     span = (
         f"{iso_date(b.start)} to {iso_date(b.end)}, {b.n_points} {_spacing(store, s.id)}, "
         f"{b.n_segments} segments"
-        if b.n_points
+        if b.n_points and b.start is not None and b.end is not None
         else "no points yet"
     )
     unit = f" ({s.unit})" if s.unit else ""

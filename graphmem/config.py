@@ -147,7 +147,8 @@ class Settings:
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the given fields replaced (None values are ignored)."""
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        given: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
+        return replace(self, **given)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

@@ -38,7 +38,8 @@ def run_demo(services: Services, out: TextIO) -> None:
     bounds = time_bounds(store, series.id)
     print(
         f"Series {series.name!r} ({series.unit}): {bounds.n_points} daily points "
-        f"{bounds.start_iso[:10]} to {bounds.end_iso[:10]}, cut online by BOCPD into "
+        f"{(bounds.start_iso or '')[:10]} to {(bounds.end_iso or '')[:10]}, "
+        "cut online by BOCPD into "
         f"{bounds.n_segments} segments:\n",
         file=out,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -38,8 +39,9 @@ def plot_series(
     ax.plot(_dates(points.ts), points.xs, lw=0.6, color="#4a6fa5", label=series.name)
     for i, seg in enumerate(segs):
         d0, d1 = _dates(np.array([seg.start, seg.end]))
-        ax.hlines(seg.features.mean, d0, d1, colors="#d1495b", lw=2,
-                  label="segment mean" if i == 0 else None)  # fmt: skip
+        # only the first segment's line gets a legend entry: matplotlib takes None as no label
+        label: Any = "segment mean" if i == 0 else None
+        ax.hlines(seg.features.mean, d0, d1, colors="#d1495b", lw=2, label=label)
         if i:
             ax.axvline(d0, color="#888", lw=0.6, ls="--")
     locator = mdates.AutoDateLocator()

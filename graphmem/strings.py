@@ -7,7 +7,7 @@ one is refused as InvalidInput naming its field, never met later as an encoding 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal, overload
 
 from graphmem.errors import InvalidInput
 
@@ -51,6 +51,10 @@ def checked_str(value: Any, field: str, max_len: int) -> str:
     return storable(_within(_string(value, field), field, max_len), field)
 
 
+@overload
+def checked_name(value: Any, field: str, max_len: int, *, required: Literal[True]) -> str: ...
+@overload
+def checked_name(value: Any, field: str, max_len: int, *, required: bool = False) -> str | None: ...
 def checked_name(value: Any, field: str, max_len: int, *, required: bool = False) -> str | None:
     """A name a person types (series name, unit, source, label): trimmed, no control characters.
 

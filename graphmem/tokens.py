@@ -65,4 +65,4 @@ def _render_type(prop: dict[str, Any]) -> str:
     if kind == "array":
         return _render_type(prop.get("items", {})) + "[]"
     return {"integer": "number", "string": "string", "number": "number",
-            "boolean": "boolean"}.get(kind, "any")  # fmt: skip
+            "boolean": "boolean"}.get(str(kind), "any")  # fmt: skip

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 import warnings
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -65,10 +66,10 @@ VERIFY_SENTENCES = (
 )
 
 
-def default_cache_root(env: dict[str, str] | None = None) -> Path:
+def default_cache_root(env: Mapping[str, str] | None = None) -> Path:
     """$XDG_CACHE_HOME/graphmem/models, or ~/.cache/graphmem/models."""
-    env = os.environ if env is None else env
-    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    found = os.environ if env is None else env
+    base = found.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "graphmem" / "models"
 
 

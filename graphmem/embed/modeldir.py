@@ -7,6 +7,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from graphmem.errors import GraphmemError
 
@@ -122,7 +123,7 @@ def _longest_input(directory: Path) -> int:
     return min([int(x) for x in limits if isinstance(x, int | float) and x < _BIG_MAX_LEN] or [512])
 
 
-def _json(path: Path, required_as: str | None) -> dict | list:
+def _json(path: Path, required_as: str | None) -> Any:
     """A JSON file; a missing optional one is {}; a missing required one is OnnxUnsupported."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))

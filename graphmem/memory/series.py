@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,7 +48,7 @@ class Series(Part):
         """One series by id or name; NotFound if there is none."""
         return catalog.get_series(self._store(), series)
 
-    def list(self, limit: int = 1000, offset: int = 0) -> list[SeriesInfo]:
+    def list(self, limit: int = 1000, offset: int = 0) -> builtins.list[SeriesInfo]:
         """Series ordered by name."""
         return catalog.list_series(self._store(), limit, offset)
 
@@ -76,7 +77,7 @@ class Series(Part):
         values: Sequence[float | None],
         batch_size: int = 10_000,
         progress: Callable[[int], object] | None = None,
-    ) -> list[AppendResult]:
+    ) -> builtins.list[AppendResult]:
         """Append any number of points in atomic batches; every point is checked first.
 
         `progress(n)` is called with the points of each batch once it is stored.
@@ -90,7 +91,7 @@ class Series(Part):
         end: When | None = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> list[Segment]:
+    ) -> builtins.list[Segment]:
         """Segments overlapping [start, end], in time order (the open one last)."""
         begin, finish = time_arg(start, "start"), time_arg(end, "end")
         return segments.list_segments(self._store(), series, begin, finish, limit, offset)
@@ -105,7 +106,7 @@ class Series(Part):
 
     def meta_by_range(
         self, series: str, start: When, end: When, freq: str | None = None
-    ) -> list[MetaSegment]:
+    ) -> builtins.list[MetaSegment]:
         """Meta-segments over [start, end]: one per whole `freq` period (year, quarter, month,
         week, day) touching it, or one in all. Cached; recorded as a tool call."""
         arguments = {"series": series, "start": _when(start, "start"),
@@ -140,7 +141,7 @@ class Series(Part):
         found = meta.get_meta(services.store, meta_id)
         return fresh(services.store, found, services.tools().search)
 
-    def metas(self, series: str, limit: int = 1000, offset: int = 0) -> list[MetaSegment]:
+    def metas(self, series: str, limit: int = 1000, offset: int = 0) -> builtins.list[MetaSegment]:
         """The meta-segments built for a series, in time order, as stored."""
         return meta.list_metas(self._store(), series, limit, offset)
 
@@ -149,7 +150,7 @@ class Series(Part):
         self.meta(meta_id)
         return meta.get_members(self._store(), meta_id, limit, offset)
 
-    def tool_schemas(self, exclude: Sequence[str] = ()) -> list[dict[str, Any]]:
+    def tool_schemas(self, exclude: Sequence[str] = ()) -> builtins.list[dict[str, Any]]:
         """The series tools as OpenAI function schemas, for an LLM of your own."""
         if isinstance(exclude, str) or not isinstance(exclude, Sequence):
             raise InvalidInput("exclude", "must be a list of tool names")
@@ -191,7 +192,7 @@ class Series(Part):
         begin, finish = time_arg(start, "start"), time_arg(end, "end")
         return plot_series(self._store(), series, target, begin, finish)
 
-    def _build(self, tool: str, arguments: dict[str, Any]) -> list[MetaSegment]:
+    def _build(self, tool: str, arguments: dict[str, Any]) -> builtins.list[MetaSegment]:
         """Run a build tool, recorded as GraphQL's buildMetaSegments is; what it built."""
         services = self._services()
         given = {name: value for name, value in arguments.items() if value is not None}

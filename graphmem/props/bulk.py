@@ -57,7 +57,7 @@ def add_documents(
     "store" (new propositions stored, of those extracted so far).
     """
     docs = checked_documents(documents)
-    where = {}  # document id → its first index in the input, for error messages
+    where: dict[str, int] = {}  # document id → its first index in the input, for error messages
     for i, doc in enumerate(docs):
         where.setdefault(doc.id, i)
     unique = [docs[i] for i in where.values()]

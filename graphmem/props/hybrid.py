@@ -80,7 +80,7 @@ def candidates(
         else []
     )
     similarity = {h.node_id: h.score for h in dense}
-    vids = {h.node_id: h.vid for h in [*dense, *keyword]}
+    vids = {h.node_id: h.vid for h in dense} | {h.node_id: h.vid for h in keyword}
     missing = [vids[h.node_id] for h in keyword if h.node_id not in similarity]
     if missing:
         for hit in ctx.vectors.search(LABEL, vector, len(missing), among=missing):

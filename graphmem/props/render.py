@@ -112,7 +112,7 @@ class _Labels:
     def refs(self, ids: Sequence[str]) -> str:
         """'P3 (date), P5 (date) and 1 later proposition not shown' (all are later ones)."""
         shown = [self.ref(i) for i in sorted((i for i in ids if i in self.number),
-                                             key=self.number.get)]  # fmt: skip
+                                             key=self.number.__getitem__)]  # fmt: skip
         hidden = sum(i not in self.number for i in ids)
         if hidden:
             shown.append(f"{hidden} later proposition{'s' if hidden > 1 else ''} not shown")
@@ -162,7 +162,7 @@ def _relations(graph: Subgraph, node: Node, labels: _Labels, refuted: set[str]) 
             others = [e.dst for e in graph.edges if e.src == pid and e.kind == kind]
         else:
             others = [e.src for e in graph.edges if e.dst == pid and e.kind == kind]
-        shown = sorted((o for o in others if o in labels.number), key=labels.number.get,
+        shown = sorted((o for o in others if o in labels.number), key=labels.number.__getitem__,
                        reverse=outgoing)  # fmt: skip
         if not shown:
             continue

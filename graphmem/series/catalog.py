@@ -88,7 +88,11 @@ def get_series(store: Store, ref: str, field: str = "series") -> SeriesInfo:
 
 def checked_page(limit: Any, offset: Any, most: int = 10_000) -> None:
     """InvalidInput unless `limit` is an integer from 1 to `most` and `offset` one >= 0."""
-    if isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or not 1 <= limit <= most:
+    if (
+        isinstance(limit, bool)
+        or not isinstance(limit, numbers.Integral)
+        or not 1 <= int(limit) <= most
+    ):
         raise InvalidInput("limit", f"must be between 1 and {most}")
     if isinstance(offset, bool) or not isinstance(offset, numbers.Integral) or offset < 0:
         raise InvalidInput("offset", "must not be negative")

@@ -209,7 +209,7 @@ def _segments(
     from batch to batch, so its statistics too are bit-identical however the stream was
     batched. Also returns the open segment's fold prefix to store (JSON).
     """
-    if len(new) == 0 and not close:
+    if (len(new) == 0 and not close) or t0 is None:  # t0 is None: no point ever stored
         return [], state.open_prefix
     n_prev, b = state.n_points, state.open_i0
     n_end = n_prev + len(new)
@@ -300,9 +300,7 @@ def _grid_start(b: int, n: int) -> int:
     return max(b, n - n % CHUNK_SIZE)
 
 
-def _fold(
-    acc: SuffStats, g: int, b: int, points: Points, t0: float | None
-) -> tuple[SuffStats, str]:
+def _fold(acc: SuffStats, g: int, b: int, points: Points, t0: float) -> tuple[SuffStats, str]:
     """Fold points g, g+1, ... of the open segment starting at b into acc (its pieces before g).
 
     Pieces end at multiples of CHUNK_SIZE, and each is summarised whole by from_points, so the

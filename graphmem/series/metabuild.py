@@ -42,10 +42,8 @@ class _Context:
 
     series: SeriesInfo
     state: IngestState
-
-    @property
-    def t0(self) -> float:
-        return self.state.t0 or 0.0
+    t0: float  # the first point's time (epoch s)
+    end_ts: float  # the last point's time
 
 
 def _context(store: Store, series_ref: str) -> _Context:
@@ -53,7 +51,7 @@ def _context(store: Store, series_ref: str) -> _Context:
     state = IngestState.from_node(store.read("series.get", id=series.id)[0]["s"])
     if state.n_points == 0 or state.t0 is None or state.end_ts is None:
         raise InvalidInput("series", f"{series.name!r} holds no points yet")
-    return _Context(series, state)
+    return _Context(series, state, state.t0, state.end_ts)
 
 
 def _stable_before(store: Store, ctx: _Context) -> float:
@@ -155,12 +153,12 @@ def build_range(
     if end < start:
         raise InvalidInput("end", "must not be before start")
     ctx = _context(store, series_ref)
-    lo, hi = max(start, ctx.state.t0), min(end, ctx.state.end_ts)
+    lo, hi = max(start, ctx.t0), min(end, ctx.end_ts)
     if lo > hi:
         raise InvalidInput(
             "start",
             f"[{iso_date(start)}, {iso_date(end)}] holds no points; the series covers "
-            f"{iso_date(ctx.state.t0)} to {iso_date(ctx.state.end_ts)}",
+            f"{iso_date(ctx.t0)} to {iso_date(ctx.end_ts)}",
         )
     sid = ctx.series.id
     if freq is None:
@@ -278,7 +276,7 @@ def _build_one(
         change_prev=change, pct_change_prev=pct,
         prev_label=prev_label if change is not None else None,
         built_n_points=ctx.state.n_points, built_at=int(time.time()),
-        stable_before=stable_before, built_end=ctx.state.end_ts, member_ids=tuple(members),
+        stable_before=stable_before, built_end=ctx.end_ts, member_ids=tuple(members),
     )  # fmt: skip
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 from dataclasses import asdict, dataclass, fields
@@ -151,6 +152,6 @@ def get_segments(store: Store, ids: list[str]) -> list[Segment]:
     return [by_id[i] for i in ids if i in by_id]
 
 
-def time_arg(value: str | None, field: str) -> float | None:
+def time_arg(value: str | float | dt.date | None, field: str) -> float | None:
     """A tool's date argument as epoch seconds (None stays None)."""
     return None if value is None else float(parse_timestamp(value, field=field))

@@ -50,7 +50,7 @@ from graphmem.series.segquery import (
 from graphmem.series.textsearch import SegmentSearch
 from graphmem.store import Store
 from graphmem.timeline.reinforce import reinforce_in
-from graphmem.timeutil import iso
+from graphmem.timeutil import iso, parse_timestamp
 
 log = logging.getLogger(__name__)
 
@@ -208,7 +208,8 @@ def _get_segment(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
 
 
 def _by_range(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
-    start, end = time_arg(args["start"], "start"), time_arg(args["end"], "end")
+    start = float(parse_timestamp(args["start"], "start"))
+    end = float(parse_timestamp(args["end"], "end"))
     freq = args.get("freq")
     ids, shown = metabuild.build_range(env.store, args["series"], start, end, freq, ROW_CAP)
     coarser = f" or a coarser freq than {freq}" if freq and freq != "year" else ""
@@ -253,7 +254,8 @@ def _members(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
     fresh(env.store, meta.get_meta(env.store, args["meta_segment_id"]), env.search)
     found = meta.get_members(env.store, args["meta_segment_id"], limit, offset)
     # the order of the read (start, then id), which the split by kind lost
-    members = sorted([*found.metas, *found.segments], key=lambda x: (x.start, x.id))
+    both: list[meta.MetaSegment | segments.Segment] = [*found.metas, *found.segments]
+    members = sorted(both, key=lambda x: (x.start, x.id))
     rows = [member_row(x) for x in members]
     owner = found.meta
     result = table(MEMBER_COLS, rows, offset, total=owner.member_count)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 # key -> (text, date): three memories about crowds at a city's Halloween
 HALLOWEEN = {
     # a year-old report of heavy crowds
@@ -19,4 +21,4 @@ WARD_RECALLS = ("2024-10-08", "2024-10-13", "2024-10-18", "2024-10-23", "2024-10
 QUESTION = "Will Shibuya be crowded on Halloween?"
 NOW = "2024-10-30"
 # the paper's setting of the formula (TimelineConfig fields): t in days, r the cosine itself
-PAPER = {"time_unit_seconds": 86400, "relevance_floor": 0.0, "relevance_full": 1.0}
+PAPER: dict[str, Any] = {"time_unit_seconds": 86400, "relevance_floor": 0.0, "relevance_full": 1.0}

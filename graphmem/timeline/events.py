@@ -74,7 +74,7 @@ def add_event(
 def add_events(
     ctx: TimelineMemory,
     items: Sequence[Mapping[str, Any]],
-    embeddings: Sequence[Sequence[float]] | np.ndarray | None = None,
+    embeddings: Sequence[Sequence[float] | np.ndarray] | np.ndarray | None = None,
     *,
     field: str = "items",
 ) -> list[Event]:
@@ -94,7 +94,7 @@ def add_events(
         fresh = ctx.embedder.encode(texts) if vecs is None else vecs[new]
         # what the graph stores, so an index rebuilt from the graph holds the same vectors
         fresh = np.ascontiguousarray(fresh, dtype=np.float32)
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "id": events[i].id, "text": events[i].text, "date": events[i].date,
                 "ts": events[i].ts, "source": events[i].source, "vid": vector_id(events[i].id),

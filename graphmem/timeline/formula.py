@@ -96,13 +96,17 @@ def checked_threshold(value: object, field: str = "threshold") -> float:
 
 def checked_count(value: object, field: str, most: int) -> int:
     """An integer from 1 to `most`; else InvalidInput."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= most:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or not 1 <= int(value) <= most
+    ):
         raise InvalidInput(field, f"must be an integer from 1 to {most}")
     return int(value)
 
 
 def _finite(value: object, field: str, low: float) -> float:
-    if not _real(value) or not math.isfinite(value) or value < low:  # type: ignore[arg-type]
+    if not _real(value) or not math.isfinite(value) or value < low:  # type: ignore[arg-type,operator]
         raise InvalidInput(field, f"must be a finite number >= {low}")
     return float(value)  # type: ignore[arg-type]
 

@@ -107,7 +107,7 @@ def plot_timeline(
     top = checked_count(top, "top", 100)
     fig, ax = plt.subplots(figsize=(14, 5), dpi=110)
     if items:
-        when = [dt.datetime.fromtimestamp(m.ts, dt.UTC) for m in items]
+        when = mdates.date2num([dt.datetime.fromtimestamp(m.ts, dt.UTC) for m in items])
         importance = [m.importance for m in items]
         markers = {"Event": "o", "Proposition": "s", "Segment": "^", "MetaSegment": "D"}
         shown = None
@@ -118,13 +118,15 @@ def plot_timeline(
                 c=[importance[i] for i in idx], cmap="viridis", vmin=0.0, vmax=1.0,
                 marker=markers[label], s=36, edgecolors="#333", linewidths=0.4, label=label,
             )  # fmt: skip
-        fig.colorbar(shown, ax=ax, label="importance (retention p at r = 1)")
+        if shown is not None:
+            fig.colorbar(shown, ax=ax, label="importance (retention p at r = 1)")
         for i in sorted(range(len(items)), key=lambda i: -importance[i])[:top]:
             text = items[i].text if len(items[i].text) <= 40 else items[i].text[:39] + "…"
             ax.annotate(text, (when[i], importance[i]), textcoords="offset points",
                         xytext=(4, 6), fontsize=7, rotation=15)  # fmt: skip
         ax.legend(loc="upper left")
-    ax.axvline(dt.datetime.fromtimestamp(now_ts, dt.UTC), color="#d1495b", lw=1, ls="--")
+    now = mdates.date2num(dt.datetime.fromtimestamp(now_ts, dt.UTC))
+    ax.axvline(now, color="#d1495b", lw=1, ls="--")
     locator = mdates.AutoDateLocator()
     ax.xaxis.set_major_locator(locator)
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))

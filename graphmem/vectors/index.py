@@ -265,7 +265,9 @@ class VectorIndex:
             if passing == 0 or len(query) == 0:
                 return [[] for _ in range(len(query))]
             k = min(int(k), passing)
-            bits = None if passing == total else np.packbits(mask, bitorder="little")
+            bits = (
+                None if mask is None or passing == total else np.packbits(mask, bitorder="little")
+            )
             selector = None if bits is None else faiss.IDSelectorBitmap(total, faiss.swig_ptr(bits))
             scores, slots = self._search(query, k, selector, passing, total)
             return [

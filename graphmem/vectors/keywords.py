@@ -165,9 +165,11 @@ class KeywordIndex:
             if not isinstance(text, str):
                 raise InvalidInput(f"texts[{i}]", "must be a string")
         with self._lock.exclusive():
-            seen: set[int] = set()
-            keep = [i for i, v in enumerate(vid_arr.tolist())
-                    if v not in self._pos and not (v in seen or seen.add(v))]  # fmt: skip
+            first: dict[int, int] = {}  # each new vid's first row, in row order
+            for i, v in enumerate(vid_arr.tolist()):
+                if v not in self._pos:
+                    first.setdefault(v, i)
+            keep = list(first.values())
             if not keep:
                 return 0
             self._append([node_ids[i] for i in keep], vid_arr[keep], ts_arr[keep],

@@ -72,10 +72,10 @@ def write_index(
     meta = {
         **meta,
         "faiss_bytes": int(blob.nbytes),
-        "faiss_sha256": hashlib.sha256(blob).hexdigest(),
+        "faiss_sha256": hashlib.sha256(blob.data).hexdigest(),
     }
     write_arrays(side_path, arrays, meta, sync=False)
-    _atomic_write(faiss_path, lambda f: f.write(blob))
+    _atomic_write(faiss_path, lambda f: f.write(blob.data))
     _fsync_dir(directory)
 
 
@@ -88,7 +88,11 @@ def write_arrays(path: Path, arrays: dict[str, np.ndarray], meta: dict, sync: bo
     private_dir(path.parent)
     meta = {**meta, "format": FORMAT_VERSION, "arrays_sha256": _arrays_digest(arrays)}
     text = json.dumps(meta, sort_keys=True)
-    side = {**arrays, "meta": np.array(text), "meta_sha256": np.array(_sha256(text))}
+    side: dict[str, Any] = {
+        **arrays,
+        "meta": np.array(text),
+        "meta_sha256": np.array(_sha256(text)),
+    }
     _atomic_write(path, lambda f: np.savez(f, **side))
     if sync:
         _fsync_dir(path.parent)
