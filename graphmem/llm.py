@@ -107,13 +107,25 @@ class LLM:
     def json(self, messages: Sequence[dict[str, Any]], model: str | None = None) -> Any:
         """A chat completion whose answer must be JSON; raises LLMError if it is not."""
         reply = self.chat(messages, model=model, json_mode=True)
-        text = (reply.content or "").strip()
-        if text.startswith("```"):  # some models fence JSON despite json mode
-            text = text.strip("`").removeprefix("json").strip()
         try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            raise LLMError(f"the LLM did not answer with valid JSON ({error.msg})") from None
+            return parse_json(reply.content)
+        except Malformed as error:
+            raise LLMError(f"the LLM did not answer with valid JSON: {error}") from None
+
+
+class Malformed(Exception):
+    """An LLM answer that is not JSON or not of the expected shape; says what is wrong."""
+
+
+def parse_json(text: str | None) -> Any:
+    """The JSON in an answer (a ```json fence tolerated); Malformed if there is none."""
+    body = (text or "").strip()
+    if body.startswith("```"):  # some models fence JSON despite json mode
+        body = body.strip("`").removeprefix("json").strip()
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError as error:
+        raise Malformed(f"the answer is not valid JSON ({error.msg})") from None
 
 
 def llm_or_none(settings: Settings) -> LLM | None:

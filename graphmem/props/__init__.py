@@ -14,7 +14,7 @@ from graphmem.props.memory import PropsMemory
 from graphmem.props.model import Proposition, Relation
 from graphmem.props.offline import OfflineClassifier, OfflineRules
 from graphmem.props.relate import RefineReport, refine
-from graphmem.props.render import Rendered, estimate_tokens, render, render_detail
+from graphmem.props.render import Rendered, render, render_detail
 from graphmem.props.retrieve import (
     Node,
     Status,
@@ -24,6 +24,7 @@ from graphmem.props.retrieve import (
     list_relations,
     subgraph,
 )
+from graphmem.tokens import estimate_tokens
 
 __all__ = [
     "Candidate", "Classifier", "DeletedDocument", "DocumentsReport", "IngestReport", "Judgement",

@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from graphmem.errors import LLMError
-from graphmem.llm import LLM
+from graphmem.llm import LLM, Malformed, parse_json
+
+__all__ = ["Malformed", "ask_json", "parse_json"]
 
 T = TypeVar("T")
-
-
-class Malformed(Exception):
-    """An LLM answer that is not JSON or not of the expected shape; says what is wrong."""
-
-
-def parse_json(text: str | None) -> Any:
-    """The JSON in an answer (a ```json fence tolerated); Malformed if there is none."""
-    body = (text or "").strip()
-    if body.startswith("```"):  # some models fence JSON despite json mode
-        body = body.strip("`").removeprefix("json").strip()
-    try:
-        return json.loads(body)
-    except json.JSONDecodeError as error:
-        raise Malformed(f"the answer is not valid JSON ({error.msg})") from None
 
 
 def ask_json(

@@ -22,8 +22,9 @@ by); each lists the nearest propositions first (earlier ones by descending P-num
 ones ascending). "Relations: none" when there are none. The updates and contradictions of a
 refuted proposition are followed by "(not counted: this statement is contradicted)".
 
-Token budget. Tokens are estimated as ceil(characters / 4), the usual rule of thumb for
-English with GPT-style tokenisers; it is deterministic and needs no tokenizer. Over budget,
+Token budget. Tokens are estimated by graphmem.tokens.estimate_tokens, which splits text the
+way GPT-4-family BPE tokenisers do (characters / 4 would undercount numbers and dates by
+about half); it is deterministic and needs no tokenizer. Over budget,
 whole propositions are dropped (never part of one): neighbours first, least similar to the
 question first (neighbours too far down the search to be scored go first, oldest first), then
 anchors the same way; references to dropped propositions disappear
@@ -39,6 +40,7 @@ from dataclasses import dataclass
 from graphmem.errors import InvalidInput
 from graphmem.props.retrieve import Node, Subgraph
 from graphmem.props.status import Status
+from graphmem.tokens import estimate_tokens
 
 CHARS_PER_TOKEN = 4
 
@@ -61,11 +63,6 @@ class Rendered:
     labels: dict[str, str]  # proposition id → "P<n>" for the propositions shown
     dropped: tuple[str, ...]  # proposition ids left out to fit the budget, in drop order
     tokens: int  # estimated tokens of `text`
-
-
-def estimate_tokens(text: str) -> int:
-    """ceil(len(text) / 4): deterministic and close enough for budgeting English text."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 def render(graph: Subgraph, max_tokens: int | None = None) -> str:
