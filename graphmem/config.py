@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphmem.errors import InvalidInput
 from graphmem.limits import ENV as LIMIT_VARS
 from graphmem.limits import Limits
-
-if TYPE_CHECKING:
-    from graphmem.timeline.formula import TimelineConfig
-    from graphmem.vectors import VectorConfig
 
 FSYNC_POLICIES = ("always", "everysec", "no")
 VECTOR_INDEXES = ("auto", "flat", "hnsw", "ivf")
@@ -108,8 +105,6 @@ class Settings:
             raise InvalidInput("GRAPHMEM_RECALL_THRESHOLD", "must be a number in (0, 1]")
         if not 0 < threshold <= 1:
             raise InvalidInput("GRAPHMEM_RECALL_THRESHOLD", "must be a number in (0, 1]")
-        from graphmem.timeline.formula import checked_relevance_scale
-
         names = ("GRAPHMEM_RELEVANCE_FLOOR", "GRAPHMEM_RELEVANCE_FULL")
         checked_relevance_scale(self.relevance_floor, self.relevance_full, names)
 
@@ -121,29 +116,6 @@ class Settings:
     @property
     def llm_configured(self) -> bool:
         return bool(self.llm_base_url or self.llm_api_key)
-
-    def vector_config(self) -> VectorConfig:
-        """How vector indexes are built and refreshed, from GRAPHMEM_VECTOR_*."""
-        from graphmem.vectors import VectorConfig
-
-        if self.vector_index == "flat":
-            # never leave exact search: the threshold is beyond any index's size
-            return VectorConfig(flat_threshold=1 << 62, refresh_ms=self.vector_refresh_ms)
-        kind = "ivf" if self.vector_index == "auto" else self.vector_index
-        return VectorConfig(
-            flat_threshold=self.vector_flat_max, kind=kind, refresh_ms=self.vector_refresh_ms
-        )
-
-    def timeline_config(self) -> TimelineConfig:
-        """The recall probability's time unit, threshold and relevance scale (GRAPHMEM_TIME_UNIT,
-        GRAPHMEM_RECALL_THRESHOLD, GRAPHMEM_RELEVANCE_FLOOR, GRAPHMEM_RELEVANCE_FULL)."""
-        from graphmem.timeline.formula import TimelineConfig
-
-        return TimelineConfig(
-            time_unit_seconds=TIME_UNITS[self.time_unit], threshold=float(self.recall_threshold),
-            relevance_floor=float(self.relevance_floor),
-            relevance_full=float(self.relevance_full),
-        )  # fmt: skip
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the given fields replaced (None values are ignored)."""
@@ -238,3 +210,15 @@ def _time_unit(text: str) -> str:
     """'day', 'Days', 'seconds' → the TIME_UNITS key; anything else is left for the check."""
     unit = text.strip().lower()
     return unit if unit in TIME_UNITS or f"{unit}s" not in TIME_UNITS else f"{unit}s"
+
+
+def checked_relevance_scale(
+    floor: object, full: object, fields: tuple[str, str] = ("relevance_floor", "relevance_full")
+) -> None:
+    """-1 <= floor < full <= 1 (cosine similarities); else InvalidInput naming the field."""
+    for value, field_name in ((floor, fields[0]), (full, fields[1])):
+        real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if not real or not -1 <= float(value) <= 1:  # type: ignore[arg-type]
+            raise InvalidInput(field_name, "must be a number from -1 to 1 (a cosine similarity)")
+    if not float(floor) < float(full):  # type: ignore[arg-type]
+        raise InvalidInput(fields[1], f"must be greater than {fields[0]}")

@@ -68,20 +68,23 @@ class Services:
     def vectors(self) -> VectorStore:
         with self._opening():
             if self._vectors is None:
-                from graphmem.vectors import VectorStore
+                from graphmem.vectors import VectorConfig, VectorStore
 
                 emb = self.embedder()
-                self._vectors = VectorStore(self.store, self.settings.home, emb.name, emb.dim,
-                                            self.settings.vector_config())  # fmt: skip
+                config = VectorConfig.from_settings(self.settings)
+                self._vectors = VectorStore(
+                    self.store, self.settings.home, emb.name, emb.dim, config
+                )
             return self._vectors
 
     def timeline(self) -> TimelineMemory:
         with self._opening():
             if self._timeline is None:
                 from graphmem.timeline import TimelineMemory
+                from graphmem.timeline.formula import TimelineConfig
 
-                self._timeline = TimelineMemory(self.store, self.embedder(), self.vectors(),
-                                                self.settings.timeline_config())  # fmt: skip
+                config = TimelineConfig.from_settings(self.settings)
+                self._timeline = TimelineMemory(self.store, self.embedder(), self.vectors(), config)
             return self._timeline
 
     def props(self) -> PropsMemory:

@@ -9,9 +9,9 @@ import pytest
 from graphmem.errors import InvalidInput
 from graphmem.props.model import Proposition, Relation, proposition_id, relation_id
 from graphmem.props.render import render, render_detail
-from graphmem.tokens import estimate_tokens
 from graphmem.props.retrieve import Node, Status, Subgraph
 from graphmem.timeutil import parse_timestamp
+from graphmem.tokens import estimate_tokens
 
 
 def node(

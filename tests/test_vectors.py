@@ -400,7 +400,7 @@ def test_vector_settings_from_the_environment_build_an_ivf_index(
 
     env = {"GRAPHMEM_HOME": str(tmp_path), "GRAPHMEM_VECTOR_INDEX": "IVF",
            "GRAPHMEM_VECTOR_FLAT_MAX": "100", "GRAPHMEM_VECTOR_REFRESH_MS": "0"}  # fmt: skip
-    config = Settings.from_env(env).vector_config()
+    config = VectorConfig.from_settings(Settings.from_env(env))
     assert (config.kind, config.flat_threshold, config.refresh_ms) == ("ivf", 100, 0)
     items = make_items(400, seed=21)
     write(store, items)
@@ -411,11 +411,11 @@ def test_vector_settings_from_the_environment_build_an_ivf_index(
         cut = int(np.median(items.ts))
         hits = vs.search("Proposition", items.vecs[q], 10, as_of_ts=cut)
         assert ids(hits) == brute(items, items.vecs[q], 10, cut)
-    always_exact = Settings.from_env({"GRAPHMEM_VECTOR_INDEX": "flat"}).vector_config()
+    always_exact = VectorConfig.from_settings(Settings.from_env({"GRAPHMEM_VECTOR_INDEX": "flat"}))
     assert VectorStore(store, tmp_path / "b", "m", DIM, always_exact).index("Proposition").kind == (
         "flat"
     )
-    default = Settings.from_env({}).vector_config()
+    default = VectorConfig.from_settings(Settings.from_env({}))
     assert (default.kind, default.flat_threshold, default.refresh_ms) == ("ivf", 20_000, 500)
 
 
@@ -427,7 +427,7 @@ def test_services_use_the_vector_settings(store: Store, tmp_path: Path) -> None:
                                   "GRAPHMEM_VECTOR_FLAT_MAX": "5"})  # fmt: skip
     services = Services(settings, store)
     try:
-        assert services.vectors().config == settings.vector_config()
+        assert services.vectors().config == VectorConfig.from_settings(settings)
         assert services.props().vectors is services.vectors()
     finally:
         services.vectors().close()

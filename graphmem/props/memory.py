@@ -109,7 +109,7 @@ class PropsMemory:
         """
         chosen = llm_or_none(settings) if llm == "auto" else llm
         embedder = embedder or Embedder.from_settings(settings)
-        config = vector_config or settings.vector_config()
+        config = vector_config or VectorConfig.from_settings(settings)
         vectors = VectorStore(store, settings.home, embedder.name, embedder.dim, config)
         if classifier is None:
             classifier = LLMClassifier(chosen) if chosen is not None else OfflineClassifier()

@@ -129,11 +129,12 @@ def anchor_ranker(
         if now is not None:
             raise InvalidInput(fields[1], "applies only when ranking by recall")
         return None
+    from graphmem.timeline.formula import TimelineConfig
     from graphmem.timeline.memory import checked_now
     from graphmem.timeline.recall import ranker
 
     when = now if now is not None else as_of if as_of is not None else ctx.now()
-    return ranker(checked_now(when, fields[1]), ctx.settings.timeline_config())
+    return ranker(checked_now(when, fields[1]), TimelineConfig.from_settings(ctx.settings))
 
 
 def subgraph(

@@ -49,6 +49,7 @@ from graphmem.series.segquery import (
 )
 from graphmem.series.textsearch import SegmentSearch
 from graphmem.store import Store
+from graphmem.timeline.formula import TimelineConfig
 from graphmem.timeline.reinforce import reinforce_in
 from graphmem.timeutil import iso, parse_timestamp
 
@@ -75,13 +76,12 @@ class ToolEnv:
     def search(self) -> SegmentSearch:
         if self._search is None:
             from graphmem.embed import Embedder
-            from graphmem.vectors import VectorStore
+            from graphmem.vectors import VectorConfig, VectorStore
 
             settings = self.configured()
             embedder = Embedder.from_settings(settings)
-            vectors = VectorStore(
-                self.store, settings.home, embedder.name, embedder.dim, settings.vector_config()
-            )
+            config = VectorConfig.from_settings(settings)
+            vectors = VectorStore(self.store, settings.home, embedder.name, embedder.dim, config)
             self._search = SegmentSearch(self.store, embedder, vectors)
         return self._search
 
@@ -405,7 +405,7 @@ def _recall(env: ToolEnv, ids: list[str], now: int) -> None:
     recalled before their own time: they are left out rather than failing the call.
     """
     if ids:
-        config = env.configured().timeline_config()
+        config = TimelineConfig.from_settings(env.configured())
         reinforce_in(env.store, ids, now, config, skip_future=True)
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graphmem.config import TIME_UNITS, Settings, checked_relevance_scale
 from graphmem.errors import InvalidInput
 
 _NORM = 1.0 - math.exp(-1.0)  # p at r = 1, t = 0
@@ -54,6 +55,16 @@ class TimelineConfig:
     # 300 keeps recall within its 20 ms budget on a busy machine (bench/bench_timeline.py).
     candidates: int = 300
 
+    @classmethod
+    def from_settings(cls, settings: Settings) -> TimelineConfig:
+        """GRAPHMEM_TIME_UNIT, GRAPHMEM_RECALL_THRESHOLD, GRAPHMEM_RELEVANCE_FLOOR and _FULL."""
+        return cls(
+            time_unit_seconds=TIME_UNITS[settings.time_unit],
+            threshold=float(settings.recall_threshold),
+            relevance_floor=float(settings.relevance_floor),
+            relevance_full=float(settings.relevance_full),
+        )
+
     def __post_init__(self) -> None:
         unit = self.time_unit_seconds
         if not _real(unit) or not math.isfinite(unit) or unit <= 0:
@@ -65,17 +76,6 @@ class TimelineConfig:
     def relevance(self, cosine: np.ndarray | float) -> np.ndarray:
         """r of the formula for cosine similarities (see relevance_floor)."""
         return relevance(cosine, self.relevance_floor, self.relevance_full)
-
-
-def checked_relevance_scale(
-    floor: object, full: object, fields: tuple[str, str] = ("relevance_floor", "relevance_full")
-) -> None:
-    """-1 <= floor < full <= 1; else InvalidInput naming the field."""
-    for value, field in ((floor, fields[0]), (full, fields[1])):
-        if not _real(value) or not -1 <= float(value) <= 1:  # type: ignore[arg-type]
-            raise InvalidInput(field, "must be a number from -1 to 1 (a cosine similarity)")
-    if not float(floor) < float(full):  # type: ignore[arg-type]
-        raise InvalidInput(fields[1], f"must be greater than {fields[0]}")
 
 
 def relevance(cosine: np.ndarray | float, floor: float = 0.0, full: float = 1.0) -> np.ndarray:

@@ -61,9 +61,9 @@ class TimelineMemory:
         """
         embedder = embedder or Embedder.from_settings(settings)
         if vectors is None:
-            vector_config = vector_config or settings.vector_config()
+            vector_config = vector_config or VectorConfig.from_settings(settings)
             vectors = VectorStore(store, settings.home, embedder.name, embedder.dim, vector_config)
-        return cls(store, embedder, vectors, config or settings.timeline_config())
+        return cls(store, embedder, vectors, config or TimelineConfig.from_settings(settings))
 
     def delete_event(self, event_id: str) -> Event:
         """Delete an event from the graph and every process's index (events.delete_event)."""

@@ -36,6 +36,7 @@ from graphmem.timeline.memory import (
 )
 from graphmem.timeline.reinforce import reinforce as record_recall
 from graphmem.timeutil import iso_date
+from graphmem.vectors.summaries import embed_all_summaries
 
 MAX_K = 1000
 
@@ -166,11 +167,8 @@ def _recall(
 def _embed_summaries(ctx: TimelineMemory, labels: tuple[str, ...]) -> None:
     """Segments and meta-segments are embedded on first use: embed what is new or changed."""
     lazy = [label for label in labels if kind_of(label).reembedded]
-    if lazy:
-        from graphmem.series.textsearch import embed_all_summaries
-
-        for label in lazy:
-            embed_all_summaries(ctx.store, ctx.embedder, ctx.vectors, label)
+    for label in lazy:
+        embed_all_summaries(ctx.store, ctx.embedder, ctx.vectors, label)
 
 
 def _top(p: np.ndarray, cosine: np.ndarray, ids: list[str], k: int) -> list[int]:

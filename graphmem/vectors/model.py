@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphmem.config import Settings
 from graphmem.errors import GraphmemError, InvalidInput
 
 _MAX_VID = (1 << 63) - 1
@@ -66,6 +67,19 @@ class VectorConfig:
     compact_ratio: float = 0.2  # share of dead ANN slots that triggers a rebuild
     # how often (at most) a search checks the graph for writes by other processes; 0: always
     refresh_ms: int = 500
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> VectorConfig:
+        """How vector indexes are built and refreshed, from GRAPHMEM_VECTOR_*."""
+        if settings.vector_index == "flat":
+            # never leave exact search: the threshold is beyond any index's size
+            return cls(flat_threshold=1 << 62, refresh_ms=settings.vector_refresh_ms)
+        kind = "ivf" if settings.vector_index == "auto" else settings.vector_index
+        return cls(
+            flat_threshold=settings.vector_flat_max,
+            kind=kind,
+            refresh_ms=settings.vector_refresh_ms,
+        )
 
     def __post_init__(self) -> None:
         if self.kind not in ("ivf", "hnsw"):
