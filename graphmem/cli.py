@@ -64,44 +64,25 @@ def _open(args: argparse.Namespace, settings: Settings) -> Store:
     return open_store(args.store, settings)
 
 
+# The web app and the MCP server live in the `api` package, above the library: the CLI starts
+# them by module name, so nothing in `graphmem` imports `api`.
+SERVER_MODULE = "api.serve"
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Serve the GraphQL API with uvicorn; refuse to expose it without a token."""
-    import uvicorn
-
-    from api import security
-    from api.app import create_app
-    from api.execution import share_the_gil
-    from api.requestid import log_config
-    from graphmem.store import redact
-
     settings = settings.with_overrides(
         store_url=args.store or None, host=args.host, warmup=args.warmup
     )
-    app = create_app(settings)  # checks tokens, hosts and origins before anything is bound
-    tokens = app.state.tokens
-    problem = security.exposure_problem(settings, tokens)
-    if problem and not args.insecure:
-        print(f"refused: {problem}; or pass --insecure to serve anyway", file=sys.stderr)
-        return 2
-    if problem:
-        print(f"warning (--insecure): {problem}", file=sys.stderr)
-    print(f"graphmem API on http://{args.host}:{args.port}/graphql (store: "
-          f"{redact(settings.resolved_store_url)})")  # fmt: skip
-    for line in security.describe(settings, tokens):
-        print(f"  {line}")
-    # every line of a request carries its id: docs/observability.md
-    logs = log_config(logging.getLogger().level)
-    share_the_gil()
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info", log_config=logs)
-    return 0
+    server = importlib.import_module(SERVER_MODULE)
+    return server.serve_http(settings, args.host, args.port, insecure=args.insecure)
 
 
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     """Serve MCP over stdin/stdout for one client (docs/mcp.md); stdout is the protocol's."""
-    from api.mcp_server import serve_stdio
-
-    serve_stdio(settings.with_overrides(store_url=args.store or None), args.read_only)
-    return 0
+    settings = settings.with_overrides(store_url=args.store or None)
+    server = importlib.import_module(SERVER_MODULE)
+    return server.serve_mcp_stdio(settings, args.read_only)
 
 
 def cmd_cypher(args: argparse.Namespace, settings: Settings) -> int:

@@ -41,6 +41,7 @@ from graphmem.embed.onnxrun import (
     Manifest,
     OnnxModel,
 )
+from graphmem.files import file_lock
 
 log = logging.getLogger("graphmem.embed")
 
@@ -113,8 +114,6 @@ def _open_or_build(name: str, root: Path, rebuild: bool) -> OnnxModel:
     model = None if rebuild else _checked(folder)[0]
     if model is not None:
         return model
-    from graphmem.vectors.persist import file_lock
-
     with file_lock(root):  # one builder at a time; the others then find its export
         model, problem = (None, None) if rebuild else _checked(folder)  # built meanwhile?
         if model is not None:

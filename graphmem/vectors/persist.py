@@ -10,11 +10,9 @@ raises DamagedIndexFile and is rebuilt from the graph, never searched.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
-import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +21,11 @@ from typing import Any, BinaryIO
 import faiss
 import numpy as np
 
+from graphmem.files import private_dir, private_open
 from graphmem.vectors.model import DamagedIndexFile, VectorIndexError
 
 FORMAT_VERSION = 2  # 1: no checksums over the file contents
 ARRAYS = ("vids", "ts", "alive", "node_ids")  # the slot arrays of the side file, in hash order
-_DIR_MODE, _FILE_MODE = 0o700, 0o600
 
 
 @dataclass(frozen=True)
@@ -203,41 +201,11 @@ def _arrays_digest(arrays: dict[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
-def private_dir(directory: Path) -> None:
-    """Create `directory` readable by its owner only (index files hold users' embeddings)."""
-    directory.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
-    if stat.S_IMODE(directory.stat().st_mode) != _DIR_MODE:  # made by an older version
-        os.chmod(directory, _DIR_MODE)
-
-
-def _private_open(path: Path, flags: int) -> int:
-    """A descriptor for `path`, mode 0600 even if it existed with another mode."""
-    fd = os.open(path, flags | os.O_CREAT | os.O_NOFOLLOW, _FILE_MODE)
-    try:
-        os.fchmod(fd, _FILE_MODE)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-@contextlib.contextmanager
-def file_lock(directory: Path, shared: bool = False) -> Iterator[None]:
-    """A lock between processes on `directory`: exclusive to save, `shared` to read."""
-    private_dir(directory)
-    fd = _private_open(directory / ".lock", os.O_RDWR)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
 def _atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
     """Write through a private temp file, fsync it, then rename it over `path`."""
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     try:
-        with os.fdopen(_private_open(tmp, os.O_WRONLY | os.O_TRUNC), "wb") as f:
+        with os.fdopen(private_open(tmp, os.O_WRONLY | os.O_TRUNC), "wb") as f:
             write(f)
             f.flush()
             os.fsync(f.fileno())

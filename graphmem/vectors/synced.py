@@ -34,10 +34,10 @@ import numpy as np
 
 from graphmem.cypher import statement
 from graphmem.errors import GraphmemError, InvalidInput
+from graphmem.files import file_lock
 from graphmem.kinds import kind_of, labels
 from graphmem.store.base import Store
 from graphmem.vectors.model import Clock, DamagedIndexFile, VectorIndexError
-from graphmem.vectors.persist import file_lock
 
 # statement names, resolved at import so that a missing one fails at once
 _VIDS = {lbl: statement(f"vectors.vids_{kind_of(lbl).key}").name for lbl in labels("vectors")}

@@ -1,0 +1,91 @@
+"""Imports point one way: a module imports only from its own layer or the layers below it.
+
+docs/architecture.md draws the same picture. Every import counts, including the ones inside
+functions (a lazy import is still a dependency) and the ones only for type checking.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# bottom to top; a unit is `graphmem.<module or subpackage>` or the `api` package
+LAYERS: list[set[str]] = [
+    # core: settings, errors, values and their checks, statement files, private files
+    set("errors limits strings timeutil config kinds cypher metrics deadline jsonargs".split())
+    | set("embcodec tables tokens files".split()),
+    {"store", "embed", "llm"},  # what graphmem talks to: the graph, the model, the LLM
+    {"vectors"},  # indexes derived from the graph
+    {"timeline"},  # recall statistics, used by the other memories
+    {"series", "props"},  # the memories
+    set("agent plot services memory demo cli __init__".split()),  # assembled from the above
+    {"api"},  # the web app and MCP server
+]
+LAYER_OF = {unit: i for i, units in enumerate(LAYERS) for unit in units}
+
+
+def unit_of(module: str) -> str | None:
+    """The layer unit of a dotted module name; None outside graphmem and api."""
+    parts = module.split(".")
+    if parts[0] == "api":
+        return "api"
+    if parts[0] != "graphmem":
+        return None
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def imported(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, module) of every absolute import in a parsed file."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "graphmem":  # from graphmem import embcodec: a submodule
+                found += [(node.lineno, _submodule(alias.name)) for alias in node.names]
+            else:
+                found.append((node.lineno, node.module))
+    return found
+
+
+def _submodule(name: str) -> str:
+    exists = (ROOT / "graphmem" / f"{name}.py").is_file() or (ROOT / "graphmem" / name).is_dir()
+    return f"graphmem.{name}" if exists else "graphmem"
+
+
+def sources() -> list[Path]:
+    return sorted([*(ROOT / "graphmem").rglob("*.py"), *(ROOT / "api").rglob("*.py")])
+
+
+def test_every_unit_has_a_layer() -> None:
+    units = {unit_of(".".join(p.relative_to(ROOT).with_suffix("").parts)) for p in sources()}
+    assert units - set(LAYER_OF) == set(), "add new modules to a layer in LAYERS"
+
+
+def test_imports_point_down() -> None:
+    upward = []
+    for path in sources():
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        mine = LAYER_OF[unit_of(name)]  # type: ignore[index]
+        for line, module in imported(ast.parse(path.read_text(encoding="utf-8"))):
+            target = unit_of(module)
+            if target is not None and LAYER_OF[target] > mine:
+                upward.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert upward == []
+
+
+def test_the_library_never_imports_the_api() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in (ROOT / "graphmem").rglob("*.py")
+        for line, module in imported(ast.parse(path.read_text(encoding="utf-8")))
+        if unit_of(module) == "api"
+    ]
+    assert found == []
+
+
+def test_the_checker_sees_lazy_and_from_imports() -> None:
+    tree = ast.parse("def f():\n    from graphmem import embcodec\n    import api.app\n")
+    assert [m for _, m in imported(tree)] == ["graphmem.embcodec", "api.app"]
