@@ -12,30 +12,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # bottom to top; a unit is `graphmem.<module or subpackage>` or the `api` package
+CORE = {"errors", "limits", "strings", "timeutil", "config", "kinds", "cypher", "metrics"}
+CORE |= {"deadline", "jsonargs", "embcodec", "tables", "tokens", "files"}
+ASSEMBLED = {"agent", "plot", "services", "memory", "demo", "cli", "__init__"}
 LAYERS: list[set[str]] = [
-    # core: settings, errors, values and their checks, statement files, private files
-    set(
-        [
-            "errors",
-            "limits",
-            "strings",
-            "timeutil",
-            "config",
-            "kinds",
-            "cypher",
-            "metrics",
-            "deadline",
-            "jsonargs",
-        ]
-    )
-    | set(["embcodec", "tables", "tokens", "files"]),
+    CORE,  # settings, errors, values and their checks, statement files, private files
     {"store", "embed", "llm"},  # what graphmem talks to: the graph, the model, the LLM
     {"vectors"},  # indexes derived from the graph
     {"timeline"},  # recall statistics, used by the other memories
     {"series", "props"},  # the memories
-    set(
-        ["agent", "plot", "services", "memory", "demo", "cli", "__init__"]
-    ),  # assembled from the above
+    ASSEMBLED,  # built from the memories: services (the composition root), facade, CLI
     {"api"},  # the web app and MCP server
 ]
 LAYER_OF = {unit: i for i, units in enumerate(LAYERS) for unit in units}
