@@ -58,6 +58,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -123,6 +124,7 @@ def _resolve(mine: Reading, other: Reading) -> tuple[frozenset[str], frozenset[s
     return mine.names | {word}, mine.frame
 
 
+@lru_cache(maxsize=65536)  # the same few names are compared again for every signal
 def _same(a: str, b: str) -> bool:
     """One name is the other or a part of it ("Kessler" / "Ayo Kessler")."""
     wa, wb = set(a.split()), set(b.split())
@@ -507,15 +509,14 @@ class RuleClassifier:
     def classify(self, new: Proposition, candidates: Sequence[Candidate]) -> list[Judgement]:
         """One judgement per candidate, in candidate order."""
         mine = read(new.text, new.source)
-        out = []
-        for i, candidate in enumerate(candidates):
-            older = read(candidate.prop.text, candidate.prop.source)
-            label, confidence = self._judge(mine, older, candidate.similarity)
-            out.append(Judgement(i, label, min(max(confidence, 0.0), 1.0)))
-        return out
+        olders = [(read(c.prop.text, c.prop.source), c.similarity) for c in candidates]
+        return [
+            Judgement(i, label, min(max(confidence, 0.0), 1.0))
+            for i, (label, confidence) in enumerate(self._judge(mine, olders))
+        ]
 
-    def _judge(self, new: Reading, old: Reading, cosine: float) -> tuple[str, float]:
-        return judge_pair(new, old, cosine, self.rules)
+    def _judge(self, new: Reading, olders: list[tuple[Reading, float]]) -> list[tuple[str, float]]:
+        return [judge_pair(new, old, cosine, self.rules) for old, cosine in olders]
 
 
 class OfflineClassifier(RuleClassifier):
@@ -528,9 +529,11 @@ class OfflineClassifier(RuleClassifier):
         super().__init__(rules)
         self.model = model or load_model()
 
-    def _judge(self, new: Reading, old: Reading, cosine: float) -> tuple[str, float]:
-        if cosine < self.rules.min_cosine:
-            return "norel", round(1.0 - 0.5 * max(cosine, 0.0), 3)
-        x = np.asarray(pair_features(new, old, cosine, self.rules))
-        label, probability = self.model.predict(x)[0]
-        return label, round(probability, 3)
+    def _judge(self, new: Reading, olders: list[tuple[Reading, float]]) -> list[tuple[str, float]]:
+        out = [("norel", round(1.0 - 0.5 * max(cosine, 0.0), 3)) for _, cosine in olders]
+        similar = [i for i, (_, cosine) in enumerate(olders) if cosine >= self.rules.min_cosine]
+        if similar:
+            x = np.asarray([pair_features(new, *olders[i], self.rules) for i in similar])
+            for i, (label, probability) in zip(similar, self.model.predict(x), strict=True):
+                out[i] = (label, round(probability, 3))
+        return out
