@@ -131,6 +131,7 @@ def _same(a: str, b: str) -> bool:
     return a == b or wa <= wb or wb <= wa
 
 
+@lru_cache(maxsize=65536)
 def _matched(name: str, names: frozenset[str]) -> bool:
     return any(_same(name, other) for other in names)
 
@@ -456,10 +457,11 @@ def pair_features(
     label = _label(p, rules)[0]
     pol_new, pol_old = _polarities(p)
     least, dice = _overlaps(p.new_frame, p.old_frame)
+    names, numbers = _names_changed(p), _numbers_changed(p)
     values = (
         cosine, label == "updates", label == "contradicts", label == "supports",
-        _subject_shared(p, rules), _topic(p, rules), least, dice, _names_changed(p),
-        _numbers_changed(p), bool(new.numbers & old.numbers), _owners_differ(p), _adds(p),
+        _subject_shared(p, rules), _topic(p, rules), least, dice, names, numbers,
+        bool(new.numbers & old.numbers), _owners_differ(p), _adds(p),
         _replaces(p), bool(new.former), new.hedged, old.hedged,
         new.hedged and not old.hedged, old.hedged and not new.hedged, new.denial, old.denial,
         bool(new.denied_numbers & old.numbers), bool(pol_new) and pol_new == pol_old,
@@ -473,7 +475,7 @@ def pair_features(
     )  # fmt: skip
     new_content, old_content = p.new_frame - FAMILIES, p.old_frame - FAMILIES
     shared = [n for n in p.new_names if _matched(n, p.old_names)]
-    changed = _names_changed(p) or _numbers_changed(p)
+    changed = names or numbers
     old_claim = old.hedged and not new.hedged
     confirms = not CONFIRMS.isdisjoint(new.words)
     same_subject = bool(new.subject and old.subject) and _same(new.subject, old.subject)
