@@ -1,9 +1,10 @@
 """Relation labels and as-of answers per world: the worlds tuned on next to the held-back one.
 
-Worlds: tests/fixtures/worlds.json. The offline classifier's rules and thresholds were
-developed on the "tuning" worlds only; the "held_out" world was written and committed before
-any tuning and used for this report alone. The reader (graphmem/props/quality.Reader) has no
-parameters fitted to any world.
+Worlds: tests/fixtures/worlds.json. The offline classifier's rules were developed, and its
+relation model (graphmem/props/pairmodel.json, bench/train_props_model.py) trained, on the
+"tuning" worlds only; the "held_out" worlds were written and committed before that work and
+are used for this report alone. The reader (graphmem/props/quality.Reader) has no parameters
+fitted to any world.
 
 For each world the propositions go through the real ingestion pipeline (candidates from FAISS,
 as in production); every pair the classifier judged is scored against the gold label ('norel'
@@ -17,7 +18,6 @@ only, by the offline classifier's edges; also by the gold edges, an upper bound)
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -31,7 +31,7 @@ from graphmem.config import Settings  # noqa: E402
 from graphmem.props import OfflineClassifier, PropsMemory, add_propositions  # noqa: E402
 from graphmem.props.classify import Classifier  # noqa: E402
 from graphmem.props.model import Proposition  # noqa: E402
-from graphmem.props.offline import OfflineRules, judge_pair  # noqa: E402
+from graphmem.props.pairmodel import load_model  # noqa: E402
 from graphmem.props.quality import (  # noqa: E402
     GoldClassifier,
     LabelReport,
@@ -43,7 +43,6 @@ from graphmem.props.quality import (  # noqa: E402
     load_worlds,
     score_labels,
 )
-from graphmem.props.reading import read  # noqa: E402
 from graphmem.store import Store  # noqa: E402
 
 INDEX = Path(__file__).parent.parent / "tests" / "fixtures" / "worlds.json"
@@ -148,56 +147,26 @@ def details(report: LabelReport) -> list[str]:
     return lines
 
 
-# the thresholds a leave-one-world-out fit chooses among (OfflineRules; min_cosine no lower
-# than the classifier's own, below which candidates are never recorded)
-GRID = {
-    "min_cosine": (0.35, 0.4, 0.45),
-    "topic_frame": (0.4, 0.5, 0.6),
-    "topic_dice": (0.25, 0.35, 0.45),
-    "topic_cosine": (0.75, 0.8, 0.85),
-    "support_cosine": (0.4, 0.5, 0.6),
-}
-
-
-def rejudged(result: Result, rules: OfflineRules) -> list[tuple[str, str]]:
-    """(gold, predicted) of a world's candidate pairs under other thresholds."""
-    world = result.named.world
-    judged = [
-        (new.id, old.id, judge_pair(read(new.text, new.source), read(old.text, old.source),
-                                    cos, rules)[0])
-        for new, old, cos in result.seen
-        if cos >= rules.min_cosine
-    ]  # fmt: skip
-    return judged_pairs(world, judged)
-
-
 def leave_one_world_out(results: list[Result]) -> None:
-    """Fit the thresholds on all tuning worlds but one, score that one; for each world.
+    """Refit the relation model (its stored setting) on all tuning worlds but one, score that
+    one; for each world. The rules whose verdict and signals it weighs were written with the
+    tuning worlds in view, so this is an optimistic estimate: the held-back worlds decide."""
+    from train_props_model import examples, lowo  # the training script beside this one
 
-    Only the thresholds are refitted: the rules themselves were written with every tuning
-    world in view, so this is an upper bound on what a world nobody looked at would give."""
     tuning = [r for r in results if r.named.role == "tuning"]
     if len(tuning) < 2:
         return
-    grid = [OfflineRules(**dict(zip(GRID, values, strict=True)))
-            for values in itertools.product(*GRID.values())]  # fmt: skip
-    pairs = {r.named.name: [rejudged(r, rules) for rules in grid] for r in tuning}
-    print("\nleave one world out (thresholds fitted on the other tuning worlds):")
-    print("| left out | macro-F1 | accuracy | thresholds chosen |")
-    print("|---|---|---|---|")
-    pooled = []
-    for r in tuning:
-        others = [o.named.name for o in tuning if o is not r]
-        fits = [score_labels(p for name in others for p in pairs[name][i]).macro_f1
-                for i in range(len(grid))]  # fmt: skip
-        best = max(range(len(grid)), key=fits.__getitem__)
-        mine = pairs[r.named.name][best]
-        pooled += mine
-        report = score_labels(mine)
-        chosen = ", ".join(f"{k} {getattr(grid[best], k)}" for k in GRID)
-        print(f"| {r.named.name} | {report.macro_f1:.3f} | {report.accuracy:.3f} | {chosen} |")
-    report = score_labels(pooled)
-    print(f"| pooled | {report.macro_f1:.3f} | {report.accuracy:.3f} | |")
+    setting = load_model().about["setting"]
+    data = [examples(r.named, list(r.seen)) for r in tuning]
+    per_world = lowo(data, setting)
+    print(f"\nleave one world out (model refitted on the other tuning worlds, {setting}):")
+    print("| left out | macro-F1 | accuracy |")
+    print("|---|---|---|")
+    for name, pairs in per_world.items():
+        report = score_labels(pairs)
+        print(f"| {name} | {report.macro_f1:.3f} | {report.accuracy:.3f} |")
+    report = score_labels(p for pairs in per_world.values() for p in pairs)
+    print(f"| pooled | {report.macro_f1:.3f} | {report.accuracy:.3f} |")
 
 
 def main() -> None:
@@ -207,7 +176,7 @@ def main() -> None:
     )
     parser.add_argument("--k", type=int, default=10, help="anchors for the reader")
     parser.add_argument(
-        "--lowo", action="store_true", help="also refit the thresholds leaving one world out"
+        "--lowo", action="store_true", help="also refit the relation model leaving one world out"
     )
     args = parser.parse_args()
     worlds = load_worlds(INDEX, tuple(args.roles.split(",")))

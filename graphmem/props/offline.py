@@ -1,4 +1,13 @@
-"""The offline relation classifier: rules over what two statements say, no LLM.
+"""The offline relation classifier: rules over what two statements say, weighed by a small
+learned model, no LLM.
+
+OfflineClassifier reads both statements, computes the pair's signals (pair_features: the
+rules' verdict below, similarity, shared and changed names and numbers, negation, hedges,
+on/off and change words, plans, periods, cue words such as confirmed / back / still /
+corrected) and lets a multinomial logistic regression (graphmem/props/pairmodel.py, weights
+in pairmodel.json, trained by bench/train_props_model.py on the tuning worlds) choose the
+label. A hedged statement never updates or contradicts a plain one, whatever the weights.
+RuleClassifier is the rules alone.
 
 Each statement is read by graphmem/props/reading.py (names, anchors, former values, numbers,
 periods, frame words, hedge / denial / polarity / change / future cues). A pair (new → old)
@@ -38,21 +47,31 @@ with cosine `cos` is then judged in this order:
    one's figures, or turns the same thing the same way whatever else it says ("reopened
    with a new roof" / "reopened after repairs"); a plain statement of something else on a
    hedged claim's topic contradicts the claim.
-Confidence is a prior per rule scaled by the cosine. The thresholds were tuned on the tuning
-worlds (tests/fixtures/worlds.json "tuning") only; bench/bench_props_quality.py reports
-them next to the held-back world (world_sports.json) and docs/quality.md gives the figures.
+Confidence is a prior per rule scaled by the cosine (the model's: the label's probability).
+Rules, thresholds and model were developed on the tuning worlds (tests/fixtures/worlds.json
+"tuning") only; bench/bench_props_quality.py reports them next to the held-back worlds and
+docs/quality.md gives the figures.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
 
 from graphmem.props.classify import Candidate, Judgement
 from graphmem.props.model import Proposition
+from graphmem.props.pairmodel import PairModel, load_model
 from graphmem.props.reading import (
+    AGAIN,
+    CONFIRMS,
+    CORRECTS,
     FAMILIES,
     OFFICES,
+    REMAINS,
     STATEMENTS,
     STOP,
     Reading,
@@ -105,12 +124,14 @@ def _resolve(mine: Reading, other: Reading) -> tuple[frozenset[str], frozenset[s
     return mine.names | {word}, mine.frame
 
 
+@lru_cache(maxsize=65536)  # the same few names are compared again for every signal
 def _same(a: str, b: str) -> bool:
     """One name is the other or a part of it ("Kessler" / "Ayo Kessler")."""
     wa, wb = set(a.split()), set(b.split())
     return a == b or wa <= wb or wb <= wa
 
 
+@lru_cache(maxsize=65536)
 def _matched(name: str, names: frozenset[str]) -> bool:
     return any(_same(name, other) for other in names)
 
@@ -237,13 +258,17 @@ def _topic(p: _Pair, rules: OfflineRules) -> bool:
     )
 
 
+def _pair(new: Reading, old: Reading, cosine: float) -> _Pair:
+    new_names, new_frame = _resolve(new, old)
+    old_names, old_frame = _resolve(old, new)
+    return _Pair(new, old, new_names, old_names, new_frame, old_frame, cosine)
+
+
 def judge_pair(
     new: Reading, old: Reading, cosine: float, rules: OfflineRules = DEFAULT_RULES
 ) -> tuple[str, float]:
     """The label and confidence of (new → old) under `rules`."""
-    new_names, new_frame = _resolve(new, old)
-    old_names, old_frame = _resolve(old, new)
-    p = _Pair(new, old, new_names, old_names, new_frame, old_frame, cosine)
+    p = _pair(new, old, cosine)
     label, prior = _label(p, rules)
     if label == "norel":
         return label, round(1.0 - 0.5 * max(cosine, 0.0), 3)
@@ -407,7 +432,73 @@ def _changed(p: _Pair) -> tuple[str, float]:
     return "updates", 0.5
 
 
-class OfflineClassifier:
+# the signals the learned model weighs (graphmem/props/pairmodel.py), in vector order
+FEATURES = (
+    "cosine", "rule_updates", "rule_contradicts", "rule_supports", "subject_shared", "topic",
+    "frame_least", "frame_dice", "names_changed", "numbers_changed", "numbers_shared",
+    "owners_differ", "adds", "replaces", "former", "new_hedged", "old_hedged",
+    "hedged_new_only", "hedged_old_only", "new_denial", "old_denial", "denies_old_number",
+    "same_polarity", "opposite_polarity", "both_office", "both_status", "new_change",
+    "new_future", "old_future", "same_trend", "opposite_trend", "periods_disjoint",
+    "idents_clash", "same_switch", "frame_replaced", "denies_claim", "retracts", "corrects",
+    "refutes_speaker", "frame_shared", "frame_new_only", "frame_old_only", "names_shared",
+    "names_new_only", "names_old_only", "same_subject", "new_confirms", "new_again",
+    "new_remains", "new_corrects", "old_hedged_changed", "old_hedged_confirmed",
+    "old_hedged_denied", "plan_after_fact", "cos_rule_updates", "cos_rule_supports",
+    "cos_rule_contradicts",
+)  # fmt: skip
+
+
+def pair_features(
+    new: Reading, old: Reading, cosine: float, rules: OfflineRules = DEFAULT_RULES
+) -> list[float]:
+    """The signals of (new → old), in FEATURES order: the rules' verdict among them."""
+    p = _pair(new, old, cosine)
+    label = _label(p, rules)[0]
+    pol_new, pol_old = _polarities(p)
+    least, dice = _overlaps(p.new_frame, p.old_frame)
+    names, numbers = _names_changed(p), _numbers_changed(p)
+    values = (
+        cosine, label == "updates", label == "contradicts", label == "supports",
+        _subject_shared(p, rules), _topic(p, rules), least, dice, names, numbers,
+        bool(new.numbers & old.numbers), _owners_differ(p), _adds(p),
+        _replaces(p), bool(new.former), new.hedged, old.hedged,
+        new.hedged and not old.hedged, old.hedged and not new.hedged, new.denial, old.denial,
+        bool(new.denied_numbers & old.numbers), bool(pol_new) and pol_new == pol_old,
+        pol_new * pol_old < 0, "@office" in new.frame and "@office" in old.frame,
+        "@status" in new.frame and "@status" in old.frame, new.change, new.future, old.future,
+        new.trend * old.trend > 0, new.trend * old.trend < 0,
+        bool(new.periods and old.periods and new.periods.isdisjoint(old.periods)),
+        _idents_clash(p.new_names, p.old_names), _same_switch(p), _frame_replaced(p),
+        _denies_claim(p, rules), _retracts(p, rules), _corrects(p, rules),
+        _refutes_speaker(new, old),
+    )  # fmt: skip
+    new_content, old_content = p.new_frame - FAMILIES, p.old_frame - FAMILIES
+    shared = [n for n in p.new_names if _matched(n, p.old_names)]
+    changed = names or numbers
+    old_claim = old.hedged and not new.hedged
+    confirms = not CONFIRMS.isdisjoint(new.words)
+    same_subject = bool(new.subject and old.subject) and _same(new.subject, old.subject)
+    extra = (
+        _count(new_content & old_content), _count(new_content - old_content),
+        _count(old_content - new_content), _count(shared), _count(set(p.new_names) - set(shared)),
+        _count([n for n in p.old_names if not _matched(n, p.new_names)]),
+        same_subject, confirms,
+        not AGAIN.isdisjoint(new.words), not REMAINS.isdisjoint(new.words),
+        not CORRECTS.isdisjoint(new.words), old_claim and changed, old_claim and confirms,
+        old_claim and new.denial, new.future and not old.future,
+        cosine * (label == "updates"), cosine * (label == "supports"),
+        cosine * (label == "contradicts"),
+    )  # fmt: skip
+    return [float(v) for v in (*values, *extra)]
+
+
+def _count(items: Collection[object]) -> float:
+    """A count on a log scale: the first shared word matters more than the fifth."""
+    return math.log1p(len(items))
+
+
+class RuleClassifier:
     """Rules over what two statements say (see the module docstring); deterministic."""
 
     name = "offline-v2"
@@ -420,9 +511,31 @@ class OfflineClassifier:
     def classify(self, new: Proposition, candidates: Sequence[Candidate]) -> list[Judgement]:
         """One judgement per candidate, in candidate order."""
         mine = read(new.text, new.source)
-        out = []
-        for i, candidate in enumerate(candidates):
-            older = read(candidate.prop.text, candidate.prop.source)
-            label, confidence = judge_pair(mine, older, candidate.similarity, self.rules)
-            out.append(Judgement(i, label, min(max(confidence, 0.0), 1.0)))
+        olders = [(read(c.prop.text, c.prop.source), c.similarity) for c in candidates]
+        return [
+            Judgement(i, label, min(max(confidence, 0.0), 1.0))
+            for i, (label, confidence) in enumerate(self._judge(mine, olders))
+        ]
+
+    def _judge(self, new: Reading, olders: list[tuple[Reading, float]]) -> list[tuple[str, float]]:
+        return [judge_pair(new, old, cosine, self.rules) for old, cosine in olders]
+
+
+class OfflineClassifier(RuleClassifier):
+    """The rules' signals (their verdict among them) weighed by a model learned on the
+    tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM."""
+
+    name = "offline-v3"
+
+    def __init__(self, rules: OfflineRules = DEFAULT_RULES, model: PairModel | None = None) -> None:
+        super().__init__(rules)
+        self.model = model or load_model()
+
+    def _judge(self, new: Reading, olders: list[tuple[Reading, float]]) -> list[tuple[str, float]]:
+        out = [("norel", round(1.0 - 0.5 * max(cosine, 0.0), 3)) for _, cosine in olders]
+        similar = [i for i, (_, cosine) in enumerate(olders) if cosine >= self.rules.min_cosine]
+        if similar:
+            x = np.asarray([pair_features(new, *olders[i], self.rules) for i in similar])
+            for i, (label, probability) in zip(similar, self.model.predict(x), strict=True):
+                out[i] = (label, round(probability, 3))
         return out

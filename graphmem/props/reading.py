@@ -159,6 +159,12 @@ DOWN = _words(
     downgraded
     """
 )
+# cue words the learned model weighs (offline.pair_features): the new statement confirms,
+# turns something back, keeps a value, corrects a statement
+CONFIRMS = _words("confirm confirmed confirms verified proved official")
+AGAIN = _words("again back restored reinstated reopened resumed returned revived")
+REMAINS = _words("remains remain still stays stay kept keeps froze frozen unchanged")
+CORRECTS = _words("corrected correction withdrew retracted error mistake revised")
 FORMER_BEFORE = _words("succeeded succeeds replaced replaces replacing defeating defeated ousting")
 MOVE_VERBS = _words("move moves moved relocate relocated transfer transferred switch switched")
 RETURN = _words("return returns returned returning")  # a move when followed by "to"
@@ -280,6 +286,7 @@ class Reading:
     change: bool
     trend: int  # +1 for rose / grew / raised, -1 for fell / shrank / cut, 0 for neither
     future: bool
+    words: frozenset[str]  # every word, lower case: cues the learned model weighs
 
 
 @lru_cache(maxsize=65536)  # the same few thousand words come back in every statement
@@ -481,6 +488,7 @@ def read(text: str, source: str | None = None) -> Reading:
         change=parse.change,
         trend=trend,
         future=parse.future,
+        words=frozenset(t.lower for t in tokens if t.kind == "word"),
     )
 
 
