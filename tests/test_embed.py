@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -186,3 +187,15 @@ def test_an_embedder_keeps_only_the_latest_texts(
         small.encode_one(text)
     # 0 and 1 kept; 0 used again, so 2 pushes out 1, which is embedded again
     assert runs == [SENTENCES[0], SENTENCES[1], SENTENCES[2], SENTENCES[1]]
+
+
+def test_threads_get_the_right_vector_while_texts_are_kept_and_dropped(
+    onnx_cache: Path,  # noqa: F811
+) -> None:
+    expected = dict(zip(SENTENCES, Embedder(cache_dir=onnx_cache).encode(SENTENCES), strict=True))
+    small = Embedder(backend="onnx", cache_dir=onnx_cache, cached_ones=3)  # fewer than the texts
+    texts = SENTENCES * 6
+    with ThreadPoolExecutor(8) as pool:
+        vectors = list(pool.map(small.encode_one, texts))
+    for text, vector in zip(texts, vectors, strict=True):
+        np.testing.assert_allclose(vector, expected[text], atol=1e-5)
