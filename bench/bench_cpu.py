@@ -2,11 +2,11 @@
 
 The app (api.app.create_app, embedded store, a fresh data dir) is called as an ASGI app in
 this process: no sockets and no HTTP client, so the CPU this process uses while it sends one
-kind of request after another is what the API spends on them (plus ~0.05 ms per request of
-JSON for the fake connection), whatever else runs on the machine. The embedded FalkorDB
-server's CPU is read from /proc. With --profile, operations run on the event loop's thread
-(not on the worker pools) under cProfile, which prints the heaviest functions; with --spy,
-py-spy samples every thread.
+kind of request after another is what the API spends on them (plus 0.01 to 0.09 ms per
+request of JSON for the fake connection), whatever else runs on the machine. The embedded
+FalkorDB server's CPU is read from /proc. With --profile, operations run on the event loop's
+thread (not on the worker pools) under cProfile, which prints the heaviest functions; with
+--spy, py-spy samples every thread (it counts a thread waiting for a core as busy).
 """
 
 from __future__ import annotations
