@@ -185,10 +185,11 @@ class Usage:
         self.start = self.now()
         return self
 
-    def report(self) -> str:
+    def report(self, requests: int) -> str:
         api, store, client, wall = (b - a for a, b in zip(self.start, self.now(), strict=True))
         return (f"CPU in cores: API {api / wall:.2f}, store {store / wall:.2f}, "
-                f"client {client / wall:.2f}")  # fmt: skip
+                f"client {client / wall:.2f}; per request: API {1000 * api / requests:.1f} ms, "
+                f"store {1000 * store / requests:.1f} ms")  # fmt: skip
 
 
 # --- the workload ----------------------------------------------------------------------------
@@ -355,7 +356,7 @@ async def level(port: int, proc: subprocess.Popen, clients: int, n: int, seeded:
     usage, began = Usage((proc.pid, store_pid(proc.pid))).begin(), time.perf_counter()
     await asyncio.gather(*(client_loop(c, kinds, next_index, samples, seeded, tag, counter)
                            for c in pool))  # fmt: skip
-    wall, used = time.perf_counter() - began, usage.report()
+    wall, used = time.perf_counter() - began, usage.report(n)
     for c in pool:
         await c.conn.close()
     reads = [s for s in samples if s.kind not in WRITES and s.ok]

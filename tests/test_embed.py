@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -147,3 +148,54 @@ def test_dim_comes_from_the_model_files_without_loading_the_model(
     # a pipeline the files do not fully describe (CLS pooling): only the model can tell
     other = Embedder(str(cls_pooling_model(tmp_path)), backend="torch")
     assert other.dim == 384 and other.loaded
+
+
+def texts_run(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts the embedder's model embeds from now on."""
+    model, runs = embedder._loaded(), []
+    encode = model.encode  # the model is shared by every embedder of it in the process
+    monkeypatch.setattr(
+        model, "encode", lambda texts, size: runs.extend(texts) or encode(texts, size)
+    )
+    return runs
+
+
+def test_the_served_embedder_embeds_a_repeated_question_once(
+    onnx_cache: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    settings = Settings(embed_backend="onnx", model_cache=onnx_cache)
+    served = Embedder.from_settings(settings)
+    expected = Embedder(cache_dir=onnx_cache).encode_one(SENTENCES[0])
+    runs = texts_run(served, monkeypatch)
+    first = served.encode_one(SENTENCES[0])
+    first[:] = 0  # the caller's copy: what is kept stays as the model made it
+    again = served.encode_one(SENTENCES[0])
+    assert runs == [SENTENCES[0]]
+    np.testing.assert_allclose(again, expected, atol=1e-6)
+    served.encode([SENTENCES[0]])  # batches are never served from what encode_one kept
+    assert len(runs) == 2
+
+
+def test_an_embedder_keeps_only_the_latest_texts(
+    onnx_cache: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    small = Embedder(backend="onnx", cache_dir=onnx_cache, cached_ones=2)
+    runs = texts_run(small, monkeypatch)
+    for text in [SENTENCES[0], SENTENCES[1], SENTENCES[0], SENTENCES[2], SENTENCES[1]]:
+        small.encode_one(text)
+    # 0 and 1 kept; 0 used again, so 2 pushes out 1, which is embedded again
+    assert runs == [SENTENCES[0], SENTENCES[1], SENTENCES[2], SENTENCES[1]]
+
+
+def test_threads_get_the_right_vector_while_texts_are_kept_and_dropped(
+    onnx_cache: Path,  # noqa: F811
+) -> None:
+    expected = dict(zip(SENTENCES, Embedder(cache_dir=onnx_cache).encode(SENTENCES), strict=True))
+    small = Embedder(backend="onnx", cache_dir=onnx_cache, cached_ones=3)  # fewer than the texts
+    texts = SENTENCES * 6
+    with ThreadPoolExecutor(8) as pool:
+        vectors = list(pool.map(small.encode_one, texts))
+    for text, vector in zip(texts, vectors, strict=True):
+        np.testing.assert_allclose(vector, expected[text], atol=1e-5)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -24,6 +25,10 @@ log = logging.getLogger("graphmem.embed")
 _EXPORTS: dict[tuple[Path, str], object] = {}
 _EXPORTS_LOCK = threading.Lock()
 _FELL_BACK: set[tuple[Path | None, str]] = set()  # (cache, model) whose fall-back was logged
+# texts whose vectors encode_one keeps when served (from_settings): clients ask the same
+# questions again, and a question's vector costs ~6 ms of CPU; 1,024 vectors of 384 floats
+# take 1.5 MB, their texts at most 2 MB
+CACHED_ONES, CACHED_LONGEST = 1024, 2000
 
 
 class Backend(Protocol):
@@ -48,7 +53,9 @@ class Embedder:
         batch_size: int = 64,
         backend: str = "auto",
         cache_dir: Path | str | None = None,
+        cached_ones: int = 0,
     ) -> None:
+        """`cached_ones`: how many texts' vectors encode_one keeps (least recently used go)."""
         if model is not None and (not isinstance(model, str) or not model.strip()):
             raise InvalidInput("model", "must be a non-empty model name or path")
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
@@ -64,12 +71,13 @@ class Embedder:
         self._cache_dir = None if cache_dir is None else Path(cache_dir)
         self._model: Backend | None = None
         self._lock = threading.Lock()
+        self._ones = _Recent(cached_ones)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:
         """The embedder GRAPHMEM_EMBED_MODEL, _EMBED_BACKEND and _MODEL_CACHE ask for."""
         return cls(settings.embed_model, backend=settings.embed_backend,
-                   cache_dir=settings.model_cache)  # fmt: skip
+                   cache_dir=settings.model_cache, cached_ones=CACHED_ONES)  # fmt: skip
 
     @property
     def name(self) -> str:
@@ -119,7 +127,11 @@ class Embedder:
             raise InvalidInput("text", f"must be a string, not {type(text).__name__}")
         if not text.strip():
             raise InvalidInput("text", "is empty")
-        return self.encode([text])[0]
+        vector = self._ones.get(text)
+        if vector is None:
+            vector = self.encode([text])[0]
+            self._ones.put(text, vector)
+        return vector.copy()  # the kept one stays as the model made it
 
     def _loaded(self) -> Backend:
         if self._model is None:
@@ -142,6 +154,32 @@ class Embedder:
                 _FELL_BACK.add((self._cache_dir, self._name))
                 log.warning("embedding model %r runs on torch: %s", self._name, error)
             return shared_model(self._name, self._device)
+
+
+class _Recent:
+    """The vectors of the `size` texts used last; safe to share between threads."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> np.ndarray | None:
+        if not self._size:
+            return None
+        with self._lock:
+            vector = self._vectors.get(text)
+            if vector is not None:
+                self._vectors.move_to_end(text)
+            return vector
+
+    def put(self, text: str, vector: np.ndarray) -> None:
+        if not self._size or len(text) > CACHED_LONGEST:
+            return
+        with self._lock:
+            self._vectors[text] = vector
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
 
 
 def shared_export(name: str, cache_dir: Path | None = None) -> Backend:

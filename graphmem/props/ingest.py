@@ -146,7 +146,8 @@ def store_propositions(
     # waits for the writer, since its candidates come from the index.
     batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
     done = docs_done = 0
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="props-store") as worker:
+    # one batch (an API call's few propositions) has nothing to overlap: no threads for it
+    with _writer(len(batches)) as worker:
         pending: Future | None = None
 
         def settle() -> None:
@@ -191,13 +192,18 @@ def _embedded(
 ) -> Iterator[np.ndarray]:
     """Each batch's vectors (float32, exactly what the graph holds), in batch order.
 
-    Given vectors are sliced. Otherwise the model embeds up to AHEAD batches ahead in a thread
-    of its own: it releases the GIL and keeps every core busy while the caller relates and the
-    store worker writes, so a bulk load runs at nearly the model's own rate.
+    Given vectors are sliced. Otherwise, when there are several batches, the model embeds up to
+    AHEAD batches ahead in a thread of its own: it releases the GIL and keeps every core busy
+    while the caller relates and the store worker writes, so a bulk load runs at nearly the
+    model's own rate.
     """
     if given is not None:
         for chunk in batches:
             yield np.ascontiguousarray(given[chunk], dtype=np.float32)
+        return
+    if len(batches) == 1:  # nothing to embed ahead: here, without a thread
+        vecs = ctx.embedder.encode([props[i].text for i in batches[0]])
+        yield np.ascontiguousarray(vecs, dtype=np.float32)
         return
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="props-embed")
     try:
@@ -210,6 +216,31 @@ def _embedded(
             yield np.ascontiguousarray(ahead.popleft().result(), dtype=np.float32)
     finally:  # stopped early (an error, a time limit): drop what was not started
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+class _Here:
+    """An executor that runs what it is given at once, in the caller's thread."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future:
+        done: Future = Future()
+        try:
+            done.set_result(fn(*args))
+        except BaseException as error:  # noqa: BLE001 - handed on as a worker's would be
+            done.set_exception(error)
+        return done
+
+    def __enter__(self) -> _Here:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def _writer(batches: int) -> ThreadPoolExecutor | _Here:
+    """Where batches are written: a thread of its own when there are several to overlap."""
+    if batches <= 1:
+        return _Here()
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="props-store")
 
 
 def _document_writes(
