@@ -536,8 +536,8 @@ def _meta_commands(sub: Any) -> None:
     period.set_defaults(handler=cmd_meta_period)
     filt = commands.add_parser("filter", help="one meta-segment of the segments meeting --where")
     filt.add_argument("series", help="series name or id")
-    filt.add_argument("--where", help="e.g. 'slope<-0.05 std>5': over slope (per day), std, "
-                      "mean, min, max, duration (days)")  # fmt: skip
+    filt.add_argument("--where", help="e.g. 'slope<-0.05 std>5': slope (per day), std, mean, "
+                      "duration (days) with < or >; min< and max>")  # fmt: skip
     filt.add_argument("--start", help="segments ending after this")
     filt.add_argument("--end", help="segments starting before this")
     filt.add_argument("--text", help="the -k segments closest in meaning (loads the model)")
