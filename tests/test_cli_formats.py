@@ -17,7 +17,7 @@ from graphmem.tables import formatted, is_epoch_name, number_text, with_times
 from graphmem.timeutil import iso
 
 T0 = 1_454_284_800  # 2016-02-01T00:00:00Z
-LONG = "a description longer than sixty characters, with a comma, a \"quote\" and more words"
+LONG = 'a description longer than sixty characters, with a comma, a "quote" and more words'
 QUERY = (
     "MATCH (s:Series)-[:HAS_SEGMENT]->(g:Segment) RETURN s.description AS description, "
     "g.start, g.end AS end, g.n AS n, g.mean AS mean, g.idx AS idx ORDER BY g.idx"

@@ -58,7 +58,7 @@ def test_commands_without_the_model_never_load_it(
         ["segments", "sales"],
         ["cypher", "MATCH (s:Series) RETURN s.name AS name"],
         ["cypher", "MATCH (g:Segment) RETURN g", "--format", "json"],
-        ["meta", "period", "sales", "--start", "2024-01-01", "--end", "2024-01-28", "--freq", "week"],
+        ["meta", "period", "sales", "--start", "2024-01-01", "--end", "2024-01-28", "--freq=week"],
         ["meta", "filter", "sales", "--where", "duration>1"],
         ["meta", "list", "sales", "--format", "csv"],
         ["plot", "sales", "-o", str(tmp_path / "sales.png")],
