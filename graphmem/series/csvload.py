@@ -80,7 +80,8 @@ def _pick(header: list[str], wanted: Column, role: str) -> int:
     if not found:
         raise InvalidInput(
             "line 1", f"header {shown!r} has no {role} column {wanted!r}; expected "
-            f"{','.join(HEADER)!r} or the columns named by time_col and value_col"
+            f"{','.join(HEADER)!r}, or name the columns: time_col, value_col "
+            "(--time-col, --value-col)"
         )  # fmt: skip
     if len(found) > 1:
         raise InvalidInput(
