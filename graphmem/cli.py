@@ -3,23 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphmem.config import WARMUP_MODES, Settings
 from graphmem.errors import GraphmemError, InvalidInput, ReadOnlyViolation
-from graphmem.tables import render
+from graphmem.tables import FORMATS, formatted, render, with_times
 
 if TYPE_CHECKING:  # the store and what it pulls in load only for the commands that use them
+    from graphmem.series.meta import MetaSegment
+    from graphmem.series.segments import Segment
+    from graphmem.series.tools import ToolEnv
     from graphmem.services import Services
     from graphmem.store import Store
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 Limit = int | Callable[[], int] | None
+
+SESSION = "cli"  # the session of the ToolCall nodes that record meta-segments built here
+STD_NOTE = "std: the population standard deviation (divided by n, not n - 1)"
 
 
 def limit(module: str, name: str) -> Callable[[], int]:
@@ -58,6 +65,33 @@ def threshold_arg(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number in (0, 1], not {text!r}") from None
 
 
+def column_arg(text: str) -> str | int:
+    """An argparse type: a CSV column by header name, or by 0-based index when all digits."""
+    return int(text) if text.isdigit() else text
+
+
+def delimiter_arg(text: str) -> str:
+    """An argparse type: one character; `tab` or a typed `\\t` mean a tab."""
+    return "\t" if text in ("tab", "\\t") else text
+
+
+def _print_rows(
+    args: argparse.Namespace, rows: list[dict[str, Any]], note: str = "", vertical: bool = False
+) -> None:
+    """Rows as --format asks; `note` follows a table only (JSON and CSV stay data).
+
+    `vertical`: a table of one line per field (for one wide row); JSON and CSV are unchanged.
+    """
+    if not args.raw_times:
+        rows = [with_times(row) for row in rows]
+    if vertical and args.format == "table":
+        rows = [{"field": key, "value": value} for row in rows for key, value in row.items()]
+    out = formatted(rows, args.format, args.width, times=False)
+    print(out, end="" if args.format == "csv" else "\n")
+    if note and args.format == "table" and rows:
+        print(f"\n{note}")
+
+
 def _open(args: argparse.Namespace, settings: Settings) -> Store:
     from graphmem.store import open_store
 
@@ -86,7 +120,7 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_cypher(args: argparse.Namespace, settings: Settings) -> int:
-    """Run a read-only Cypher query and print the rows as a table."""
+    """Run a read-only Cypher query and print the rows (table, JSON or CSV)."""
     with _open(args, settings) as store:
         try:
             rows = store.inspect(args.query)
@@ -97,12 +131,12 @@ def cmd_cypher(args: argparse.Namespace, settings: Settings) -> int:
                 file=sys.stderr,
             )
             return 2
-        print(render(rows))
+        _print_rows(args, rows)
     return 0
 
 
 def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
-    """Load a CSV (timestamp,value) into a series in atomic batches; a progress bar on a tty."""
+    """Load a CSV's time and value columns into a series in atomic batches; a bar on a tty."""
     from tqdm import tqdm
 
     from graphmem.series.batch import validate_batch
@@ -111,7 +145,7 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
     from graphmem.series.ingest import close_series, ingest_all
     from graphmem.series.segments import time_bounds
 
-    data = load_csv(args.file)
+    data = load_csv(args.file, args.time_col, args.value_col, args.delimiter)
     if len(data.ts) == 0:
         print(f"error: {args.file} holds no points", file=sys.stderr)
         return 1
@@ -152,11 +186,13 @@ def cmd_segments(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_plot(args: argparse.Namespace, settings: Settings) -> int:
-    """Plot a series with its segments to a PNG."""
+    """Plot a series with its segments to a PNG, all of it or from --start to --end."""
     from graphmem.plot import plot_series
+    from graphmem.series.segquery import time_arg
 
+    start, end = time_arg(args.start, "--start"), time_arg(args.end, "--end")
     with _open(args, settings) as store:
-        n = plot_series(store, args.series, args.output)
+        n = plot_series(store, args.series, args.output, start, end)
     print(f"wrote {args.output} ({n} segments)")
     return 0
 
@@ -174,6 +210,100 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     if answer.evidence:
         print(f"\nevidence ({answer.session}): {', '.join(answer.evidence)}")
     return 0 if answer.complete else 3
+
+
+@contextlib.contextmanager
+def _tool_env(args: argparse.Namespace, settings: Settings) -> Iterator[ToolEnv]:
+    """The series tools on the store; the embedding model loads only if text search is used."""
+    from graphmem.series.tools import ToolEnv
+
+    with _open(args, settings) as store:
+        env = ToolEnv(store, settings)
+        try:
+            yield env
+        finally:
+            env.close()
+
+
+def _stats_row(x: Segment | MetaSegment) -> dict[str, Any]:
+    """What a segment and a meta-segment share; start and end: times of its first and last point."""
+    from graphmem.series.meta import MetaSegment
+
+    meta = isinstance(x, MetaSegment)
+    f = x.features
+    return {"id": x.id, "kind": x.kind if meta else "segment", "label": x.label if meta else None,
+            "start": x.stats.t_first, "end": x.stats.t_last, "n": f.n, "mean": f.mean,
+            "std": f.std, "min": f.min, "max": f.max, "slope_per_day": f.slope_per_day}  # fmt: skip
+
+
+def _meta_row(m: MetaSegment, full: bool = False) -> dict[str, Any]:
+    """A meta-segment's row; `full` adds the change, the fit, the coverage and the summary."""
+    row = _stats_row(m) | {"members": m.member_count, "pct_change_prev": m.pct_change_prev}
+    if full:
+        f = m.features
+        row |= {"prev_label": m.prev_label, "change_prev": m.change_prev, "first": f.first,
+                "last": f.last, "change": f.change, "pct_change": f.pct_change, "r2": f.r2,
+                "coverage": m.coverage, "built_at": m.built_at, "spec": m.spec,
+                "summary": m.summary(None)}  # fmt: skip
+    return row
+
+
+def _build_metas(
+    args: argparse.Namespace, settings: Settings, tool: str, arguments: dict[str, Any]
+) -> int:
+    """Run a build tool (recorded as a ToolCall of session `cli`); print what it built."""
+    from graphmem.series.tools import built_metas
+
+    with _tool_env(args, settings) as env:
+        metas = built_metas(env, tool, arguments, SESSION)
+    _print_rows(args, [_meta_row(m) for m in metas], STD_NOTE)
+    return 0
+
+
+def cmd_meta_period(args: argparse.Namespace, settings: Settings) -> int:
+    """Meta-segments over --start..--end: one per calendar --freq period, or one in all."""
+    arguments = {"series": args.series, "start": args.start, "end": args.end, "freq": args.freq}
+    return _build_metas(args, settings, "create_meta_segment_by_datetime_range", arguments)
+
+
+def cmd_meta_filter(args: argparse.Namespace, settings: Settings) -> int:
+    """One meta-segment of the segments meeting --where (with --text: the -k closest to it)."""
+    arguments = {"series": args.series, "where": args.where, "start": args.start,
+                 "end": args.end, "text": args.text, "k": args.k}  # fmt: skip
+    return _build_metas(args, settings, "create_meta_segment_by_filter", arguments)
+
+
+def cmd_meta_group(args: argparse.Namespace, settings: Settings) -> int:
+    """One meta-segment of given segments and meta-segments."""
+    arguments = {"member_ids": args.ids, "label": args.label}
+    return _build_metas(args, settings, "create_meta_segment_from_members", arguments)
+
+
+def cmd_meta_list(args: argparse.Namespace, settings: Settings) -> int:
+    """The meta-segments built for a series, in time order, as stored."""
+    from graphmem.series.meta import list_metas
+
+    with _open(args, settings) as store:
+        found = list_metas(store, args.series, args.limit, args.offset)
+    _print_rows(args, [_meta_row(m) for m in found], STD_NOTE)
+    return 0
+
+
+def cmd_meta_show(args: argparse.Namespace, settings: Settings) -> int:
+    """A meta-segment in full (first brought up to date), or with --members what it groups."""
+    from graphmem.series.meta import get_members, get_meta
+    from graphmem.series.metafresh import fresh
+
+    with _tool_env(args, settings) as env:
+        found = fresh(env.store, get_meta(env.store, args.id), env.search)
+        if args.members:
+            held = get_members(env.store, found.id)
+            members = sorted([*held.metas, *held.segments], key=lambda x: (x.start, x.id))
+    if args.members:
+        _print_rows(args, [_stats_row(x) for x in members], STD_NOTE)
+    else:
+        _print_rows(args, [_meta_row(found, full=True)], STD_NOTE, vertical=True)
+    return 0
 
 
 def _services(args: argparse.Namespace, settings: Settings) -> Services:
@@ -357,6 +487,60 @@ def _delete(commands: Any, what: str, prefix: str, handler: Handler) -> None:
     parser.set_defaults(handler=handler)
 
 
+def _output_options(parser: argparse.ArgumentParser) -> None:
+    """--format, --width and --raw-times, for the commands that print rows."""
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (default), json (one array of row objects) or csv",
+    )
+    parser.add_argument(
+        "--width", type=int_arg(1), help="cut table cells to this many characters (default: never)"
+    )
+    parser.add_argument(
+        "--raw-times",
+        action="store_true",
+        help="keep epoch seconds as numbers (default: ISO 8601 UTC text)",
+    )
+
+
+def _meta_commands(sub: Any) -> None:
+    """`graphmem meta period|filter|group|list|show`."""
+    commands = _commands(sub, "meta", "build, list and read meta-segments")
+    period = commands.add_parser("period", help="meta-segments per calendar period, or a range")
+    period.add_argument("series", help="series name or id")
+    period.add_argument("--start", required=True, help="ISO date/datetime or epoch seconds")
+    period.add_argument("--end", required=True, help="ISO date/datetime or epoch seconds")
+    period.add_argument("--freq", help="year, quarter, month, week or day (default: one "
+                        "meta-segment from --start to --end)")  # fmt: skip
+    period.set_defaults(handler=cmd_meta_period)
+    filt = commands.add_parser("filter", help="one meta-segment of the segments meeting --where")
+    filt.add_argument("series", help="series name or id")
+    filt.add_argument("--where", help="e.g. 'slope<-0.05 std>5': slope (per day), std, mean, "
+                      "duration (days) with < or >; min< and max>")  # fmt: skip
+    filt.add_argument("--start", help="segments ending after this")
+    filt.add_argument("--end", help="segments starting before this")
+    filt.add_argument("--text", help="the -k segments closest in meaning (loads the model)")
+    filt.add_argument("-k", type=int_arg(1, 200), help="with --text (default 10)")
+    filt.set_defaults(handler=cmd_meta_filter)
+    group = commands.add_parser("group", help="one meta-segment of given members")
+    group.add_argument("ids", nargs="+", help="segment and meta-segment ids of one series")
+    group.add_argument("--label")
+    group.set_defaults(handler=cmd_meta_group)
+    listing = commands.add_parser("list", help="the meta-segments of a series")
+    listing.add_argument("series", help="series name or id")
+    listing.add_argument("--limit", type=int_arg(1, 10_000), default=1000)
+    listing.add_argument("--offset", type=int_arg(0), default=0)
+    listing.set_defaults(handler=cmd_meta_list)
+    show = commands.add_parser("show", help="one meta-segment in full, or its members")
+    show.add_argument("id", help="meta-segment id (meta_...)")
+    show.add_argument("--members", action="store_true", help="list what it groups instead")
+    show.set_defaults(handler=cmd_meta_show)
+    for command in (period, filt, group, listing, show):
+        _output_options(command)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphmem", description="Temporal graph memory for LLMs.")
     parser.add_argument(
@@ -382,12 +566,25 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--read-only", action="store_true", help="offer only the reading tools")
     mcp.set_defaults(handler=cmd_mcp)
 
-    cypher = sub.add_parser("cypher", help="run a read-only Cypher query, print a table")
+    cypher = sub.add_parser("cypher", help="run a read-only Cypher query, print its rows")
     cypher.add_argument("query")
+    _output_options(cypher)
     cypher.set_defaults(handler=cmd_cypher)
 
-    ingest = sub.add_parser("ingest-series", help="load a CSV (timestamp,value) into a series")
-    ingest.add_argument("file", type=Path)
+    ingest = sub.add_parser("ingest-series", help="load a CSV's time and value into a series")
+    ingest.add_argument("file", type=Path, help="a CSV file whose first line is a header")
+    ingest.add_argument("--time-col", type=column_arg, default="timestamp",
+                        help="the time column: a header name or a 0-based index "
+                        "(default: timestamp)")  # fmt: skip
+    ingest.add_argument(
+        "--value-col",
+        type=column_arg,
+        default="value",
+        help="the value column: a header name or a 0-based index (default: value)",
+    )
+    ingest.add_argument("--delimiter", type=delimiter_arg,
+                        help="one character, or tab (default: the one of tab, ; and , the "
+                        "header holds most often)")  # fmt: skip
     ingest.add_argument("--series", required=True, help="series name (created if missing)")
     ingest.add_argument("--unit", help="unit, when the series is created")
     ingest.add_argument("--description", help="description, when the series is created")
@@ -407,6 +604,8 @@ def build_parser() -> argparse.ArgumentParser:
     plot = sub.add_parser("plot", help="plot a series with its segments to a PNG")
     plot.add_argument("series", help="series name or id")
     plot.add_argument("-o", "--output", type=Path, required=True)
+    plot.add_argument("--start", help="from this ISO date/datetime (default: the first point)")
+    plot.add_argument("--end", help="to this ISO date/datetime (default: the last point)")
     plot.set_defaults(handler=cmd_plot)
 
     ask = sub.add_parser("ask", help="answer a question about a series with the LLM agent")
@@ -484,6 +683,8 @@ def build_parser() -> argparse.ArgumentParser:
     series_del = series_sub.add_parser("delete", help="delete a series and everything under it")
     series_del.add_argument("series", help="series name or id")
     series_del.set_defaults(handler=cmd_series_delete)
+
+    _meta_commands(sub)
 
     export = sub.add_parser("embed-export", help="export the embedding model to ONNX, verified")
     export.add_argument("--model", help="model name or path (default: $GRAPHMEM_EMBED_MODEL)")

@@ -8,16 +8,39 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.errors import InvalidInput
 from graphmem.series.archive import read_time_range
 from graphmem.series.catalog import get_series
-from graphmem.series.segments import list_segments
+from graphmem.series.segments import list_segments, time_bounds
 from graphmem.store import Store
+from graphmem.timeutil import iso
 
 MAX_SEGMENTS = 10_000
 
 
 def _dates(ts: np.ndarray) -> np.ndarray:
     return np.array([dt.datetime.fromtimestamp(t, dt.UTC) for t in ts], dtype=object)
+
+
+def _window(
+    store: Store, series_id: str, start: float | None, end: float | None
+) -> tuple[float, float]:
+    """[start, end] to plot (the series' first and last point where not given); it must hold
+    points, else the picture would be empty."""
+    if start is not None and end is not None and start > end:
+        raise InvalidInput("start", f"{iso(start)} is after end {iso(end)}")
+    bounds = time_bounds(store, series_id)
+    if bounds.start is None or bounds.end is None:
+        raise InvalidInput("series", "holds no points to plot")
+    lo = bounds.start if start is None else start
+    hi = bounds.end if end is None else end
+    if lo > bounds.end or hi < bounds.start or lo > hi:
+        raise InvalidInput(
+            "start" if start is not None else "end",
+            f"{iso(lo)} to {iso(hi)} holds no points; the series covers {iso(bounds.start)} "
+            f"to {iso(bounds.end)}",
+        )
+    return lo, hi
 
 
 def plot_series(
@@ -31,9 +54,8 @@ def plot_series(
     import matplotlib.pyplot as plt
 
     series = get_series(store, series_ref)
-    segs = list_segments(store, series.id, start, end, limit=MAX_SEGMENTS)
-    lo = start if start is not None else (segs[0].start if segs else 0.0)
-    hi = end if end is not None else (segs[-1].end if segs else 0.0)
+    lo, hi = _window(store, series.id, start, end)
+    segs = list_segments(store, series.id, lo, hi, limit=MAX_SEGMENTS)
     points = read_time_range(store, series.id, lo, hi)
     fig, ax = plt.subplots(figsize=(14, 5), dpi=110)
     ax.plot(_dates(points.ts), points.xs, lw=0.6, color="#4a6fa5", label=series.name)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 from pathlib import Path
 
@@ -78,11 +80,11 @@ def test_header_only_gives_empty_arrays(tmp_path: Path) -> None:
     ("text", "field", "problem"),
     [
         ("", "line 1", "file is empty"),
-        ("time,value\n2016-01-01,1\n", "line 1", "expected 'timestamp,value'"),
-        ("timestamp\n2016-01-01\n", "line 1", "expected 'timestamp,value'"),
-        ("timestamp,value,extra\n", "line 1", "expected 'timestamp,value'"),
+        ("time,value\n2016-01-01,1\n", "line 1", "has no time column 'timestamp'"),
+        ("timestamp\n2016-01-01\n", "line 1", "has no value column 'value'"),
         ("2016-01-01,1\n", "line 1", "expected 'timestamp,value'"),
-        ("\ntimestamp,value\n", "line 1", "expected 'timestamp,value'"),
+        ("\ntimestamp,value\n", "line 1", "header is empty"),
+        ("timestamp,Value,value\n", "line 1", "2 columns named 'value'"),
     ],
 )
 def test_bad_header(tmp_path: Path, text: str, field: str, problem: str) -> None:
@@ -132,3 +134,58 @@ def test_unreadable_files(tmp_path: Path) -> None:
 
 def test_parse_timestamp_is_reexported() -> None:
     assert parse_timestamp("2016-01-01", "from") == T_2016
+
+
+@pytest.mark.parametrize("delimiter", [";", "\t", ","])
+def test_delimiter_is_found_in_the_header(tmp_path: Path, delimiter: str) -> None:
+    rows = ["when", "price", "note"], ["2016-01-01", "1.5", "a, b;\tc"], ["2016-01-02", "2", ""]
+    out = io.StringIO()
+    csv.writer(out, delimiter=delimiter).writerows(rows)  # quotes the note
+    text = out.getvalue()
+    data = load_csv(_write(tmp_path, "\ufeff" + text), time_col="WHEN", value_col=1)
+    assert data.ts.tolist() == [T_2016, T_2016 + DAY]
+    assert data.xs.tolist() == [1.5, 2.0]
+
+
+def test_an_explicit_delimiter_and_columns_by_index(tmp_path: Path) -> None:
+    text = "id|value|timestamp\nx|3|2016-01-01\ny|4|2016-01-02\n"
+    data = load_csv(_write(tmp_path, text), time_col=2, value_col=1, delimiter="|")
+    assert data.ts.tolist() == [T_2016, T_2016 + DAY] and data.xs.tolist() == [3.0, 4.0]
+    # read with ',' the header is one column, which has no time column
+    with pytest.raises(InvalidInput, match="has no time column 'timestamp'"):
+        load_csv(_write(tmp_path, text), delimiter=",")
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        ({"time_col": 3}, "time column 3 does not exist: the header 'day,kg,note' has 3 columns"),
+        ({"time_col": "time"}, "has no time column 'time'"),
+        ({"time_col": "day", "value_col": 0}, "time and value are the same column 0"),
+        ({"time_col": "day", "value_col": "kg", "delimiter": ";;"}, "one character"),
+    ],
+)
+def test_bad_column_options(tmp_path: Path, options: dict, problem: str) -> None:
+    with pytest.raises(InvalidInput) as info:
+        load_csv(_write(tmp_path, "day;kg;note\n2016-01-01;1;x\n"), **options)
+    assert problem in info.value.problem
+    assert info.value.field == ("delimiter" if "delimiter" in options else "line 1")
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "problem"),
+    [
+        ("2016-01-01;x;1\n2016-01-02;y;one\n", 3, "value 'one' is not a number in column 3 (kg)"),
+        ("2016-01-01;x;1\nyesterday;y;2\n", 3, "timestamp 'yesterday' is not an ISO"),
+        ("2016-01-01;x;1\n2016-01-02;y\n", 3, "expected 3 columns (day,note,kg), got 2"),
+    ],
+)
+def test_bad_rows_name_the_line_and_the_column(
+    tmp_path: Path, body: str, line: int, problem: str
+) -> None:
+    with pytest.raises(InvalidInput) as info:
+        load_csv(_write(tmp_path, "day;note;kg\n" + body), time_col="day", value_col="kg")
+    assert info.value.field == f"line {line}"
+    assert problem in info.value.problem
+    if "timestamp" in problem:
+        assert info.value.problem.endswith("in column 1 (day)")

@@ -16,7 +16,7 @@ from graphmem.series.meta import Members, MetaSegment
 from graphmem.series.metafresh import fresh
 from graphmem.series.segments import Segment, TimeBounds
 from graphmem.series.segquery import time_arg
-from graphmem.series.tools import ToolResult, call_tool, run_tool, tool_schemas
+from graphmem.series.tools import ToolResult, built_metas, run_tool, tool_schemas
 from graphmem.timeutil import iso, parse_timestamp
 
 if TYPE_CHECKING:
@@ -194,11 +194,7 @@ class Series(Part):
 
     def _build(self, tool: str, arguments: dict[str, Any]) -> builtins.list[MetaSegment]:
         """Run a build tool, recorded as GraphQL's buildMetaSegments is; what it built."""
-        services = self._services()
-        given = {name: value for name, value in arguments.items() if value is not None}
-        output, _ = call_tool(services.tools(), tool, given, session=SESSION)
-        found = meta.get_metas(services.store, output.built)
-        return [found[i] for i in output.built if i in found]
+        return built_metas(self._services().tools(), tool, arguments, SESSION)
 
 
 def _when(value: When | None, field: str) -> str | None:

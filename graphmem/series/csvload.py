@@ -1,4 +1,4 @@
-"""Read a numeric series from a 'timestamp,value' CSV file, naming the line of any error."""
+"""Read a numeric series from a CSV file's time and value columns, naming the line of errors."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ import numpy as np
 from graphmem.errors import InvalidInput
 from graphmem.timeutil import parse_timestamp
 
-HEADER = ("timestamp", "value")
+HEADER = ("timestamp", "value")  # the columns read when none are named
+DELIMITERS = ("\t", ";", ",")  # what the header line is searched for, in this order on a tie
+
+Column = str | int  # a header name, or a 0-based index
 
 # float() also accepts '1_000' and 'infinity'; the first is not CSV-like, the second is refused.
 _NAN_RE = re.compile(r"[+-]?nan", re.IGNORECASE)
@@ -38,7 +41,14 @@ def _is_blank(row: list[str]) -> bool:
     return all(not cell.strip() for cell in row) and len(row) <= 1
 
 
-def _parse_value(text: str, line: str) -> float:
+def _first_line(handle: TextIO) -> str:
+    try:
+        return handle.readline()
+    except UnicodeDecodeError:
+        raise InvalidInput("path", "file is not UTF-8 text") from None
+
+
+def _parse_value(text: str, line: str, where: str) -> float:
     """A finite float, or NaN for an empty or 'nan' cell."""
     cell = text.strip()
     if not cell or _NAN_RE.fullmatch(cell):
@@ -48,41 +58,97 @@ def _parse_value(text: str, line: str) -> float:
             raise ValueError(cell)
         value = float(cell)
     except ValueError:
-        raise InvalidInput(line, f"value {cell!r} is not a number") from None
+        raise InvalidInput(line, f"value {cell!r} is not a number in {where}") from None
     if not math.isfinite(value):
-        raise InvalidInput(line, f"value {cell!r} is not finite")
+        raise InvalidInput(line, f"value {cell!r} is not finite in {where}")
     return value
 
 
-def _check_header(row: list[str] | None) -> None:
-    """Require the exact header 'timestamp,value' (case and surrounding spaces ignored)."""
-    expected = ",".join(HEADER)
-    if row is None:
-        raise InvalidInput("line 1", f"file is empty; expected header {expected!r}")
-    got = tuple(cell.strip().lower() for cell in row)
-    if got != HEADER:
-        raise InvalidInput("line 1", f"header is {','.join(row)!r}; expected {expected!r}")
+def _pick(header: list[str], wanted: Column, role: str) -> int:
+    """The 0-based index of the column `wanted` names (a header name or an index)."""
+    names = [cell.strip().lower() for cell in header]
+    shown = ",".join(cell.strip() for cell in header)
+    if isinstance(wanted, int):
+        if not 0 <= wanted < len(header):
+            raise InvalidInput(
+                "line 1", f"{role} column {wanted} does not exist: the header {shown!r} has "
+                f"{len(header)} columns, numbered from 0"
+            )  # fmt: skip
+        return wanted
+    key = wanted.strip().lower()
+    found = [i for i, name in enumerate(names) if name == key]
+    if not found:
+        raise InvalidInput(
+            "line 1", f"header {shown!r} has no {role} column {wanted!r}; expected "
+            f"{','.join(HEADER)!r}, or name the columns: time_col, value_col "
+            "(--time-col, --value-col)"
+        )  # fmt: skip
+    if len(found) > 1:
+        raise InvalidInput(
+            "line 1", f"header {shown!r} has {len(found)} columns named {wanted!r}; "
+            "choose one by its index"
+        )  # fmt: skip
+    return found[0]
 
 
-def _read_rows(handle: TextIO) -> CsvSeries:
-    """Parse an open CSV text stream; errors name the 1-based line."""
+@dataclass(frozen=True)
+class _Layout:
+    """Where the time and the value are in each row, and how many cells a row has."""
+
+    header: list[str]
+    time_at: int
+    value_at: int
+
+    @classmethod
+    def of(cls, row: list[str] | None, time_col: Column, value_col: Column) -> _Layout:
+        if row is None:
+            raise InvalidInput("line 1", f"file is empty; expected header {','.join(HEADER)!r}")
+        if _is_blank(row):
+            raise InvalidInput("line 1", f"header is empty; expected {','.join(HEADER)!r}")
+        layout = cls(row, _pick(row, time_col, "time"), _pick(row, value_col, "value"))
+        if layout.time_at == layout.value_at:
+            raise InvalidInput("line 1", f"time and value are the same column {layout.time_at}")
+        return layout
+
+    def where(self, index: int) -> str:
+        """'column 2 (price)': the 1-based position people count in, and the header's name."""
+        return f"column {index + 1} ({self.header[index].strip()})"
+
+    def cells(self, row: list[str], line: str) -> tuple[str, str]:
+        """The time and value cells of a row, which must be as wide as the header."""
+        if len(row) != len(self.header):
+            names = ",".join(cell.strip() for cell in self.header)
+            raise InvalidInput(
+                line, f"expected {len(self.header)} columns ({names}), got {len(row)}"
+            )
+        return row[self.time_at], row[self.value_at]
+
+
+def sniff_delimiter(header_line: str) -> str:
+    """The one of tab, ';' and ',' the header line holds most often (',' when none)."""
+    counts = [(header_line.count(d), -k, d) for k, d in enumerate(DELIMITERS)]
+    best = max(counts)
+    return best[2] if best[0] else ","
+
+
+def _read_rows(handle: TextIO, time_col: Column, value_col: Column, delimiter: str) -> CsvSeries:
+    """Parse an open CSV text stream; errors name the 1-based line and the column."""
     ts: list[float] = []
     xs: list[float] = []
     previous: tuple[float, str] | None = None
-    reader = csv.reader(handle)
+    reader = csv.reader(handle, delimiter=delimiter)
     try:
-        _check_header(next(reader, None))
+        layout = _Layout.of(next(reader, None), time_col, value_col)
         for row in reader:
             if _is_blank(row):
                 continue
             line = f"line {reader.line_num}"
-            if len(row) != len(HEADER):
-                raise InvalidInput(line, f"expected 2 columns (timestamp,value), got {len(row)}")
-            raw_ts, raw_value = row
+            raw_ts, raw_value = layout.cells(row, line)
             try:
                 t = parse_timestamp(raw_ts, line)
             except InvalidInput as exc:
-                raise InvalidInput(line, f"timestamp {exc.problem}") from None
+                where = layout.where(layout.time_at)
+                raise InvalidInput(line, f"timestamp {exc.problem} in {where}") from None
             if previous is not None and t <= previous[0]:
                 raise InvalidInput(
                     line,
@@ -90,7 +156,7 @@ def _read_rows(handle: TextIO) -> CsvSeries:
                     f"{previous[1]!r}; timestamps must strictly increase",
                 )
             previous = (t, raw_ts.strip())
-            xs.append(_parse_value(raw_value, line))
+            xs.append(_parse_value(raw_value, line, layout.where(layout.value_at)))
             ts.append(float(t))
     except csv.Error as exc:
         raise InvalidInput(f"line {reader.line_num}", f"malformed CSV: {exc}") from None
@@ -100,10 +166,31 @@ def _read_rows(handle: TextIO) -> CsvSeries:
     return CsvSeries(ts=np.array(ts, dtype=np.float64), xs=np.array(xs, dtype=np.float64))
 
 
-def load_csv(path: str | os.PathLike[str]) -> CsvSeries:
-    """Points of a CSV with header 'timestamp,value'; timestamps must strictly increase."""
+def _checked_delimiter(delimiter: str | None) -> str | None:
+    if delimiter is not None and (len(delimiter) != 1 or delimiter in '"\r\n'):
+        raise InvalidInput("delimiter", f"must be one character other than a quote or a "
+                           f"line break, not {delimiter!r}")  # fmt: skip
+    return delimiter
+
+
+def load_csv(
+    path: str | os.PathLike[str],
+    time_col: Column = HEADER[0],
+    value_col: Column = HEADER[1],
+    delimiter: str | None = None,
+) -> CsvSeries:
+    """Points of a CSV file whose first line is a header; timestamps must strictly increase.
+
+    `time_col` and `value_col` name a column of the header (case and spaces ignored) or give
+    its 0-based index; other columns are ignored. Without `delimiter` it is the one of tab,
+    ';' and ',' the header line holds most often.
+    """
+    delimiter = _checked_delimiter(delimiter)
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
-            return _read_rows(handle)
+            if delimiter is None:
+                delimiter = sniff_delimiter(_first_line(handle))
+                handle.seek(0)
+            return _read_rows(handle, time_col, value_col, delimiter)
     except OSError as exc:
         raise InvalidInput("path", f"cannot read {os.fspath(path)!r}: {exc.strerror}") from None

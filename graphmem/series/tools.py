@@ -282,7 +282,7 @@ TOOLS: dict[str, Tool] = {
              "Segments from start to end meeting where; with text, most similar first.",
              _obj(["series"], series=STR, start=STR, end=STR, where=WHERE, text=TEXT,
                   limit=PAGE, offset=OFFSET), _search_segments),
-        Tool("get_segment", "One segment's features and summary.",
+        Tool("get_segment", "One segment's features and summary (std: population std).",
              _obj(["segment_id"], segment_id=STR), _get_segment),
         Tool("create_meta_segment_by_datetime_range",
              "Group segments: one meta-segment per whole freq period touching start..end "
@@ -298,7 +298,8 @@ TOOLS: dict[str, Tool] = {
              "One meta-segment of given members, e.g. months into a quarter.",
              _obj(["member_ids"], member_ids={"type": "array", "items": STR, "minItems": 1},
                   label=STR), _from_members),
-        Tool("get_meta_features", "Features of a meta-segment; full: all of them.",
+        Tool("get_meta_features",
+             "Features of a meta-segment (std: population std); full: all of them.",
              _obj(["meta_segment_id"], meta_segment_id=STR, full={"type": "boolean"}),
              _features),
         Tool("get_members", "What a meta-segment groups.",
@@ -308,6 +309,16 @@ TOOLS: dict[str, Tool] = {
              _obj(["series"], series=STR, limit=PAGE, offset=OFFSET), _list_metas),
     ]
 }  # fmt: skip
+
+
+def built_metas(
+    env: ToolEnv, name: str, arguments: dict[str, Any], session: str | None = None
+) -> list[meta.MetaSegment]:
+    """Run a building tool (arguments that are None left out): what it built, in its order."""
+    given = {key: value for key, value in arguments.items() if value is not None}
+    output, _ = call_tool(env, name, given, session=session)
+    found = meta.get_metas(env.store, output.built)
+    return [found[i] for i in output.built if i in found]
 
 
 def tool_schemas(exclude: tuple[str, ...] = ()) -> list[dict[str, Any]]:
