@@ -229,9 +229,9 @@ def _stats_row(x: Segment | MetaSegment) -> dict[str, Any]:
     """What a segment and a meta-segment share; start and end: times of its first and last point."""
     from graphmem.series.meta import MetaSegment
 
-    meta = isinstance(x, MetaSegment)
+    kind, label = (x.kind, x.label) if isinstance(x, MetaSegment) else ("segment", None)
     f = x.features
-    return {"id": x.id, "kind": x.kind if meta else "segment", "label": x.label if meta else None,
+    return {"id": x.id, "kind": kind, "label": label,
             "start": x.stats.t_first, "end": x.stats.t_last, "n": f.n, "mean": f.mean,
             "std": f.std, "min": f.min, "max": f.max, "slope_per_day": f.slope_per_day}  # fmt: skip
 
@@ -298,7 +298,8 @@ def cmd_meta_show(args: argparse.Namespace, settings: Settings) -> int:
         found = fresh(env.store, get_meta(env.store, args.id), env.search)
         if args.members:
             held = get_members(env.store, found.id)
-            members = sorted([*held.metas, *held.segments], key=lambda x: (x.start, x.id))
+            both: list[Segment | MetaSegment] = [*held.metas, *held.segments]
+            members = sorted(both, key=lambda x: (x.start, x.id))
     if args.members:
         _print_rows(args, [_stats_row(x) for x in members], STD_NOTE)
     else:
