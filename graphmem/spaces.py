@@ -1,0 +1,55 @@
+"""Space names: every memory lives in one space (default `default`), see docs/spaces.md."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from graphmem.cypher import Statement, statement
+from graphmem.errors import InvalidInput, clipped
+
+if TYPE_CHECKING:
+    from graphmem.store import Store
+
+DEFAULT_SPACE = "default"
+# lower case, so a name is the same whatever the client's habits; usable as a directory name
+SPACE_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
+SPACES_DIR = "spaces"  # under the data dir: the derived index files of spaces but `default`
+
+
+def checked_space(value: Any, field: str = "space") -> str:
+    """`value` if it is a valid space name, else InvalidInput naming `field`."""
+    if value is None:
+        return DEFAULT_SPACE
+    if not isinstance(value, str):
+        raise InvalidInput(field, f"must be a string, not {type(value).__name__}")
+    if SPACE_PATTERN.fullmatch(value) is None:
+        raise InvalidInput(
+            field,
+            f"{clipped(value, 80)!r} is not a space name: 1 to 63 characters, lower-case letters, "
+            "digits, '_' and '-', starting with a letter or digit",
+        )
+    return value
+
+
+def list_spaces(store: Store) -> list[str]:
+    """The spaces holding memories in `store`, sorted (the default one only once it has any)."""
+    return sorted({row["space"] for row in store.read("admin.spaces") if row["space"]})
+
+
+def delete_space_nodes(store: Store, space: str, batch: int = 10_000) -> int:
+    """Delete every node of `space` with its edges, label by label; how many nodes went."""
+    from graphmem.store.dialect import DELETE_SPACE
+    from graphmem.store.schema import LABELS, ddl
+
+    space = checked_space(space)
+    template = statement(DELETE_SPACE)
+    deleted = 0
+    for label in LABELS:
+        stmt = Statement(f"{template.name}[{label}]", ddl(DELETE_SPACE, label), template.source)
+        while True:
+            rows = store.root.write(stmt, space=space, batch=batch)
+            deleted += rows[0]["n"] if rows else 0
+            if not rows or rows[0]["n"] < batch:
+                break
+    return deleted
