@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # the store and what it pulls in load only for the commands t
     from graphmem.store import Store
 
 Handler = Callable[[argparse.Namespace, Settings], int]
+SPACE_HELP = "the space to read and write (default: $GRAPHMEM_SPACE, else default)"
 Limit = int | Callable[[], int] | None
 
 
@@ -58,10 +60,21 @@ def threshold_arg(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number in (0, 1], not {text!r}") from None
 
 
-def _open(args: argparse.Namespace, settings: Settings) -> Store:
+def _space(args: argparse.Namespace, settings: Settings) -> str:
+    """The space of the command: --space, else $GRAPHMEM_SPACE, else `default`."""
+    from graphmem.spaces import checked_space
+
+    return checked_space(args.space, "--space") if args.space else settings.space
+
+
+@contextlib.contextmanager
+def _open(args: argparse.Namespace, settings: Settings) -> Iterator[Store]:
+    """The store seen from the command's space; closed at the end."""
     from graphmem.store import open_store
 
-    return open_store(args.store, settings)
+    space = _space(args, settings)
+    with open_store(args.store, settings) as store:
+        yield store.in_space(space)
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -100,7 +113,8 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     """Serve MCP over stdin/stdout for one client (docs/mcp.md); stdout is the protocol's."""
     from api.mcp_server import serve_stdio
 
-    serve_stdio(settings.with_overrides(store_url=args.store or None), args.read_only)
+    space = _space(args, settings)
+    serve_stdio(settings.with_overrides(store_url=args.store or None), args.read_only, space)
     return 0
 
 
@@ -195,10 +209,14 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if answer.complete else 3
 
 
-def _services(args: argparse.Namespace, settings: Settings) -> Services:
+@contextlib.contextmanager
+def _services(args: argparse.Namespace, settings: Settings) -> Iterator[Services]:
+    """The services of the command's space; the store and every index closed at the end."""
     from graphmem.services import Services
 
-    return Services.open(settings, args.store)
+    space = _space(args, settings)
+    with Services.open(settings, args.store) as owner:
+        yield owner.in_space(space)
 
 
 def cmd_add_event(args: argparse.Namespace, settings: Settings) -> int:
@@ -338,6 +356,31 @@ def cmd_series_delete(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_space_list(args: argparse.Namespace, settings: Settings) -> int:
+    """Print the spaces holding memories."""
+    from graphmem.spaces import list_spaces
+
+    with _open(args, settings) as store:
+        found = list_spaces(store)
+    print("\n".join(found) if found else "no space holds memories")
+    return 0
+
+
+def cmd_space_delete(args: argparse.Namespace, settings: Settings) -> int:
+    """Delete a space with every memory in it and its index files (asks for --yes)."""
+    from graphmem.spaces import checked_space
+
+    name = checked_space(args.name, "name")
+    if not args.yes:
+        print(f"refused: deleting the space {name!r} removes every memory in it; "
+              "pass --yes to go ahead", file=sys.stderr)  # fmt: skip
+        return 2
+    with _services(args, settings) as services:
+        nodes = services.delete_space(name)
+    print(f"deleted space {name} ({nodes} nodes)")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     """Run the demo on the embedded store."""
     from graphmem.demo import run_demo
@@ -381,6 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--store", help="store URL (default: $GRAPHMEM_STORE or the embedded FalkorDB)"
     )
+    parser.add_argument("--space", help=SPACE_HELP)
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -509,9 +553,31 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--rebuild", action="store_true", help="export again even if cached")
     export.set_defaults(handler=cmd_embed_export)
 
+    spaces = _commands(sub, "space", "list or delete spaces (docs/spaces.md)")
+    spaces.add_parser("list", help="print the spaces holding memories").set_defaults(
+        handler=cmd_space_list
+    )
+    space_del = spaces.add_parser("delete", help="delete a space and every memory in it")
+    space_del.add_argument("name", help="the space's name")
+    space_del.add_argument("--yes", action="store_true", help="yes, delete it all")
+    space_del.set_defaults(handler=cmd_space_delete)
+
     demo = sub.add_parser("demo", help="load the demo data and show what graphmem does")
     demo.set_defaults(handler=cmd_demo)
+    _space_option(sub, skip=("serve", "embed-export"))
     return parser
+
+
+def _space_option(sub: Any, skip: tuple[str, ...] = ()) -> None:
+    """--space on every (sub)command that touches memories, besides the global one."""
+    for name, command in sub.choices.items():
+        if name in skip:
+            continue
+        nested = [a for a in command._actions if isinstance(a, argparse._SubParsersAction)]
+        if nested:
+            _space_option(nested[0])
+        else:
+            command.add_argument("--space", default=argparse.SUPPRESS, help=SPACE_HELP)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphmem.cypher import Statement, statement
@@ -15,6 +17,7 @@ DEFAULT_SPACE = "default"
 # lower case, so a name is the same whatever the client's habits; usable as a directory name
 SPACE_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
 SPACES_DIR = "spaces"  # under the data dir: the derived index files of spaces but `default`
+INDEX_DIRS = ("vectors", "keywords")  # in a space's index dir (graphmem/vectors/)
 
 
 def checked_space(value: Any, field: str = "space") -> str:
@@ -30,6 +33,12 @@ def checked_space(value: Any, field: str = "space") -> str:
             "digits, '_' and '-', starting with a letter or digit",
         )
     return value
+
+
+def index_dir(home: Path, space: str) -> Path:
+    """Where the derived index files of `space` live: the data dir itself for `default` (as
+    before spaces), else spaces/<name> in it."""
+    return home if space == DEFAULT_SPACE else home / SPACES_DIR / space
 
 
 def list_spaces(store: Store) -> list[str]:
@@ -53,3 +62,13 @@ def delete_space_nodes(store: Store, space: str, batch: int = 10_000) -> int:
             if not rows or rows[0]["n"] < batch:
                 break
     return deleted
+
+
+def remove_index_files(home: Path, space: str) -> None:
+    """Delete the derived index files of `space` (vector and keyword indexes)."""
+    where = index_dir(home, space)
+    if space != DEFAULT_SPACE:
+        shutil.rmtree(where, ignore_errors=True)
+        return
+    for name in INDEX_DIRS:  # the default space shares the data dir with the store
+        shutil.rmtree(where / name, ignore_errors=True)

@@ -32,7 +32,7 @@ UPKEEP = ("schema.migrate_space[", "schema.delete_space[", "schema.neo4j_drop_un
 
 def ddl(sent: dict[str, str]) -> dict[str, str]:
     """The schema's DDL (not the statements upgrading a store or deleting a space)."""
-    return {name: text for name, text in sent.items() if "[" in name and not name.startswith(UPKEEP)}
+    return {n: text for n, text in sent.items() if "[" in n and not n.startswith(UPKEEP)}
 
 
 def test_golden_neo4j_ddl() -> None:

@@ -85,7 +85,8 @@ class PropsMemory:
 
     def __post_init__(self) -> None:
         if self.keywords is None:
-            self.keywords = KeywordStore(self.store, self.settings.home,
+            # beside the vector indexes: the space's derived-index dir (graphmem/spaces.py)
+            self.keywords = KeywordStore(self.store, self.vectors.directory.parent,
                                          self.settings.vector_refresh_ms)  # fmt: skip
 
     @classmethod

@@ -258,8 +258,11 @@ class Store(ABC):
 
     @counts_store_errors
     def inspect(self, text: str, params: Mapping[str, Any] | None = None) -> list[Row]:
-        """Run caller-written Cypher read-only (for `graphmem cypher`); writes are refused."""
-        return self._run(text, params_of(dict(params or {})), write=False)
+        """Run caller-written Cypher read-only (for `graphmem cypher`); writes are refused.
+
+        $space is the store's space, so a query can name it."""
+        params = params_of(self._with_space(dict(params or {})))
+        return self._run(text, params, write=False)
 
     @abstractmethod
     def _run(

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-JSON_TWIN = "_json"
-MIGRATE_SPACE = "schema.migrate_space"  # shared by every engine, filled per label
-DELETE_SPACE = "schema.delete_space"  # suffix of a statement's JSON-list twin (see Dialect.json_lists)
+JSON_TWIN = "_json"  # suffix of a statement's JSON-list twin (see Dialect.json_lists)
+# shared by every engine, filled per label: upgrading a store written before spaces, deleting one
+MIGRATE_SPACE = "schema.migrate_space"
+DELETE_SPACE = "schema.delete_space"
 
 
 @dataclass(frozen=True)
