@@ -130,6 +130,28 @@ def test_recall_reinforcement_and_events_stay_in_their_space(pair) -> None:
     assert len(alpha.timeline.items(now="2024-05-01")) == 2
 
 
+def test_another_process_writes_are_found_whatever_other_spaces_do(
+    store: Store, store_url: str, tmp_path: Path
+) -> None:
+    """A search checks store-wide marks before counting its space (graphmem/vectors/synced.py):
+    an addition in the space balanced by a deletion in another still reaches the index."""
+
+    def opened(name: str) -> Memory:
+        return Memory(store_url, settings=Settings(home=tmp_path / name, vector_refresh_ms=0),
+                      space="alpha")  # fmt: skip
+
+    with opened("one") as reader, opened("two") as writer:
+        other = writer.in_space("beta").timeline
+        gone = other.add_event("Walked the dog by the canal.", "2024-03-01")
+        assert reader.timeline.recall("canal walk", "2024-05-01") == []
+        other.delete_event(gone.id)  # the label's count is back where it was...
+        added = writer.timeline.add_event("Swam in the canal.", "2024-03-02")  # ...but here
+        assert [m.id for m in reader.timeline.recall("canal", "2024-05-01")] == [added.id]
+        more = writer.timeline.add_event("Rowed on the canal.", "2024-03-03")
+        found = {m.id for m in reader.timeline.recall("canal", "2024-05-01")}
+        assert found == {added.id, more.id}
+
+
 def test_listing_and_deleting_a_space_removes_its_nodes_and_index_files(
     pair, store: Store, settings: Settings
 ) -> None:
