@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import strawberry
 
 from api.context import Info
@@ -39,7 +41,9 @@ class SpaceMutation:
     @strawberry.mutation(
         description="Delete a space: every memory in it, with its edges and index files"
     )
-    def delete_space(self, info: Info, name: str) -> DeletedSpace:
+    def delete_space(
+        self, info: Info, name: Annotated[str, strawberry.argument(description="The space")]
+    ) -> DeletedSpace:
         space = checked_space(name, "name")
         grant = info.context.grant
         if grant is not None and not grant.allows(space):

@@ -247,12 +247,17 @@ def test_the_header_chooses_the_space_of_a_graphql_request(client) -> None:
     }  # fmt: skip
     assert post(app, LIST).json()["data"] == {"space": "default", "series": []}
     assert post(app, "{ spaces }").json()["data"]["spaces"] == ["tenant-a"]
+    event = 'mutation { addEvent(text: "Fed the cat.", date: "2024-01-02") { id } }'
+    assert post(app, event, "tenant-a").json()["data"]["addEvent"]["id"]
+    recall = '{ recall(query: "cat", now: "2024-02-01") { text } }'
+    assert post(app, recall, "tenant-a").json()["data"]["recall"] == [{"text": "Fed the cat."}]
+    assert post(app, recall, "tenant-b").json()["data"]["recall"] == []
     bad = post(app, LIST, "Tenant A")
     assert bad.status_code == 400
     error = bad.json()["errors"][0]
     assert error["extensions"] == {"code": "BAD_INPUT", "field": "X-Graphmem-Space"}
     gone = post(app, 'mutation { deleteSpace(name: "tenant-a") { name nodes } }')
-    assert gone.json()["data"]["deleteSpace"] == {"name": "tenant-a", "nodes": 1}
+    assert gone.json()["data"]["deleteSpace"] == {"name": "tenant-a", "nodes": 2}  # series, event
     assert post(app, LIST, "tenant-a").json()["data"]["series"] == []
 
 
