@@ -56,6 +56,8 @@ class Services:
     _timeline: TimelineMemory | None = None
     _tools: ToolEnv | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
+    # guards _spaces only: _lock may be held for seconds while the model loads
+    _spaces_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def open(cls, settings: Settings, url: str | None = None) -> Services:
@@ -72,7 +74,7 @@ class Services:
         space, owner = checked_space(space), self.owner
         if space == owner.space:
             return owner
-        with owner._lock:
+        with owner._spaces_lock:
             found = owner._spaces.get(space)
             if found is None:
                 view = owner.store.in_space(space)
@@ -86,13 +88,13 @@ class Services:
         space starts empty.
         """
         space, owner = checked_space(space), self.owner
-        with owner._lock:
+        with owner._spaces_lock:
             target = owner if space == owner.space else owner._spaces.pop(space, None)
-            if target is not None:
-                target._close_indexes()
-            deleted = delete_space_nodes(owner.store, space)
-            remove_index_files(owner.settings.home, space)
-            return deleted
+        if target is not None:
+            target._close_indexes()
+        deleted = delete_space_nodes(owner.store, space)
+        remove_index_files(owner.settings.home, space)
+        return deleted
 
     @contextlib.contextmanager
     def _opening(self) -> Iterator[None]:
@@ -185,10 +187,11 @@ class Services:
 
     def close(self) -> None:
         """Save the vector and keyword indexes (of every space) and close the store."""
+        with self._spaces_lock:
+            others, self._spaces = list(self._spaces.values()), {}
+        for other in others:
+            other._close_indexes()
         with self._lock:
-            for other in list(self._spaces.values()):
-                other._close_indexes()
-            self._spaces.clear()
             self._close_indexes()
             self.store.close()
 
