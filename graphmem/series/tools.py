@@ -75,12 +75,14 @@ class ToolEnv:
     def search(self) -> SegmentSearch:
         if self._search is None:
             from graphmem.embed import Embedder
+            from graphmem.spaces import index_dir
             from graphmem.vectors import VectorStore
 
             settings = self.configured()
             embedder = Embedder.from_settings(settings)
+            home = index_dir(settings.home, self.store.space)
             vectors = VectorStore(
-                self.store, settings.home, embedder.name, embedder.dim, settings.vector_config()
+                self.store, home, embedder.name, embedder.dim, settings.vector_config()
             )
             self._search = SegmentSearch(self.store, embedder, vectors)
         return self._search
