@@ -12,10 +12,11 @@ CREATE CONSTRAINT <label>_<names>_unique IF NOT EXISTS FOR (n:<label>) REQUIRE (
 // name: neo4j_drop_unique
 DROP CONSTRAINT <label>_<names>_unique IF EXISTS
 
-// Nodes written before spaces belong to the space $space (`default`); run per label, once, when
-// an open finds the constraints of that time (graphmem/store/base.py).
+// Nodes written before spaces belong to the space $space (`default`); run per label, $batch
+// nodes at a time, when an open finds the constraints of that time (graphmem/store/base.py).
 // name: migrate_space
 MATCH (n:<label>) WHERE n.space IS NULL
+WITH n LIMIT $batch
 SET n.space = $space
 RETURN count(n) AS n
 

@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphmem.cypher import Statement, statement
 from graphmem.errors import InvalidInput, clipped
 
 if TYPE_CHECKING:
@@ -48,20 +47,14 @@ def list_spaces(store: Store) -> list[str]:
 
 def delete_space_nodes(store: Store, space: str, batch: int = 10_000) -> int:
     """Delete every node of `space` with its edges, label by label; how many nodes went."""
+    from graphmem.store.base import filled
     from graphmem.store.dialect import DELETE_SPACE
-    from graphmem.store.schema import LABELS, ddl
+    from graphmem.store.schema import LABELS
 
     space = checked_space(space)
-    template = statement(DELETE_SPACE)
-    deleted = 0
-    for label in LABELS:
-        stmt = Statement(f"{template.name}[{label}]", ddl(DELETE_SPACE, label), template.source)
-        while True:
-            rows = store.root.write(stmt, space=space, batch=batch)
-            deleted += rows[0]["n"] if rows else 0
-            if not rows or rows[0]["n"] < batch:
-                break
-    return deleted
+    return sum(
+        store.root.drain(filled(DELETE_SPACE, label), batch, space=space) for label in LABELS
+    )
 
 
 def remove_index_files(home: Path, space: str) -> None:

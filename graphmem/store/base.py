@@ -148,6 +148,12 @@ class Floats(list):
     """A list of finite Python floats, checked by its maker: passed to engines unexamined."""
 
 
+def filled(template: str, label: str) -> Statement:
+    """A statement of cypher/schema.cypher with its <label> filled (labels are ours)."""
+    stmt = statement(template)
+    return Statement(f"{stmt.name}[{label}]", ddl(template, label), stmt.source)
+
+
 def _resolve(name: str | Statement) -> Statement:
     return name if isinstance(name, Statement) else statement(name)
 
@@ -250,6 +256,17 @@ class Store(ABC):
         params = params_of(self._with_space(params), keys=True)
         return self._run(stmt.text, params, write=True, what=stmt.name)
 
+    def drain(self, stmt: Statement, /, batch: int = 10_000, **params: Any) -> int:
+        """Run a write of at most $batch nodes (returning their count as `n`) until it does
+        fewer; how many it did in all. No transaction grows with the graph."""
+        total = 0
+        while True:
+            rows = self.write(stmt, batch=batch, **params)
+            done = int(rows[0]["n"]) if rows else 0
+            total += done
+            if done < batch:
+                return total
+
     def write_batch(
         self, name: str | Statement, rows: Sequence[Mapping[str, Any]], /, **params: Any
     ) -> list[Row]:
@@ -295,8 +312,7 @@ class Store(ABC):
         Idempotent, so an open interrupted half way is finished by the next one.
         """
         for label in LABELS:
-            text = ddl(MIGRATE_SPACE, label)
-            self._run(text, {"space": DEFAULT_SPACE}, write=True, what=f"giving {label} a space")
+            self.drain(filled(MIGRATE_SPACE, label), 50_000, space=DEFAULT_SPACE)
         for item in legacy:
             self._drop_unique(item)
 
