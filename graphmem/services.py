@@ -13,7 +13,6 @@ from graphmem.config import Settings
 from graphmem.spaces import (
     DEFAULT_SPACE,
     checked_space,
-    delete_space_nodes,
     index_dir,
     remove_index_files,
 )
@@ -92,7 +91,7 @@ class Services:
             target = owner if space == owner.space else owner._spaces.pop(space, None)
         if target is not None:
             target._close_indexes()
-        deleted = delete_space_nodes(owner.store, space)
+        deleted = owner.store.delete_space_nodes(space)
         remove_index_files(owner.settings.home, space)
         return deleted
 

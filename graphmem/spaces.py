@@ -45,18 +45,6 @@ def list_spaces(store: Store) -> list[str]:
     return sorted({row["space"] for row in store.read("admin.spaces") if row["space"]})
 
 
-def delete_space_nodes(store: Store, space: str, batch: int = 10_000) -> int:
-    """Delete every node of `space` with its edges, label by label; how many nodes went."""
-    from graphmem.store.base import filled
-    from graphmem.store.dialect import DELETE_SPACE
-    from graphmem.store.schema import LABELS
-
-    space = checked_space(space)
-    return sum(
-        store.root.drain(filled(DELETE_SPACE, label), batch, space=space) for label in LABELS
-    )
-
-
 def remove_index_files(home: Path, space: str) -> None:
     """Delete the derived index files of `space` (vector and keyword indexes)."""
     where = index_dir(home, space)

@@ -18,7 +18,7 @@ from graphmem.cypher import Statement, statement
 from graphmem.errors import InvalidInput, StoreError
 from graphmem.metrics import counts_store_errors
 from graphmem.spaces import DEFAULT_SPACE, checked_space
-from graphmem.store.dialect import DIALECTS, JSON_TWIN, MIGRATE_SPACE, Dialect
+from graphmem.store.dialect import DELETE_SPACE, DIALECTS, JSON_TWIN, MIGRATE_SPACE, Dialect
 from graphmem.store.schema import (
     EDGE_INDEXES,
     INDEXES,
@@ -305,6 +305,12 @@ class Store(ABC):
                 created += self._tolerate_exists(self._create, item)
         self._await_schema()
         return created
+
+    def delete_space_nodes(self, space: str, batch: int = 10_000) -> int:
+        """Delete every node of `space` with its edges, label by label, `batch` at a time;
+        how many nodes went."""
+        space, root = checked_space(space), self.root
+        return sum(root.drain(filled(DELETE_SPACE, label), batch, space=space) for label in LABELS)
 
     def _migrate_to_spaces(self, legacy: list[SchemaItem]) -> None:
         """A store written before spaces: its nodes join `default`, its old constraints go.
