@@ -17,7 +17,7 @@ from strawberry.asgi import GraphQL
 
 import graphmem
 from api import graphiql, security
-from api.auth import TokenAuth, grant_of
+from api.auth import TokenAuth, grant_of, space_of
 from api.bodysize import BodySizeLimit
 from api.context import Context
 from api.credentials import Tokens
@@ -40,7 +40,7 @@ class GraphQLApp(RequestIdInResults, TokenAuth, GraphQL[Context, None]):  # type
         self.tokens = tokens
 
     async def get_context(self, request: Any, response: Any) -> Context:
-        return Context(self.state, grant_of(request))
+        return Context(self.state, grant_of(request), space_of(request))
 
     async def render_graphql_ide(self, request: Any) -> Response:
         return graphiql.page()

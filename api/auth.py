@@ -13,6 +13,7 @@ from typing import Any
 
 from graphql import GraphQLError, OperationDefinitionNode, OperationType, ValidationRule
 from graphql.validation import NoSchemaIntrospectionCustomRule
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from strawberry.extensions import SchemaExtension
@@ -21,9 +22,12 @@ from strawberry.types.unset import UNSET
 from api.credentials import OPEN, Grant, Tokens
 from api.requestid import current_request_id
 from api.security import introspection_enabled
-from graphmem.errors import Forbidden, Unauthenticated
+from graphmem.errors import Forbidden, GraphmemError, InvalidInput, Unauthenticated
+from graphmem.spaces import DEFAULT_SPACE, checked_space
 
 GRANT = "graphmem.grant"  # where a request's grant is kept in its ASGI scope
+SPACE = "graphmem.space"  # and the space it chose
+SPACE_HEADER = "X-Graphmem-Space"
 REALM = 'Bearer realm="graphmem"'
 
 
@@ -47,6 +51,34 @@ def unauthenticated(authorization: str | None) -> JSONResponse:
     return JSONResponse(body, status_code=401, headers={"WWW-Authenticate": challenge})
 
 
+def refused(error: GraphmemError, status: int) -> JSONResponse:
+    """A GraphQL-style error body for a request refused before it runs."""
+    extensions = {"code": error.code, **error.details()}
+    body = {"data": None, "errors": [{"message": str(error), "extensions": extensions}],
+            "extensions": {"requestId": current_request_id()}}  # fmt: skip
+    return JSONResponse(body, status_code=status)
+
+
+def chosen_space(scope: Any, grant: Grant) -> str | JSONResponse:
+    """The space a request names in X-Graphmem-Space (none: `default`), kept in its scope; or
+    the response refusing it: 400 for a bad name, 403 when the token is not bound to it."""
+    header = Headers(scope=scope).get(SPACE_HEADER)
+    try:
+        space = checked_space(DEFAULT_SPACE if header is None else header, SPACE_HEADER)
+    except InvalidInput as error:
+        return refused(error, 400)
+    if not grant.allows(space):
+        message = f"{SPACE_HEADER}: the token {grant.name!r} is not bound to the space {space!r}"
+        return refused(Forbidden(message), 403)
+    scope[SPACE] = space
+    return space
+
+
+def space_of(request: Any) -> str:
+    """The space chosen_space kept for a request (`default` when none was chosen)."""
+    return request.scope.get(SPACE, DEFAULT_SPACE) if request is not None else DEFAULT_SPACE
+
+
 class TokenAuth:
     """A mixin for strawberry's ASGI view: requests need a known token when tokens are set.
 
@@ -62,6 +94,9 @@ class TokenAuth:
             adapter = self.request_adapter_class(request)  # type: ignore[attr-defined]
             if grant is not None:
                 request.scope[GRANT] = grant
+                chosen = chosen_space(request.scope, grant)
+                if isinstance(chosen, Response):
+                    return chosen
             elif not self.should_render_graphql_ide(adapter):  # type: ignore[attr-defined]
                 return unauthenticated(header)
         return await super().run(request, context, root_value)  # type: ignore[misc]

@@ -9,6 +9,7 @@ from strawberry.types import Info as StrawberryInfo
 from api.credentials import OPEN, Grant
 from api.state import AppState
 from graphmem.services import Services
+from graphmem.spaces import DEFAULT_SPACE
 from graphmem.store import Store
 
 
@@ -18,14 +19,16 @@ class Context:
 
     state: AppState
     grant: Grant | None = OPEN  # what the caller's token allows (None: no token, read only)
+    space: str = DEFAULT_SPACE  # the request's X-Graphmem-Space (checked against the grant)
 
     @property
     def store(self) -> Store:
-        return self.state.store()
+        return self.services.store
 
     @property
     def services(self) -> Services:
-        return self.state.services()
+        """The services of the request's space: its store view, indexes and memories."""
+        return self.state.services().in_space(self.space)
 
 
 Info = StrawberryInfo[Context, None]

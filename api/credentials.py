@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import re
 import stat
 import tomllib
@@ -17,6 +18,7 @@ from typing import Any
 
 from graphmem.config import Settings
 from graphmem.errors import InvalidInput
+from graphmem.spaces import checked_space
 
 READ, WRITE = "read", "write"
 MIN_TOKEN = 16  # characters: a token anyone could guess protects nothing
@@ -33,12 +35,15 @@ class Grant:
 
     access: str  # READ or WRITE
     name: str  # names the token in messages and logs, never the token itself
-    # reserved for memory spaces (a token bound to some spaces); None: every space
-    spaces: tuple[str, ...] | None = None
+    spaces: tuple[str, ...] | None = None  # the spaces it is bound to; None: every space
 
     @property
     def can_write(self) -> bool:
         return self.access == WRITE
+
+    def allows(self, space: str) -> bool:
+        """Whether the token may be used on `space` at all (read or write, as `access` says)."""
+        return self.spaces is None or space in self.spaces
 
 
 OPEN = Grant(WRITE, "anyone")  # no token configured: every caller may do everything
@@ -106,21 +111,25 @@ class Tokens:
 
 
 def read_tokens_file(path: Path) -> list[Source]:
-    """The [[tokens]] of a TOML tokens file (docs/deploying.md), refused if others can read it."""
+    """The tokens of a tokens file (docs/spaces.md), refused if others can read it: TOML
+    [[tokens]] tables, or (a .json file) the same as JSON {"tokens": [...]}."""
+    json_file = path.suffix.lower() == ".json"
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
         if mode & 0o007:
             raise InvalidInput(
                 FILE, f"{path} can be read by every user (mode {mode:04o}): chmod 600 it"
             )
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if json_file else tomllib.loads(text)
     except OSError as error:
         raise InvalidInput(FILE, f"cannot read {path}: {error.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise InvalidInput(FILE, f"{path} is not valid TOML: {error}") from None
-    entries = data.get("tokens", [])
-    if set(data) - {"tokens"} or not isinstance(entries, list):
-        raise InvalidInput(FILE, f"{path}: expected only [[tokens]] tables")
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as error:
+        kind = "JSON" if json_file else "TOML"
+        raise InvalidInput(FILE, f"{path} is not valid {kind}: {error}") from None
+    entries = data.get("tokens", []) if isinstance(data, dict) else None
+    if not isinstance(data, dict) or set(data) - {"tokens"} or not isinstance(entries, list):
+        raise InvalidInput(FILE, f"{path}: expected only a list of tokens under 'tokens'")
     if not entries:  # an empty file must not leave the API open to anyone
         raise InvalidInput(FILE, f"{path} holds no [[tokens]]")
     found = []
@@ -136,7 +145,7 @@ def read_tokens_file(path: Path) -> list[Source]:
 
 
 def _entry(entry: Any) -> tuple[bytes, Grant]:
-    """One [[tokens]] table: name, token or sha256, access, and (reserved) spaces."""
+    """One [[tokens]] table: name, token or sha256, access, and spaces (a list, or "*")."""
     if not isinstance(entry, dict):
         raise ValueError("must be a table")
     unknown = sorted(set(entry) - _KEYS)
@@ -148,14 +157,23 @@ def _entry(entry: Any) -> tuple[bytes, Grant]:
     access = entry.get("access")
     if access not in (READ, WRITE):
         raise ValueError(f"access must be {READ!r} or {WRITE!r}")
-    if "spaces" in entry:
-        # reserved, so the format need not change; refused until spaces exist, lest a token
-        # meant to be bound to some spaces silently reach all of them
-        raise ValueError("spaces: memory spaces are not built yet; leave it out")
+    spaces = _spaces(entry.get("spaces", "*"))
     if ("token" in entry) == ("sha256" in entry):
         raise ValueError("needs exactly one of token and sha256")
     digest = _digest(entry["token"]) if "token" in entry else _stored_digest(entry["sha256"])
-    return digest, Grant(access, name.strip())
+    return digest, Grant(access, name.strip(), spaces)
+
+
+def _spaces(value: object) -> tuple[str, ...] | None:
+    """A token's spaces: "*" (or left out) for every space, else a non-empty list of names."""
+    if value == "*":
+        return None
+    if not isinstance(value, list) or not value:
+        raise ValueError('spaces must be "*" (every space) or a non-empty list of space names')
+    try:
+        return tuple(dict.fromkeys(checked_space(name, "spaces") for name in value))
+    except InvalidInput as error:
+        raise ValueError(str(error)) from None
 
 
 def _digest(token: object) -> bytes:

@@ -26,7 +26,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 import graphmem
-from api.auth import GRANT, bearer_token, grant_of, unauthenticated
+from api.auth import GRANT, bearer_token, chosen_space, grant_of, space_of, unauthenticated
 from api.credentials import OPEN, READ, Grant, Tokens
 from api.mcp_tools import CATALOG, McpTool, Reply, call, error_reply, over_limit
 from api.state import AppState
@@ -34,6 +34,8 @@ from graphmem import agent, deadline
 from graphmem.config import Settings
 from graphmem.errors import GraphmemError
 from graphmem.limits import ENV
+from graphmem.services import Services
+from graphmem.spaces import DEFAULT_SPACE
 
 PATH = "/mcp"
 SERIES_URI = "graphmem://series"  # all series; SERIES_URI/<name or id>: one
@@ -49,9 +51,12 @@ INSTRUCTIONS = (
 class McpServer:
     """The MCP request handlers over an AppState; `local` is the grant of a stdio caller."""
 
-    def __init__(self, state: AppState, local: Grant | None, session: str) -> None:
+    def __init__(
+        self, state: AppState, local: Grant | None, session: str, space: str = DEFAULT_SPACE
+    ) -> None:
         self.state = state
         self.local = local
+        self.local_space = space  # a stdio caller's (`graphmem mcp --space`)
         self.session = session  # the ToolCall nodes' session
         self.server: Server[Any] = Server(
             "graphmem", version=graphmem.__version__, instructions=INSTRUCTIONS,
@@ -89,20 +94,30 @@ class McpServer:
             reply = error_reply(str(problem))
         else:
             kind = "mutation" if tool.writes_with(args) else "query"
-            reply = await self.state.run(functools.partial(self._call, tool, args), kind)
+            work = functools.partial(self._call, tool, args, self._space(ctx))
+            reply = await self.state.run(work, kind)
         meta = {TOOL_CALL_META: reply.call_id} if reply.call_id else None
         return types.CallToolResult(
             content=[types.TextContent(text=reply.text)], structured_content=reply.data,
             is_error=not reply.ok, _meta=meta,
         )  # fmt: skip
 
-    def _call(self, tool: McpTool, args: dict[str, Any]) -> Reply:
+    def _space(self, ctx: ServerRequestContext[Any]) -> str:
+        """Over HTTP the request's X-Graphmem-Space; over stdio, how the server was started."""
+        return space_of(ctx.request) if ctx.request is not None else self.local_space
+
+    def _services(self, space: str) -> Services:
+        """The services of `space` (the request's X-Graphmem-Space; stdio: `default`)."""
+        return self.state.services().in_space(space)
+
+    def _call(self, tool: McpTool, args: dict[str, Any], space: str) -> Reply:
         """On the worker, within the operation time limit (the LLM one if it may call it)."""
         settings = self.state.settings
         slow = tool.uses_llm and settings.llm_configured
         limit = "llm_operation_timeout" if slow else "operation_timeout"
         with deadline.limited(getattr(settings.limits, limit), ENV[limit]):
-            return call(self.state.services, tool, args, self.session)
+            services = functools.partial(self._services, space)
+            return call(services, tool, args, self.session)
 
     async def list_resources(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -129,7 +144,7 @@ class McpServer:
         if uri != SERIES_URI and not uri.startswith(SERIES_URI + "/"):
             raise MCPError(types.INVALID_PARAMS, f"uri: no resource {uri!r}; see {SERIES_URI}")
         ref = unquote(uri[len(SERIES_URI) + 1 :]) or None
-        text = await self._described(ref, "uri")
+        text = await self._described(ref, "uri", self._space(ctx))
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type="text/plain", text=text)]
         )
@@ -159,19 +174,20 @@ class McpServer:
             agent.check_question(question, 1)
         except GraphmemError as error:
             raise MCPError(types.INVALID_PARAMS, str(error)) from None
-        system = agent.SYSTEM.format(series=await self._described(args.get("series"), "series"))
+        described = await self._described(args.get("series"), "series", self._space(ctx))
+        system = agent.SYSTEM.format(series=described)
         text = f"{system}\n\nQuestion: {question.strip()}"
         return types.GetPromptResult(
             messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))]
         )
 
-    async def _described(self, ref: str | None, field: str) -> str:
+    async def _described(self, ref: str | None, field: str, space: str) -> str:
         """The series' description (agent.describe_series); INVALID_PARAMS naming `field`."""
 
         def describe() -> str:
             with deadline.limited(self.state.settings.limits.operation_timeout,
                                   ENV["operation_timeout"]):  # fmt: skip
-                return agent.describe_series(self.state.store(), ref)
+                return agent.describe_series(self._services(space).store, ref)
 
         try:
             return await self.state.run(describe)
@@ -222,6 +238,10 @@ class McpHttp:
             await unauthenticated(header)(scope, receive, send)
             return
         scope[GRANT] = grant
+        chosen = chosen_space(scope, grant)
+        if not isinstance(chosen, str):
+            await chosen(scope, receive, send)
+            return
         await self.manager.handle_request(scope, receive, send)
 
     @contextlib.asynccontextmanager
@@ -231,11 +251,11 @@ class McpHttp:
             yield
 
 
-def serve_stdio(settings: Settings, read_only: bool = False) -> None:
+def serve_stdio(settings: Settings, read_only: bool = False, space: str = DEFAULT_SPACE) -> None:
     """`graphmem mcp`: serve one client over stdin/stdout until it closes them."""
     state = AppState(settings)
     grant = Grant(READ, "graphmem mcp --read-only") if read_only else OPEN
-    handlers = McpServer(state, grant, session="mcp_" + uuid.uuid4().hex[:12])
+    handlers = McpServer(state, grant, session="mcp_" + uuid.uuid4().hex[:12], space=space)
 
     async def serve() -> None:
         async with stdio_server() as (read, write):

@@ -14,14 +14,18 @@ from api.observe import OperationObserver
 from api.props import PropsMutation, PropsQuery
 from api.segments import SegmentMutation, SegmentQuery
 from api.series import SeriesMutation, SeriesQuery
+from api.spaces import SpaceMutation, SpaceQuery
 from api.timeline import TimelineMutation, TimelineQuery
 
 Query = merge_types(
-    "Query", (HealthQuery, SeriesQuery, SegmentQuery, MetaQuery, PropsQuery, TimelineQuery)
+    "Query",
+    (HealthQuery, SeriesQuery, SegmentQuery, MetaQuery, PropsQuery, TimelineQuery, SpaceQuery),
 )
 Mutation = merge_types(
-    "Mutation", (SeriesMutation, SegmentMutation, MetaMutation, PropsMutation, TimelineMutation)
-)
+    "Mutation",
+    (SeriesMutation, SegmentMutation, MetaMutation, PropsMutation, TimelineMutation,
+     SpaceMutation),
+)  # fmt: skip
 
 schema = GraphmemSchema(
     query=Query,

@@ -40,7 +40,7 @@ def serve_http(settings: Settings, host: str, port: int, *, insecure: bool = Fal
     return 0
 
 
-def serve_mcp_stdio(settings: Settings, read_only: bool) -> int:
-    """Serve MCP over stdin/stdout for one client until it closes them."""
-    serve_stdio(settings, read_only)
+def serve_mcp_stdio(settings: Settings, read_only: bool, space: str) -> int:
+    """Serve MCP over stdin/stdout for one client, in `space`, until it closes them."""
+    serve_stdio(settings, read_only, space)
     return 0

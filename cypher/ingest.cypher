@@ -4,12 +4,12 @@
 // landed first (a duplicate) from a different one.
 
 // name: batch_seen
-MATCH (b:Batch {id: $id}) RETURN b.id AS id, b.n AS n, b.n_skipped AS n_skipped
+MATCH (b:Batch {space: $space, id: $id}) RETURN b.id AS id, b.n AS n, b.n_skipped AS n_skipped
 
 // The guard locks first: writing the series node takes its write lock, so on Neo4j, which does
 // not serialise writes as FalkorDB does, the guard reads what the last append committed.
 // name: append
-MATCH (s:Series {id: $series_id})
+MATCH (s:Series {space: $space, id: $series_id})
 SET s._lock = true
 REMOVE s._lock
 WITH s
@@ -20,14 +20,14 @@ WITH s
 CALL {
   WITH s
   UNWIND $chunks AS c
-  MERGE (ch:Chunk {id: c.id})
+  MERGE (ch:Chunk {space: $space, id: c.id})
   SET ch += c
   MERGE (s)-[:HAS_CHUNK]->(ch)
 }
 CALL {
   WITH s
   UNWIND $segments AS g
-  MERGE (seg:Segment {id: g.id})
+  MERGE (seg:Segment {space: $space, id: g.id})
   SET seg += g
   // raw power sums written by versions before the centred statistics (series/stats.py)
   REMOVE seg.sum_x, seg.sum_x2, seg.sum_t, seg.sum_t2, seg.sum_tx
@@ -35,11 +35,11 @@ CALL {
 }
 CALL {
   UNWIND $links AS link
-  MATCH (a:Segment {id: link.prev})
-  MATCH (b:Segment {id: link.next})
+  MATCH (a:Segment {space: $space, id: link.prev})
+  MATCH (b:Segment {space: $space, id: link.next})
   MERGE (a)-[:NEXT]->(b)
 }
-CREATE (b:Batch {id: $batch.id, series_id: $series_id, n: $batch.n, n_skipped: $batch.n_skipped,
+CREATE (b:Batch {space: $space, id: $batch.id, series_id: $series_id, n: $batch.n, n_skipped: $batch.n_skipped,
                  first_ts: $batch.first_ts, last_ts: $batch.last_ts, at: $batch.at})
 RETURN s.n_points AS n_points
 
@@ -48,7 +48,7 @@ RETURN s.n_points AS n_points
 // before the close fail rather than drop it). Meta-segments reaching into the tail are marked
 // stale, so they are rebuilt over the new segments when next read.
 // name: close
-MATCH (s:Series {id: $series_id})
+MATCH (s:Series {space: $space, id: $series_id})
 SET s._lock = true
 REMOVE s._lock
 WITH s
@@ -59,18 +59,18 @@ WITH s
 CALL {
   WITH s
   UNWIND $segments AS g
-  MERGE (seg:Segment {id: g.id})
+  MERGE (seg:Segment {space: $space, id: g.id})
   SET seg += g
   MERGE (s)-[:HAS_SEGMENT]->(seg)
 }
 CALL {
   UNWIND $links AS link
-  MATCH (a:Segment {id: link.prev})
-  MATCH (b:Segment {id: link.next})
+  MATCH (a:Segment {space: $space, id: link.prev})
+  MATCH (b:Segment {space: $space, id: link.next})
   MERGE (a)-[:NEXT]->(b)
 }
 CALL {
-  MATCH (m:MetaSegment {series_id: $series_id})
+  MATCH (m:MetaSegment {space: $space, series_id: $series_id})
   WHERE m.end >= $tail_start
   SET m.built_n_points = -1
 }

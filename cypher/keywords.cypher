@@ -7,6 +7,6 @@
 
 // name: fetch_<kind> with vectors and not reembedded
 UNWIND $ids AS node_id
-MATCH (n:<Kind> {id: node_id})
+MATCH (n:<Kind> {space: $space, id: node_id})
 WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 RETURN n.id AS id, n.vid AS vid, n.ts AS ts, coalesce(n.text, '') AS text

@@ -2,27 +2,27 @@
 
 // name: get_many
 UNWIND $ids AS id
-MATCH (m:MetaSegment {id: id})
+MATCH (m:MetaSegment {space: $space, id: id})
 RETURN m {.*, embedding: null} AS m
 
 // name: currency
 // What a cache check needs, without the full nodes: is each one current?
 UNWIND $ids AS id
-MATCH (m:MetaSegment {id: id})
+MATCH (m:MetaSegment {space: $space, id: id})
 RETURN m.id AS id, m.built_n_points AS built_n_points, m.stable_before AS stable_before
 
 // name: list
-MATCH (m:MetaSegment {series_id: $series_id})
+MATCH (m:MetaSegment {space: $space, series_id: $series_id})
 RETURN m {.*, embedding: null} AS m ORDER BY m.start, m.id SKIP $offset LIMIT $limit
 
 // name: members
-MATCH (x)-[:MEMBER_OF]->(m:MetaSegment {id: $id})
+MATCH (x)-[:MEMBER_OF]->(m:MetaSegment {space: $space, id: $id})
 RETURN x {.*, embedding: null} AS x, x:Segment AS is_segment
 ORDER BY x.start, x.id SKIP $offset LIMIT $limit
 
 // name: segments_filtered
 // One page of the segments of a series meeting a SegmentFilter (bounds inclusive).
-MATCH (g:Segment {series_id: $series_id})
+MATCH (g:Segment {space: $space, series_id: $series_id})
 WHERE ($slope_min IS NULL OR g.slope_per_day >= $slope_min)
   AND ($slope_max IS NULL OR g.slope_per_day <= $slope_max)
   AND ($std_min IS NULL OR g.std >= $std_min)
@@ -43,36 +43,36 @@ RETURN g {.*, embedding: null} AS g ORDER BY g.start SKIP $offset LIMIT $limit
 WITH 1 AS one
 CALL {
   UNWIND $metas AS row
-  MERGE (m:MetaSegment {id: row.id})
+  MERGE (m:MetaSegment {space: $space, id: row.id})
   SET m += row.props
   // raw power sums written by versions before the centred statistics (series/stats.py)
   REMOVE m.sum_x, m.sum_x2, m.sum_t, m.sum_t2, m.sum_tx
 }
 CALL {
   UNWIND $ids AS meta_id
-  MATCH (x)-[r:MEMBER_OF]->(:MetaSegment {id: meta_id})
+  MATCH (x)-[r:MEMBER_OF]->(:MetaSegment {space: $space, id: meta_id})
   DELETE r
 }
 CALL {
   UNWIND $links AS link
-  MATCH (s:Segment {id: link.member})
-  MATCH (m:MetaSegment {id: link.meta})
+  MATCH (s:Segment {space: $space, id: link.member})
+  MATCH (m:MetaSegment {space: $space, id: link.meta})
   MERGE (s)-[:MEMBER_OF]->(m)
 }
 CALL {
   UNWIND $links AS link
-  MATCH (x:MetaSegment {id: link.member})
-  MATCH (m:MetaSegment {id: link.meta})
+  MATCH (x:MetaSegment {space: $space, id: link.member})
+  MATCH (m:MetaSegment {space: $space, id: link.meta})
   MERGE (x)-[:MEMBER_OF]->(m)
 }
 RETURN size($metas) AS written
 
 // name: tool_calls
-MATCH (t:ToolCall)-[r:BUILT|READ]->(m:MetaSegment {id: $id})
+MATCH (t:ToolCall)-[r:BUILT|READ]->(m:MetaSegment {space: $space, id: $id})
 RETURN t, type(r) AS how
 ORDER BY t.at, t.id
 
 // name: clear
-MATCH (m:MetaSegment {series_id: $series_id})
+MATCH (m:MetaSegment {space: $space, series_id: $series_id})
 DETACH DELETE m
 RETURN count(*) AS deleted

@@ -6,18 +6,18 @@
 
 // name: existing
 UNWIND $ids AS pid
-MATCH (p:Proposition {id: pid})
+MATCH (p:Proposition {space: $space, id: pid})
 RETURN p.id AS id
 
 // name: get
 UNWIND $ids AS pid
-MATCH (p:Proposition {id: pid})
+MATCH (p:Proposition {space: $space, id: pid})
 RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source
 
 // The same with what rankers and inspection need too.
 // name: fetch
 UNWIND $ids AS pid
-MATCH (p:Proposition {id: pid})
+MATCH (p:Proposition {space: $space, id: pid})
 RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source,
        p.vid AS vid, p.recall_count AS recall_count, p.g AS g, p.last_recalled_at AS last_recalled_at,
        p.created_at AS created_at
@@ -26,7 +26,7 @@ RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS sourc
 // completely (`complete` is set by the write that lands its last batch; a Document written
 // by an older version with its first batch has none, so its ingestion is redone, idempotently).
 // name: document
-MATCH (d:Document {id: $id}) WHERE d.complete = true
+MATCH (d:Document {space: $space, id: $id}) WHERE d.complete = true
 OPTIONAL MATCH (d)-[:STATES]->(p:Proposition)
 WITH d, p ORDER BY p.ts, p.id
 RETURN d.id AS id, collect(p.id) AS props
@@ -34,14 +34,14 @@ RETURN d.id AS id, collect(p.id) AS props
 // Those of $ids stored completely (see `document`): a bulk import skips them.
 // name: complete_documents
 UNWIND $ids AS did
-MATCH (d:Document {id: did})
+MATCH (d:Document {space: $space, id: did})
 WHERE d.complete = true
 RETURN d.id AS id
 
 // The newest stored date after $ts (an index range scan on Proposition.ts: empty, and fast,
 // when propositions arrive in date order); null when none is newer.
 // name: newest_after
-MATCH (p:Proposition)
+MATCH (p:Proposition {space: $space})
 WHERE p.ts > $ts
 RETURN max(p.ts) AS ts
 
@@ -61,14 +61,14 @@ RETURN max(p.ts) AS ts
 // name: write_batch
 CALL {
   UNWIND $docs AS doc
-  MERGE (d:Document {id: doc.id})
+  MERGE (d:Document {space: $space, id: doc.id})
   ON CREATE SET d.date = doc.date, d.ts = doc.ts, d.source = doc.source, d.text = doc.text,
                 d.created_at = $now
   SET d.complete = true
 }
 CALL {
   UNWIND $props AS row
-  MERGE (p:Proposition {id: row.id})
+  MERGE (p:Proposition {space: $space, id: row.id})
   ON CREATE SET p.text = row.text, p.date = row.date, p.ts = row.ts, p.source = row.source,
                 p.vid = row.vid,
                 p.embedding = row.embedding,
@@ -79,8 +79,8 @@ CALL {
 }
 CALL {
   UNWIND $states AS st
-  MATCH (d:Document {id: st.doc})
-  MATCH (p:Proposition {id: st.prop})
+  MATCH (d:Document {space: $space, id: st.doc})
+  MATCH (p:Proposition {space: $space, id: st.prop})
   MERGE (d)-[:STATES]->(p)
 }
 // each relation
@@ -88,8 +88,8 @@ CALL {
   WITH created
   UNWIND [rel IN $rels WHERE rel.kind = '<rel>' AND (rel.src IN created OR rel.dst IN created)]
          AS rel
-  MATCH (a:Proposition {id: rel.src})
-  MATCH (b:Proposition {id: rel.dst})
+  MATCH (a:Proposition {space: $space, id: rel.src})
+  MATCH (b:Proposition {space: $space, id: rel.dst})
   MERGE (a)-[e:<REL> {id: rel.id}]->(b)
   ON CREATE SET e.confidence = rel.confidence, e.model = rel.model, e.refined = false,
                 e.created_at = $now, e._new = true
@@ -107,15 +107,15 @@ CALL {
 CALL {
   WITH created
   UNWIND $retire AS r
-  MATCH (old:Proposition {id: r.old})
+  MATCH (old:Proposition {space: $space, id: r.old})
   SET old._lock = true
   REMOVE old._lock
   WITH old, r, created
-  MATCH (new:Proposition {id: r.new})
+  MATCH (new:Proposition {space: $space, id: r.new})
   FOREACH (_ IN CASE WHEN r.new IN created THEN [1] ELSE [] END |
     SET new.recall_count = old.recall_count, new.g = old.g,
         new.last_recalled_at = old.last_recalled_at)
-  MERGE (c:VectorClock {label: 'Proposition'})
+  MERGE (c:VectorClock {space: $space, label: 'Proposition'})
   ON CREATE SET c.epoch = r.epoch
   SET c._lock = true
   REMOVE c._lock
@@ -136,13 +136,13 @@ AS relations, retired
 // A proposition's text or source changed without changing its identity (case, spacing or a
 // final full stop: the same id, graphmem/props/model.py), so its embedding and edges stand.
 // name: set_wording
-MATCH (p:Proposition {id: $id})
+MATCH (p:Proposition {space: $space, id: $id})
 SET p.text = $text, p.source = $source
 RETURN p.id AS id
 
 // The documents stating a proposition.
 // name: stated_by
-MATCH (d:Document)-[:STATES]->(p:Proposition {id: $id})
+MATCH (d:Document)-[:STATES]->(p:Proposition {space: $space, id: $id})
 RETURN d.id AS id ORDER BY id
 
 // A document with the propositions no other document states (with their relation edges), in
@@ -152,7 +152,7 @@ RETURN d.id AS id ORDER BY id
 // the two documents stating a proposition would otherwise each see the other and both keep it.
 // Returns the deleted propositions; no row when the document is not stored.
 // name: delete_document
-MATCH (d:Document {id: $id})
+MATCH (d:Document {space: $space, id: $id})
 SET d._lock = true
 REMOVE d._lock
 WITH d
@@ -161,7 +161,7 @@ FOREACH (x IN CASE WHEN p IS NULL THEN [] ELSE [p] END | SET x._lock = true REMO
 WITH d, p
 WITH d, collect(CASE WHEN size([(o:Document)-[:STATES]->(p) WHERE o.id <> $id | o.id]) = 0
                      THEN p END) AS lone
-MERGE (c:VectorClock {label: 'Proposition'})
+MERGE (c:VectorClock {space: $space, label: 'Proposition'})
 ON CREATE SET c.epoch = $epoch
 SET c._lock = true
 REMOVE c._lock
@@ -184,7 +184,7 @@ RETURN gone
 // most the candidates it was judged against when stored.
 // name: with_incoming
 UNWIND $ids AS pid
-MATCH (p:Proposition {id: pid})
+MATCH (p:Proposition {space: $space, id: pid})
 OPTIONAL MATCH (n:Proposition)-[r:<RELATION_TYPES>]->(p)
 WHERE n.ts <= $as_of AND ($supporters OR type(r) <> 'SUPPORTS' OR n.id IN $members)
 WITH p, n, r,
@@ -209,12 +209,12 @@ RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS sourc
 // written before embeddings were stored as text hold lists).
 // name: embeddings
 UNWIND $ids AS pid
-MATCH (p:Proposition {id: pid})
+MATCH (p:Proposition {space: $space, id: pid})
 RETURN p.id AS id, p.embedding AS embedding
 
 // name: embeddings_json
 UNWIND $ids AS pid
-MATCH (p:Proposition {id: pid})
+MATCH (p:Proposition {space: $space, id: pid})
 RETURN p.id AS id, toJSON(p.embedding) AS embedding
 
 // Relation edges by id: one branch per relation type, so each is a seek in that type's index
@@ -222,14 +222,14 @@ RETURN p.id AS id, toJSON(p.embedding) AS embedding
 // name: relations_by_id
 // each relation, joined by UNION ALL
 MATCH (a)-[r:<REL>]->(b)
-WHERE r.id IN $ids
+WHERE r.id IN $ids AND a.space = $space
 RETURN r.id AS id, a.id AS src, b.id AS dst, type(r) AS type, r.confidence AS confidence,
        r.model AS model, r.refined AS refined, r.created_at AS created_at
 // end each
 
 // Every relation edge, a page at a time (inspection, export).
 // name: relations
-MATCH (a:Proposition)-[r:<RELATION_TYPES>]->(b:Proposition)
+MATCH (a:Proposition {space: $space})-[r:<RELATION_TYPES>]->(b:Proposition)
 RETURN r.id AS id, a.id AS src, b.id AS dst, type(r) AS type, r.confidence AS confidence,
        r.model AS model, r.refined AS refined, r.created_at AS created_at
 ORDER BY r.id SKIP $offset LIMIT $limit
@@ -240,11 +240,11 @@ ORDER BY r.id SKIP $offset LIMIT $limit
 // create a replacement.
 // name: replace_relations
 UNWIND $rows AS row
-MATCH (a:Proposition {id: row.src})
+MATCH (a:Proposition {space: $space, id: row.src})
 SET a._lock = true
 REMOVE a._lock
 WITH a, row
-MATCH (a)-[r:<RELATION_TYPES>]->(b:Proposition {id: row.dst})
+MATCH (a)-[r:<RELATION_TYPES>]->(b:Proposition {space: $space, id: row.dst})
 WHERE r.id = row.id
 WITH a, b, r, row, r.created_at AS created_at
 DELETE r
@@ -257,18 +257,18 @@ FOREACH (_ IN CASE WHEN row.kind = '<rel>' THEN [1] ELSE [] END |
 RETURN count(*) AS replaced
 
 // name: counts
-OPTIONAL MATCH (p:Proposition)
+OPTIONAL MATCH (p:Proposition {space: $space})
 WITH count(p) AS propositions
-OPTIONAL MATCH (d:Document)
+OPTIONAL MATCH (d:Document {space: $space})
 WITH propositions, count(d) AS documents
-OPTIONAL MATCH (:Document)-[s:STATES]->(:Proposition)
+OPTIONAL MATCH (:Document {space: $space})-[s:STATES]->(:Proposition)
 WITH propositions, documents, count(s) AS states
-OPTIONAL MATCH (:Proposition)-[r:<RELATION_TYPES>]->(:Proposition)
+OPTIONAL MATCH (:Proposition {space: $space})-[r:<RELATION_TYPES>]->(:Proposition)
 RETURN propositions, documents, states, count(r) AS relations
 
 // name: filtered
 // Propositions for listing (GraphQL `propositions`): by source, date range and text.
-MATCH (p:Proposition)
+MATCH (p:Proposition {space: $space})
 WHERE ($source IS NULL OR p.source = $source)
   AND ($start IS NULL OR p.ts >= $start)
   AND ($end IS NULL OR p.ts <= $end)
@@ -281,7 +281,7 @@ SKIP $offset LIMIT $limit
 // turn: graphmem/props/status.py follows such chains to decide which edges count.
 // name: contradictors
 UNWIND $ids AS pid
-MATCH (p:Proposition {id: pid})
+MATCH (p:Proposition {space: $space, id: pid})
 OPTIONAL MATCH (x:Proposition)-[:CONTRADICTS]->(p)
 WHERE x.ts <= $as_of
 WITH pid, x

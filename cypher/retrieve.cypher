@@ -8,7 +8,7 @@
 // (~250 ms at 3,000 of them, against ~1 ms).
 // name: siblings
 UNWIND $ids AS pid
-MATCH (a:Proposition {id: pid})
+MATCH (a:Proposition {space: $space, id: pid})
 WITH pid, a
 MATCH (a)<-[:STATES]-(d:Document)
 WITH pid, d

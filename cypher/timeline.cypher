@@ -11,14 +11,14 @@
 
 // name: existing_events
 UNWIND $ids AS eid
-MATCH (n:Event {id: eid})
+MATCH (n:Event {space: $space, id: eid})
 RETURN n.id AS id
 
 // One statement per batch, so a batch lands whole; MERGE makes a re-sent event a no-op.
 // Embeddings are stored as text (graphmem/embcodec.py: base64 float32), passed through as is.
 // name: add_events
 UNWIND $rows AS row
-MERGE (n:Event {id: row.id})
+MERGE (n:Event {space: $space, id: row.id})
 ON CREATE SET n.text = row.text, n.date = row.date, n.ts = row.ts, n.source = row.source,
               n.vid = row.vid,
               n.embedding = row.embedding,
@@ -32,7 +32,7 @@ RETURN count(n) AS events
 // name: recalled_stats
 // each kind with recall, joined by UNION ALL
 UNWIND split($<kind>, ',') + $<kind>_extra AS nid
-MATCH (n:<Kind> {id: nid}) WHERE n.last_recalled_at IS NOT NULL
+MATCH (n:<Kind> {space: $space, id: nid}) WHERE n.last_recalled_at IS NOT NULL
 RETURN n.id AS id, n.recall_count AS recall_count, n.g AS g,
        n.last_recalled_at AS last_recalled_at
 // end each
@@ -41,7 +41,7 @@ RETURN n.id AS id, n.recall_count AS recall_count, n.g AS g,
 // name: details
 // each kind with recall, joined by UNION ALL
 UNWIND $<kind> AS nid
-MATCH (n:<Kind> {id: nid})
+MATCH (n:<Kind> {space: $space, id: nid})
 RETURN n.id AS id, coalesce(n.text, n.summary, '') AS text, n.date AS date, n.source AS source
 // end each
 
@@ -49,7 +49,7 @@ RETURN n.id AS id, coalesce(n.text, n.summary, '') AS text, n.date AS date, n.so
 // name: locate
 // each kind with recall, joined by UNION ALL
 UNWIND $ids AS nid
-MATCH (n:<Kind> {id: nid})
+MATCH (n:<Kind> {space: $space, id: nid})
 RETURN '<Kind>' AS label, n.id AS id, coalesce(n.ts, n.start, n.created_at) AS ts,
        coalesce(n.recall_count, 0) AS recall_count, coalesce(n.g, 1.0) AS g,
        n.last_recalled_at AS last_recalled_at
@@ -66,7 +66,7 @@ RETURN '<Kind>' AS label, n.id AS id, coalesce(n.ts, n.start, n.created_at) AS t
 // each kind with recall
 CALL {
   UNWIND $<kind> AS nid
-  MATCH (n:<Kind> {id: nid})
+  MATCH (n:<Kind> {space: $space, id: nid})
   SET n._lock = true
   REMOVE n._lock
   WITH n, (toFloat($now) - coalesce(n.last_recalled_at, n.ts, n.start, n.created_at)) / $unit AS t
@@ -88,7 +88,7 @@ AS changed
 // whether or not it has been embedded yet: only embedding sets its ts.
 // name: in_range
 // each kind with recall, joined by UNION ALL
-MATCH (n:<Kind>)
+MATCH (n:<Kind> {space: $space})
 WHERE $<kind> AND n.<time> >= $start AND n.<time> <= $end
 RETURN '<Kind>' AS label, n.id AS id, coalesce(n.text, n.summary, '') AS text, n.date AS date,
        toInteger(floor(n.<time>)) AS ts, coalesce(n.recall_count, 0) AS recall_count,

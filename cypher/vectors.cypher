@@ -16,51 +16,63 @@
 // lazily, so theirs counts embedded nodes (a scan, but those labels stay small: a segment
 // stands for many points). A count alone misses a deletion followed by as many additions, and
 // a re-embedding in place (same id, same vid, same count), so the signature adds the revision
-// of a (:VectorClock {label}) node, which every statement that deletes nodes of the kind
+// of a (:VectorClock {space: $space, label}) node, which every statement that deletes nodes of the kind
 // (delete_*) or sets their embeddings increments (the latter also stamps the nodes it embeds:
 // emb_rev), and the epoch the clock was created in (a random id: a wiped and refilled graph has
 // a new one): revised_* finds what was re-embedded since a revision.
 
 // name: vids_<kind> with vectors
-MATCH (n:<Kind>)
+MATCH (n:<Kind> {space: $space})
 WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 RETURN collect([n.vid, n.id]) AS pairs
 
 // name: vids_<kind>_json with vectors
-MATCH (n:<Kind>)
+MATCH (n:<Kind> {space: $space})
 WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 RETURN toJSON(collect([n.vid, n.id])) AS pairs
 
 // FalkorDB counts a label in constant time only for this exact form (any other column makes
 // it a scan: 65 ms at 2 * 10^5 nodes against 0.4 ms), so the clock of these kinds is read apart.
 // name: count_<kind> with vectors and not reembedded
+MATCH (n:<Kind> {space: $space}) RETURN count(n) AS n
+
+// A space's count is not the bare label form: counting a large space takes an index scan (65 ms
+// at 1.8 * 10^5 nodes). So graphmem/vectors/synced.py reads two store-wide marks first, the
+// label count (constant time) and the sum of the kind's clock revisions over every space
+// (deletions move it): while neither moved, no node of the kind was added or deleted in any
+// space, and the space's count is still the one last read. They say nothing of any space's
+// data, so they alone among the statements do not match on the space.
+// name: total_<kind> with vectors and not reembedded
 MATCH (n:<Kind>) RETURN count(n) AS n
 
+// name: revs_<kind> with vectors and not reembedded
+MATCH (c:VectorClock {label: '<Kind>'}) RETURN sum(c.rev) AS rev, count(c) AS clocks
+
 // name: clock_<kind> with vectors and not reembedded
-MATCH (c:VectorClock {label: '<Kind>'}) RETURN c.rev AS rev, c.epoch AS epoch
+MATCH (c:VectorClock {space: $space, label: '<Kind>'}) RETURN c.rev AS rev, c.epoch AS epoch
 
 // name: count_<kind> with reembedded
-MATCH (n:<Kind>)
+MATCH (n:<Kind> {space: $space})
 WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 WITH count(n) AS n
-OPTIONAL MATCH (c:VectorClock {label: '<Kind>'})
+OPTIONAL MATCH (c:VectorClock {space: $space, label: '<Kind>'})
 RETURN n, coalesce(c.rev, 0) AS rev, coalesce(c.epoch, '') AS epoch
 
 // name: revised_<kind> with reembedded
-MATCH (n:<Kind>)
+MATCH (n:<Kind> {space: $space})
 WHERE n.emb_rev > $since
   AND n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 RETURN n.id AS id, n.vid AS vid
 
 // name: fetch_<kind> with vectors
 UNWIND $ids AS node_id
-MATCH (n:<Kind> {id: node_id})
+MATCH (n:<Kind> {space: $space, id: node_id})
 WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 RETURN n.id AS id, n.vid AS vid, n.ts AS ts, n.embedding AS embedding
 
 // name: fetch_<kind>_json with vectors
 UNWIND $ids AS node_id
-MATCH (n:<Kind> {id: node_id})
+MATCH (n:<Kind> {space: $space, id: node_id})
 WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 RETURN n.id AS id, n.vid AS vid, n.ts AS ts, toJSON(n.embedding) AS embedding
 
@@ -68,7 +80,7 @@ RETURN n.id AS id, n.vid AS vid, n.ts AS ts, toJSON(n.embedding) AS embedding
 // summary has no embedding yet, or changed since it was embedded. A (meta-)segment's time is
 // its start (see cypher/segments.cypher).
 // name: unembedded_<kind> with reembedded
-MATCH (m:<Kind>)
+MATCH (m:<Kind> {space: $space})
 WHERE m.embedding IS NULL OR m.embedded_summary <> m.summary
 RETURN m.id AS id, m.summary AS summary, m.<time> AS start, m.vid AS vid
 
@@ -76,7 +88,7 @@ RETURN m.id AS id, m.summary AS summary, m.<time> AS start, m.vid AS vid
 // locked (written) before its revision is read: engines that run writes in parallel (Neo4j)
 // would otherwise let two writers read the same revision and stamp both re-embeddings with it.
 // name: set_embeddings_<kind> with reembedded
-MERGE (c:VectorClock {label: '<Kind>'})
+MERGE (c:VectorClock {space: $space, label: '<Kind>'})
 ON CREATE SET c.epoch = $epoch
 SET c._lock = true
 REMOVE c._lock
@@ -84,7 +96,7 @@ WITH c
 SET c.rev = coalesce(c.rev, 0) + 1
 WITH c
 UNWIND $rows AS r
-MATCH (m:<Kind> {id: r.id})
+MATCH (m:<Kind> {space: $space, id: r.id})
 SET m.vid = r.vid, m.ts = r.ts, m.embedding = r.embedding, m.embedded_summary = r.summary,
     m.emb_rev = c.rev
 
@@ -93,14 +105,14 @@ SET m.vid = r.vid, m.ts = r.ts, m.embedding = r.embedding, m.embedded_summary = 
 // if as many nodes were added meanwhile. The clock is locked before its revision is read (see
 // set_embeddings_*). Returns what was deleted.
 // name: delete_<kind> with vectors and not reembedded
-MERGE (c:VectorClock {label: '<Kind>'})
+MERGE (c:VectorClock {space: $space, label: '<Kind>'})
 ON CREATE SET c.epoch = $epoch
 SET c._lock = true
 REMOVE c._lock
 SET c.rev = coalesce(c.rev, 0) + 1
 WITH c
 UNWIND $ids AS node_id
-MATCH (n:<Kind> {id: node_id})
+MATCH (n:<Kind> {space: $space, id: node_id})
 WITH n, n.id AS id, n.vid AS vid, n.text AS text, n.date AS date, n.ts AS ts, n.source AS source
 DETACH DELETE n
 RETURN id, vid, text, date, ts, source

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the store and what it pulls in load only for the commands t
     from graphmem.store import Store
 
 Handler = Callable[[argparse.Namespace, Settings], int]
+SPACE_HELP = "the space to read and write (default: $GRAPHMEM_SPACE, else default)"
 Limit = int | Callable[[], int] | None
 
 SESSION = "cli"  # the session of the ToolCall nodes that record meta-segments built here
@@ -92,10 +93,21 @@ def _print_rows(
         print(f"\n{note}")
 
 
-def _open(args: argparse.Namespace, settings: Settings) -> Store:
+def _space(args: argparse.Namespace, settings: Settings) -> str:
+    """The space of the command: --space, else $GRAPHMEM_SPACE, else `default`."""
+    from graphmem.spaces import checked_space
+
+    return checked_space(args.space, "--space") if args.space else settings.space
+
+
+@contextlib.contextmanager
+def _open(args: argparse.Namespace, settings: Settings) -> Iterator[Store]:
+    """The store seen from the command's space; closed at the end."""
     from graphmem.store import open_store
 
-    return open_store(args.store, settings)
+    space = _space(args, settings)
+    with open_store(args.store, settings) as store:
+        yield store.in_space(space)
 
 
 # The web app and the MCP server live in the `api` package, above the library: the CLI starts
@@ -116,7 +128,7 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     """Serve MCP over stdin/stdout for one client (docs/mcp.md); stdout is the protocol's."""
     settings = settings.with_overrides(store_url=args.store or None)
     server = importlib.import_module(SERVER_MODULE)
-    return server.serve_mcp_stdio(settings, args.read_only)
+    return server.serve_mcp_stdio(settings, args.read_only, _space(args, settings))
 
 
 def cmd_cypher(args: argparse.Namespace, settings: Settings) -> int:
@@ -307,10 +319,14 @@ def cmd_meta_show(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _services(args: argparse.Namespace, settings: Settings) -> Services:
+@contextlib.contextmanager
+def _services(args: argparse.Namespace, settings: Settings) -> Iterator[Services]:
+    """The services of the command's space; the store and every index closed at the end."""
     from graphmem.services import Services
 
-    return Services.open(settings, args.store)
+    space = _space(args, settings)
+    with Services.open(settings, args.store) as owner:
+        yield owner.in_space(space)
 
 
 def cmd_add_event(args: argparse.Namespace, settings: Settings) -> int:
@@ -450,6 +466,30 @@ def cmd_series_delete(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_space_list(args: argparse.Namespace, settings: Settings) -> int:
+    """Print the spaces holding memories."""
+
+    with _open(args, settings) as store:
+        found = store.spaces()
+    print("\n".join(found) if found else "no space holds memories")
+    return 0
+
+
+def cmd_space_delete(args: argparse.Namespace, settings: Settings) -> int:
+    """Delete a space with every memory in it and its index files (asks for --yes)."""
+    from graphmem.spaces import checked_space
+
+    name = checked_space(args.name, "name")
+    if not args.yes:
+        print(f"refused: deleting the space {name!r} removes every memory in it; "
+              "pass --yes to go ahead", file=sys.stderr)  # fmt: skip
+        return 2
+    with _services(args, settings) as services:
+        nodes = services.delete_space(name)
+    print(f"deleted space {name} ({nodes} nodes)")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     """Run the demo on the embedded store."""
     from graphmem.demo import run_demo
@@ -547,6 +587,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--store", help="store URL (default: $GRAPHMEM_STORE or the embedded FalkorDB)"
     )
+    parser.add_argument("--space", help=SPACE_HELP)
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -692,9 +733,31 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--rebuild", action="store_true", help="export again even if cached")
     export.set_defaults(handler=cmd_embed_export)
 
+    spaces = _commands(sub, "space", "list or delete spaces (docs/spaces.md)")
+    spaces.add_parser("list", help="print the spaces holding memories").set_defaults(
+        handler=cmd_space_list
+    )
+    space_del = spaces.add_parser("delete", help="delete a space and every memory in it")
+    space_del.add_argument("name", help="the space's name")
+    space_del.add_argument("--yes", action="store_true", help="yes, delete it all")
+    space_del.set_defaults(handler=cmd_space_delete)
+
     demo = sub.add_parser("demo", help="load the demo data and show what graphmem does")
     demo.set_defaults(handler=cmd_demo)
+    _space_option(sub, skip=("serve", "embed-export"))
     return parser
+
+
+def _space_option(sub: Any, skip: tuple[str, ...] = ()) -> None:
+    """--space on every (sub)command that touches memories, besides the global one."""
+    for name, command in sub.choices.items():
+        if name in skip:
+            continue
+        nested = [a for a in command._actions if isinstance(a, argparse._SubParsersAction)]
+        if nested:
+            _space_option(nested[0])
+        else:
+            command.add_argument("--space", default=argparse.SUPPRESS, help=SPACE_HELP)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -40,6 +40,7 @@ class Settings:
 
     home: Path = field(default_factory=lambda: Path(".graphmem"))
     store_url: str = ""
+    space: str = "default"  # what the CLI and Memory use when not told (docs/spaces.md)
     appendfsync: str = "always"
     store_load_timeout: float = 600.0  # seconds to wait for the embedded server to load
     neo4j_user: str | None = None
@@ -75,6 +76,9 @@ class Settings:
     limits: Limits = field(default_factory=Limits)  # GRAPHMEM_MAX_*, GRAPHMEM_*_TIMEOUT
 
     def __post_init__(self) -> None:
+        from graphmem.spaces import checked_space
+
+        checked_space(self.space, "GRAPHMEM_SPACE")
         if self.appendfsync not in FSYNC_POLICIES:
             raise InvalidInput(
                 "GRAPHMEM_APPENDFSYNC", f"must be one of {', '.join(FSYNC_POLICIES)}"
@@ -130,6 +134,7 @@ class Settings:
         return cls(
             home=Path(env.get("GRAPHMEM_HOME") or ".graphmem"),
             store_url=env.get("GRAPHMEM_STORE", ""),
+            space=env.get("GRAPHMEM_SPACE") or "default",
             appendfsync=env.get("GRAPHMEM_APPENDFSYNC", "always"),
             store_load_timeout=_number(env, "GRAPHMEM_STORE_LOAD_TIMEOUT", "600", float),
             neo4j_user=env.get("NEO4J_USER"),

@@ -1,4 +1,4 @@
-"""One store, one embedding model and one set of vector indexes, shared by every memory."""
+"""One store and one embedding model; per space, the vector indexes every memory shares."""
 
 from __future__ import annotations
 
@@ -10,6 +10,12 @@ from typing import TYPE_CHECKING
 
 from graphmem import deadline
 from graphmem.config import Settings
+from graphmem.spaces import (
+    DEFAULT_SPACE,
+    checked_space,
+    index_dir,
+    remove_index_files,
+)
 from graphmem.store import Store, open_store
 
 if TYPE_CHECKING:
@@ -33,22 +39,61 @@ class Services:
     """The store plus what is opened on first use: embedder, vectors, memories, tools.
 
     Two VectorStores on one data dir would each keep their own copy of an index, so every
-    memory gets the one here.
+    memory gets the one here. The Services that opened the store serve its space (`default`);
+    `in_space(name)` gives those of another space: the same store and embedding model, their
+    own indexes, caches and memories, so nothing crosses spaces.
     """
 
     settings: Settings
     store: Store
+    space: str = DEFAULT_SPACE
+    _parent: Services | None = None  # the Services owning the store (None: these)
+    _spaces: dict[str, Services] = field(default_factory=dict)  # the others, on the owner
     _embedder: Embedder | None = None
     _vectors: VectorStore | None = None
     _props: PropsMemory | None = None
     _timeline: TimelineMemory | None = None
     _tools: ToolEnv | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
+    # guards _spaces only: _lock may be held for seconds while the model loads
+    _spaces_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def open(cls, settings: Settings, url: str | None = None) -> Services:
         with deadline.lifted():  # see _opening
             return cls(settings, open_store(url, settings))
+
+    @property
+    def owner(self) -> Services:
+        """The Services that own the store, the model and the other spaces."""
+        return self._parent or self
+
+    def in_space(self, space: str | None) -> Services:
+        """The services of `space` (checked; None: `default`), made on first use."""
+        space, owner = checked_space(space), self.owner
+        if space == owner.space:
+            return owner
+        with owner._spaces_lock:
+            found = owner._spaces.get(space)
+            if found is None:
+                view = owner.store.in_space(space)
+                found = owner._spaces[space] = Services(owner.settings, view, space, owner)
+            return found
+
+    def delete_space(self, space: str) -> int:
+        """Delete every node of `space` and its index files; how many nodes went.
+
+        Its open indexes and memories in this process are dropped first: the next use of the
+        space starts empty.
+        """
+        space, owner = checked_space(space), self.owner
+        with owner._spaces_lock:
+            target = owner if space == owner.space else owner._spaces.pop(space, None)
+        if target is not None:
+            target._close_indexes()
+        deleted = owner.store.delete_space_nodes(space)
+        remove_index_files(owner.settings.home, space)
+        return deleted
 
     @contextlib.contextmanager
     def _opening(self) -> Iterator[None]:
@@ -58,6 +103,8 @@ class Services:
             yield
 
     def embedder(self) -> Embedder:
+        if self._parent is not None:
+            return self._parent.embedder()  # one model for every space
         with self._opening():
             if self._embedder is None:
                 from graphmem.embed import Embedder
@@ -72,9 +119,8 @@ class Services:
 
                 emb = self.embedder()
                 config = VectorConfig.from_settings(self.settings)
-                self._vectors = VectorStore(
-                    self.store, self.settings.home, emb.name, emb.dim, config
-                )
+                home = index_dir(self.settings.home, self.space)
+                self._vectors = VectorStore(self.store, home, emb.name, emb.dim, config)
             return self._vectors
 
     def timeline(self) -> TimelineMemory:
@@ -130,13 +176,23 @@ class Services:
         """What is open so far; takes no lock, so it answers while something is being opened."""
         return Opened(self._embedder, self._vectors)
 
-    def close(self) -> None:
-        """Save the vector and keyword indexes and close the store."""
+    def _close_indexes(self) -> None:
+        """Save and forget the vector and keyword indexes and the memories using them."""
         with self._lock:
             if self._props is not None:
                 self._props.keywords.close()
             if self._vectors is not None:
                 self._vectors.close()
+            self._vectors = self._props = self._timeline = self._tools = None
+
+    def close(self) -> None:
+        """Save the vector and keyword indexes (of every space) and close the store."""
+        with self._spaces_lock:
+            others, self._spaces = list(self._spaces.values()), {}
+        for other in others:
+            other._close_indexes()
+        with self._lock:
+            self._close_indexes()
             self.store.close()
 
     def __enter__(self) -> Services:

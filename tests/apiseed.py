@@ -164,6 +164,9 @@ def valid_arguments(known: Seeded) -> dict[str, list[dict[str, Any]]]:
         "addEvent": [meeting],
         "deleteEvent": [{"id": make_event(meeting["text"], meeting["date"]).id}],
         "reinforce": [{"ids": [known.propositions[0], known.event], "now": "2016-05-01"}],
+        "space": [{}],
+        "spaces": [{}],
+        "deleteSpace": [{"name": "scratch"}],  # a space nothing was written in
     }  # fmt: skip
 
 

@@ -204,7 +204,7 @@ def test_the_file_adds_to_the_environment_tokens(tmp_path: Path) -> None:
     ("text", "problem"),
     [
         ("[[tokens]\nname = 1", "is not valid TOML"),
-        ("[server]\nport = 1", "expected only [[tokens]] tables"),
+        ("[server]\nport = 1", "expected only a list of tokens under 'tokens'"),
         ("# nothing yet\n", "holds no [[tokens]]"),
         (f'[[tokens]]\ntoken = "{WRITE}"\naccess = "write"', "needs a name"),
         (f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "admin"', "access must be"),
@@ -215,8 +215,10 @@ def test_the_file_adds_to_the_environment_tokens(tmp_path: Path) -> None:
          "visible ASCII"),
         ('[[tokens]]\nname = "a"\naccess = "read"', "exactly one of token and sha256"),
         ('[[tokens]]\nname = "a"\nsha256 = "abc"\naccess = "read"', "64 hex digits"),
-        (f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "read"\nspaces = ["sales"]',
-         "memory spaces are not built yet"),
+        (f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "read"\nspaces = ["Sales"]',
+         "is not a space name"),
+        (f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "read"\nspaces = []',
+         'spaces must be "*"'),
         (f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "read"\n'
          f'[[tokens]]\nname = "b"\ntoken = "{WRITE}"\naccess = "write"', "repeats the token"),
     ],

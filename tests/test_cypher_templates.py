@@ -33,19 +33,23 @@ def test_every_kind_gets_its_vector_statements() -> None:
 
 
 def test_golden_per_kind_statements() -> None:
-    assert STATEMENTS["vectors.count_event"].text == "MATCH (n:Event) RETURN count(n) AS n"
+    assert STATEMENTS["vectors.count_event"].text == (
+        "MATCH (n:Event {space: $space}) RETURN count(n) AS n"
+    )
+    assert STATEMENTS["vectors.total_event"].text == "MATCH (n:Event) RETURN count(n) AS n"
     assert STATEMENTS["vectors.clock_event"].text == (
-        "MATCH (c:VectorClock {label: 'Event'}) RETURN c.rev AS rev, c.epoch AS epoch"
+        "MATCH (c:VectorClock {space: $space, label: 'Event'}) "
+        "RETURN c.rev AS rev, c.epoch AS epoch"
     )
     assert STATEMENTS["vectors.count_metasegment"].text == (
-        "MATCH (n:MetaSegment)\n"
+        "MATCH (n:MetaSegment {space: $space})\n"
         "WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL\n"
         "WITH count(n) AS n\n"
-        "OPTIONAL MATCH (c:VectorClock {label: 'MetaSegment'})\n"
+        "OPTIONAL MATCH (c:VectorClock {space: $space, label: 'MetaSegment'})\n"
         "RETURN n, coalesce(c.rev, 0) AS rev, coalesce(c.epoch, '') AS epoch"
     )
     assert STATEMENTS["vectors.unembedded_segment"].text == (
-        "MATCH (m:Segment)\n"
+        "MATCH (m:Segment {space: $space})\n"
         "WHERE m.embedding IS NULL OR m.embedded_summary <> m.summary\n"
         "RETURN m.id AS id, m.summary AS summary, m.start AS start, m.vid AS vid"
     )
@@ -54,7 +58,7 @@ def test_golden_per_kind_statements() -> None:
 def test_golden_union_over_kinds() -> None:
     branch = (
         "UNWIND ${key} AS nid\n"
-        "MATCH (n:{label} {{id: nid}})\n"
+        "MATCH (n:{label} {{space: $space, id: nid}})\n"
         "RETURN n.id AS id, coalesce(n.text, n.summary, '') AS text, n.date AS date, "
         "n.source AS source"
     )
@@ -83,7 +87,9 @@ def test_a_new_kind_is_one_registry_line(monkeypatch: pytest.MonkeyPatch) -> Non
     assert {"vectors.vids_note", "vectors.fetch_note", "vectors.count_note"} <= loaded.keys()
     assert "vectors.revised_note" not in loaded
     assert loaded["timeline.details"].text.count("UNION ALL") == len(KINDS)
-    assert "MATCH (n:Note)\nWHERE $note AND n.at >= $start" in loaded["timeline.in_range"].text
+    assert "MATCH (n:Note {space: $space})\nWHERE $note AND n.at >= $start" in (
+        loaded["timeline.in_range"].text
+    )
     assert "note_changed" in loaded["timeline.reinforce"].text
 
 

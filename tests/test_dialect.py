@@ -27,8 +27,12 @@ NEO4J = sent_statements("neo4j")
 FALKORDB = sent_statements("falkordb")
 
 
+UPKEEP = ("schema.migrate_space[", "schema.delete_space[", "schema.neo4j_drop_unique[")
+
+
 def ddl(sent: dict[str, str]) -> dict[str, str]:
-    return {name: text for name, text in sent.items() if "[" in name}
+    """The schema's DDL (not the statements upgrading a store or deleting a space)."""
+    return {n: text for n, text in sent.items() if "[" in n and not n.startswith(UPKEEP)}
 
 
 def test_golden_neo4j_ddl() -> None:
@@ -40,10 +44,13 @@ def test_golden_neo4j_ddl() -> None:
     assert got["schema.neo4j_edge_index[UPDATES.id]"] == (
         "CREATE INDEX UPDATES_id_index IF NOT EXISTS FOR ()-[r:UPDATES]-() ON (r.id)"
     )
-    assert got["schema.neo4j_unique[VectorClock.label]"] == (
-        "CREATE CONSTRAINT VectorClock_label_unique IF NOT EXISTS "
-        "FOR (n:VectorClock) REQUIRE n.label IS UNIQUE"
+    assert got["schema.neo4j_unique[VectorClock.space_label]"] == (
+        "CREATE CONSTRAINT VectorClock_space_label_unique IF NOT EXISTS "
+        "FOR (n:VectorClock) REQUIRE (n.space, n.label) IS UNIQUE"
     )
+    assert NEO4J["schema.neo4j_drop_unique[Series.name]"] == (
+        "DROP CONSTRAINT Series_name_unique IF EXISTS"
+    ), "the constraint of a store written before spaces, dropped when it is upgraded"
     assert NEO4J["schema.neo4j_list_indexes"].startswith("SHOW INDEXES YIELD")
     assert NEO4J["schema.neo4j_list_constraints"].startswith("SHOW CONSTRAINTS YIELD")
 
@@ -51,7 +58,8 @@ def test_golden_neo4j_ddl() -> None:
 def test_golden_falkordb_ddl() -> None:
     got = ddl(FALKORDB)
     # unique constraints are a GRAPH.CONSTRAINT command there, on an index of their own
-    assert len(got) == len(INDEXES) + len(UNIQUE) + len(EDGE_INDEXES)
+    backing = {(label, p) for label, props in UNIQUE for p in props}
+    assert len(got) == len(set(INDEXES) | backing) + len(EDGE_INDEXES)
     assert got["schema.falkordb_index[ToolCall.session]"] == (
         "CREATE INDEX FOR (n:ToolCall) ON (n.session)"
     )
@@ -90,8 +98,9 @@ def test_every_json_twin_names_the_columns_it_encodes() -> None:
 
 def test_schema_is_in_place_and_not_sent_again(store: Store) -> None:
     have = store._existing_schema()
-    assert {("edge_index", rel, "id") for rel, _ in EDGE_INDEXES} <= have
-    assert {("index", "ToolCall", "session"), ("unique", "Series", "id")} <= have
+    assert {("edge_index", rel, ("id",)) for rel, _ in EDGE_INDEXES} <= have
+    assert {("index", "ToolCall", ("session",)), ("unique", "Series", ("space", "id"))} <= have
+    assert ("unique", "Series", ("id",)) not in have, "ids are unique per space only"
     assert store.apply_schema() == 0
 
 

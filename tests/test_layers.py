@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # bottom to top; a unit is `graphmem.<module or subpackage>` or the `api` package
 CORE = {"errors", "limits", "strings", "timeutil", "config", "kinds", "cypher", "metrics"}
-CORE |= {"deadline", "jsonargs", "embcodec", "tables", "tokens", "files"}
+CORE |= {"deadline", "jsonargs", "embcodec", "tables", "tokens", "files", "spaces"}
 ASSEMBLED = {"agent", "plot", "services", "memory", "demo", "cli", "__init__"}
 LAYERS: list[set[str]] = [
     CORE,  # settings, errors, values and their checks, statement files, private files

@@ -92,13 +92,18 @@ def _lock_before(text: str, var: str, at: int) -> bool:
     return lock is not None and lock.start() < at
 
 
+# Guards whose writers all set the same constant: two of them passing at once change nothing
+# the other would not (giving nodes written before spaces the space `default`).
+SAME_VALUE = {"schema.migrate_space": ["n.space"]}
+
+
 def test_every_write_that_guards_on_a_value_it_changes_locks_first() -> None:
     offenders = {
         name: found
         for name, stmt in all_statements().items()
         if (found := unlocked_guards(stmt.text))
     }
-    assert offenders == {}
+    assert offenders == SAME_VALUE
 
 
 @pytest.mark.parametrize(

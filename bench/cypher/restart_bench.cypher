@@ -11,7 +11,7 @@ MATCH ()-[r]->() RETURN count(r) AS n
 
 // One acknowledged write: a new node under a unique id, so a statement that ran twice fails.
 // name: put
-CREATE (n:Event {id: $id, n: $n}) RETURN n.id AS id
+CREATE (n:Event {space: $space, id: $id, n: $n}) RETURN n.id AS id
 
 // name: written_ids
-MATCH (n:Event) WHERE n.id STARTS WITH $prefix RETURN n.id AS id
+MATCH (n:Event {space: $space}) WHERE n.id STARTS WITH $prefix RETURN n.id AS id

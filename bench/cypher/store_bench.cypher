@@ -2,9 +2,9 @@
 
 // name: merge_rows
 UNWIND $rows AS row
-MERGE (n:Event {id: row.id})
+MERGE (n:Event {space: $space, id: row.id})
 SET n.text = row.text, n.ts = row.ts
 RETURN count(n) AS written
 
 // name: get
-MATCH (n:Event {id: $id}) RETURN n
+MATCH (n:Event {space: $space, id: $id}) RETURN n

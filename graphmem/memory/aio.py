@@ -39,12 +39,13 @@ class AsyncMemory:
         *,
         settings: Settings | None = None,
         max_workers: int = 4,
+        space: str | None = None,
     ) -> None:
         if isinstance(max_workers, bool) or not isinstance(max_workers, int):
             raise InvalidInput("max_workers", f"must be an integer from 1 to {MAX_WORKERS}")
         if not 1 <= max_workers <= MAX_WORKERS:
             raise InvalidInput("max_workers", f"must be an integer from 1 to {MAX_WORKERS}")
-        self.memory = Memory(store_url, settings=settings)
+        self.memory = Memory(store_url, settings=settings, space=space)
         self._pool = ThreadPoolExecutor(max_workers, thread_name_prefix="graphmem-async")
         self._closed = False
         self.series = AsyncSeries(self._run, self.memory.series)
@@ -58,15 +59,29 @@ class AsyncMemory:
         *,
         settings: Settings | None = None,
         max_workers: int = 4,
+        space: str | None = None,
     ) -> AsyncMemory:
         """An AsyncMemory with its store open now."""
-        memory = cls(store_url, settings=settings, max_workers=max_workers)
+        memory = cls(store_url, settings=settings, max_workers=max_workers, space=space)
         await memory._run(memory.memory.services)
         return memory
 
     @property
     def settings(self) -> Settings:
         return self.memory.settings
+
+    @property
+    def space(self) -> str:
+        """The space every call reads and writes (docs/spaces.md)."""
+        return self.memory.space
+
+    async def spaces(self) -> list[str]:
+        """Every space holding memories in the store, sorted."""
+        return await self._run(self.memory.spaces)
+
+    async def delete_space(self, space: str) -> int:
+        """Delete every memory of `space` and its index files; how many nodes went."""
+        return await self._run(self.memory.delete_space, space)
 
     async def warm_up(self) -> None:
         """Open now what the first calls would: the model, every vector index, the memories."""

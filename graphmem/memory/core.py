@@ -11,6 +11,7 @@ from graphmem.memory.propositions import Propositions
 from graphmem.memory.series import Series
 from graphmem.memory.timeline import Timeline
 from graphmem.services import Services
+from graphmem.spaces import checked_space
 from graphmem.store import data_dir_of, redact
 
 if TYPE_CHECKING:
@@ -29,10 +30,22 @@ class Memory:
     GRAPHMEM_HOME); `settings` to `Settings.from_env()`. Given an embedded URL
     (`falkordb+embedded:///srv/graphmem`) and no settings, its data dir also holds the vector
     indexes.
+
+    `space` (default: the settings', GRAPHMEM_SPACE, else `default`; docs/spaces.md) is the space
+    every call reads and writes;
+    `in_space(name)` gives a Memory on another space sharing this one's store and model.
     """
 
-    def __init__(self, store_url: str | None = None, *, settings: Settings | None = None) -> None:
+    def __init__(
+        self,
+        store_url: str | None = None,
+        *,
+        settings: Settings | None = None,
+        space: str | None = None,
+    ) -> None:
         self.settings = configured(store_url, settings)
+        self.space = self.settings.space if space is None else checked_space(space)
+        self._owner: Memory | None = None  # set by in_space: the Memory holding the store
         self._services: Services | None = None
         self._closed = False
         self._lock = threading.Lock()
@@ -41,20 +54,39 @@ class Memory:
         self.timeline = Timeline(self)
 
     @classmethod
-    def open(cls, store_url: str | None = None, *, settings: Settings | None = None) -> Memory:
+    def open(
+        cls, store_url: str | None = None, *, settings: Settings | None = None,
+        space: str | None = None,
+    ) -> Memory:  # fmt: skip
         """A Memory with its store open now, so a store that cannot be reached fails here."""
-        memory = cls(store_url, settings=settings)
+        memory = cls(store_url, settings=settings, space=space)
         memory.services()
         return memory
 
     def services(self) -> Services:
-        """The shared store, model and indexes behind the memories (the store opens here)."""
+        """The store, model and this space's indexes behind the memories (the store opens here)."""
+        if self._owner is not None:
+            return self._owner.services().in_space(self.space)
         with self._lock:
             if self._closed:
                 raise StoreUnavailable("this Memory is closed; open a new one")
             if self._services is None:
                 self._services = Services.open(self.settings)
-            return self._services
+            return self._services.in_space(self.space)
+
+    def in_space(self, space: str) -> Memory:
+        """A Memory on `space` sharing this one's store and model; closing this one closes it."""
+        other = Memory(settings=self.settings, space=space)
+        other._owner = self._owner or self
+        return other
+
+    def spaces(self) -> list[str]:
+        """Every space holding memories in the store, sorted."""
+        return self.services().store.spaces()
+
+    def delete_space(self, space: str) -> int:
+        """Delete every memory of `space` and its index files; returns how many nodes went."""
+        return self.services().delete_space(space)
 
     @property
     def store(self) -> Store:
@@ -66,7 +98,12 @@ class Memory:
         self.services().warm_up()
 
     def close(self) -> None:
-        """Save the vector indexes and close the store; closing twice is harmless."""
+        """Save the vector indexes and close the store; closing twice is harmless.
+
+        A Memory from in_space closes nothing: the one it came from owns the store.
+        """
+        if self._owner is not None:
+            return
         with self._lock:
             services, self._services, self._closed = self._services, None, True
         if services is not None:
@@ -81,7 +118,8 @@ class Memory:
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open" if self._services else "not opened yet"
-        return f"Memory({redact(self.settings.resolved_store_url)!r}, {state})"
+        where = redact(self.settings.resolved_store_url)
+        return f"Memory({where!r}, space={self.space!r}, {state})"
 
 
 def configured(store_url: str | None, settings: Settings | None) -> Settings:

@@ -15,6 +15,7 @@ from graphmem.llm import LLM, llm_or_none
 from graphmem.props.classify import Classifier, LLMClassifier
 from graphmem.props.model import Proposition
 from graphmem.props.offline import OfflineClassifier
+from graphmem.spaces import index_dir
 from graphmem.store.base import Store
 from graphmem.vectors import KeywordStore, VectorConfig, VectorStore
 
@@ -85,7 +86,8 @@ class PropsMemory:
 
     def __post_init__(self) -> None:
         if self.keywords is None:
-            self.keywords = KeywordStore(self.store, self.settings.home,
+            # beside the vector indexes: the space's derived-index dir (graphmem/spaces.py)
+            self.keywords = KeywordStore(self.store, self.vectors.directory.parent,
                                          self.settings.vector_refresh_ms)  # fmt: skip
 
     @classmethod
@@ -110,7 +112,8 @@ class PropsMemory:
         chosen = llm_or_none(settings) if llm == "auto" else llm
         embedder = embedder or Embedder.from_settings(settings)
         config = vector_config or VectorConfig.from_settings(settings)
-        vectors = VectorStore(store, settings.home, embedder.name, embedder.dim, config)
+        home = index_dir(settings.home, store.space)  # the store's space's index files
+        vectors = VectorStore(store, home, embedder.name, embedder.dim, config)
         if classifier is None:
             classifier = LLMClassifier(chosen) if chosen is not None else OfflineClassifier()
         return cls(store, embedder, vectors, settings, classifier, chosen, close_store=close_store)

@@ -76,12 +76,14 @@ class ToolEnv:
     def search(self) -> SegmentSearch:
         if self._search is None:
             from graphmem.embed import Embedder
+            from graphmem.spaces import index_dir
             from graphmem.vectors import VectorConfig, VectorStore
 
             settings = self.configured()
             embedder = Embedder.from_settings(settings)
             config = VectorConfig.from_settings(settings)
-            vectors = VectorStore(self.store, settings.home, embedder.name, embedder.dim, config)
+            home = index_dir(settings.home, self.store.space)
+            vectors = VectorStore(self.store, home, embedder.name, embedder.dim, config)
             self._search = SegmentSearch(self.store, embedder, vectors)
         return self._search
 

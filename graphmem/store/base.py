@@ -17,8 +17,19 @@ import numpy as np
 from graphmem.cypher import Statement, statement
 from graphmem.errors import InvalidInput, StoreError
 from graphmem.metrics import counts_store_errors
-from graphmem.store.dialect import DIALECTS, JSON_TWIN, Dialect
-from graphmem.store.schema import EDGE_INDEXES, INDEXES, UNIQUE, SchemaItem, ddl_of, plan
+from graphmem.spaces import DEFAULT_SPACE, checked_space
+from graphmem.store.dialect import DELETE_SPACE, DIALECTS, JSON_TWIN, MIGRATE_SPACE, Dialect
+from graphmem.store.schema import (
+    EDGE_INDEXES,
+    INDEXES,
+    LABELS,
+    LEGACY_UNIQUE,
+    UNIQUE,
+    SchemaItem,
+    ddl,
+    ddl_of,
+    plan,
+)
 from graphmem.strings import storable
 
 Row = dict[str, Any]
@@ -43,7 +54,9 @@ MAX_DEPTH = 32  # lists and maps nested deeper are no data graphmem writes
 # index crashes the server's unique check and is missed by lookups, so writes refuse them.
 # ("label" is indexed only on VectorClock, whose labels are literals in the statements, while
 # other labels, e.g. a meta-segment's, are free text.)
-KEY_NAMES = frozenset(prop for _, prop in UNIQUE + INDEXES + EDGE_INDEXES) - {"label"}
+KEY_NAMES = frozenset(
+    [p for _, props in UNIQUE for p in props] + [p for _, p in INDEXES + EDGE_INDEXES]
+) - {"label"}
 MAX_KEY_BYTES = 4096
 _ASCII_SPACE = " \t\n\v\f\r"
 _UNSAFE_KEY = re.compile("[\x00\x01\ud800-\udfff`]")
@@ -135,6 +148,12 @@ class Floats(list):
     """A list of finite Python floats, checked by its maker: passed to engines unexamined."""
 
 
+def filled(template: str, label: str) -> Statement:
+    """A statement of cypher/schema.cypher with its <label> filled (labels are ours)."""
+    stmt = statement(template)
+    return Statement(f"{stmt.name}[{label}]", ddl(template, label), stmt.source)
+
+
 def _resolve(name: str | Statement) -> Statement:
     return name if isinstance(name, Statement) else statement(name)
 
@@ -173,10 +192,30 @@ def json_columns(name: str) -> tuple[str, ...]:
 
 
 class Store(ABC):
-    """A graph store: run named statements from cypher/ with parameters."""
+    """A graph store: run named statements from cypher/ with parameters.
+
+    Every statement receives `$space`, the space this store object reads and writes (default
+    `default`); `in_space(name)` gives a view of the same store on another space.
+    """
 
     engine: str = "abstract"
     graph_types: GraphTypes  # the driver's node, relationship and path types
+    space: str = DEFAULT_SPACE
+
+    def in_space(self, space: str) -> Store:
+        """This store seen from `space` (checked): the same connection, another $space."""
+        space = checked_space(space)
+        root = self.root
+        return root if space == root.space else SpaceView(root, space)
+
+    @property
+    def root(self) -> Store:
+        """The store that owns the connection (itself, unless a view)."""
+        return self
+
+    def _with_space(self, params: dict[str, Any]) -> dict[str, Any]:
+        params.setdefault("space", self.space)
+        return params
 
     @property
     def dialect(self) -> Dialect:
@@ -190,7 +229,8 @@ class Store(ABC):
     def read(self, name: str | Statement, /, **params: Any) -> list[Row]:
         """Run a named statement on the read-only path."""
         stmt = _resolve(name)
-        return self._run(stmt.text, params_of(params), write=False, what=stmt.name)
+        params = params_of(self._with_space(params))
+        return self._run(stmt.text, params, write=False, what=stmt.name)
 
     def read_lists(self, name: str, /, **params: Any) -> list[Row]:
         """read() for statements returning long lists; the rows hold lists either way.
@@ -213,7 +253,19 @@ class Store(ABC):
     def write(self, name: str | Statement, /, **params: Any) -> list[Row]:
         """Run a named statement on the write path; it lands whole or not at all."""
         stmt = _resolve(name)
-        return self._run(stmt.text, params_of(params, keys=True), write=True, what=stmt.name)
+        params = params_of(self._with_space(params), keys=True)
+        return self._run(stmt.text, params, write=True, what=stmt.name)
+
+    def drain(self, stmt: Statement, /, batch: int = 10_000, **params: Any) -> int:
+        """Run a write of at most $batch nodes (returning their count as `n`) until it does
+        fewer; how many it did in all. No transaction grows with the graph."""
+        total = 0
+        while True:
+            rows = self.write(stmt, batch=batch, **params)
+            done = int(rows[0]["n"]) if rows else 0
+            total += done
+            if done < batch:
+                return total
 
     def write_batch(
         self, name: str | Statement, rows: Sequence[Mapping[str, Any]], /, **params: Any
@@ -223,8 +275,11 @@ class Store(ABC):
 
     @counts_store_errors
     def inspect(self, text: str, params: Mapping[str, Any] | None = None) -> list[Row]:
-        """Run caller-written Cypher read-only (for `graphmem cypher`); writes are refused."""
-        return self._run(text, params_of(dict(params or {})), write=False)
+        """Run caller-written Cypher read-only (for `graphmem cypher`); writes are refused.
+
+        $space is the store's space, so a query can name it."""
+        params = params_of(self._with_space(dict(params or {})))
+        return self._run(text, params, write=False)
 
     @abstractmethod
     def _run(
@@ -240,6 +295,10 @@ class Store(ABC):
         many DDL statements took effect.
         """
         have = self._existing_schema()
+        legacy = [SchemaItem("unique", label, props) for label, props in LEGACY_UNIQUE]
+        legacy = [item for item in legacy if item.key in have]
+        if legacy:
+            self._migrate_to_spaces(legacy)
         created = 0
         for item in plan(self.dialect):
             if item.key not in have:
@@ -247,10 +306,36 @@ class Store(ABC):
         self._await_schema()
         return created
 
+    def spaces(self) -> list[str]:
+        """The spaces holding memories, sorted (the default one only once it has any)."""
+        return sorted({row["space"] for row in self.read("admin.spaces") if row["space"]})
+
+    def delete_space_nodes(self, space: str, batch: int = 10_000) -> int:
+        """Delete every node of `space` with its edges, label by label, `batch` at a time;
+        how many nodes went."""
+        space, root = checked_space(space), self.root
+        return sum(root.drain(filled(DELETE_SPACE, label), batch, space=space) for label in LABELS)
+
+    def _migrate_to_spaces(self, legacy: list[SchemaItem]) -> None:
+        """A store written before spaces: its nodes join `default`, its old constraints go.
+
+        Idempotent, so an open interrupted half way is finished by the next one.
+        """
+        for label in LABELS:
+            self.drain(filled(MIGRATE_SPACE, label), 50_000, space=DEFAULT_SPACE)
+        for item in legacy:
+            self._drop_unique(item)
+
+    def _drop_unique(self, item: SchemaItem) -> None:
+        template = self.dialect.drop_unique_ddl
+        if template is None:
+            raise NotImplementedError(f"{self.engine} needs a command to drop a constraint")
+        self._run(ddl(template, item.label, item.props), {}, write=True, what=f"dropping {item}")
+
     def _create(self, item: SchemaItem) -> None:
         text = ddl_of(self.dialect, item)
         if text is None:
-            self._create_unique(item.label, item.prop)
+            self._create_unique(item.label, item.props)
         else:
             self._run(text, {}, write=True, what=f"creating the {item}")
 
@@ -267,25 +352,25 @@ class Store(ABC):
             return 0
         return 1
 
-    def _existing_schema(self) -> set[tuple[str, str, str]]:
-        """The SchemaItem keys (what, label, property) of every index and constraint in place."""
+    def _existing_schema(self) -> set[tuple[str, str, tuple[str, ...]]]:
+        """The SchemaItem keys (what, label, properties) of every index and constraint in place."""
         dialect = self.dialect
         indexes = self._run(statement(dialect.list_indexes).text, {}, write=False,
                             what="listing indexes")  # fmt: skip
         have = {
-            ("edge_index" if row["entity"] == "RELATIONSHIP" else "index", row["label"], prop)
+            ("edge_index" if row["entity"] == "RELATIONSHIP" else "index", row["label"], (prop,))
             for row in indexes
             for prop in row["properties"]
         }
         uniques = self._list_uniques()
-        return have | {("unique", row["label"], p) for row in uniques for p in row["properties"]}
+        return have | {("unique", row["label"], tuple(row["properties"])) for row in uniques}
 
     def _list_uniques(self) -> list[Row]:
         """Unique constraints as (label, properties, status) rows."""
         text = statement(self.dialect.list_uniques).text
         return self._run(text, {}, write=False, what="listing constraints")
 
-    def _create_unique(self, label: str, prop: str) -> None:
+    def _create_unique(self, label: str, props: tuple[str, ...]) -> None:
         raise NotImplementedError(f"{self.engine} needs a unique-constraint command")
 
     def _await_schema(self) -> None:  # noqa: B027 - most engines build constraints at once
@@ -303,3 +388,34 @@ class Store(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class SpaceView(Store):
+    """A store seen from another space: statements go to the root store with that $space.
+
+    Closing a view closes nothing: the root's owner closes the connection.
+    """
+
+    def __init__(self, root: Store, space: str) -> None:
+        self._root = root
+        self.space = space
+        self.engine = root.engine
+        self.graph_types = root.graph_types
+
+    @property
+    def root(self) -> Store:
+        return self._root
+
+    def _run(
+        self, text: str, params: dict[str, Any], *, write: bool, what: str = "query"
+    ) -> list[Row]:
+        return self._root._run(text, params, write=write, what=what)
+
+    def apply_schema(self) -> int:
+        return self._root.apply_schema()
+
+    def health(self) -> Health:
+        return self._root.health()
+
+    def close(self) -> None:
+        """Nothing to release: the connection is the root store's."""

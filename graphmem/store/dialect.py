@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 JSON_TWIN = "_json"  # suffix of a statement's JSON-list twin (see Dialect.json_lists)
+# shared by every engine, filled per label: upgrading a store written before spaces, deleting one
+MIGRATE_SPACE = "schema.migrate_space"
+DELETE_SPACE = "schema.delete_space"
 
 
 @dataclass(frozen=True)
@@ -19,6 +22,7 @@ class Dialect:
     index_ddl: str  # statement name of the node property index template
     edge_index_ddl: str  # statement name of the relationship property index template
     unique_ddl: str | None  # statement name, or None when the engine needs a command instead
+    drop_unique_ddl: str | None  # the same for dropping one (stores written before spaces)
     unique_needs_index: bool  # FalkorDB builds unique constraints on an existing index
     list_indexes: str  # statement listing indexes as (entity, label, properties)
     list_uniques: str  # statement listing unique constraints as (label, properties, status)
@@ -37,8 +41,8 @@ class Dialect:
 
     def schema_statements(self) -> tuple[str, ...]:
         """The statements of cypher/schema.cypher this engine is sent (templates and lists)."""
-        names = (self.index_ddl, self.edge_index_ddl, self.unique_ddl, self.list_indexes,
-                 self.list_uniques)  # fmt: skip
+        names = (self.index_ddl, self.edge_index_ddl, self.unique_ddl, self.drop_unique_ddl,
+                 self.list_indexes, self.list_uniques, MIGRATE_SPACE)  # fmt: skip
         return tuple(n for n in names if n is not None)
 
 
@@ -47,6 +51,7 @@ DIALECTS: dict[str, Dialect] = {
         index_ddl="schema.neo4j_index",
         edge_index_ddl="schema.neo4j_edge_index",
         unique_ddl="schema.neo4j_unique",
+        drop_unique_ddl="schema.neo4j_drop_unique",
         unique_needs_index=False,
         list_indexes="schema.neo4j_list_indexes",
         list_uniques="schema.neo4j_list_constraints",
@@ -63,6 +68,7 @@ DIALECTS: dict[str, Dialect] = {
         index_ddl="schema.falkordb_index",
         edge_index_ddl="schema.falkordb_edge_index",
         unique_ddl=None,
+        drop_unique_ddl=None,
         unique_needs_index=True,
         list_indexes="schema.falkordb_list_indexes",
         list_uniques="schema.falkordb_list_constraints",

@@ -17,6 +17,7 @@ from graphmem.errors import (
     StoreUnavailable,
 )
 from graphmem.store.base import Floats, GraphTypes, Health, Row, Store
+from graphmem.store.schema import SchemaItem
 
 CLIENT_NAME = "graphmem"
 HEALTH_WAIT = 5.0  # seconds a health check may spend on the embedded server, restart included
@@ -174,14 +175,20 @@ class FalkorDBStore(Store):
             ) from error
         self._server.recover(self._client, error, what, write)
 
-    def _create_unique(self, label: str, prop: str) -> None:
+    def _create_unique(self, label: str, props: tuple[str, ...]) -> None:
+        self._constraint("CREATE", label, props)
+
+    def _drop_unique(self, item: SchemaItem) -> None:
+        self._constraint("DROP", item.label, item.props)
+
+    def _constraint(self, verb: str, label: str, props: tuple[str, ...]) -> None:
         try:
             self._client.connection.execute_command(
-                "GRAPH.CONSTRAINT", "CREATE", self.graph_name, "UNIQUE", "NODE", label,
-                "PROPERTIES", 1, prop,
+                "GRAPH.CONSTRAINT", verb, self.graph_name, "UNIQUE", "NODE", label,
+                "PROPERTIES", len(props), *props,
             )  # fmt: skip
         except redis.exceptions.RedisError as error:
-            raise translate(error, f"unique constraint on {label}.{prop}") from error
+            raise translate(error, f"unique constraint on {label}{props}") from error
 
     def _await_schema(self, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from graphmem.cypher import all_statements, statement
-from graphmem.store.dialect import DIALECTS, JSON_TWIN
-from graphmem.store.schema import ddl_of, plan
+from graphmem.store.dialect import DELETE_SPACE, DIALECTS, JSON_TWIN, MIGRATE_SPACE
+from graphmem.store.schema import LABELS, LEGACY_UNIQUE, ddl, ddl_of, plan
 
 
 def sent_statements(engine: str) -> dict[str, str]:
@@ -30,6 +30,13 @@ def sent_statements(engine: str) -> dict[str, str]:
         text = ddl_of(dialect, item)
         if text is not None:
             out[f"{dialect.template(item.what)}[{item.label}.{item.prop}]"] = text
+    for label in LABELS:  # upgrading a store written before spaces; deleting a space
+        for name in (MIGRATE_SPACE, DELETE_SPACE):
+            out[f"{name}[{label}]"] = ddl(name, label)
+    if dialect.drop_unique_ddl is not None:
+        for label, props in LEGACY_UNIQUE:
+            name = f"{dialect.drop_unique_ddl}[{label}.{'_'.join(props)}]"
+            out[name] = ddl(dialect.drop_unique_ddl, label, props)
     return out
 
 

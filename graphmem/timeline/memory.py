@@ -12,6 +12,7 @@ from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import InvalidInput
 from graphmem.kinds import KINDS
+from graphmem.spaces import index_dir
 from graphmem.store.base import Store
 from graphmem.timeline.formula import TimelineConfig
 from graphmem.timeutil import parse_timestamp
@@ -62,7 +63,8 @@ class TimelineMemory:
         embedder = embedder or Embedder.from_settings(settings)
         if vectors is None:
             vector_config = vector_config or VectorConfig.from_settings(settings)
-            vectors = VectorStore(store, settings.home, embedder.name, embedder.dim, vector_config)
+            home = index_dir(settings.home, store.space)  # the store's space's index files
+            vectors = VectorStore(store, home, embedder.name, embedder.dim, vector_config)
         return cls(store, embedder, vectors, config or TimelineConfig.from_settings(settings))
 
     def delete_event(self, event_id: str) -> Event:

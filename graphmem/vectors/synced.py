@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, Protocol, Self, TypeVar
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 import numpy as np
 
@@ -36,18 +36,22 @@ from graphmem.cypher import statement
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.files import file_lock
 from graphmem.kinds import kind_of, labels
-from graphmem.store.base import Store
+from graphmem.store.base import Row, Store
 from graphmem.vectors.model import Clock, DamagedIndexFile, VectorIndexError
 
 # statement names, resolved at import so that a missing one fails at once
 _VIDS = {lbl: statement(f"vectors.vids_{kind_of(lbl).key}").name for lbl in labels("vectors")}
 _COUNT = {lbl: statement(f"vectors.count_{kind_of(lbl).key}") for lbl in labels("vectors")}
-# the clock of kinds whose count is read on its own (see cypher/vectors.cypher)
-_CLOCK = {
-    lbl: statement(f"vectors.clock_{kind_of(lbl).key}")
-    for lbl in labels("vectors")
-    if not kind_of(lbl).reembedded
-}
+# the clock of kinds whose count is read on its own (see cypher/vectors.cypher), and the
+# store-wide marks that spare reading that count again while no space changed
+_CLOCK, _TOTAL, _REVS = (
+    {
+        lbl: statement(f"vectors.{name}_{kind_of(lbl).key}")
+        for lbl in labels("vectors")
+        if not kind_of(lbl).reembedded
+    }
+    for name in ("clock", "total", "revs")
+)
 
 
 class DerivedIndex(Protocol):
@@ -109,6 +113,7 @@ class SyncedIndexes(Generic[I]):
         self._syncing = {label: threading.Lock() for label in known}
         self._books = threading.Lock()
         self._seen: dict[str, Signature] = {}  # graph signature the index was last synced to
+        self._marks: dict[str, tuple[Any, ...]] = {}  # store-wide marks of the last count
         self._checked: dict[str, float] = {}  # monotonic time of the last signature read
         self._synced_at: dict[str, float] = {}  # wall time the index last matched the graph
         self._stale: set[str] = set()  # labels whose index add failed after a graph write
@@ -190,8 +195,8 @@ class SyncedIndexes(Generic[I]):
         return index
 
     def _signature(self, label: str) -> Signature:
-        """The graph's embedded-node count of `label` and its vector clock."""
-        rows = self.store.read(_COUNT[label])
+        """The graph's embedded-node count of `label` (in the store's space) and its clock."""
+        rows = self._space_count(label)
         row = rows[0] if rows else {"n": 0}
         if label in _CLOCK:
             clock = self.store.read(_CLOCK[label])
@@ -199,6 +204,22 @@ class SyncedIndexes(Generic[I]):
         return Signature(
             int(row["n"]), Clock(int(row.get("rev") or 0), str(row.get("epoch") or ""))
         )
+
+    def _space_count(self, label: str) -> list[Row]:
+        """The count_* rows of `label`; the last count again while the store-wide marks
+        (cypher/vectors.cypher total_*, revs_*) have not moved since it was read."""
+        if label not in _TOTAL:
+            return self.store.read(_COUNT[label])
+        total, revs = self.store.read(_TOTAL[label]), self.store.read(_REVS[label])
+        mark = (total[0]["n"] if total else 0, *(revs[0].values() if revs else ()))
+        with self._books:
+            seen = self._seen.get(label)
+            if seen is not None and self._marks.get(label) == mark and label not in self._stale:
+                return [{"n": seen.count}]
+        rows = self.store.read(_COUNT[label])
+        with self._books:
+            self._marks[label] = mark
+        return rows
 
     def refresh(self, label: str, force: bool = False) -> tuple[int, int]:
         """Catch `label`'s index up with writes by other processes; (added, removed).
@@ -293,6 +314,11 @@ class SyncedIndexes(Generic[I]):
             seen = self._seen.get(label)
             if seen is not None:
                 self._seen[label] = Signature(seen.count + sign * done, seen.clock)
+            mark = self._marks.get(label)
+            if mark is not None and sign > 0:  # additions move the label count alike
+                self._marks[label] = (mark[0] + done, *mark[1:])
+            else:  # a deletion moves a clock too: count the space again
+                self._marks.pop(label, None)
         return done
 
     def remove(self, label: str, vids: Sequence[int] | np.ndarray) -> int:

@@ -13,7 +13,7 @@ MATCH (n:Item {id: $id}) SET n += $changes RETURN n
 MATCH (n:Item {id: $id}) DETACH DELETE n RETURN count(*) AS deleted
 
 // name: merge_many
-UNWIND $rows AS row MERGE (n:Chunk {id: row.id}) SET n.n = row.n RETURN count(n) AS written
+UNWIND $rows AS row MERGE (n:Chunk {space: $space, id: row.id}) SET n.n = row.n RETURN count(n) AS written
 
 // name: count_merged
 MATCH (n:Chunk) RETURN count(n) AS n
@@ -25,13 +25,13 @@ UNWIND $rows AS row CREATE (n:Item {id: row.id, n: 10 / row.d}) RETURN count(n) 
 MATCH (n:Item) RETURN count(n) AS n
 
 // name: create_series_like
-CREATE (s:Series {id: $id, name: $name}) RETURN s
+CREATE (s:Series {space: $space, id: $id, name: $name}) RETURN s
 
 // name: plant_batch
-CREATE (b:Batch {id: $id, series_id: $series_id})
+CREATE (b:Batch {space: $space, id: $id, series_id: $series_id})
 
 // name: series_graph
-MATCH (s:Series {id: $series_id})
+MATCH (s:Series {space: $space, id: $series_id})
 OPTIONAL MATCH (s)-[:HAS_SEGMENT]->(g:Segment)
 WITH s, g ORDER BY g.idx
 WITH s, collect(g {.*}) AS segments
@@ -40,7 +40,7 @@ WITH s, segments, c ORDER BY c.idx
 RETURN s {.*} AS series, segments, collect(c {.*}) AS chunks
 
 // name: next_links
-MATCH (a:Segment {series_id: $series_id})-[:NEXT]->(b:Segment)
+MATCH (a:Segment {space: $space, series_id: $series_id})-[:NEXT]->(b:Segment)
 RETURN a.idx AS a, b.idx AS b ORDER BY a
 
 // name: echo

@@ -2,20 +2,20 @@
 
 // name: create_propositions
 UNWIND $rows AS row
-CREATE (n:Proposition {id: row.id, vid: row.vid, ts: row.ts, embedding: row.embedding})
+CREATE (n:Proposition {space: $space, id: row.id, vid: row.vid, ts: row.ts, embedding: row.embedding})
 RETURN count(n) AS created
 
 // name: create_bare_proposition
-CREATE (n:Proposition {id: $id}) RETURN n.id AS id
+CREATE (n:Proposition {space: $space, id: $id}) RETURN n.id AS id
 
 // name: delete_propositions
 UNWIND $ids AS node_id
-MATCH (n:Proposition {id: node_id}) DETACH DELETE n
+MATCH (n:Proposition {space: $space, id: node_id}) DETACH DELETE n
 RETURN count(*) AS deleted
 
 // name: create_segments
 UNWIND $ids AS node_id
-CREATE (g:Segment {id: node_id, summary: node_id})
+CREATE (g:Segment {space: $space, id: node_id, summary: node_id})
 RETURN count(g) AS created
 
 // name: wipe_segments
