@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
+from strawberry.utils.str_converters import to_camel_case
 
 from api.limits import parser_limit_extensions
 from graphmem.errors import GraphmemError, InvalidInput
@@ -33,7 +34,10 @@ def error_extensions(error: GraphQLError) -> dict[str, object]:
     """
     original = error.original_error
     if isinstance(original, GraphmemError):
-        return {"code": original.code, **original.details()}
+        details = original.details()
+        if isinstance(details.get("field"), str):
+            details["field"] = camel_path(details["field"])
+        return {"code": original.code, **details}
     if original is None and error.extensions and "code" in error.extensions:
         return dict(error.extensions)  # coded where it was raised (api/limits.py)
     if original is None or isinstance(original, GraphQLError):  # graphql-core's own errors
@@ -57,6 +61,18 @@ def _bad_value_field(message: str) -> str | None:
 
 
 _HEAD = re.compile(r"^([A-Za-z_]\w*)(.*)$", re.DOTALL)
+_NAME = re.compile(r"(?<![\w$])[A-Za-z]\w*")
+
+
+def camel_path(field: str) -> str:
+    """A field path in the request's spelling: every name in camelCase (as_of -> asOf).
+
+    The one place every error's field passes: a library parameter (snake_case) that reached
+    the client unnamed by request_names still comes out as the GraphQL argument. Variables
+    ($name) are the client's own names and stay as written.
+    """
+    return _NAME.sub(lambda m: to_camel_case(m[0]), field)
+
 
 
 @contextlib.contextmanager

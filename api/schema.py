@@ -23,6 +23,9 @@ Mutation = merge_types(
     "Mutation", (SeriesMutation, SegmentMutation, MetaMutation, PropsMutation, TimelineMutation)
 )
 
+Query.__strawberry_definition__.description = "Reads: series, segments, memories, propositions"
+Mutation.__strawberry_definition__.description = "Writes: points, meta-segments, documents, events"
+
 schema = GraphmemSchema(
     query=Query,
     mutation=Mutation,
