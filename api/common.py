@@ -3,17 +3,54 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import Annotated, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
+import dateutil.parser
 import strawberry
+from strawberry.types.scalar import ScalarDefinition
 
 from graphmem.series.catalog import checked_page
 
 T = TypeVar("T")
 LIMIT = 100  # every list's default page size; the most is GRAPHMEM_MAX_PAGE (api/complexity.py)
 MOST = 10_000  # the library's own ceiling for a page
+
+
+def _parser(parse: Callable[[str], Any], what: str) -> Callable[[object], Any]:
+    """A scalar's parser raising ValueError, which graphql-core reports with its place (an
+    inline value's location, a variable's path), unlike strawberry's own parse errors."""
+
+    def parsed(value: object) -> Any:
+        if not isinstance(value, str):
+            raise ValueError(f"{what} is written as a string")
+        try:
+            return parse(value)
+        except (ValueError, OverflowError) as error:
+            raise ValueError(f"{value!r} is not {what}: {error}") from None
+
+    return parsed
+
+
+def _iso_time(value: dt.datetime) -> str:
+    return value.isoformat().replace("+00:00", "Z")
+
+
+DATE = ScalarDefinition(
+    name="Date", description="A calendar date, ISO 8601: YYYY-MM-DD", specified_by_url=None,
+    serialize=dt.date.isoformat, parse_value=_parser(dt.date.fromisoformat, "a date YYYY-MM-DD"),
+    parse_literal=None, origin=dt.date,
+)  # fmt: skip
+DATE_TIME = ScalarDefinition(
+    name="DateTime",
+    description="An instant, ISO 8601 (2016-01-31T12:00:00Z; a date alone is its midnight); "
+    "without an offset it is UTC. Written in UTC with Z",
+    specified_by_url=None, serialize=_iso_time,
+    parse_value=_parser(dateutil.parser.isoparse, "an ISO 8601 time"), parse_literal=None,
+    origin=dt.datetime,
+)  # fmt: skip
+SCALARS = {dt.date: DATE, dt.datetime: DATE_TIME}
 
 
 @strawberry.type(description="One page of a list: its items and where they sit in the whole list")

@@ -6,7 +6,17 @@ import contextlib
 import re
 from collections.abc import Iterator, Mapping
 
-from graphql import GraphQLError
+from graphql import (
+    ArgumentNode,
+    DocumentNode,
+    GraphQLError,
+    ListValueNode,
+    ObjectValueNode,
+    ValueNode,
+    Visitor,
+    parse,
+    visit,
+)
 from strawberry.extensions import SchemaExtension
 from strawberry.utils.str_converters import to_camel_case
 
@@ -21,6 +31,11 @@ _BAD_VALUE = re.compile(
     r"(?:(?:has|got) invalid (?:default )?value|of (?:required|non-null) type)"
     r"(?: at (?P<at>[^:']+):)?"
 )
+# graphql-core's validation of a value written in the document (not a variable)
+_BAD_LITERAL = re.compile(
+    r"^(?:Expected value of type '|Value '[^']*' does not exist in '\w+' enum"
+    r"|Enum '\w+' cannot represent non-enum value)"
+)
 _BAD_VARIABLES = ("Variable values are nested too deeply", "Too many errors processing variables")
 
 
@@ -33,6 +48,9 @@ def error_extensions(error: GraphQLError) -> dict[str, object]:
     the schema. QUERY_TOO_COMPLEX, LIMIT_EXCEEDED: over a limit (api/limits.py). INTERNAL: a bug.
     """
     original = error.original_error
+    literal = _literal_field(error)
+    if literal is not None:
+        return {"code": "BAD_INPUT", "field": literal}
     if isinstance(original, GraphmemError):
         details = original.details()
         if isinstance(details.get("field"), str):
@@ -50,6 +68,52 @@ def error_extensions(error: GraphQLError) -> dict[str, object]:
         if original is None:
             return {"code": "GRAPHQL_VALIDATION"}
     return {"code": "INTERNAL"}
+
+
+def _literal_field(error: GraphQLError) -> str | None:
+    """The argument path of a value written in the document that does not fit its type.
+
+    graphql-core's validation names the value's type, not its place (`asOf: "yesterday"`,
+    `kind: CLUSTER`); the place is found again in the document by the value's position.
+    """
+    if not _BAD_LITERAL.match(error.message) or not error.nodes or error.source is None:
+        return None
+    loc = error.nodes[0].loc
+    if loc is None:
+        return None
+    for argument in _arguments(parse(error.source)):
+        path = _path_to(argument.value, loc.start, argument.name.value)
+        if path is not None:
+            return path
+    return None
+
+
+def _arguments(document: DocumentNode) -> list[ArgumentNode]:
+    found: list[ArgumentNode] = []
+
+    class Collect(Visitor):
+        def enter_argument(self, node: ArgumentNode, *_: object) -> None:
+            found.append(node)
+
+    visit(document, Collect())
+    return found
+
+
+def _path_to(value: ValueNode, start: int, path: str) -> str | None:
+    """`path` extended to the value inside `value` that starts at `start`, if there is one."""
+    if value.loc is not None and value.loc.start == start:
+        return path
+    if isinstance(value, ObjectValueNode):
+        inner = ((f.value, f"{path}.{f.name.value}") for f in value.fields)
+    elif isinstance(value, ListValueNode):
+        inner = ((v, f"{path}[{i}]") for i, v in enumerate(value.values))
+    else:
+        return None
+    for node, sub in inner:
+        found = _path_to(node, start, sub)
+        if found is not None:
+            return found
+    return None
 
 
 def _bad_value_field(message: str) -> str | None:
