@@ -27,7 +27,7 @@ from graphmem.errors import InvalidInput, NotFound
 from graphmem.series.catalog import checked_page
 from graphmem.props.model import checked_date
 from graphmem.props.retrieve import anchor_ranker
-from graphmem.strings import MAX_QUERY, MAX_SOURCE, checked_str
+from graphmem.strings import MAX_QUERY, MAX_SOURCE, checked_id, checked_str
 
 DateArg = Annotated[dt.date, strawberry.argument(description="The date it is dated to")]
 PropId = Annotated[strawberry.ID, strawberry.argument(description="The proposition's id")]
@@ -168,8 +168,12 @@ def _date(text: str) -> dt.date:
 def _subgraph(graph: props.Subgraph, as_of: dt.date | None) -> Subgraph:
     nodes = [
         SubgraphNode(
-            id=strawberry.ID(n.prop.id), text=n.prop.text, date=_date(n.prop.date),
-            source=n.prop.source, is_anchor=n.is_anchor, score=n.score,
+            id=strawberry.ID(n.prop.id),
+            text=n.prop.text,
+            date=_date(n.prop.date),
+            source=n.prop.source,
+            is_anchor=n.is_anchor,
+            score=n.score,
             status=PropositionStatus(n.status.state),
             updated_by=[strawberry.ID(i) for i in n.status.updated_by],
             contradicted_by=[strawberry.ID(i) for i in n.status.contradicted_by],
@@ -192,7 +196,12 @@ def propositions(
     checked_page(limit, offset, MOST)
     source = None if f.source is None else checked_str(f.source, "filter.source", MAX_SOURCE)
     contains = None if f.contains is None else checked_str(f.contains, "filter.contains", MAX_QUERY)
-    where = {"source": source, "start": _ts(f.start), "end": _ts(f.end), "contains": contains}
+    where = {
+        "source": source,
+        "start": _ts(f.start, "filter.start"),
+        "end": _ts(f.end, "filter.end"),
+        "contains": contains,
+    }
     store = info.context.store
     rows = store.read("props.filtered", **where, offset=offset, limit=limit)
     total = store.read("props.filtered_count", **where)[0]["n"]
@@ -200,9 +209,9 @@ def propositions(
     return Page(items=items, total=total, limit=limit, offset=offset)
 
 
-def _ts(day: dt.date | None) -> int | None:
+def _ts(day: dt.date | None, field: str) -> int | None:
     """A Date argument as the epoch seconds propositions are dated by."""
-    return None if day is None else checked_date(day, "date")[1]
+    return None if day is None else checked_date(day, field)[1]
 
 
 def relations(
@@ -219,11 +228,15 @@ def relations(
     offset: Offset = 0,
 ) -> Page[Relation]:
     checked_page(limit, offset, MOST)
-    where = {"id": str(proposition_id), "as_of": _ts(as_of) if as_of else 2**62,
-             "direction": direction.value}  # fmt: skip
+    pid = checked_id(str(proposition_id), "propositionId")
+    where = {
+        "id": pid,
+        "as_of": _ts(as_of, "asOf") if as_of else 2**62,
+        "direction": direction.value,
+    }
     store = info.context.store
-    if not store.read("props.get", ids=[str(proposition_id)]):
-        raise NotFound(f"propositionId: no proposition with id {str(proposition_id)!r}")
+    if not store.read("props.get", ids=[pid]):
+        raise NotFound(f"propositionId: no proposition with id {pid!r}")
     rows = store.read("props.relations_of", **where, offset=offset, limit=limit)
     total = store.read("props.relations_of_count", **where)[0]["n"]
     items = [Relation.of(props.Relation.from_row(row)) for row in rows]

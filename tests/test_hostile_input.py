@@ -199,7 +199,7 @@ def test_null_for_a_defaulted_argument_is_bad_input_naming_it(own: tuple[str, St
         "{ series { nosuchfield } }",  # not in the schema
         "{ series(limit: 2147483648) { id } }",  # a literal that does not fit Int
         "mutation { createSeries(name: 5) { id } }",  # a literal of the wrong type
-        "query($k: Int!) { series { id } }",  # a variable never used
+        "query($k: Int!) { series { total } }",  # a variable never used
     ],
 )
 def test_documents_that_do_not_fit_the_schema_are_graphql_validation(
