@@ -138,7 +138,6 @@ def camel_path(field: str) -> str:
     return _NAME.sub(lambda m: to_camel_case(m[0]), field)
 
 
-
 @contextlib.contextmanager
 def request_names(names: Mapping[str, str] | None = None, prefix: str = "") -> Iterator[None]:
     """Make InvalidInput raised inside name the field the way the GraphQL request does.

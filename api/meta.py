@@ -224,7 +224,9 @@ def _check_unused(spec: MetaSpecInput) -> None:
     for field in fields(MetaSpecInput):
         if field.name not in used and getattr(spec, field.name) is not None:
             name = to_camel_case(field.name)
-            raise InvalidInput(f"spec.{name}", f"is not used by kind {spec.kind.name}; leave it out")
+            raise InvalidInput(
+                f"spec.{name}", f"is not used by kind {spec.kind.name}; leave it out"
+            )
 
 
 def _tool_args(spec: MetaSpecInput) -> dict[str, object]:

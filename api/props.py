@@ -24,9 +24,9 @@ from api.context import Info
 from api.errors import request_names
 from graphmem import props
 from graphmem.errors import InvalidInput, NotFound
-from graphmem.series.catalog import checked_page
 from graphmem.props.model import checked_date
 from graphmem.props.retrieve import anchor_ranker
+from graphmem.series.catalog import checked_page
 from graphmem.strings import MAX_QUERY, MAX_SOURCE, checked_id, checked_str
 
 DateArg = Annotated[dt.date, strawberry.argument(description="The date it is dated to")]

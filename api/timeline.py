@@ -93,8 +93,15 @@ def recall(
     )  # fmt: skip
     return [
         Recalled(
-            label=MemoryLabel(m.label), id=strawberry.ID(m.id), text=m.text,
-            date=dt.date.fromisoformat(m.date), r=m.r, t=m.t, n=m.n, g=m.g, p=m.p,
+            label=MemoryLabel(m.label),
+            id=strawberry.ID(m.id),
+            text=m.text,
+            date=dt.date.fromisoformat(m.date),
+            r=m.r,
+            t=m.t,
+            n=m.n,
+            g=m.g,
+            p=m.p,
             recalled=m.recalled,
         )  # fmt: skip
         for m in found
@@ -185,8 +192,12 @@ class TimelineMutation:
         stats = tl.reinforce(info.context.services.timeline(), [str(i) for i in ids], epoch(now))
         return [
             RecallStats(
-                label=MemoryLabel(s.label), id=strawberry.ID(s.id), recall_count=s.recall_count,
-                g=s.g, last_recalled_at=maybe_at(s.last_recalled_at), changed=s.changed,
+                label=MemoryLabel(s.label),
+                id=strawberry.ID(s.id),
+                recall_count=s.recall_count,
+                g=s.g,
+                last_recalled_at=maybe_at(s.last_recalled_at),
+                changed=s.changed,
             )  # fmt: skip
             for s in stats
         ]

@@ -81,9 +81,7 @@ ADD_PROPS = """mutation($p: [PropositionInput!]!) { addPropositions(propositions
 CREATE_SERIES = "mutation($n: String!) { createSeries(name: $n) { id } }"
 ADD_EVENT = "mutation($t: String!, $d: Date!) { addEvent(text: $t, date: $d) { id } }"
 BOUNDS = "query($s: ID!) { timeBounds(seriesId: $s) { pointCount segmentCount } }"
-ALL_SEGMENTS = (
-    "query($s: ID!) { segments(seriesId: $s, limit: 1000) { items { pointCount } } }"
-)
+ALL_SEGMENTS = "query($s: ID!) { segments(seriesId: $s, limit: 1000) { items { pointCount } } }"
 PROPS_BY_SOURCE = """query($src: String!, $o: Int!) {
   propositions(filter: {source: $src}, limit: 1000, offset: $o) { items { id } } }"""
 

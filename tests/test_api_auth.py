@@ -112,10 +112,22 @@ def test_a_read_token_on_a_mutation_is_forbidden_and_changes_nothing(client, sto
 @pytest.mark.parametrize(
     ("document", "operation"),
     [
-        ('query A { series { items { name } } } mutation B { createSeries(name: "x") { id } }', "A"),
-        ('query A { series { items { name } } } mutation B { createSeries(name: "x") { id } }', "B"),
-        ('mutation B { createSeries(name: "x") { id } } query A { series { items { name } } }', "A"),
-        ('query A { series { items { name } } } mutation A { createSeries(name: "x") { id } }', "A"),
+        (
+            'query A { series { items { name } } } mutation B { createSeries(name: "x") { id } }',
+            "A",
+        ),
+        (
+            'query A { series { items { name } } } mutation B { createSeries(name: "x") { id } }',
+            "B",
+        ),
+        (
+            'mutation B { createSeries(name: "x") { id } } query A { series { items { name } } }',
+            "A",
+        ),
+        (
+            'query A { series { items { name } } } mutation A { createSeries(name: "x") { id } }',
+            "A",
+        ),
         ('mutation { createSeries(name: "x") { id } } query A { series { items { name } } }', None),
     ],
 )

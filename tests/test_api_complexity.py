@@ -28,13 +28,19 @@ def measure(query: str, **variables: Any) -> Size:
     [
         ("{ series { items { id name } total } }", 101),
         ('{ segments(seriesId: "s", limit: 10000) { items { mean std } } }', 10_001),
-        ('{ metaSegments(seriesId: "s") '
-         "{ items { id members { items { id } } metaMembers { items { id } } } } }", 20_301),
+        (
+            '{ metaSegments(seriesId: "s") '
+            "{ items { id members { items { id } } metaMembers { items { id } } } } }",
+            20_301,
+        ),
         ('{ subgraph(question: "q", k: 200) { nodes { id } edges { id } } }', 401),
         (BOMB, 201_000),
         ("query($f: PropositionFilter) { propositions(filter: $f) { items { id } } }", 101),
-        ('{ timeline(limit: 7) { items { id } } toolCalls: metaSegment(id: "m") '
-         "{ toolCalls(limit: 3) { items { id } } } }", 8 + 1 + 4),
+        (
+            '{ timeline(limit: 7) { items { id } } toolCalls: metaSegment(id: "m") '
+            "{ toolCalls(limit: 3) { items { id } } } }",
+            8 + 1 + 4,
+        ),
     ],
 )
 def test_the_cost_of_the_documented_examples(query: str, cost: int) -> None:

@@ -92,7 +92,10 @@ def test_edits_and_deletions_of_what_is_missing_or_bad_change_nothing(gql) -> No
         error = gql(query)["errors"][0]
         assert error["extensions"]["code"] == code, query
         assert error["extensions"].get("field") == field, query
-    assert gql("{ propositions { items { id text date } } }")["data"]["propositions"]["items"] == before
+    assert (
+        gql("{ propositions { items { id text date } } }")["data"]["propositions"]["items"]
+        == before
+    )
 
 
 def test_delete_event_removes_it_from_recall_elsewhere(

@@ -114,7 +114,10 @@ def test_the_alias_bomb_is_refused_before_anything_runs(app: App) -> None:
 NESTED = '{ metaSegment(id: "m") { ' + "metaMembers { items { " * 5 + "id" + " } }" * 5 + " } }"
 COSTLY = " ".join(
     f'm{i}: metaSegments(seriesId: "s", limit: 30) {{ items {{ '
-    + "metaMembers(limit: 10) { items { " * 3 + "id" + " } }" * 3 + " } }"
+    + "metaMembers(limit: 10) { items { " * 3
+    + "id"
+    + " } }" * 3
+    + " } }"
     for i in range(2)
 )  # 2 x (1 + 30 x (1 + 1 + 10 x (1 + 1 + 10 x (1 + 1 + 10))))
 

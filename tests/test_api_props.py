@@ -47,7 +47,10 @@ def test_add_propositions_and_dated_subgraph(gql) -> None:
     assert window["data"]["propositions"] == {"items": [{"date": "2021-09-01"}], "total": 1}
     page = gql("{ propositions(limit: 1, offset: 1) { items { date } total limit offset } }")
     assert page["data"]["propositions"] == {
-        "items": [{"date": "2018-03-02"}], "total": 3, "limit": 1, "offset": 1
+        "items": [{"date": "2018-03-02"}],
+        "total": 3,
+        "limit": 1,
+        "offset": 1,
     }
 
 

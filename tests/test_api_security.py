@@ -275,7 +275,9 @@ def test_serve_on_a_non_loopback_address(tmp_path: Path, flags, token) -> None:
         assert response.status_code == 200 and response.json()["data"] == {"series": {"items": []}}
         if token:
             assert (
-                httpx.post(f"{url}/graphql", json={"query": "{ series { items { name } } }"}).status_code
+                httpx.post(
+                    f"{url}/graphql", json={"query": "{ series { items { name } } }"}
+                ).status_code
                 == 401
             )
     output = process.stdout.read()

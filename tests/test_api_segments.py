@@ -38,7 +38,8 @@ def test_append_points_then_query_segments(gql) -> None:
     assert again["duplicate"] and again["accepted"] == 0
 
     listed = gql(
-        "query($id: ID!) { segments(seriesId: $id, limit: 100) { items { id index pointCount open } total } }",
+        "query($id: ID!) { segments(seriesId: $id, limit: 100) "
+        "{ items { id index pointCount open } total } }",
         id=sid,
     )["data"]["segments"]
     assert listed["total"] == len(listed["items"])
@@ -116,7 +117,8 @@ def test_segments_pages_with_limit_and_offset(gql) -> None:
 
 CLOSE = """
 mutation($id: ID!) {
-  closeSeries(seriesId: $id) { seriesId boundaries alreadyClosed segments { index open pointCount } }
+  closeSeries(seriesId: $id) {
+    seriesId boundaries alreadyClosed segments { index open pointCount } }
 }"""
 
 
@@ -133,7 +135,10 @@ def test_close_series_confirms_the_tail_and_closes_its_segments(gql) -> None:
     closed = gql(CLOSE, id=sid)["data"]["closeSeries"]
     assert (closed["seriesId"], closed["boundaries"], closed["alreadyClosed"]) == (sid, 1, False)
     assert [(s["open"], s["pointCount"]) for s in closed["segments"]] == [(False, 385), (False, 15)]
-    listed = gql("query($id: ID!) { segments(seriesId: $id, limit: 100) { items { pointCount open } } }", id=sid)
+    listed = gql(
+        "query($id: ID!) { segments(seriesId: $id, limit: 100) { items { pointCount open } } }",
+        id=sid,
+    )
     segments = listed["data"]["segments"]["items"]
     assert not any(s["open"] for s in segments) and sum(s["pointCount"] for s in segments) == 400
     again = gql(CLOSE, id=sid)["data"]["closeSeries"]

@@ -44,7 +44,9 @@ def test_create_series_round_trip(gql) -> None:
     created = gql(CREATE, name="sales", unit="USD", description="daily sales")
     series = created["data"]["createSeries"]
     assert series["name"] == "sales" and series["unit"] == "USD"
-    assert gql(LIST)["data"]["series"]["items"] == [{"id": series["id"], "name": "sales", "unit": "USD"}]
+    assert gql(LIST)["data"]["series"]["items"] == [
+        {"id": series["id"], "name": "sales", "unit": "USD"}
+    ]
     by_id = gql("query($id: ID!) { seriesById(id: $id) { name description } }", id=series["id"])
     assert by_id["data"]["seriesById"] == {"name": "sales", "description": "daily sales"}
     deleted = gql("mutation($id: ID!) { deleteSeries(id: $id) { id } }", id=series["id"])
@@ -57,7 +59,10 @@ def test_series_are_paged_with_a_total(gql) -> None:
         gql(CREATE, name=name)
     page = gql("{ series(limit: 2, offset: 1) { items { name } total limit offset } }")
     assert page["data"]["series"] == {
-        "items": [{"name": "b"}, {"name": "c"}], "total": 3, "limit": 2, "offset": 1
+        "items": [{"name": "b"}, {"name": "c"}],
+        "total": 3,
+        "limit": 2,
+        "offset": 1,
     }
     created = gql('{ seriesById(id: "a") { createdAt } }')["data"]["seriesById"]["createdAt"]
     assert created.startswith("20") and created.endswith("+00:00")

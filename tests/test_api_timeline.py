@@ -37,8 +37,8 @@ def test_events_recall_reinforce_timeline(gql) -> None:
     ranked = ranked["data"]["recall"]
     assert ranked[0]["id"] == ward and ranked[0]["n"] == 4 and ranked[0]["label"] == "EVENT"
     assert ranked[0]["p"] > ranked[1]["p"]
-    timeline = gql('{ timeline(now: "2026-10-30") '
-                   "{ items { id date importance recallCount lastRecalledAt } total } }")  # fmt: skip
+    fields = "items { id date importance recallCount lastRecalledAt } total"
+    timeline = gql('{ timeline(now: "2026-10-30") { ' + fields + " } }")
     items = timeline["data"]["timeline"]["items"]
     assert timeline["data"]["timeline"]["total"] == len(items) == 3
     assert [i["date"] for i in items] == sorted(i["date"] for i in items)

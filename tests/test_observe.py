@@ -155,7 +155,9 @@ def test_operations_run_at_once_are_each_counted_and_answered_with_their_request
         if i % 2:
             response = post(APPEND, headers={"X-Request-Id": rid}, id=sids[i // 2], points=POINTS)
         else:
-            response = post("query ListSeries { series { items { name } } }", headers={"X-Request-Id": rid})
+            response = post(
+                "query ListSeries { series { items { name } } }", headers={"X-Request-Id": rid}
+            )
         return rid, response.json()
 
     with ThreadPoolExecutor(16) as pool:

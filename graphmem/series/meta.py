@@ -132,7 +132,7 @@ class MetaSegment:
         return cls(
             id=node["id"],
             series_id=node["series_id"],
-            kind=node["kind"],
+            kind="range" if node["kind"] == "period" else node["kind"],  # as stored before 17
             label=node["label"],
             spec=json.loads(node["spec"]),
             start=node["start"],
