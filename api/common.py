@@ -28,7 +28,8 @@ def _parser(parse: Callable[[str], Any], what: str) -> Callable[[object], Any]:
         try:
             return parse(value)
         except (ValueError, OverflowError) as error:
-            raise ValueError(f"{value!r} is not {what}: {error}") from None
+            why = "" if value in str(error) else f" ({error})"  # graphql-core quotes the value
+            raise ValueError(f"not {what}{why}") from None
 
     return parsed
 

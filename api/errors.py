@@ -21,7 +21,7 @@ from strawberry.extensions import SchemaExtension
 from strawberry.utils.str_converters import to_camel_case
 
 from api.limits import parser_limit_extensions
-from graphmem.errors import GraphmemError, InvalidInput
+from graphmem.errors import GraphmemError, InvalidInput, clipped
 
 # graphql-core's messages for a value that does not fit its type: "Variable '$p' has invalid
 # value at [0].text: ..." (3.3; 3.2: "got invalid value", "of required type") and "Argument
@@ -184,6 +184,8 @@ class GraphmemErrors(SchemaExtension):
             message = error.message
             if extensions["code"] == "INTERNAL":
                 message = f"internal error: {type(error.original_error).__name__}"
+            else:  # graphql-core's own messages quote the value, however long
+                message = clipped(message)
             cleaned.append(
                 GraphQLError(message, error.nodes, path=error.path, extensions=extensions)
             )
