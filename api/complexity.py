@@ -11,7 +11,8 @@ The cost estimates how many objects the operation returns: an object field count
 field counts its size times (1 + what each item selects). The size is the field's `k` or
 `limit` argument (sent or default, also inside an input object such as `spec.k`); an object
 field's `k` or `limit` sizes the lists under it (`subgraph(k).nodes`, a page's `items`); any
-other list counts LIST_GUESS. Scalar fields and introspection (`__schema`, `__typename`) count nothing.
+other list counts LIST_GUESS. Scalar fields and introspection (`__schema`, `__typename`)
+count nothing.
 """
 
 from __future__ import annotations

@@ -28,8 +28,8 @@ def test_build_and_read_meta_segments(gql, sales_store) -> None:
     assert y2016["features"]["pointCount"] == 366 and y2016["features"]["changeVsPrev"] is not None
     assert (y2016["kind"], y2016["frequency"]) == ("RANGE", "YEAR")
     # both ends inclusive, as a segment's: the year's first and last instants
-    assert y2016["start"] == "2016-01-01T00:00:00+00:00"
-    assert y2016["end"] == "2016-12-31T23:59:59.999999+00:00"
+    assert y2016["start"] == "2016-01-01T00:00:00Z"
+    assert y2016["end"] == "2016-12-31T23:59:59.999999Z"
     members = y2016["members"]
     assert members["items"] and y2016["features"]["memberCount"] == members["total"]
     assert y2016["toolCalls"]["items"] == [
