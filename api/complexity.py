@@ -9,9 +9,10 @@ document of nested spreads keeps them busy for seconds.
 
 The cost estimates how many objects the operation returns: an object field counts 1, a list
 field counts its size times (1 + what each item selects). The size is the field's `k` or
-`limit` argument (sent or default, also inside an input object such as `filter.limit`); an
-object field's `k` sizes the lists under it (`subgraph(k).nodes`); any other list counts
-LIST_GUESS. Scalar fields and introspection (`__schema`, `__typename`) count nothing.
+`limit` argument (sent or default, also inside an input object such as `spec.k`); an object
+field's `k` or `limit` sizes the lists under it (`subgraph(k).nodes`, a page's `items`); any
+other list counts LIST_GUESS. Scalar fields and introspection (`__schema`, `__typename`)
+count nothing.
 """
 
 from __future__ import annotations

@@ -6,11 +6,22 @@ import contextlib
 import re
 from collections.abc import Iterator, Mapping
 
-from graphql import GraphQLError
+from graphql import (
+    ArgumentNode,
+    DocumentNode,
+    GraphQLError,
+    ListValueNode,
+    ObjectValueNode,
+    ValueNode,
+    Visitor,
+    parse,
+    visit,
+)
 from strawberry.extensions import SchemaExtension
+from strawberry.utils.str_converters import to_camel_case
 
 from api.limits import parser_limit_extensions
-from graphmem.errors import GraphmemError, InvalidInput
+from graphmem.errors import GraphmemError, InvalidInput, clipped
 
 # graphql-core's messages for a value that does not fit its type: "Variable '$p' has invalid
 # value at [0].text: ..." (3.3; 3.2: "got invalid value", "of required type") and "Argument
@@ -19,6 +30,11 @@ _BAD_VALUE = re.compile(
     r"^(?:Variable '(?P<var>\$\w+)'|Argument '(?P<arg>\w+)') "
     r"(?:(?:has|got) invalid (?:default )?value|of (?:required|non-null) type)"
     r"(?: at (?P<at>[^:']+):)?"
+)
+# graphql-core's validation of a value written in the document (not a variable)
+_BAD_LITERAL = re.compile(
+    r"^(?:Expected value of type '|Value '[^']*' does not exist in '\w+' enum"
+    r"|Enum '\w+' cannot represent non-enum value)"
 )
 _BAD_VARIABLES = ("Variable values are nested too deeply", "Too many errors processing variables")
 
@@ -32,8 +48,15 @@ def error_extensions(error: GraphQLError) -> dict[str, object]:
     the schema. QUERY_TOO_COMPLEX, LIMIT_EXCEEDED: over a limit (api/limits.py). INTERNAL: a bug.
     """
     original = error.original_error
+    literal = _literal_field(error)
+    if literal is not None:
+        return {"code": "BAD_INPUT", "field": literal}
     if isinstance(original, GraphmemError):
-        return {"code": original.code, **original.details()}
+        details = original.details()
+        field = details.get("field")
+        if isinstance(field, str):
+            details["field"] = camel_path(field)
+        return {"code": original.code, **details}
     if original is None and error.extensions and "code" in error.extensions:
         return dict(error.extensions)  # coded where it was raised (api/limits.py)
     if original is None or isinstance(original, GraphQLError):  # graphql-core's own errors
@@ -48,6 +71,52 @@ def error_extensions(error: GraphQLError) -> dict[str, object]:
     return {"code": "INTERNAL"}
 
 
+def _literal_field(error: GraphQLError) -> str | None:
+    """The argument path of a value written in the document that does not fit its type.
+
+    graphql-core's validation names the value's type, not its place (`asOf: "yesterday"`,
+    `kind: CLUSTER`); the place is found again in the document by the value's position.
+    """
+    if not _BAD_LITERAL.match(error.message) or not error.nodes or error.source is None:
+        return None
+    loc = error.nodes[0].loc
+    if loc is None:
+        return None
+    for argument in _arguments(parse(error.source)):
+        path = _path_to(argument.value, loc.start, argument.name.value)
+        if path is not None:
+            return path
+    return None
+
+
+def _arguments(document: DocumentNode) -> list[ArgumentNode]:
+    found: list[ArgumentNode] = []
+
+    class Collect(Visitor):
+        def enter_argument(self, node: ArgumentNode, *_: object) -> None:
+            found.append(node)
+
+    visit(document, Collect())
+    return found
+
+
+def _path_to(value: ValueNode, start: int, path: str) -> str | None:
+    """`path` extended to the value inside `value` that starts at `start`, if there is one."""
+    if value.loc is not None and value.loc.start == start:
+        return path
+    if isinstance(value, ObjectValueNode):
+        inner = ((f.value, f"{path}.{f.name.value}") for f in value.fields)
+    elif isinstance(value, ListValueNode):
+        inner = ((v, f"{path}[{i}]") for i, v in enumerate(value.values))
+    else:
+        return None
+    for node, sub in inner:
+        found = _path_to(node, start, sub)
+        if found is not None:
+            return found
+    return None
+
+
 def _bad_value_field(message: str) -> str | None:
     """The variable or argument a graphql-core coercion message is about, if it is one."""
     match = _BAD_VALUE.match(message)
@@ -57,6 +126,17 @@ def _bad_value_field(message: str) -> str | None:
 
 
 _HEAD = re.compile(r"^([A-Za-z_]\w*)(.*)$", re.DOTALL)
+_NAME = re.compile(r"(?<![\w$])[A-Za-z]\w*")
+
+
+def camel_path(field: str) -> str:
+    """A field path in the request's spelling: every name in camelCase (as_of -> asOf).
+
+    The one place every error's field passes: a library parameter (snake_case) that reached
+    the client unnamed by request_names still comes out as the GraphQL argument. Variables
+    ($name) are the client's own names and stay as written.
+    """
+    return _NAME.sub(lambda m: to_camel_case(m[0]), field)
 
 
 @contextlib.contextmanager
@@ -105,6 +185,8 @@ class GraphmemErrors(SchemaExtension):
             message = error.message
             if extensions["code"] == "INTERNAL":
                 message = f"internal error: {type(error.original_error).__name__}"
+            else:  # graphql-core's own messages quote the value, however long
+                message = clipped(message)
             cleaned.append(
                 GraphQLError(message, error.nodes, path=error.path, extensions=extensions)
             )

@@ -8,13 +8,13 @@ import graphmem
 from api.context import Info
 
 
-@strawberry.type
+@strawberry.type(description="Whether the graph store answers, and what runs")
 class Health:
-    engine: str
-    reachable: bool
-    version: str | None
-    detail: str | None
-    graphmem_version: str
+    engine: str = strawberry.field(description="The graph store's engine")
+    reachable: bool = strawberry.field(description="The store answered a query")
+    version: str | None = strawberry.field(description="The engine's version, if it told")
+    detail: str | None = strawberry.field(description="Why it is not reachable, if it is not")
+    graphmem_version: str = strawberry.field(description="The version of graphmem serving")
 
 
 def health(info: Info) -> Health:

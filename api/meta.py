@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 from dataclasses import fields
-from typing import Any
+from enum import Enum
+from typing import Annotated, Any, cast
 
 import strawberry
+from strawberry.scalars import JSON
 from strawberry.utils.str_converters import to_camel_case
 
+from api.common import (
+    LIMIT,
+    Frequency,
+    Limit,
+    MetaSegmentKind,
+    Offset,
+    Page,
+    ToolCallRole,
+    at,
+    epoch,
+    page_of,
+)
 from api.context import Info
 from api.errors import request_names
 from api.segments import SERIES_ID, Segment
@@ -16,71 +32,97 @@ from graphmem.errors import InvalidInput, NotFound
 from graphmem.llm import LLM
 from graphmem.series import catalog, meta
 from graphmem.series.metafresh import fresh
-from graphmem.series.segquery import SegmentFilter, time_arg
+from graphmem.series.segquery import SegmentFilter
 from graphmem.series.tools import Run, ToolEnv, ToolOutput, call_tool, filter_output
+from graphmem.timeutil import iso
 
 
-@strawberry.type
+@strawberry.type(description="Features of a meta-segment, computed exactly over its points")
 class MetaFeatures:
-    n: int
-    mean: float
-    std: float
-    min: float
-    max: float
+    point_count: int = strawberry.field(description="How many points it covers")
+    mean: float = strawberry.field(description="Mean of the values")
+    std: float = strawberry.field(description="Population standard deviation of the values")
+    min: float = strawberry.field(description="Lowest value")
+    max: float = strawberry.field(description="Highest value")
     slope_per_day: float = strawberry.field(description="Least squares over all points")
     slope_mean: float | None = strawberry.field(description="Mean of the members' slopes")
-    change: float
-    pct_change: float | None
+    change: float = strawberry.field(description="Last value minus first")
+    pct_change: float | None = strawberry.field(
+        description="change in % of the first value; null when that is 0"
+    )
     change_vs_prev: float | None = strawberry.field(
         description="Mean minus the previous period's mean (same frequency)"
     )
-    pct_change_vs_prev: float | None
-    member_count: int
+    pct_change_vs_prev: float | None = strawberry.field(
+        description="changeVsPrev in % of the previous period's mean"
+    )
+    member_count: int = strawberry.field(description="How many members it groups")
     coverage: float = strawberry.field(description="Share of the interval spanned by data")
 
 
-@strawberry.type
+@strawberry.type(description="One call of a tool, stored as a ToolCall node (provenance)")
 class ToolCall:
-    id: strawberry.ID
-    tool: str
-    args: str
-    result: str = strawberry.field(description="The result as JSON (truncated; see digest)")
-    digest: str
-    ok: bool
-    error: str | None
-    at_iso: str
-    session: str | None
-    how: str = strawberry.field(
-        description="BUILT or READ (a meta-segment's calls), CALLED (an ask's)"
+    id: strawberry.ID = strawberry.field(description="The ToolCall node's id")
+    tool: str = strawberry.field(description="The tool's name")
+    arguments: JSON = strawberry.field(description="The arguments it was called with")
+    result: str = strawberry.field(description="The result as JSON text (truncated; see digest)")
+    digest: str = strawberry.field(description="A hash of the whole result")
+    ok: bool = strawberry.field(description="False when the call failed (see error)")
+    error: str | None = strawberry.field(description="Why the call failed, if it did")
+    at: dt.datetime = strawberry.field(description="When it was called")
+    session: str | None = strawberry.field(description="Groups the calls of one ask or client")
+    how: ToolCallRole = strawberry.field(
+        description="How it relates to what listed it: BUILT or READ a meta-segment, CALLED "
+        "by an ask"
     )
 
     @classmethod
     def of(cls, row: dict, how: str) -> ToolCall:
         """A stored ToolCall node (as read) and how it relates to what asked for it."""
         return cls(
-            id=strawberry.ID(row["id"]), tool=row["tool"], args=row["args"],
+            id=strawberry.ID(row["id"]), tool=row["tool"], arguments=json_value(row["args"]),
             result=row["result"], digest=row["digest"], ok=row["ok"], error=row.get("error"),
-            at_iso=row["at_iso"], session=row.get("session"), how=how,
+            at=at(row["at"]), session=row.get("session"), how=ToolCallRole(how),
         )  # fmt: skip
 
 
-@strawberry.type
+def json_value(text: str) -> Any:
+    """JSON text as the value it holds; text that is not JSON (an LLM's) as a string."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _tool_calls(info: Info, statement: str, owner: str, how: str | None, limit: int,
+                offset: int) -> Page[ToolCall]:  # fmt: skip
+    """A page of the tool calls `statement` reads for `owner` (the how of each row, or `how`)."""
+    rows = info.context.store.read(statement, id=owner)
+    return page_of([ToolCall.of(r["t"], how or r["how"]) for r in rows], limit, offset)
+
+
+@strawberry.type(description="A group of segments (or meta-segments) with exact statistics")
 class MetaSegment:
-    id: strawberry.ID
-    series_id: strawberry.ID
-    kind: str
-    label: str
-    start_iso: str
-    end_iso: str
-    summary: str
-    spec: str
+    id: strawberry.ID = strawberry.field(description="Its id: the same spec, the same id")
+    series_id: strawberry.ID = strawberry.field(description="The series it belongs to")
+    kind: MetaSegmentKind = strawberry.field(description="How it chose its members")
+    frequency: Frequency | None = strawberry.field(
+        description="The calendar period it is one of (a range cut by frequency), else null"
+    )
+    label: str = strawberry.field(description="A short name: the period, the range, the filter")
+    start: dt.datetime = strawberry.field(description="Start of the interval it covers (inclusive)")
+    end: dt.datetime = strawberry.field(
+        description="End of the interval it covers (inclusive: a period's last microsecond)"
+    )
+    summary: str = strawberry.field(description="One line describing it, vs the previous period")
+    spec: JSON = strawberry.field(description="What built it (its id is derived from this)")
 
     @strawberry.field(description="Features computed exactly over the member points")
     def features(self, info: Info) -> MetaFeatures:
         m = meta.get_meta(info.context.store, str(self.id))
         f = m.features
         return MetaFeatures(
-            n=f.n, mean=f.mean, std=f.std, min=f.min, max=f.max,
+            point_count=f.n, mean=f.mean, std=f.std, min=f.min, max=f.max,
             slope_per_day=f.slope_per_day, slope_mean=m.slope_mean, change=f.change,
             pct_change=f.pct_change, change_vs_prev=m.change_prev,
             pct_change_vs_prev=m.pct_change_prev, member_count=m.member_count,
@@ -90,77 +132,89 @@ class MetaSegment:
     @strawberry.field(
         description="Member segments, in time order (member meta-segments: metaMembers)"
     )
-    def members(self, info: Info) -> list[Segment]:
-        return [Segment.of(g) for g in meta.get_members(info.context.store, str(self.id)).segments]
+    def members(self, info: Info, limit: Limit = LIMIT, offset: Offset = 0) -> Page[Segment]:
+        found = meta.get_members(info.context.store, str(self.id)).segments
+        return page_of([Segment.of(g) for g in found], limit, offset)
 
-    @strawberry.field(description="Member meta-segments (recursive groupings)")
-    def meta_members(self, info: Info) -> list[MetaSegment]:
+    @strawberry.field(description="Member meta-segments (recursive groupings), in time order")
+    def meta_members(
+        self, info: Info, limit: Limit = LIMIT, offset: Offset = 0
+    ) -> Page[MetaSegment]:
         found = meta.get_members(info.context.store, str(self.id)).metas
-        return [MetaSegment.of(m, info) for m in found]
+        return page_of([MetaSegment.of(m, info) for m in found], limit, offset)
 
-    @strawberry.field(description="Tool calls that built or read this meta-segment")
-    def tool_calls(self, info: Info) -> list[ToolCall]:
-        rows = info.context.store.read("meta.tool_calls", id=str(self.id))
-        return [ToolCall.of(r["t"], r["how"]) for r in rows]
+    @strawberry.field(description="Tool calls that built or read this meta-segment, oldest first")
+    def tool_calls(self, info: Info, limit: Limit = LIMIT, offset: Offset = 0) -> Page[ToolCall]:
+        return _tool_calls(info, "meta.tool_calls", str(self.id), None, limit, offset)
 
     @classmethod
     def of(cls, m: meta.MetaSegment, info: Info) -> MetaSegment:
         unit = catalog.get_series(info.context.store, m.series_id).unit
         props = m.to_props(unit)
+        # a period's stored end is the next period's start: here the last instant before it
+        end = m.end - 1e-6 if m.is_period else m.end
         return cls(
-            id=strawberry.ID(m.id), series_id=strawberry.ID(m.series_id), kind=m.kind,
-            label=m.label, start_iso=props["start_iso"], end_iso=props["end_iso"],
-            summary=props["summary"], spec=props["spec"],
+            id=strawberry.ID(m.id), series_id=strawberry.ID(m.series_id),
+            kind=MetaSegmentKind(m.kind), frequency=None if m.freq is None else Frequency(m.freq),
+            label=m.label, start=at(m.start), end=at(end), summary=props["summary"],
+            spec=cast(JSON, m.spec),
         )  # fmt: skip
 
 
-@strawberry.input
+@strawberry.enum(description="What buildMetaSegments groups")
+class MetaSpecKind(Enum):
+    RANGE = strawberry.enum_value(
+        "range", description="A time range: one meta-segment, or one per calendar period"
+    )
+    FILTER = strawberry.enum_value(
+        "filter", description="The segments meeting conditions (and/or matching a text)"
+    )
+    MEMBERS = strawberry.enum_value("members", description="Segments or meta-segments by id")
+
+
+def _spec_field(description: str) -> Any:
+    return strawberry.field(default=None, description=description)
+
+
+@strawberry.input(description="What to group into meta-segments; each kind reads its own fields")
 class MetaSpecInput:
-    series_id: strawberry.ID | None = strawberry.field(
-        default=None, description="Required for range and filter"
+    kind: MetaSpecKind = strawberry.field(description="How to choose the members")
+    series_id: strawberry.ID | None = _spec_field("The series (range and filter: required)")
+    start: dt.datetime | None = _spec_field("range: required; filter: segments ending after it")
+    end: dt.datetime | None = _spec_field(
+        "range: required, inclusive; filter: segments starting before it"
     )
-    kind: str = strawberry.field(description="range | filter | members")
-    start: str | None = None
-    end: str | None = None
-    freq: str | None = strawberry.field(
-        default=None, description="year | quarter | month | week | day (range only)"
-    )
-    slope_min: float | None = None
-    slope_max: float | None = None
-    std_min: float | None = None
-    std_max: float | None = None
-    mean_min: float | None = None
-    mean_max: float | None = None
-    duration_min: float | None = None
-    duration_max: float | None = None
-    min_below: float | None = strawberry.field(
-        default=None, description="segments whose lowest value is at most this"
-    )
-    max_above: float | None = strawberry.field(
-        default=None, description="segments whose highest value is at least this"
-    )
-    member_ids: list[str] | None = None
-    text: str | None = strawberry.field(
-        default=None, description="filter only: segments whose summaries mean this"
-    )
-    k: int | None = strawberry.field(default=None, description="how many for text (10)")
-    label: str | None = None
+    frequency: Frequency | None = _spec_field("range only: one meta-segment per calendar period")
+    slope_min: float | None = _spec_field("filter: segments rising at least this much per day")
+    slope_max: float | None = _spec_field("filter: segments rising at most this much per day")
+    std_min: float | None = _spec_field("filter: segments with at least this spread")
+    std_max: float | None = _spec_field("filter: segments with at most this spread")
+    mean_min: float | None = _spec_field("filter: segments with a mean of at least this")
+    mean_max: float | None = _spec_field("filter: segments with a mean of at most this")
+    duration_min: float | None = _spec_field("filter: segments lasting at least this many days")
+    duration_max: float | None = _spec_field("filter: segments lasting at most this many days")
+    min_below: float | None = _spec_field("filter: segments whose lowest value is at most this")
+    max_above: float | None = _spec_field("filter: segments whose highest value is at least this")
+    member_ids: list[str] | None = _spec_field("members: the segment / meta-segment ids")
+    text: str | None = _spec_field("filter only: segments whose summaries mean this")
+    k: int | None = _spec_field("filter with text: how many segments (10)")
+    label: str | None = _spec_field("members only: a name (default: its first to last date)")
 
 
-# the tools' names for the spec's fields, where they are not its fields in snake_case
-_SPEC_NAMES = {"series": "seriesId", "members": "memberIds"}
+# the tools' names for the spec's fields, where they are not its fields in camelCase
+_SPEC_NAMES = {"series": "seriesId", "members": "memberIds", "freq": "frequency"}
 _TOOL_FOR_KIND = {
-    "range": "create_meta_segment_by_datetime_range",
-    "filter": "create_meta_segment_by_filter",
-    "members": "create_meta_segment_from_members",
+    MetaSpecKind.RANGE: "create_meta_segment_by_datetime_range",
+    MetaSpecKind.FILTER: "create_meta_segment_by_filter",
+    MetaSpecKind.MEMBERS: "create_meta_segment_from_members",
 }
 # the input's filter fields: every SegmentFilter condition but the time bounds (dates here)
 _FILTER_FIELDS = tuple(f.name for f in fields(SegmentFilter) if f.name not in ("start", "end"))
 # the spec fields each kind reads; a value in any other is refused, not silently ignored
 _FIELDS_OF_KIND = {
-    "members": ("kind", "member_ids", "label"),
-    "range": ("kind", "series_id", "start", "end", "freq"),
-    "filter": ("kind", "series_id", "text", "k", "start", "end", *_FILTER_FIELDS),
+    MetaSpecKind.MEMBERS: ("kind", "member_ids", "label"),
+    MetaSpecKind.RANGE: ("kind", "series_id", "start", "end", "frequency"),
+    MetaSpecKind.FILTER: ("kind", "series_id", "text", "k", "start", "end", *_FILTER_FIELDS),
 }
 
 
@@ -170,21 +224,30 @@ def _check_unused(spec: MetaSpecInput) -> None:
     for field in fields(MetaSpecInput):
         if field.name not in used and getattr(spec, field.name) is not None:
             name = to_camel_case(field.name)
-            raise InvalidInput(f"spec.{name}", f"is not used by kind {spec.kind}; leave it out")
+            raise InvalidInput(
+                f"spec.{name}", f"is not used by kind {spec.kind.name}; leave it out"
+            )
 
 
 def _tool_args(spec: MetaSpecInput) -> dict[str, object]:
     """The arguments recorded on the ToolCall (for filter: the typed fields as given)."""
     args: dict[str, Any]
-    if spec.kind == "members":
+    start, end = _iso(spec.start), _iso(spec.end)
+    if spec.kind is MetaSpecKind.MEMBERS:
         args = {"member_ids": spec.member_ids, "label": spec.label}
-    elif spec.kind == "range":
-        args = {"series": spec.series_id, "start": spec.start, "end": spec.end, "freq": spec.freq}
+    elif spec.kind is MetaSpecKind.RANGE:
+        freq = None if spec.frequency is None else spec.frequency.value
+        args = {"series": spec.series_id, "start": start, "end": end, "freq": freq}
     else:
-        args = {"series": spec.series_id, "text": spec.text, "k": spec.k, "start": spec.start,
-                "end": spec.end, **{k: getattr(spec, k) for k in _FILTER_FIELDS}}  # fmt: skip
+        args = {"series": spec.series_id, "text": spec.text, "k": spec.k, "start": start,
+                "end": end, **{k: getattr(spec, k) for k in _FILTER_FIELDS}}  # fmt: skip
     return {k: (str(v) if k == "series" and v is not None else v)
             for k, v in args.items() if v is not None}  # fmt: skip
+
+
+def _iso(value: dt.datetime | None) -> str | None:
+    stamp = epoch(value)
+    return None if stamp is None else iso(stamp)
 
 
 def _run_filter(spec: MetaSpecInput) -> Run:
@@ -193,52 +256,71 @@ def _run_filter(spec: MetaSpecInput) -> Run:
     def run(env: ToolEnv) -> ToolOutput:
         if spec.series_id is None:
             raise InvalidInput("series_id", "is required for kind filter")
-        filt = SegmentFilter(start=time_arg(spec.start, "start"), end=time_arg(spec.end, "end"),
+        filt = SegmentFilter(start=epoch(spec.start), end=epoch(spec.end),
                              **{k: getattr(spec, k) for k in _FILTER_FIELDS})  # fmt: skip
         return filter_output(env, str(spec.series_id), filt, spec.text, spec.k)
 
     return run
 
 
-@strawberry.type
+@strawberry.type(description="One step of the agent: a tool it called and what came back")
 class AskStep:
-    number: int
-    tool: str
-    arguments: str
-    ok: bool
-    result: str
-    tool_call_id: str = strawberry.field(description="The stored ToolCall node")
+    number: int = strawberry.field(description="1-based, in the order taken")
+    tool: str = strawberry.field(description="The tool called")
+    arguments: JSON = strawberry.field(
+        description="The arguments the model gave (a string when they were not JSON)"
+    )
+    ok: bool = strawberry.field(description="False when the call failed")
+    result: str = strawberry.field(description="What the tool returned, as the model read it")
+    tool_call_id: strawberry.ID = strawberry.field(description="The stored ToolCall node")
 
 
 @strawberry.type(description="An answer of the agent, stored as an Ask node (its provenance)")
 class AskResult:
     id: strawberry.ID = strawberry.field(description="The Ask node's id (= session)")
-    question: str
-    answer: str | None
+    question: str = strawberry.field(description="The question asked")
+    answer: str | None = strawberry.field(description="The answer; null if none was reached")
     complete: bool = strawberry.field(description="False when the step limit was reached")
     model: str = strawberry.field(description="The LLM that answered")
-    at_iso: str = strawberry.field(description="When the answer was stored")
-    steps: list[AskStep]
+    at: dt.datetime = strawberry.field(description="When the answer was stored")
+    steps: list[AskStep] = strawberry.field(description="The tool calls taken, in order")
     evidence: list[str] = strawberry.field(
         description="Ids of the segments / meta-segments the tool results showed the model"
     )
     session: str = strawberry.field(description="Groups this answer's ToolCall nodes")
 
     @strawberry.field(description="The Ask's tool calls as stored, in step order")
-    def tool_calls(self, info: Info) -> list[ToolCall]:
-        rows = info.context.store.read("asks.tool_calls", id=str(self.id))
-        return [ToolCall.of(r["t"], "CALLED") for r in rows]
+    def tool_calls(self, info: Info, limit: Limit = LIMIT, offset: Offset = 0) -> Page[ToolCall]:
+        return _tool_calls(info, "asks.tool_calls", str(self.id), "CALLED", limit, offset)
+
+
+SeriesArg = Annotated[strawberry.ID, strawberry.argument(description="The series' id (or name)")]
+MetaId = Annotated[strawberry.ID, strawberry.argument(description="The meta-segment's id")]
 
 
 def meta_segments(
-    info: Info, series_id: strawberry.ID, limit: int = 1000, offset: int = 0
-) -> list[MetaSegment]:
+    info: Info,
+    series_id: SeriesArg,
+    kind: Annotated[
+        MetaSegmentKind | None, strawberry.argument(description="Only those of this kind")
+    ] = None,
+    frequency: Annotated[
+        Frequency | None, strawberry.argument(description="Only periods of this frequency")
+    ] = None,
+    limit: Limit = LIMIT,
+    offset: Offset = 0,
+) -> Page[MetaSegment]:
+    store, sid = info.context.store, str(series_id)
+    where = {"kind": None if kind is None else str(kind.value),
+             "freq": None if frequency is None else str(frequency.value)}  # fmt: skip
     with request_names(SERIES_ID):
-        found = meta.list_metas(info.context.store, str(series_id), limit, offset)
-    return [MetaSegment.of(m, info) for m in found]
+        found = meta.list_metas(store, sid, limit, offset, **where)
+        total = meta.count_metas(store, sid, **where)
+    items = [MetaSegment.of(m, info) for m in found]
+    return Page(items=items, total=total, limit=limit, offset=offset)
 
 
-def meta_segment(info: Info, id: strawberry.ID) -> MetaSegment | None:  # noqa: A002
+def meta_segment(info: Info, id: MetaId) -> MetaSegment | None:  # noqa: A002
     """One meta-segment, first brought up to date with points that arrived since its build."""
     store = info.context.store
     try:
@@ -253,19 +335,26 @@ def meta_segment(info: Info, id: strawberry.ID) -> MetaSegment | None:  # noqa: 
 
 @strawberry.type
 class MetaQuery:
-    meta_segments: list[MetaSegment] = strawberry.field(resolver=meta_segments)
-    meta_segment: MetaSegment | None = strawberry.field(resolver=meta_segment)
+    meta_segments: Page[MetaSegment] = strawberry.field(
+        resolver=meta_segments, description="A series' meta-segments, in time order"
+    )
+    meta_segment: MetaSegment | None = strawberry.field(
+        resolver=meta_segment,
+        description="A meta-segment by id, brought up to date; null if there is none",
+    )
 
 
 @strawberry.type
 class MetaMutation:
     @strawberry.mutation(description="Build (or reuse) meta-segments; recorded as a tool call")
-    def build_meta_segments(self, info: Info, spec: MetaSpecInput) -> list[MetaSegment]:
-        if spec.kind not in _TOOL_FOR_KIND:
-            raise InvalidInput("spec.kind", f"must be one of {', '.join(_TOOL_FOR_KIND)}")
+    def build_meta_segments(
+        self,
+        info: Info,
+        spec: Annotated[MetaSpecInput, strawberry.argument(description="What to group")],
+    ) -> list[MetaSegment]:
         _check_unused(spec)
         env = info.context.services.tools()
-        run = _run_filter(spec) if spec.kind == "filter" else None
+        run = _run_filter(spec) if spec.kind is MetaSpecKind.FILTER else None
         with request_names(_SPEC_NAMES, prefix="spec."):
             output, _ = call_tool(
                 env, _TOOL_FOR_KIND[spec.kind], _tool_args(spec), session="graphql", run=run
@@ -275,9 +364,16 @@ class MetaMutation:
 
     @strawberry.mutation(description="Answer a question about a series with the LLM agent")
     def ask(
-        self, info: Info, question: str, series_id: strawberry.ID | None = None,
-        max_steps: int = 10,
-    ) -> AskResult:  # fmt: skip
+        self,
+        info: Info,
+        question: Annotated[str, strawberry.argument(description="The question, in words")],
+        series_id: Annotated[
+            strawberry.ID | None, strawberry.argument(description="The series it is about")
+        ] = None,
+        max_steps: Annotated[
+            int, strawberry.argument(description="The most tool calls the agent may make")
+        ] = 10,
+    ) -> AskResult:
         with request_names():
             agent.check_question(question, max_steps)  # the caller's mistakes before the LLM's
         llm = LLM(info.context.state.settings)
@@ -287,8 +383,9 @@ class MetaMutation:
         )  # fmt: skip
         return AskResult(
             id=strawberry.ID(result.session), question=result.question, answer=result.answer,
-            complete=result.complete, model=result.model, at_iso=result.at_iso,
-            steps=[AskStep(number=s.number, tool=s.tool, arguments=s.arguments, ok=s.ok,
-                           result=s.result, tool_call_id=s.call_id) for s in result.steps],
+            complete=result.complete, model=result.model, at=at(round(result.at, 3)),
+            steps=[AskStep(number=s.number, tool=s.tool, arguments=json_value(s.arguments),
+                           ok=s.ok, result=s.result, tool_call_id=strawberry.ID(s.call_id))
+                   for s in result.steps],
             evidence=result.evidence, session=result.session,
         )  # fmt: skip

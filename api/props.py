@@ -2,238 +2,342 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Annotated
 
 import strawberry
 
+from api.common import (
+    LIMIT,
+    MOST,
+    Direction,
+    Limit,
+    Offset,
+    Page,
+    PropositionStatus,
+    RankBy,
+    RelationKind,
+    day,
+    epoch,
+)
 from api.context import Info
 from api.errors import request_names
 from graphmem import props
-from graphmem.errors import InvalidInput
+from graphmem.errors import InvalidInput, NotFound
 from graphmem.props.model import checked_date
 from graphmem.props.retrieve import anchor_ranker
-from graphmem.strings import MAX_QUERY, MAX_SOURCE, checked_str
+from graphmem.series.catalog import checked_page
+from graphmem.strings import MAX_QUERY, MAX_SOURCE, checked_id, checked_str
 
-MAX_LIST = 1000
+DateArg = Annotated[dt.date, strawberry.argument(description="The date it is dated to")]
+PropId = Annotated[strawberry.ID, strawberry.argument(description="The proposition's id")]
 
 
-@strawberry.type
+@strawberry.type(description="A dated statement, stored once however many documents state it")
 class Proposition:
-    id: strawberry.ID
-    text: str
-    date: str
-    source: str | None
+    id: strawberry.ID = strawberry.field(description="Its id (from its wording and date)")
+    text: str = strawberry.field(description="The statement")
+    date: dt.date = strawberry.field(description="The date it holds from")
+    source: str | None = strawberry.field(description="Where it came from, if given")
 
 
-@strawberry.type
+@strawberry.type(description="What an ingestion stored")
 class IngestResult:
-    document_id: str | None
-    proposition_ids: list[str]
-    added: int
+    document_id: strawberry.ID | None = strawberry.field(
+        description="The document stored (ingestDocument), else null"
+    )
+    proposition_ids: list[strawberry.ID] = strawberry.field(
+        description="The propositions stated, in input order"
+    )
+    added: int = strawberry.field(description="Propositions stored by this call")
     existing: int = strawberry.field(description="Already stored before: left untouched")
     relations: int = strawberry.field(description="Relation edges created")
 
 
-@strawberry.type
+@strawberry.type(description="A proposition in a subgraph, with its status as of the date")
 class SubgraphNode:
-    id: strawberry.ID
-    text: str
-    date: str
-    source: str | None
-    is_anchor: bool
+    id: strawberry.ID = strawberry.field(description="The proposition's id")
+    text: str = strawberry.field(description="The statement")
+    date: dt.date = strawberry.field(description="The date it holds from")
+    source: str | None = strawberry.field(description="Where it came from, if given")
+    is_anchor: bool = strawberry.field(description="Found by the search (else a neighbour)")
     score: float | None = strawberry.field(description="Cosine similarity to the question")
-    status: str = strawberry.field(description="current | updated | contradicted, as of the date")
-    updated_by: list[str]
-    contradicted_by: list[str]
+    status: PropositionStatus = strawberry.field(description="Whether it stands as of the date")
+    updated_by: list[strawberry.ID] = strawberry.field(
+        description="The propositions that update it (those that count as of the date)"
+    )
+    contradicted_by: list[strawberry.ID] = strawberry.field(
+        description="The propositions that contradict it (those that count as of the date)"
+    )
 
 
-@strawberry.type
-class SubgraphEdge:
-    id: strawberry.ID
-    src: str = strawberry.field(description="The newer proposition")
-    dst: str = strawberry.field(description="The older proposition")
-    kind: str = strawberry.field(description="updates | contradicts | supports")
-    confidence: float
-    model: str
-    refined: bool
+@strawberry.type(description="A relation edge from a newer proposition to an older one")
+class Relation:
+    id: strawberry.ID = strawberry.field(description="The edge's id")
+    src: strawberry.ID = strawberry.field(description="The newer proposition")
+    dst: strawberry.ID = strawberry.field(description="The older proposition")
+    kind: RelationKind = strawberry.field(description="How src relates to dst")
+    confidence: float = strawberry.field(description="The classifier's confidence (0 to 1)")
+    model: str = strawberry.field(description="The model that judged it")
+    refined: bool = strawberry.field(description="Judged again by the LLM")
+
+    @classmethod
+    def of(cls, e: props.Relation) -> Relation:
+        return cls(
+            id=strawberry.ID(e.id), src=strawberry.ID(e.src), dst=strawberry.ID(e.dst),
+            kind=RelationKind(e.kind), confidence=e.confidence, model=e.model, refined=e.refined,
+        )  # fmt: skip
 
 
-@strawberry.type
+@strawberry.type(description="Anchors, their neighbours and the relations among them")
 class Subgraph:
-    question: str
-    as_of: str | None
-    nodes: list[SubgraphNode]
-    edges: list[SubgraphEdge]
+    question: str = strawberry.field(description="The question asked")
+    as_of: dt.date | None = strawberry.field(description="The date it holds as of (null: today)")
+    nodes: list[SubgraphNode] = strawberry.field(description="Propositions, oldest first")
+    edges: list[Relation] = strawberry.field(description="Relations among the nodes")
     graph: strawberry.Private[props.Subgraph]
 
     @strawberry.field(description="The subgraph rendered as prompt context, within a budget")
-    def context(self, max_tokens: int | None = None) -> str:
+    def context(
+        self,
+        max_tokens: Annotated[
+            int | None, strawberry.argument(description="The most tokens (default: no limit)")
+        ] = None,
+    ) -> str:
         if max_tokens is not None and max_tokens < 1:
             raise InvalidInput("maxTokens", "must be at least 1")
         return props.render(self.graph, max_tokens)
 
 
-@strawberry.input
+@strawberry.input(description="A proposition already extracted")
 class PropositionInput:
-    text: str
-    date: str = strawberry.field(description="YYYY-MM-DD")
-    source: str | None = None
+    text: str = strawberry.field(description="The statement")
+    date: dt.date = strawberry.field(description="The date it holds from")
+    source: str | None = strawberry.field(default=None, description="Where it came from")
 
 
-@strawberry.input
+@strawberry.input(description="A document to extract propositions from")
 class DocumentInput:
-    text: str
-    date: str = strawberry.field(description="YYYY-MM-DD")
-    source: str | None = None
+    text: str = strawberry.field(description="The document's text")
+    date: dt.date = strawberry.field(description="The date it is dated to")
+    source: str | None = strawberry.field(default=None, description="Where it came from")
 
 
-@strawberry.type
+@strawberry.type(description="What an ingestDocuments call stored")
 class IngestDocumentsResult:
-    document_ids: list[str] = strawberry.field(description="Input order, each document once")
+    document_ids: list[strawberry.ID] = strawberry.field(
+        description="Input order, each document once"
+    )
     skipped: int = strawberry.field(description="Documents already stored: left untouched")
     added: int = strawberry.field(description="Propositions stored by this call")
     existing: int = strawberry.field(description="Their propositions already stored before")
     relations: int = strawberry.field(description="Relation edges created")
 
 
-@strawberry.type
+@strawberry.type(description="A deleted document")
 class DeletedDocument:
-    id: strawberry.ID
-    proposition_ids: list[str] = strawberry.field(
+    id: strawberry.ID = strawberry.field(description="The document's id")
+    proposition_ids: list[strawberry.ID] = strawberry.field(
         description="The propositions deleted with it: those no other document states"
     )
 
 
-@strawberry.input
+@strawberry.input(description="Which propositions to list (all conditions must hold)")
 class PropositionFilter:
-    source: str | None = None
-    start: str | None = strawberry.field(default=None, description="YYYY-MM-DD, inclusive")
-    end: str | None = strawberry.field(default=None, description="YYYY-MM-DD, inclusive")
+    source: str | None = strawberry.field(default=None, description="Exactly this source")
+    start: dt.date | None = strawberry.field(default=None, description="Dated on or after this")
+    end: dt.date | None = strawberry.field(default=None, description="Dated on or before this")
     contains: str | None = strawberry.field(default=None, description="text contains (any case)")
-    limit: int = 100
-    offset: int = 0
 
 
 def _report(r: props.IngestReport) -> IngestResult:
     return IngestResult(
-        document_id=r.document_id, proposition_ids=list(r.proposition_ids), added=r.added,
+        document_id=None if r.document_id is None else strawberry.ID(r.document_id),
+        proposition_ids=[strawberry.ID(i) for i in r.proposition_ids], added=r.added,
         existing=r.existing, relations=r.relations,
     )  # fmt: skip
 
 
 def _proposition(p: props.Proposition) -> Proposition:
-    return Proposition(id=strawberry.ID(p.id), text=p.text, date=p.date, source=p.source)
+    return Proposition(id=strawberry.ID(p.id), text=p.text, date=_date(p.date), source=p.source)
 
 
-def _subgraph(graph: props.Subgraph, as_of: str | None) -> Subgraph:
+def _date(text: str) -> dt.date:
+    return dt.date.fromisoformat(text)
+
+
+def _subgraph(graph: props.Subgraph, as_of: dt.date | None) -> Subgraph:
     nodes = [
         SubgraphNode(
             id=strawberry.ID(n.prop.id),
             text=n.prop.text,
-            date=n.prop.date,
+            date=_date(n.prop.date),
             source=n.prop.source,
             is_anchor=n.is_anchor,
             score=n.score,
-            status=n.status.state,
-            updated_by=list(n.status.updated_by),
-            contradicted_by=list(n.status.contradicted_by),
+            status=PropositionStatus(n.status.state),
+            updated_by=[strawberry.ID(i) for i in n.status.updated_by],
+            contradicted_by=[strawberry.ID(i) for i in n.status.contradicted_by],
         )  # fmt: skip
         for n in graph.nodes
     ]
-    edges = [
-        SubgraphEdge(
-            id=strawberry.ID(e.id),
-            src=e.src,
-            dst=e.dst,
-            kind=e.kind,
-            confidence=e.confidence,
-            model=e.model,
-            refined=e.refined,
-        )  # fmt: skip
-        for e in graph.edges
-    ]
+    edges = [Relation.of(e) for e in graph.edges]
     return Subgraph(question=graph.question, as_of=as_of, nodes=nodes, edges=edges, graph=graph)
 
 
-def propositions(info: Info, filter: PropositionFilter | None = None) -> list[Proposition]:  # noqa: A002
+def propositions(
+    info: Info,
+    filter: Annotated[  # noqa: A002 - GraphQL name
+        PropositionFilter | None, strawberry.argument(description="Which ones (default: all)")
+    ] = None,
+    limit: Limit = LIMIT,
+    offset: Offset = 0,
+) -> Page[Proposition]:
     f = filter or PropositionFilter()
-    if not 1 <= f.limit <= MAX_LIST:
-        raise InvalidInput("filter.limit", f"must be between 1 and {MAX_LIST}")
-    if f.offset < 0:
-        raise InvalidInput("filter.offset", "must not be negative")
-    start = None if f.start is None else checked_date(f.start, "filter.start")[1]
-    end = None if f.end is None else checked_date(f.end, "filter.end")[1]
+    checked_page(limit, offset, MOST)
     source = None if f.source is None else checked_str(f.source, "filter.source", MAX_SOURCE)
     contains = None if f.contains is None else checked_str(f.contains, "filter.contains", MAX_QUERY)
-    rows = info.context.store.read(
-        "props.filtered", source=source, start=start, end=end, contains=contains,
-        offset=f.offset, limit=f.limit,
-    )  # fmt: skip
-    return [_proposition(props.Proposition.from_row(row)) for row in rows]
+    where = {
+        "source": source,
+        "start": _ts(f.start, "filter.start"),
+        "end": _ts(f.end, "filter.end"),
+        "contains": contains,
+    }
+    store = info.context.store
+    rows = store.read("props.filtered", **where, offset=offset, limit=limit)
+    total = store.read("props.filtered_count", **where)[0]["n"]
+    items = [_proposition(props.Proposition.from_row(row)) for row in rows]
+    return Page(items=items, total=total, limit=limit, offset=offset)
+
+
+def _ts(day: dt.date | None, field: str) -> int | None:
+    """A Date argument as the epoch seconds propositions are dated by."""
+    return None if day is None else checked_date(day, field)[1]
+
+
+def relations(
+    info: Info,
+    proposition_id: PropId,
+    as_of: Annotated[
+        dt.date | None,
+        strawberry.argument(description="Only relations from propositions dated by then"),
+    ] = None,
+    direction: Annotated[
+        Direction, strawberry.argument(description="Incoming, outgoing or both")
+    ] = Direction.BOTH,
+    limit: Limit = LIMIT,
+    offset: Offset = 0,
+) -> Page[Relation]:
+    checked_page(limit, offset, MOST)
+    pid = checked_id(str(proposition_id), "propositionId")
+    where = {
+        "id": pid,
+        "as_of": _ts(as_of, "asOf") if as_of else 2**62,
+        "direction": direction.value,
+    }
+    store = info.context.store
+    if not store.read("props.get", ids=[pid]):
+        raise NotFound(f"propositionId: no proposition with id {pid!r}")
+    rows = store.read("props.relations_of", **where, offset=offset, limit=limit)
+    total = store.read("props.relations_of_count", **where)[0]["n"]
+    items = [Relation.of(props.Relation.from_row(row)) for row in rows]
+    return Page(items=items, total=total, limit=limit, offset=offset)
 
 
 def subgraph(
     info: Info,
-    question: str,
-    as_of: str | None = None,
-    k: int = 10,
-    expand: bool = True,
-    refine: bool = False,
+    question: Annotated[str, strawberry.argument(description="What to find propositions for")],
+    as_of: Annotated[
+        dt.date | None, strawberry.argument(description="Statuses as of this date (default: today)")
+    ] = None,
+    k: Annotated[int, strawberry.argument(description="How many anchors to find")] = 10,
+    expand: Annotated[
+        bool, strawberry.argument(description="Add the anchors' related propositions")
+    ] = True,
+    refine: Annotated[
+        bool, strawberry.argument(description="Have the LLM judge the relations again first")
+    ] = False,
     rank_by: Annotated[
-        str, strawberry.argument(description="similarity | recall (recall probability at now)")
-    ] = "similarity",
+        RankBy, strawberry.argument(description="How anchors are chosen")
+    ] = RankBy.SIMILARITY,
     now: Annotated[
-        str | None, strawberry.argument(description="For rankBy recall (default: asOf or now)")
+        dt.datetime | None,
+        strawberry.argument(description="For rankBy RECALL (default: asOf or now)"),
     ] = None,
 ) -> Subgraph:
     ctx = info.context.services.props()
-    ranker = anchor_ranker(ctx, rank_by, now, as_of, ("rankBy", "now"))
+    ranker = anchor_ranker(ctx, str(rank_by.value), epoch(now), day(as_of), ("rankBy", "now"))
     with request_names():
-        graph = props.subgraph(ctx, question, as_of, k, expand, refine, ranker)
+        graph = props.subgraph(ctx, question, day(as_of), k, expand, refine, ranker)
     return _subgraph(graph, as_of)
 
 
 @strawberry.type
 class PropsQuery:
-    propositions: list[Proposition] = strawberry.field(resolver=propositions)
+    propositions: Page[Proposition] = strawberry.field(
+        resolver=propositions, description="Propositions in date order"
+    )
+    relations: Page[Relation] = strawberry.field(
+        resolver=relations,
+        description="A proposition's relations, newest source first (as of a date if given)",
+    )
     subgraph: Subgraph = strawberry.field(
         resolver=subgraph, description="Anchors, neighbours and relations as of a date"
     )
+
+
+Text = Annotated[str, strawberry.argument(description="The document's text")]
+Source = Annotated[str | None, strawberry.argument(description="Where it came from")]
 
 
 @strawberry.type
 class PropsMutation:
     @strawberry.mutation(description="Store a document and the dated propositions it states")
     def ingest_document(
-        self, info: Info, text: str, date: str, source: str | None = None
+        self, info: Info, text: Text, date: DateArg, source: Source = None
     ) -> IngestResult:
-        return _report(props.add_document(info.context.services.props(), text, date, source))
+        memory = info.context.services.props()
+        return _report(props.add_document(memory, text, date.isoformat(), source))
 
     @strawberry.mutation(
         description="Store many documents at once; those already stored are skipped, so "
         "sending them again resumes an interrupted import"
     )
-    def ingest_documents(self, info: Info, documents: list[DocumentInput]) -> IngestDocumentsResult:
+    def ingest_documents(
+        self,
+        info: Info,
+        documents: Annotated[list[DocumentInput], strawberry.argument(description="In order")],
+    ) -> IngestDocumentsResult:
         report = info.context.services.props().ingest_documents(_items(documents))
         return IngestDocumentsResult(
-            document_ids=list(report.document_ids), skipped=report.skipped,
+            document_ids=[strawberry.ID(i) for i in report.document_ids], skipped=report.skipped,
             added=report.added, existing=report.existing, relations=report.relations,
         )  # fmt: skip
 
     @strawberry.mutation(description="Store already-extracted propositions")
-    def add_propositions(self, info: Info, propositions: list[PropositionInput]) -> IngestResult:
+    def add_propositions(
+        self,
+        info: Info,
+        propositions: Annotated[
+            list[PropositionInput], strawberry.argument(description="The propositions")
+        ],
+    ) -> IngestResult:
         return _report(props.add_propositions(info.context.services.props(), _items(propositions)))
 
     @strawberry.mutation(
         description="Delete a document with the propositions no other document states"
     )
-    def delete_document(self, info: Info, id: strawberry.ID) -> DeletedDocument:  # noqa: A002
+    def delete_document(
+        self,
+        info: Info,
+        id: Annotated[strawberry.ID, strawberry.argument(description="The document's id")],  # noqa: A002
+    ) -> DeletedDocument:
         deleted = info.context.services.props().delete_document(str(id))
-        return DeletedDocument(id=strawberry.ID(deleted.id),
-                               proposition_ids=list(deleted.proposition_ids))  # fmt: skip
+        ids = [strawberry.ID(i) for i in deleted.proposition_ids]
+        return DeletedDocument(id=strawberry.ID(deleted.id), proposition_ids=ids)
 
     @strawberry.mutation(description="Delete a proposition with its relation edges")
-    def delete_proposition(self, info: Info, id: strawberry.ID) -> Proposition:  # noqa: A002
+    def delete_proposition(self, info: Info, id: PropId) -> Proposition:  # noqa: A002
         return _proposition(info.context.services.props().delete_proposition(str(id)))
 
     @strawberry.mutation(
@@ -241,14 +345,18 @@ class PropsMutation:
         "another statement: re-embedded, re-related, returned under its new id"
     )
     def update_proposition(
-        self, info: Info, id: strawberry.ID, text: str | None = None,  # noqa: A002
-        date: str | None = None, source: str | None = None,
-    ) -> Proposition:  # fmt: skip
+        self,
+        info: Info,
+        id: PropId,  # noqa: A002
+        text: Annotated[str | None, strawberry.argument(description="The new statement")] = None,
+        date: Annotated[dt.date | None, strawberry.argument(description="The new date")] = None,
+        source: Annotated[str | None, strawberry.argument(description="The new source")] = None,
+    ) -> Proposition:
         memory = info.context.services.props()
-        return _proposition(memory.update_proposition(str(id), text, date, source))
+        return _proposition(memory.update_proposition(str(id), text, day(date), source))
 
 
 def _items(inputs: list[DocumentInput] | list[PropositionInput]) -> list[dict[str, str]]:
     """Input objects as the library's {text, date, source?} items."""
-    items = [{"text": i.text, "date": i.date, "source": i.source} for i in inputs]
+    items = [{"text": i.text, "date": day(i.date), "source": i.source} for i in inputs]
     return [{k: v for k, v in item.items() if v is not None} for item in items]

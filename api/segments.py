@@ -2,68 +2,73 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
+from api.common import LIMIT, Limit, Offset, Page, at, epoch, maybe_at
 from api.context import Info
 from api.errors import request_names
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.series import ingest, segments
-from graphmem.timeutil import parse_timestamp
 
 
-@strawberry.type
+@strawberry.type(
+    description="A statistically stable stretch of a series: its points, features and summary"
+)
 class Segment:
-    id: strawberry.ID
-    series_id: strawberry.ID
-    idx: int = strawberry.field(description="Ordinal within the series, 0-based")
-    start: float = strawberry.field(description="Epoch seconds of the first point")
-    end: float = strawberry.field(description="Epoch seconds of the last point")
-    start_iso: str
-    end_iso: str
-    n: int
+    id: strawberry.ID = strawberry.field(description="The segment's id")
+    series_id: strawberry.ID = strawberry.field(description="The series it belongs to")
+    index: int = strawberry.field(description="Ordinal within the series, 0-based")
+    start: dt.datetime = strawberry.field(description="Time of its first point (inclusive)")
+    end: dt.datetime = strawberry.field(description="Time of its last point (inclusive)")
+    point_count: int = strawberry.field(description="How many points it holds")
     open: bool = strawberry.field(description="Still growing: the newest segment of the series")
-    summary: str
-    mean: float
-    std: float
-    min: float
-    max: float
-    first: float
-    last: float
-    slope_per_day: float
-    r2: float
-    change: float
-    pct_change: float | None
-    duration_days: float
+    summary: str = strawberry.field(description="One line describing level, trend and spread")
+    mean: float = strawberry.field(description="Mean of the values")
+    std: float = strawberry.field(description="Population standard deviation of the values")
+    min: float = strawberry.field(description="Lowest value")
+    max: float = strawberry.field(description="Highest value")
+    first: float = strawberry.field(description="Value of the first point")
+    last: float = strawberry.field(description="Value of the last point")
+    slope_per_day: float = strawberry.field(description="Least-squares trend, units per day")
+    r2: float = strawberry.field(description="Share of the variance the trend explains (0 to 1)")
+    change: float = strawberry.field(description="Last value minus first")
+    pct_change: float | None = strawberry.field(
+        description="change in % of the first value; null when that is 0"
+    )
+    duration_days: float = strawberry.field(description="Days from the first point to the last")
 
     @classmethod
     def of(cls, s: segments.Segment) -> Segment:
         f = s.features
         return cls(
-            id=strawberry.ID(s.id), series_id=strawberry.ID(s.series_id), idx=s.idx,
-            start=s.start, end=s.end, start_iso=s.start_iso, end_iso=s.end_iso, n=s.n,
+            id=strawberry.ID(s.id), series_id=strawberry.ID(s.series_id), index=s.idx,
+            start=at(s.start), end=at(s.end), point_count=s.n,
             open=s.open, summary=s.summary, mean=f.mean, std=f.std, min=f.min, max=f.max,
             first=f.first, last=f.last, slope_per_day=f.slope_per_day, r2=f.r2,
             change=f.change, pct_change=f.pct_change, duration_days=f.duration_days,
         )  # fmt: skip
 
 
-@strawberry.type
+@strawberry.type(description="The time span a series covers and how much it holds")
 class TimeBounds:
-    series_id: strawberry.ID
-    start: float | None
-    end: float | None
-    start_iso: str | None
-    end_iso: str | None
-    n_points: int
-    n_skipped: int = strawberry.field(description="Missing values skipped at ingestion")
-    n_segments: int
+    series_id: strawberry.ID = strawberry.field(description="The series")
+    start: dt.datetime | None = strawberry.field(
+        description="Time of its first point (inclusive); null without points"
+    )
+    end: dt.datetime | None = strawberry.field(
+        description="Time of its last point (inclusive); null without points"
+    )
+    point_count: int = strawberry.field(description="Points stored")
+    skipped_count: int = strawberry.field(description="Missing values skipped at ingestion")
+    segment_count: int = strawberry.field(description="Segments the points are cut into")
 
 
-@strawberry.input
+@strawberry.input(description="One point of a series")
 class PointInput:
     timestamp: str = strawberry.field(
         description="ISO date/datetime (naive = UTC) or epoch seconds as text"
@@ -80,18 +85,18 @@ def _point_from_input(cls: type, value: Mapping[str, Any], context: object) -> P
 PointInput.__strawberry_definition__.from_input = _point_from_input  # type: ignore[attr-defined]
 
 
-@strawberry.type
+@strawberry.type(description="What an appendPoints call stored")
 class AppendResult:
-    series_id: strawberry.ID
-    accepted: int
-    skipped: int
+    series_id: strawberry.ID = strawberry.field(description="The series appended to")
+    accepted: int = strawberry.field(description="Points stored")
+    skipped: int = strawberry.field(description="Points with a null value, skipped")
     duplicate: bool = strawberry.field(description="Already ingested before; nothing changed")
     segments: list[Segment] = strawberry.field(description="Segments closed or updated")
 
 
-@strawberry.type
+@strawberry.type(description="What a closeSeries call confirmed")
 class CloseResult:
-    series_id: strawberry.ID
+    series_id: strawberry.ID = strawberry.field(description="The series closed")
     boundaries: int = strawberry.field(description="Boundaries the close confirmed in the tail")
     already_closed: bool = strawberry.field(description="Closed before, no point since")
     segments: list[Segment] = strawberry.field(description="The tail's segments, all closed")
@@ -100,50 +105,58 @@ class CloseResult:
 SERIES_ID = {"series": "seriesId"}  # the library's name for a series argument, and the API's
 
 
-def _time(value: str | None, field: str) -> float | None:
-    return None if value is None else float(parse_timestamp(value, field=field))
+SeriesArg = Annotated[strawberry.ID, strawberry.argument(description="The series' id (or name)")]
 
 
 def segments_query(
     info: Info,
-    series_id: strawberry.ID,
-    start: str | None = None,
-    end: str | None = None,
-    limit: int = 100,
-    offset: int = 0,
-) -> list[Segment]:
+    series_id: SeriesArg,
+    start: Annotated[
+        dt.datetime | None, strawberry.argument(description="Segments ending at or after this")
+    ] = None,
+    end: Annotated[
+        dt.datetime | None, strawberry.argument(description="Segments starting at or before this")
+    ] = None,
+    limit: Limit = LIMIT,
+    offset: Offset = 0,
+) -> Page[Segment]:
+    store, lo, hi = info.context.store, epoch(start), epoch(end)
     with request_names(SERIES_ID):
-        found = segments.list_segments(
-            info.context.store, str(series_id), _time(start, "start"), _time(end, "end"),
-            limit, offset,
-        )  # fmt: skip
-    return [Segment.of(s) for s in found]
+        found = segments.list_segments(store, str(series_id), lo, hi, limit, offset)
+        total = segments.count_segments(store, str(series_id), lo, hi)
+    return Page(items=[Segment.of(s) for s in found], total=total, limit=limit, offset=offset)
 
 
-def segment_query(info: Info, id: strawberry.ID) -> Segment | None:  # noqa: A002
+def segment_query(
+    info: Info,
+    id: Annotated[strawberry.ID, strawberry.argument(description="The segment's id")],  # noqa: A002
+) -> Segment | None:
     try:
         return Segment.of(segments.get_segment(info.context.store, str(id)))
     except NotFound:
         return None
 
 
-def time_bounds_query(info: Info, series_id: strawberry.ID) -> TimeBounds:
+def time_bounds_query(info: Info, series_id: SeriesArg) -> TimeBounds:
     with request_names(SERIES_ID):
         b = segments.time_bounds(info.context.store, str(series_id))
     return TimeBounds(
-        series_id=strawberry.ID(b.series_id), start=b.start, end=b.end,
-        start_iso=b.start_iso, end_iso=b.end_iso, n_points=b.n_points,
-        n_skipped=b.n_skipped, n_segments=b.n_segments,
+        series_id=strawberry.ID(b.series_id), start=maybe_at(b.start), end=maybe_at(b.end),
+        point_count=b.n_points, skipped_count=b.n_skipped, segment_count=b.n_segments,
     )  # fmt: skip
 
 
 @strawberry.type
 class SegmentQuery:
-    segments: list[Segment] = strawberry.field(
+    segments: Page[Segment] = strawberry.field(
         resolver=segments_query, description="Segments overlapping [start, end], in time order"
     )
-    segment: Segment | None = strawberry.field(resolver=segment_query)
-    time_bounds: TimeBounds = strawberry.field(resolver=time_bounds_query)
+    segment: Segment | None = strawberry.field(
+        resolver=segment_query, description="A segment by id; null if there is none"
+    )
+    time_bounds: TimeBounds = strawberry.field(
+        resolver=time_bounds_query, description="The span a series covers and how much it holds"
+    )
 
 
 _BATCH_FIELD = re.compile(r"^(timestamps|values)\[(\d+)\]$")
@@ -164,7 +177,10 @@ def _point_field(error: InvalidInput) -> InvalidInput:
 class SegmentMutation:
     @strawberry.mutation(description="Append points (time order); one call lands whole or not")
     def append_points(
-        self, info: Info, series_id: strawberry.ID, points: list[PointInput]
+        self,
+        info: Info,
+        series_id: SeriesArg,
+        points: Annotated[list[PointInput], strawberry.argument(description="In time order")],
     ) -> AppendResult:
         try:
             with request_names(SERIES_ID):
@@ -184,7 +200,7 @@ class SegmentMutation:
         description="End a finite or paused stream: confirm the open tail's boundaries and close "
         "its segments (later points reopen the last one); closing again changes nothing"
     )
-    def close_series(self, info: Info, series_id: strawberry.ID) -> CloseResult:
+    def close_series(self, info: Info, series_id: SeriesArg) -> CloseResult:
         with request_names(SERIES_ID):
             result = ingest.close_series(info.context.store, str(series_id))
         return CloseResult(

@@ -81,7 +81,7 @@ def main() -> None:
             sid = sid["data"]["createSeries"]["id"]
             million = json.dumps({"query": APPEND, "variables": {"s": sid, "p": points(1_000_001)}})
             cases = [
-                ("trivial query { series { id } }", lambda: post("{ series { id } }"), 5),
+                ("trivial query { series { total } }", lambda: post("{ series { total } }"), 5),
                 (f"alias bomb ({len(BOMB) / 1000:.0f} KB, 1,000 x subgraph(k: 200))",
                  lambda: post(BOMB), 5),
                 (f"1,000,001 points ({len(million) / 1e6:.0f} MB)",

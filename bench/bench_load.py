@@ -69,20 +69,21 @@ PROPS_PER_ADD = 3
 # read p95 during a 150k-point append against without
 GOAL_RPS, GOAL_READ_P95, GOAL_SCALING, GOAL_INTERFERENCE = 300.0, 100.0, 1.8, 2.0
 
-SEGMENTS = "query($s: ID!) { segments(seriesId: $s, limit: 50) { id start end mean summary } }"
+SEGMENTS = """query($s: ID!) {
+  segments(seriesId: $s, limit: 50) { items { id start end mean summary } } }"""
 SUBGRAPH = """query($q: String!) { subgraph(question: $q, k: 5) {
   nodes { id text status } edges { src dst kind } } }"""
-RECALL = "query($q: String!, $now: String!) { recall(query: $q, now: $now, k: 5) { id text p } }"
+RECALL = "query($q: String!, $now: DateTime!) { recall(query: $q, now: $now, k: 5) { id text p } }"
 APPEND = """mutation($s: ID!, $p: [PointInput!]!) { appendPoints(seriesId: $s, points: $p) {
   accepted duplicate } }"""
 ADD_PROPS = """mutation($p: [PropositionInput!]!) { addPropositions(propositions: $p) {
   propositionIds added existing } }"""
 CREATE_SERIES = "mutation($n: String!) { createSeries(name: $n) { id } }"
-ADD_EVENT = "mutation($t: String!, $d: String!) { addEvent(text: $t, date: $d) { id } }"
-BOUNDS = "query($s: ID!) { timeBounds(seriesId: $s) { nPoints nSegments } }"
-ALL_SEGMENTS = "query($s: ID!) { segments(seriesId: $s, limit: 1000) { n } }"
+ADD_EVENT = "mutation($t: String!, $d: Date!) { addEvent(text: $t, date: $d) { id } }"
+BOUNDS = "query($s: ID!) { timeBounds(seriesId: $s) { pointCount segmentCount } }"
+ALL_SEGMENTS = "query($s: ID!) { segments(seriesId: $s, limit: 1000) { items { pointCount } } }"
 PROPS_BY_SOURCE = """query($src: String!, $o: Int!) {
-  propositions(filter: {source: $src, limit: 1000, offset: $o}) { id } }"""
+  propositions(filter: {source: $src}, limit: 1000, offset: $o) { items { id } } }"""
 
 
 class GraphQLFailed(Exception):
@@ -299,17 +300,17 @@ async def check_counts(port: int, clients: list[Client], tag: str) -> list[str]:
     conn, problems = Connection(HOST, port), []
     for c in clients:
         bounds = (await gql(conn, BOUNDS, s=c.series_id))["timeBounds"]
-        segs = (await gql(conn, ALL_SEGMENTS, s=c.series_id))["segments"]
-        in_segments = sum(s["n"] for s in segs)
-        if bounds["nPoints"] != c.points_acked or in_segments != c.points_acked:
+        segs = (await gql(conn, ALL_SEGMENTS, s=c.series_id))["segments"]["items"]
+        in_segments = sum(s["pointCount"] for s in segs)
+        if bounds["pointCount"] != c.points_acked or in_segments != c.points_acked:
             problems.append(f"series {c.series_id}: acked {c.points_acked} points, stored "
-                            f"{bounds['nPoints']}, in segments {in_segments}")  # fmt: skip
-        if len(segs) != bounds["nSegments"]:
+                            f"{bounds['pointCount']}, in segments {in_segments}")  # fmt: skip
+        if len(segs) != bounds["segmentCount"]:
             problems.append(f"series {c.series_id}: {len(segs)} segments listed, "
-                            f"{bounds['nSegments']} counted")  # fmt: skip
+                            f"{bounds['segmentCount']} counted")  # fmt: skip
     stored: list[str] = []
     for offset in itertools.count(0, 1000):
-        page = (await gql(conn, PROPS_BY_SOURCE, src=tag, o=offset))["propositions"]
+        page = (await gql(conn, PROPS_BY_SOURCE, src=tag, o=offset))["propositions"]["items"]
         stored += [p["id"] for p in page]
         if len(page) < 1000:
             break

@@ -13,7 +13,13 @@ RETURN m.id AS id, m.built_n_points AS built_n_points, m.stable_before AS stable
 
 // name: list
 MATCH (m:MetaSegment {space: $space, series_id: $series_id})
+WHERE ($kind IS NULL OR m.kind = $kind) AND ($freq IS NULL OR m.freq = $freq)
 RETURN m {.*, embedding: null} AS m ORDER BY m.start, m.id SKIP $offset LIMIT $limit
+
+// name: count
+MATCH (m:MetaSegment {space: $space, series_id: $series_id})
+WHERE ($kind IS NULL OR m.kind = $kind) AND ($freq IS NULL OR m.freq = $freq)
+RETURN count(m) AS n
 
 // name: members
 MATCH (x)-[:MEMBER_OF]->(m:MetaSegment {space: $space, id: $id})

@@ -277,6 +277,32 @@ RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS sourc
 ORDER BY p.ts, p.id
 SKIP $offset LIMIT $limit
 
+// name: filtered_count
+MATCH (p:Proposition {space: $space})
+WHERE ($source IS NULL OR p.source = $source)
+  AND ($start IS NULL OR p.ts >= $start)
+  AND ($end IS NULL OR p.ts <= $end)
+  AND ($contains IS NULL OR toLower(p.text) CONTAINS toLower($contains))
+RETURN count(p) AS n
+
+// A proposition's relation edges (GraphQL `relations`): $direction incoming, outgoing or both;
+// an edge counts as of $as_of when its source, the newer proposition, is dated by then.
+// name: relations_of
+MATCH (p:Proposition {space: $space, id: $id})-[r:<RELATION_TYPES>]-(:Proposition)
+WITH DISTINCT r
+WITH r, startNode(r) AS a, endNode(r) AS b
+WHERE a.ts <= $as_of AND ($direction = 'both' OR (a.id = $id) = ($direction = 'outgoing'))
+RETURN r.id AS id, a.id AS src, b.id AS dst, type(r) AS type, r.confidence AS confidence,
+       r.model AS model, r.refined AS refined, r.created_at AS created_at
+ORDER BY a.ts DESC, r.id SKIP $offset LIMIT $limit
+
+// name: relations_of_count
+MATCH (p:Proposition {space: $space, id: $id})-[r:<RELATION_TYPES>]-(:Proposition)
+WITH DISTINCT r
+WITH r, startNode(r) AS a
+WHERE a.ts <= $as_of AND ($direction = 'both' OR (a.id = $id) = ($direction = 'outgoing'))
+RETURN count(r) AS n
+
 // Who contradicts each of $ids as of $as_of, and whether each of those is contradicted in
 // turn: graphmem/props/status.py follows such chains to decide which edges count.
 // name: contradictors

@@ -5,6 +5,11 @@ MATCH (g:Segment {space: $space, series_id: $series_id})
 WHERE g.end >= $start AND g.start <= $end
 RETURN g {.*, embedding: null} AS g ORDER BY g.start SKIP $offset LIMIT $limit
 
+// name: count_in_range
+MATCH (g:Segment {space: $space, series_id: $series_id})
+WHERE g.end >= $start AND g.start <= $end
+RETURN count(g) AS n
+
 // name: get
 MATCH (g:Segment {space: $space, id: $id}) RETURN g {.*, embedding: null} AS g
 

@@ -95,3 +95,11 @@ RETURN '<Kind>' AS label, n.id AS id, coalesce(n.text, n.summary, '') AS text, n
        coalesce(n.g, 1.0) AS g, n.last_recalled_at AS last_recalled_at
 ORDER BY ts, id LIMIT $limit
 // end each
+
+// How many memories in_range lists without a limit: one row per enabled kind.
+// name: count_in_range
+// each kind with recall, joined by UNION ALL
+MATCH (n:<Kind> {space: $space})
+WHERE $<kind> AND n.<time> >= $start AND n.<time> <= $end
+RETURN count(n) AS n
+// end each

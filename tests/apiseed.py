@@ -67,8 +67,8 @@ def seed_series(url: str) -> tuple[str, list[str], list[str]]:
         "{ segments { id } } }", s=sid, p=points,
     )["appendPoints"]  # fmt: skip
     metas = call(
-        url, 'mutation($s: ID!) { buildMetaSegments(spec: {seriesId: $s, kind: "range", '
-        'start: "2016-01-01", end: "2016-03-31", freq: "month"}) { id } }', s=sid,
+        url, 'mutation($s: ID!) { buildMetaSegments(spec: {seriesId: $s, kind: RANGE, '
+        'start: "2016-01-01", end: "2016-03-31", frequency: MONTH}) { id } }', s=sid,
     )["buildMetaSegments"]  # fmt: skip
     return sid, [s["id"] for s in appended["segments"]], [m["id"] for m in metas]
 
@@ -122,19 +122,23 @@ def valid_arguments(known: Seeded) -> dict[str, list[dict[str, Any]]]:
                       "limit": 10, "offset": 0}],
         "segment": [{"id": seg[0]}],
         "timeBounds": [{"seriesId": sid}],
-        "metaSegments": [{"seriesId": sid, "limit": 10, "offset": 0}],
+        "metaSegments": [{"seriesId": sid, "kind": "RANGE", "frequency": "MONTH", "limit": 10,
+                          "offset": 0}],
         "metaSegment": [{"id": meta}],
         "propositions": [{"filter": {"source": "report", "start": "2016-01-01",
-                                     "end": "2016-12-31", "contains": "Sales", "limit": 10,
-                                     "offset": 0}}],
+                                     "end": "2016-12-31", "contains": "Sales"},
+                          "limit": 10, "offset": 0}],
+        "relations": [{"propositionId": known.propositions[0], "asOf": "2016-12-31",
+                       "direction": "BOTH", "limit": 10, "offset": 0}],
         "subgraph": [
             {"question": "How did sales change?", "asOf": "2016-04-01", "k": 3, "expand": True,
-             "refine": False, "rankBy": "similarity"},
-            {"question": "sales", "rankBy": "recall", "now": "2016-05-01"},
+             "refine": False, "rankBy": "SIMILARITY"},
+            {"question": "sales", "rankBy": "RECALL", "now": "2016-05-01"},
         ],
         "recall": [{"query": "sales in spring", "now": "2016-05-01", "k": 3, "threshold": 0.1,
-                    "labels": ["Proposition", "Event"], "reinforce": False}],
-        "timeline": [{"start": "2016-01-01", "end": "2016-12-31", "now": "2016-05-01"}],
+                    "labels": ["PROPOSITION", "EVENT"], "reinforce": False}],
+        "timeline": [{"start": "2016-01-01", "end": "2016-12-31", "now": "2016-05-01",
+                      "labels": ["EVENT"], "limit": 10, "offset": 0}],
         "createSeries": [{"name": "another", "unit": "kg", "description": "made by a test"}],
         "deleteSeries": [{"id": "another"}],
         "appendPoints": [{"seriesId": sid,
@@ -142,14 +146,14 @@ def valid_arguments(known: Seeded) -> dict[str, list[dict[str, Any]]]:
                                      {"timestamp": "2017-01-02", "value": None}]}],
         "closeSeries": [{"seriesId": sid}],
         "buildMetaSegments": [
-            {"spec": {"kind": "range", "seriesId": sid, "start": "2016-01-01",
-                      "end": "2016-02-28", "freq": "week"}},
-            {"spec": {"kind": "filter", "seriesId": sid, "start": "2016-01-01",
+            {"spec": {"kind": "RANGE", "seriesId": sid, "start": "2016-01-01",
+                      "end": "2016-02-28", "frequency": "WEEK"}},
+            {"spec": {"kind": "FILTER", "seriesId": sid, "start": "2016-01-01",
                       "end": "2016-04-30", "slopeMin": -1e6, "slopeMax": 1e6, "stdMin": 0.0,
                       "stdMax": 1e9, "meanMin": -1e9, "meanMax": 1e9, "durationMin": 0.0,
                       "durationMax": 1e4, "minBelow": 1e9, "maxAbove": -1e9}},
-            {"spec": {"kind": "filter", "seriesId": sid, "text": "rising sales", "k": 2}},
-            {"spec": {"kind": "members", "memberIds": seg[:2], "label": "first two"}},
+            {"spec": {"kind": "FILTER", "seriesId": sid, "text": "rising sales", "k": 2}},
+            {"spec": {"kind": "MEMBERS", "memberIds": seg[:2], "label": "first two"}},
         ],
         "ask": [{"question": "How did sales change?", "seriesId": sid, "maxSteps": 3}],
         "ingestDocument": [memo],

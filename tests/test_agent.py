@@ -21,7 +21,7 @@ Y = "create_meta_segment_by_datetime_range"
 
 def year_id(series_id: str, year: int) -> str:
     start = period_of(float(parse_timestamp(f"{year}-06-01")), "year").start
-    return meta_id({"kind": "period", "series_id": series_id, "freq": "year", "start": start})
+    return meta_id({"kind": "range", "series_id": series_id, "freq": "year", "start": start})
 
 
 def test_paper_trace_is_reproduced(sales_store, llm_server, llm_settings) -> None:

@@ -21,7 +21,7 @@ from graphmem.store import Store
 WRITE = "write-token-" + "w" * 24
 READ = "read-token-" + "r" * 24
 LOCAL = "http://localhost"
-SERIES = "{ series { name } }"
+SERIES = "{ series { items { name } } }"
 CREATE = 'mutation { createSeries(name: "made") { id } }'
 
 Client = Callable[..., TestClient]
@@ -51,7 +51,7 @@ def names(store: Store) -> list[str]:
 def test_without_tokens_configured_anyone_may_read_and_write(client, store: Store) -> None:
     app = client()
     assert post(app, CREATE, token="whatever-they-send").json()["data"]["createSeries"]["id"]
-    assert post(app, SERIES).json()["data"]["series"] == [{"name": "made"}]
+    assert post(app, SERIES).json()["data"]["series"]["items"] == [{"name": "made"}]
     assert names(store) == ["made"]
 
 
@@ -84,14 +84,14 @@ def test_the_scheme_is_case_insensitive(client) -> None:
     response = app.post(
         "/graphql", json={"query": SERIES}, headers={"Authorization": f"bearer {WRITE}"}
     )
-    assert response.status_code == 200 and response.json()["data"]["series"] == []
+    assert response.status_code == 200 and response.json()["data"]["series"]["items"] == []
 
 
 def test_a_read_token_may_query_by_post_and_get(client) -> None:
     app = client(api_token=WRITE, read_token=READ)
-    assert post(app, SERIES, token=READ).json()["data"] == {"series": []}
+    assert post(app, SERIES, token=READ).json()["data"] == {"series": {"items": []}}
     got = app.get("/graphql", params={"query": SERIES}, headers={"Authorization": f"Bearer {READ}"})
-    assert got.status_code == 200 and got.json()["data"] == {"series": []}
+    assert got.status_code == 200 and got.json()["data"] == {"series": {"items": []}}
     assert app.get("/graphql", params={"query": SERIES}).status_code == 401
 
 
@@ -112,11 +112,23 @@ def test_a_read_token_on_a_mutation_is_forbidden_and_changes_nothing(client, sto
 @pytest.mark.parametrize(
     ("document", "operation"),
     [
-        ('query A { series { name } } mutation B { createSeries(name: "x") { id } }', "A"),
-        ('query A { series { name } } mutation B { createSeries(name: "x") { id } }', "B"),
-        ('mutation B { createSeries(name: "x") { id } } query A { series { name } }', "A"),
-        ('query A { series { name } } mutation A { createSeries(name: "x") { id } }', "A"),
-        ('mutation { createSeries(name: "x") { id } } query A { series { name } }', None),
+        (
+            'query A { series { items { name } } } mutation B { createSeries(name: "x") { id } }',
+            "A",
+        ),
+        (
+            'query A { series { items { name } } } mutation B { createSeries(name: "x") { id } }',
+            "B",
+        ),
+        (
+            'mutation B { createSeries(name: "x") { id } } query A { series { items { name } } }',
+            "A",
+        ),
+        (
+            'query A { series { items { name } } } mutation A { createSeries(name: "x") { id } }',
+            "A",
+        ),
+        ('mutation { createSeries(name: "x") { id } } query A { series { items { name } } }', None),
     ],
 )
 def test_no_mutation_slips_past_a_read_token_beside_a_query(
@@ -146,7 +158,7 @@ def test_a_write_token_may_mutate(client, store: Store) -> None:
 
 def test_only_a_read_token_makes_the_api_read_only(client, store: Store) -> None:
     app = client(read_token=READ)
-    assert post(app, SERIES, token=READ).json()["data"] == {"series": []}
+    assert post(app, SERIES, token=READ).json()["data"] == {"series": {"items": []}}
     assert post(app, CREATE, token=READ).json()["errors"][0]["extensions"]["code"] == "FORBIDDEN"
     assert post(app, CREATE).status_code == 401 and names(store) == []
 
@@ -182,7 +194,7 @@ access = "read"
 
 def test_tokens_from_a_file(client, store: Store, tmp_path: Path) -> None:
     app = client(tokens_file=tokens_file(tmp_path, GOOD_FILE))
-    assert post(app, SERIES, token=READ).json()["data"] == {"series": []}
+    assert post(app, SERIES, token=READ).json()["data"] == {"series": {"items": []}}
     assert post(app, CREATE, token=READ).json()["errors"][0]["extensions"]["code"] == "FORBIDDEN"
     assert post(app, CREATE, token=WRITE).json()["data"]["createSeries"]["id"]
     assert post(app, SERIES).status_code == 401
@@ -285,7 +297,7 @@ def test_bound_elsewhere_graphiql_and_introspection_are_off(client) -> None:
     body = post(app, INTROSPECT, token=WRITE).json()
     assert body["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION"
     assert "introspection" in body["errors"][0]["message"].lower()
-    assert post(app, SERIES, token=WRITE).json()["data"] == {"series": []}
+    assert post(app, SERIES, token=WRITE).json()["data"] == {"series": {"items": []}}
 
 
 def test_the_switches_override_the_defaults(client) -> None:

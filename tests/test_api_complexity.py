@@ -26,12 +26,21 @@ def measure(query: str, **variables: Any) -> Size:
 @pytest.mark.parametrize(
     ("query", "cost"),
     [
-        ("{ series { id name } }", 100),
-        ('{ segments(seriesId: "s", limit: 10000) { mean std } }', 10_000),
-        ('{ metaSegments(seriesId: "s") { id members { id } metaMembers { id } } }', 21_000),
+        ("{ series { items { id name } total } }", 101),
+        ('{ segments(seriesId: "s", limit: 10000) { items { mean std } } }', 10_001),
+        (
+            '{ metaSegments(seriesId: "s") '
+            "{ items { id members { items { id } } metaMembers { items { id } } } } }",
+            20_301,
+        ),
         ('{ subgraph(question: "q", k: 200) { nodes { id } edges { id } } }', 401),
         (BOMB, 201_000),
-        ("query($f: PropositionFilter) { propositions(filter: $f) { id } }", 100),
+        ("query($f: PropositionFilter) { propositions(filter: $f) { items { id } } }", 101),
+        (
+            '{ timeline(limit: 7) { items { id } } toolCalls: metaSegment(id: "m") '
+            "{ toolCalls(limit: 3) { items { id } } } }",
+            8 + 1 + 4,
+        ),
     ],
 )
 def test_the_cost_of_the_documented_examples(query: str, cost: int) -> None:
@@ -39,7 +48,7 @@ def test_the_cost_of_the_documented_examples(query: str, cost: int) -> None:
 
 
 def test_depth_counts_every_field_level_and_aliases_every_alias() -> None:
-    size = measure('{ a: metaSegment(id: "m") { b: metaMembers { id } } series { id } }')
+    size = measure('{ a: metaSegment(id: "m") { b: metaMembers { total } } series { total } }')
     assert (size.depth, size.aliases) == (3, 2)
 
 

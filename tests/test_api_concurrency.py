@@ -32,15 +32,16 @@ APPEND = """mutation($s: ID!, $p: [PointInput!]!) { appendPoints(seriesId: $s, p
   accepted duplicate } }"""
 ADD_PROPS = """mutation($p: [PropositionInput!]!) { addPropositions(propositions: $p) {
   propositionIds added } }"""
-ADD_EVENT = "mutation($t: String!, $d: String!) { addEvent(text: $t, date: $d) { id } }"
+ADD_EVENT = "mutation($t: String!, $d: Date!) { addEvent(text: $t, date: $d) { id } }"
 INGEST = 'mutation($t: String!) { ingestDocument(text: $t, date: "2024-03-01") { added } }'
-SERIES = "{ series { id name } }"
-SEGMENTS = "query($s: ID!) { segments(seriesId: $s, limit: 1000) { n } }"
-BOUNDS = "query($s: ID!) { timeBounds(seriesId: $s) { nPoints nSegments } }"
+SERIES = "{ series { items { id name } } }"
+SEGMENTS = "query($s: ID!) { segments(seriesId: $s, limit: 1000) { items { pointCount } } }"
+BOUNDS = "query($s: ID!) { timeBounds(seriesId: $s) { pointCount segmentCount } }"
 SUBGRAPH = "query($q: String!) { subgraph(question: $q, k: 5) { nodes { id } edges { src } } }"
 RECALL = 'query($q: String!) { recall(query: $q, now: "2030-01-01", k: 5) { id } }'
-BY_SOURCE = """query($s: String!) { propositions(filter: {source: $s, limit: 1000}) { id } }"""
-TIMELINE = '{ timeline(now: "2030-01-01") { label id } }'
+BY_SOURCE = """query($s: String!) {
+  propositions(filter: {source: $s}, limit: 1000) { items { id } } }"""
+TIMELINE = '{ timeline(now: "2030-01-01") { items { label id } } }'
 
 WRITERS, READERS = 4, 4
 BATCHES, POINTS = 6, 50  # appends per writer, points per append
@@ -113,7 +114,7 @@ def test_reads_and_writes_at_once_lose_and_double_nothing(start) -> None:
     def read(r: int) -> int:
         reads = 0
         while not done.is_set() or reads < 5:
-            names = {s["name"]: s["id"] for s in post(SERIES)["series"]}
+            names = {s["name"]: s["id"] for s in post(SERIES)["series"]["items"]}
             for sid in names.values():
                 post(SEGMENTS, s=sid)
             post(SUBGRAPH, q=f"What is the job of Writer{r} Person{reads % ADDS}x0?")
@@ -131,12 +132,12 @@ def test_reads_and_writes_at_once_lose_and_double_nothing(start) -> None:
     for w, mine in enumerate(acked):
         assert mine["points"] == BATCHES * POINTS
         bounds = post(BOUNDS, s=mine["series"])["timeBounds"]
-        segments = post(SEGMENTS, s=mine["series"])["segments"]
-        assert bounds["nPoints"] == BATCHES * POINTS == sum(s["n"] for s in segments)
-        assert bounds["nSegments"] == len(segments)
-        stored = [p["id"] for p in post(BY_SOURCE, s=f"w{w}")["propositions"]]
+        segments = post(SEGMENTS, s=mine["series"])["segments"]["items"]
+        assert bounds["pointCount"] == BATCHES * POINTS == sum(s["pointCount"] for s in segments)
+        assert bounds["segmentCount"] == len(segments)
+        stored = [p["id"] for p in post(BY_SOURCE, s=f"w{w}")["propositions"]["items"]]
         assert sorted(stored) == sorted(mine["props"]) and len(stored) == ADDS * PER_ADD
-    events = [i["id"] for i in post(TIMELINE)["timeline"] if i["label"] == "Event"]
+    events = [i["id"] for i in post(TIMELINE)["timeline"]["items"] if i["label"] == "EVENT"]
     assert sorted(events) == sorted(set().union(*(m["events"] for m in acked)))
     assert len(events) == WRITERS * EVENTS
 
@@ -152,13 +153,13 @@ def test_a_query_is_answered_while_a_write_is_held_inside_the_store(start) -> No
         pending = pool.submit(post, APPEND, s=series, p=points(POINTS, POINTS))
         assert entered.wait(120)
         # the only mutation thread is inside the store write; queries still get answered
-        assert post(SERIES)["series"] == [{"id": series, "name": "held"}]
-        assert post(BOUNDS, s=series)["timeBounds"]["nPoints"] == POINTS  # not the held batch
+        assert post(SERIES)["series"]["items"] == [{"id": series, "name": "held"}]
+        assert post(BOUNDS, s=series)["timeBounds"]["pointCount"] == POINTS  # not the held batch
         assert post(RECALL, q="anything")["recall"] == []
         assert not pending.done()
         release.set()
         assert pending.result(timeout=120)["appendPoints"]["accepted"] == POINTS
-    assert post(BOUNDS, s=series)["timeBounds"]["nPoints"] == 2 * POINTS
+    assert post(BOUNDS, s=series)["timeBounds"]["pointCount"] == 2 * POINTS
 
 
 def test_a_query_is_answered_while_a_mutation_waits_on_the_llm(start, llm_server) -> None:
@@ -177,7 +178,7 @@ def test_a_query_is_answered_while_a_mutation_waits_on_the_llm(start, llm_server
         assert llm_server.received.wait(120)
         nodes = post(SUBGRAPH, q="What is the job of Ada Alder?")["subgraph"]["nodes"]
         assert len(nodes) == 1
-        assert post(SERIES)["series"] == []
+        assert post(SERIES)["series"]["items"] == []
         assert not pending.done()  # the read above did not wait for the LLM
         hold.set()
         assert pending.result(timeout=120)["ingestDocument"]["added"] == 1
@@ -186,7 +187,7 @@ def test_a_query_is_answered_while_a_mutation_waits_on_the_llm(start, llm_server
 @pytest.mark.parametrize(
     ("query", "name", "kind"),
     [
-        ("{ series { id } }", None, "query"),
+        ("{ series { total } }", None, "query"),
         ("query Q { series { id } }", None, "query"),
         ("mutation($n: String!) { createSeries(name: $n) { id } }", None, "mutation"),
         ("fragment F on Series { id } mutation M { createSeries(name: \"x\") { ...F } }", None,

@@ -75,7 +75,7 @@ def test_ingest_documents_then_delete_and_edit(gql, elsewhere: PropsMemory) -> N
 
 def test_edits_and_deletions_of_what_is_missing_or_bad_change_nothing(gql) -> None:
     gql(INGEST, docs=DOCS[:1])
-    before = gql("{ propositions { id text date } }")["data"]["propositions"]
+    before = gql("{ propositions { items { id text date } } }")["data"]["propositions"]["items"]
     for query, code, field in [
         ('mutation { deleteDocument(id: "doc_missing") { id } }', "NOT_FOUND", None),
         ('mutation { deleteProposition(id: "prop_missing") { id } }', "NOT_FOUND", None),
@@ -92,7 +92,10 @@ def test_edits_and_deletions_of_what_is_missing_or_bad_change_nothing(gql) -> No
         error = gql(query)["errors"][0]
         assert error["extensions"]["code"] == code, query
         assert error["extensions"].get("field") == field, query
-    assert gql("{ propositions { id text date } }")["data"]["propositions"] == before
+    assert (
+        gql("{ propositions { items { id text date } } }")["data"]["propositions"]["items"]
+        == before
+    )
 
 
 def test_delete_event_removes_it_from_recall_elsewhere(

@@ -26,6 +26,8 @@ BAD: dict[str, list[Any]] = {
     "Int": [-1, 0, 2**31 - 1],
     "Float": [-1e308, -1.0, 0.0, 1e308],
     "Boolean": [True, False],
+    "Date": ["0001-01-01", "2016-02-29", "9999-12-31"],
+    "DateTime": ["0001-01-01T00:00:00Z", "2016-02-29T12:00:00+05:00", "9999-12-31T23:59:59"],
 }
 UNSTORABLE = "a\x01b"  # refused in every string, so the error must name exactly its place
 
@@ -60,6 +62,13 @@ def names_a_place(field: graphql.GraphQLField, path: str) -> bool:
     return True
 
 
+def bad_values(t: graphql.GraphQLNamedType) -> list[Any]:
+    """Well-typed values to try in a place of type `t`: every value of an enum."""
+    if isinstance(t, graphql.GraphQLEnumType):
+        return list(t.values)
+    return BAD[t.name]
+
+
 def cases(known: Seeded) -> Iterator[tuple[str, str, graphql.GraphQLField, dict, str, Any]]:
     examples = valid_arguments(known)
     for kind, root in ROOTS:
@@ -67,7 +76,7 @@ def cases(known: Seeded) -> Iterator[tuple[str, str, graphql.GraphQLField, dict,
             for base in examples[name]:
                 for arg in base:
                     for path, scalar in leaves(arg, field.args[arg].type, base[arg]):
-                        for value in BAD[scalar.name]:
+                        for value in bad_values(scalar):
                             yield kind, name, field, put(base, path, value), path, value
 
 

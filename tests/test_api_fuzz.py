@@ -76,8 +76,9 @@ HOSTILE = [
 ]  # fmt: skip
 WORDS = [
     "2016-01-15", "2016-02-29", "2016-13-01", "2016-02-01T12:00:00", "1450000000", "-1e300",
-    "nan", "1e999", "range", "filter", "members", "month", "week", "day", "year", "quarter",
-    "similarity", "recall", "Event", "Proposition", "MetaSegment", "Segment", "sales",
+    "nan", "1e999", "RANGE", "FILTER", "MEMBERS", "MONTH", "WEEK", "DAY", "YEAR", "QUARTER",
+    "SIMILARITY", "RECALL", "EVENT", "PROPOSITION", "META_SEGMENT", "SEGMENT", "sales",
+    "2016-02-01T12:00:00Z", "0001-01-01", "9999-12-31T23:59:59+14:00",
 ]  # fmt: skip
 JUNK = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=5),
@@ -200,9 +201,12 @@ def _named(t: graphql.GraphQLInputType, text: st.SearchStrategy[str]) -> st.Sear
             {n: _value(f.type, text) for n, f in required.items()},
             optional={n: _value(f.type, text) for n, f in t.fields.items() if n not in required},
         )
+    if isinstance(t, graphql.GraphQLEnumType):
+        return st.one_of(st.sampled_from(list(t.values)), text)
     scalars = {
         "Int": INTS, "Float": st.floats(), "String": text, "ID": st.one_of(text, INTS),
-        "Boolean": st.booleans(),
+        "Boolean": st.booleans(), "Date": st.one_of(st.sampled_from(DAYS), text),
+        "DateTime": st.one_of(st.sampled_from(DAYS), text),
     }  # fmt: skip
     return scalars[t.name]
 
@@ -234,8 +238,10 @@ def with_variables(known: Seeded) -> st.SearchStrategy[dict[str, Any]]:
 
 DAYS = [f"2016-{month:02d}-{day:02d}" for month in range(1, 7) for day in (1, 10, 20)]
 # values whose argument takes only a few: kept as they are
-KEEP = {"similarity", "recall", "range", "filter", "members", "week", "month", "Proposition",
-        "Event", SEEDED_SERIES}  # fmt: skip
+KEEP = {SEEDED_SERIES} | {
+    value for t in SCHEMA.type_map.values() if isinstance(t, graphql.GraphQLEnumType)
+    for value in t.values
+}  # fmt: skip
 WORDY = st.text("abcdefghij klmnop", min_size=1, max_size=20).map(str.strip).filter(bool)
 
 
@@ -316,7 +322,7 @@ def _fresh_series() -> st.SearchStrategy[dict[str, Any]]:
 
 
 FRESH_MEMORIES = """mutation($docs: [DocumentInput!]!, $doc: ID!, $props: [PropositionInput!]!,
-  $old: ID!, $text: String!, $new: ID!, $event: String!, $date: String!, $ev: ID!) {
+  $old: ID!, $text: String!, $new: ID!, $event: String!, $date: Date!, $ev: ID!) {
   ingestDocuments(documents: $docs) { added } deleteDocument(id: $doc) { id }
   addPropositions(propositions: $props) { added } updateProposition(id: $old, text: $text) { id }
   deleteProposition(id: $new) { id }
@@ -345,10 +351,10 @@ def documents(
     """Documents calling one root field each (every field alike), valid or with one schema
     violation, with literal values biased as strings() is."""
     text = strings(known)
-    scalars = {
-        "String": text.map(lambda s: graphql.StringValueNode(value=s)),
-        "ID": text.map(lambda s: graphql.StringValueNode(value=s)),
-    }
+    as_string = lambda s: graphql.StringValueNode(value=s)  # noqa: E731
+    times = st.one_of(st.sampled_from(DAYS), text).map(as_string)
+    scalars = {"String": text.map(as_string), "ID": text.map(as_string), "Date": times,
+               "DateTime": times}  # fmt: skip
     return st.one_of(
         make(SCHEMA, fields=[name], custom_scalars=scalars, mode=mode)
         for name, field in root.fields.items()

@@ -12,7 +12,7 @@ from graphmem.store import Store
 
 ADD = """mutation($items: [PropositionInput!]!) {
   addPropositions(propositions: $items) { propositionIds added existing relations } }"""
-SUBGRAPH = """query($q: String!, $asOf: String) {
+SUBGRAPH = """query($q: String!, $asOf: Date) {
   subgraph(question: $q, asOf: $asOf, k: 5) {
     nodes { id text date isAnchor status updatedBy } edges { src dst kind }
     context(maxTokens: 400) } }"""
@@ -38,11 +38,48 @@ def test_add_propositions_and_dated_subgraph(gql) -> None:
     assert any("Tomas Rilke" in n["text"] for n in now["nodes"])
     context = now["context"]
     assert context.startswith("[P1]\nDate: ") and "Statement: " in context
-    listed = gql('{ propositions(filter: {source: "gazette"}) { text date source } }')
-    assert listed["data"]["propositions"] == [{"text": ITEMS[2]["text"], "date": "2018-03-02",
-                                               "source": "gazette"}]  # fmt: skip
-    window = gql('{ propositions(filter: {start: "2020-01-01", end: "2021-12-31"}) { date } }')
-    assert window["data"]["propositions"] == [{"date": "2021-09-01"}]
+    listed = gql('{ propositions(filter: {source: "gazette"}) { items { text date source } } }')
+    assert listed["data"]["propositions"]["items"] == [
+        {"text": ITEMS[2]["text"], "date": "2018-03-02", "source": "gazette"}
+    ]
+    window = gql('{ propositions(filter: {start: "2020-01-01", end: "2021-12-31"}) '
+                 "{ items { date } total } }")  # fmt: skip
+    assert window["data"]["propositions"] == {"items": [{"date": "2021-09-01"}], "total": 1}
+    page = gql("{ propositions(limit: 1, offset: 1) { items { date } total limit offset } }")
+    assert page["data"]["propositions"] == {
+        "items": [{"date": "2018-03-02"}],
+        "total": 3,
+        "limit": 1,
+        "offset": 1,
+    }
+
+
+RELATIONS = """query($id: ID!, $asOf: Date, $direction: Direction!) {
+  relations(propositionId: $id, asOf: $asOf, direction: $direction) {
+    items { src dst kind confidence } total } }"""
+
+
+def test_relations_of_a_proposition_by_direction_and_date(gql) -> None:
+    ceo, successor, _ = gql(ADD, items=ITEMS)["data"]["addPropositions"]["propositionIds"]
+
+    def relations(pid: str, direction: str = "BOTH", as_of: str | None = None) -> dict:
+        found = gql(RELATIONS, id=pid, asOf=as_of, direction=direction)["data"]["relations"]
+        assert found["total"] == len(found["items"])
+        return found
+
+    incoming = relations(ceo, "INCOMING")["items"]
+    assert incoming and all(e["dst"] == ceo for e in incoming)
+    update = next(e for e in incoming if e["src"] == successor)
+    assert update["kind"] in ("UPDATES", "CONTRADICTS") and 0 < update["confidence"] <= 1
+    assert relations(successor, "OUTGOING")["items"] == [
+        e for e in relations(successor)["items"] if e["src"] == successor
+    ]
+    assert update in relations(successor, "OUTGOING")["items"]
+    assert all(e["src"] == ceo for e in relations(ceo, "OUTGOING")["items"])
+    # as of a date before the newer proposition: its edges did not exist yet
+    assert successor not in {e["src"] for e in relations(ceo, as_of="2019-12-31")["items"]}
+    missing = gql(RELATIONS, id="nope", direction="BOTH")["errors"][0]
+    assert missing["extensions"]["code"] == "NOT_FOUND"
 
 
 def test_ingest_document_without_llm_splits_sentences(gql) -> None:
@@ -55,8 +92,8 @@ def test_ingest_document_without_llm_splits_sentences(gql) -> None:
 def test_bad_propositions_name_the_field_and_store_nothing(gql) -> None:
     bad = [ITEMS[0], {"text": "x", "date": "2018-13-40"}]
     error = gql(ADD, items=bad)["errors"][0]
-    assert error["extensions"] == {"code": "BAD_INPUT", "field": "propositions[1].date"}
-    assert gql("{ propositions { id } }")["data"]["propositions"] == []
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "$items[1].date"}
+    assert gql("{ propositions { total } }")["data"]["propositions"]["total"] == 0
     error = gql('{ subgraph(question: "x", asOf: "yesterday") { question } }')["errors"][0]
     assert error["extensions"]["field"] == "asOf"
 
@@ -89,29 +126,29 @@ CROWDS = [
      "date": "2026-06-01"},
 ]  # fmt: skip
 CROWD_QUESTION = "Will the Sendra crossing be crowded on Halloween night?"
-RANKED = """query($q: String!, $rankBy: String!, $now: String) {
+RANKED = """query($q: String!, $rankBy: RankBy!, $now: DateTime) {
   subgraph(question: $q, k: 1, expand: false, rankBy: $rankBy, now: $now) {
     nodes { id score isAnchor } } }"""
-REINFORCE = """mutation($ids: [ID!]!, $now: String!) {
+REINFORCE = """mutation($ids: [ID!]!, $now: DateTime!) {
   reinforce(ids: $ids, now: $now) { recallCount } }"""
 RECALL_DAYS = ("2026-07-01", "2026-08-01", "2026-09-01", "2026-10-28")
 
 
 def test_subgraph_ranked_by_recall_lifts_a_repeatedly_recalled_proposition(gql) -> None:
     similar, recalled = gql(ADD, items=CROWDS)["data"]["addPropositions"]["propositionIds"]
-    by_similarity = gql(RANKED, q=CROWD_QUESTION, rankBy="similarity")["data"]["subgraph"]
+    by_similarity = gql(RANKED, q=CROWD_QUESTION, rankBy="SIMILARITY")["data"]["subgraph"]
     assert [n["id"] for n in by_similarity["nodes"]] == [similar]
     for day in RECALL_DAYS:
         gql(REINFORCE, ids=[recalled], now=day)
-    by_recall = gql(RANKED, q=CROWD_QUESTION, rankBy="recall", now="2026-10-31")["data"]
+    by_recall = gql(RANKED, q=CROWD_QUESTION, rankBy="RECALL", now="2026-10-31")["data"]
     (anchor,) = by_recall["subgraph"]["nodes"]
     assert anchor["id"] == recalled and anchor["isAnchor"]
     assert anchor["score"] < by_similarity["nodes"][0]["score"], "less similar, yet first"
-    bad = gql(RANKED, q=CROWD_QUESTION, rankBy="popularity")["errors"][0]
-    assert bad["extensions"] == {"code": "BAD_INPUT", "field": "rankBy"}
-    bad = gql(RANKED, q=CROWD_QUESTION, rankBy="recall", now="soon")["errors"][0]
-    assert bad["extensions"]["field"] == "now"
-    bad = gql(RANKED, q=CROWD_QUESTION, rankBy="similarity", now="2026-10-31")["errors"][0]
+    bad = gql(RANKED, q=CROWD_QUESTION, rankBy="POPULARITY")["errors"][0]
+    assert bad["extensions"] == {"code": "BAD_INPUT", "field": "$rankBy"}
+    bad = gql(RANKED, q=CROWD_QUESTION, rankBy="RECALL", now="soon")["errors"][0]
+    assert bad["extensions"]["field"] == "$now"
+    bad = gql(RANKED, q=CROWD_QUESTION, rankBy="SIMILARITY", now="2026-10-31")["errors"][0]
     assert bad["extensions"]["field"] == "now"
 
 

@@ -54,9 +54,9 @@ def test_a_foreign_host_header_is_refused_and_nothing_runs(client, store: Store)
 
 @pytest.mark.parametrize("host", ["localhost", "localhost:8000", "127.0.0.1:8000", "[::1]:8000"])
 def test_the_loopback_names_are_served(client, host: str) -> None:
-    response = client().post("/graphql", json={"query": "{ series { name } }"},
+    response = client().post("/graphql", json={"query": "{ series { items { name } } }"},
                              headers={"Host": host})  # fmt: skip
-    assert response.status_code == 200 and response.json()["data"] == {"series": []}
+    assert response.status_code == 200 and response.json()["data"] == {"series": {"items": []}}
 
 
 def test_healthz_answers_whatever_the_host(client) -> None:
@@ -68,12 +68,12 @@ def test_the_bound_host_is_served_and_allowed_hosts_replace_the_defaults(client)
     bound = client(host="192.0.2.10", api_token=TOKEN)
     auth = {"Authorization": f"Bearer {TOKEN}"}
     for host in ("192.0.2.10:8000", "localhost"):
-        assert bound.post("/graphql", json={"query": "{ series { name } }"},
+        assert bound.post("/graphql", json={"query": "{ series { items { name } } }"},
                           headers={**auth, "Host": host}).status_code == 200  # fmt: skip
     listed = client(allowed_hosts=("graphmem.internal", "*.example.org"))
     for host, status in [("graphmem.internal", 200), ("a.example.org:443", 200),
                          ("localhost", 400), ("example.net", 400)]:  # fmt: skip
-        response = listed.post("/graphql", json={"query": "{ series { name } }"},
+        response = listed.post("/graphql", json={"query": "{ series { items { name } } }"},
                                headers={"Host": host})  # fmt: skip
         assert response.status_code == status, host
 
@@ -112,7 +112,7 @@ def test_cors_preflight_and_request_from_an_allowed_origin(client) -> None:
     assert "authorization" in allowed and "content-type" in allowed
     assert "POST" in answer.headers["Access-Control-Allow-Methods"]
     assert "Access-Control-Allow-Credentials" not in answer.headers
-    response = app.post("/graphql", json={"query": "{ series { name } }"},
+    response = app.post("/graphql", json={"query": "{ series { items { name } } }"},
                         headers={"Origin": APP_ORIGIN})  # fmt: skip
     assert response.headers["Access-Control-Allow-Origin"] == APP_ORIGIN
     assert "WWW-Authenticate" in response.headers["Access-Control-Expose-Headers"]
@@ -123,7 +123,7 @@ def test_no_cors_headers_for_a_foreign_origin(client) -> None:
     app = client(cors_origins=(APP_ORIGIN,))
     answer = preflight(app, "https://evil.example")
     assert answer.status_code == 400 and "Access-Control-Allow-Origin" not in answer.headers
-    response = app.post("/graphql", json={"query": "{ series { name } }"},
+    response = app.post("/graphql", json={"query": "{ series { items { name } } }"},
                         headers={"Origin": "https://evil.example"})  # fmt: skip
     assert "Access-Control-Allow-Origin" not in response.headers
 
@@ -270,12 +270,14 @@ def test_serve_on_a_non_loopback_address(tmp_path: Path, flags, token) -> None:
     with serving(["--host", address, "--port", str(port), *flags], env) as process:
         wait_up(url, process)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        response = httpx.post(f"{url}/graphql", json={"query": "{ series { name } }"},
+        response = httpx.post(f"{url}/graphql", json={"query": "{ series { items { name } } }"},
                               headers=headers, timeout=60)  # fmt: skip
-        assert response.status_code == 200 and response.json()["data"] == {"series": []}
+        assert response.status_code == 200 and response.json()["data"] == {"series": {"items": []}}
         if token:
             assert (
-                httpx.post(f"{url}/graphql", json={"query": "{ series { name } }"}).status_code
+                httpx.post(
+                    f"{url}/graphql", json={"query": "{ series { items { name } } }"}
+                ).status_code
                 == 401
             )
     output = process.stdout.read()

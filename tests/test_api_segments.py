@@ -10,7 +10,7 @@ from graphmem.timeutil import iso
 APPEND = """
 mutation($id: ID!, $points: [PointInput!]!) {
   appendPoints(seriesId: $id, points: $points) {
-    accepted skipped duplicate segments { id idx open n mean summary startIso }
+    accepted skipped duplicate segments { id index open pointCount mean summary start }
   }
 }"""
 
@@ -38,25 +38,30 @@ def test_append_points_then_query_segments(gql) -> None:
     assert again["duplicate"] and again["accepted"] == 0
 
     listed = gql(
-        "query($id: ID!) { segments(seriesId: $id, limit: 100) { id idx n open } }", id=sid
+        "query($id: ID!) { segments(seriesId: $id, limit: 100) "
+        "{ items { id index pointCount open } total } }",
+        id=sid,
     )["data"]["segments"]
-    assert [s["idx"] for s in listed] == list(range(len(listed)))
-    assert sum(s["n"] for s in listed) == len(pts) - 1
-    one = gql("query($id: ID!) { segment(id: $id) { id n } }", id=listed[0]["id"])
-    assert one["data"]["segment"] == {"id": listed[0]["id"], "n": listed[0]["n"]}
-    fields = "startIso endIso nPoints nSkipped nSegments"
+    assert listed["total"] == len(listed["items"])
+    listed = listed["items"]
+    assert [s["index"] for s in listed] == list(range(len(listed)))
+    assert sum(s["pointCount"] for s in listed) == len(pts) - 1
+    one = gql("query($id: ID!) { segment(id: $id) { id pointCount } }", id=listed[0]["id"])
+    assert one["data"]["segment"] == {"id": listed[0]["id"], "pointCount": listed[0]["pointCount"]}
+    fields = "start end pointCount skippedCount segmentCount"
     bounds = gql(f"query($id: ID!) {{ timeBounds(seriesId: $id) {{ {fields} }} }}", id=sid)
     bounds = bounds["data"]["timeBounds"]
-    assert bounds["startIso"] == pts[0]["timestamp"] and bounds["endIso"] == pts[-1]["timestamp"]
-    assert (bounds["nPoints"], bounds["nSkipped"], bounds["nSegments"]) == (
+    assert bounds["start"] == pts[0]["timestamp"]
+    assert bounds["end"] == pts[-1]["timestamp"]
+    assert (bounds["pointCount"], bounds["skippedCount"], bounds["segmentCount"]) == (
         len(pts) - 1, 1, len(listed),
     )  # fmt: skip
     window = gql(
-        "query($id: ID!, $s: String, $e: String) "
-        "{ segments(seriesId: $id, start: $s, end: $e) { idx } }",
+        "query($id: ID!, $s: DateTime, $e: DateTime) "
+        "{ segments(seriesId: $id, start: $s, end: $e) { items { index } total } }",
         id=sid, s=pts[300]["timestamp"], e=pts[301]["timestamp"],
     )["data"]["segments"]  # fmt: skip
-    assert len(window) == 1
+    assert len(window["items"]) == 1 and window["total"] == 1
 
 
 def test_bad_points_name_the_input_and_store_nothing(gql) -> None:
@@ -78,8 +83,8 @@ def test_bad_points_name_the_input_and_store_nothing(gql) -> None:
     assert "too large" in error["message"]
     empty = gql(APPEND, id=sid, points=[])["errors"][0]
     assert empty["extensions"]["field"] == "points" and "empty" in empty["message"]
-    bounds = gql("query($id: ID!) { timeBounds(seriesId: $id) { nPoints } }", id=sid)
-    assert bounds["data"]["timeBounds"]["nPoints"] == 0
+    bounds = gql("query($id: ID!) { timeBounds(seriesId: $id) { pointCount } }", id=sid)
+    assert bounds["data"]["timeBounds"]["pointCount"] == 0
 
 
 def test_unknown_series_or_segment(gql) -> None:
@@ -93,18 +98,18 @@ def test_segments_pages_with_limit_and_offset(gql) -> None:
     gql(APPEND, id=sid, points=points())
     query = (
         "query($id: ID!, $limit: Int!, $offset: Int!) "
-        "{ segments(seriesId: $id, limit: $limit, offset: $offset) { id idx } }"
+        "{ segments(seriesId: $id, limit: $limit, offset: $offset) { items { id index } } }"
     )
-    every = gql(query, id=sid, limit=100, offset=0)["data"]["segments"]
+    every = gql(query, id=sid, limit=100, offset=0)["data"]["segments"]["items"]
     assert len(every) >= 3
     pages = [
-        gql(query, id=sid, limit=2, offset=off)["data"]["segments"]
+        gql(query, id=sid, limit=2, offset=off)["data"]["segments"]["items"]
         for off in range(0, len(every), 2)
     ]
     assert all(len(page) <= 2 for page in pages)
     assert [s for page in pages for s in page] == every
-    assert gql(query, id=sid, limit=1, offset=1)["data"]["segments"] == every[1:2]
-    assert gql(query, id=sid, limit=5, offset=len(every))["data"]["segments"] == []
+    assert gql(query, id=sid, limit=1, offset=1)["data"]["segments"]["items"] == every[1:2]
+    assert gql(query, id=sid, limit=5, offset=len(every))["data"]["segments"]["items"] == []
     for limit, offset, field in [(0, 0, "limit"), (2, -1, "offset")]:
         error = gql(query, id=sid, limit=limit, offset=offset)["errors"][0]
         assert error["extensions"] == {"code": "BAD_INPUT", "field": field}
@@ -112,7 +117,8 @@ def test_segments_pages_with_limit_and_offset(gql) -> None:
 
 CLOSE = """
 mutation($id: ID!) {
-  closeSeries(seriesId: $id) { seriesId boundaries alreadyClosed segments { idx open n } }
+  closeSeries(seriesId: $id) {
+    seriesId boundaries alreadyClosed segments { index open pointCount } }
 }"""
 
 
@@ -128,10 +134,13 @@ def test_close_series_confirms_the_tail_and_closes_its_segments(gql) -> None:
     assert [s["open"] for s in appended["segments"]] == [True]
     closed = gql(CLOSE, id=sid)["data"]["closeSeries"]
     assert (closed["seriesId"], closed["boundaries"], closed["alreadyClosed"]) == (sid, 1, False)
-    assert [(s["open"], s["n"]) for s in closed["segments"]] == [(False, 385), (False, 15)]
-    listed = gql("query($id: ID!) { segments(seriesId: $id, limit: 100) { n open } }", id=sid)
-    segments = listed["data"]["segments"]
-    assert not any(s["open"] for s in segments) and sum(s["n"] for s in segments) == 400
+    assert [(s["open"], s["pointCount"]) for s in closed["segments"]] == [(False, 385), (False, 15)]
+    listed = gql(
+        "query($id: ID!) { segments(seriesId: $id, limit: 100) { items { pointCount open } } }",
+        id=sid,
+    )
+    segments = listed["data"]["segments"]["items"]
+    assert not any(s["open"] for s in segments) and sum(s["pointCount"] for s in segments) == 400
     again = gql(CLOSE, id=sid)["data"]["closeSeries"]
     assert again == {"seriesId": sid, "boundaries": 0, "alreadyClosed": True, "segments": []}
 

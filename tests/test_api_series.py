@@ -19,7 +19,7 @@ CREATE = """
 mutation($name: String!, $unit: String, $description: String) {
   createSeries(name: $name, unit: $unit, description: $description) { id name unit description }
 }"""
-LIST = "{ series { id name unit } }"
+LIST = "{ series { items { id name unit } } }"
 LOCAL = "http://localhost"  # a Host the app serves (TestClient's default, testserver, is not)
 
 
@@ -44,12 +44,28 @@ def test_create_series_round_trip(gql) -> None:
     created = gql(CREATE, name="sales", unit="USD", description="daily sales")
     series = created["data"]["createSeries"]
     assert series["name"] == "sales" and series["unit"] == "USD"
-    assert gql(LIST)["data"]["series"] == [{"id": series["id"], "name": "sales", "unit": "USD"}]
+    assert gql(LIST)["data"]["series"]["items"] == [
+        {"id": series["id"], "name": "sales", "unit": "USD"}
+    ]
     by_id = gql("query($id: ID!) { seriesById(id: $id) { name description } }", id=series["id"])
     assert by_id["data"]["seriesById"] == {"name": "sales", "description": "daily sales"}
     deleted = gql("mutation($id: ID!) { deleteSeries(id: $id) { id } }", id=series["id"])
     assert deleted["data"]["deleteSeries"]["id"] == series["id"]
-    assert gql(LIST)["data"]["series"] == []
+    assert gql(LIST)["data"]["series"]["items"] == []
+
+
+def test_series_are_paged_with_a_total(gql) -> None:
+    for name in ("a", "b", "c"):
+        gql(CREATE, name=name)
+    page = gql("{ series(limit: 2, offset: 1) { items { name } total limit offset } }")
+    assert page["data"]["series"] == {
+        "items": [{"name": "b"}, {"name": "c"}],
+        "total": 3,
+        "limit": 2,
+        "offset": 1,
+    }
+    created = gql('{ seriesById(id: "a") { createdAt } }')["data"]["seriesById"]["createdAt"]
+    assert created.startswith("20") and created.endswith("Z")
 
 
 def test_bad_input_is_an_error_with_code_and_field_and_stores_nothing(gql) -> None:
@@ -59,14 +75,14 @@ def test_bad_input_is_an_error_with_code_and_field_and_stores_nothing(gql) -> No
     assert "name: must not be empty" in error["message"]
     too_long = gql(CREATE, name="ok", unit="u" * 51)
     assert too_long["errors"][0]["extensions"]["field"] == "unit"
-    assert gql(LIST)["data"]["series"] == []
+    assert gql(LIST)["data"]["series"]["items"] == []
 
 
 def test_duplicate_name_is_an_error(gql) -> None:
     gql(CREATE, name="dup")
     error = gql(CREATE, name="dup")["errors"][0]
     assert error["extensions"]["code"] == "ALREADY_EXISTS" and "already exists" in error["message"]
-    assert len(gql(LIST)["data"]["series"]) == 1
+    assert len(gql(LIST)["data"]["series"]["items"]) == 1
 
 
 def test_unknown_series(gql) -> None:
@@ -125,7 +141,7 @@ def test_healthz_answers_while_a_graphql_operation_is_busy(
         finally:
             release.set()
         assert health.status_code == 200 and health.json()["reachable"] is True
-        assert pending.result().json()["data"]["series"] == []
+        assert pending.result().json()["data"]["series"]["items"] == []
 
 
 @pytest.mark.parametrize(

@@ -9,10 +9,10 @@ import pytest
 from graphmem.cli import main
 from graphmem.store import Store
 
-ADD = "mutation($t: String!, $d: String!) { addEvent(text: $t, date: $d) { id date } }"
-RECALL = """query($q: String!, $now: String!) {
-  recall(query: $q, now: $now, k: 5) { id text r t n g p recalled } }"""
-REINFORCE = """mutation($ids: [ID!]!, $now: String!) {
+ADD = "mutation($t: String!, $d: Date!) { addEvent(text: $t, date: $d) { id date } }"
+RECALL = """query($q: String!, $now: DateTime!) {
+  recall(query: $q, now: $now, k: 5) { label id text r t n g p recalled } }"""
+REINFORCE = """mutation($ids: [ID!]!, $now: DateTime!) {
   reinforce(ids: $ids, now: $now) { id recallCount g changed lastRecalledAt } }"""
 
 MEMORIES = [
@@ -35,12 +35,20 @@ def test_events_recall_reinforce_timeline(gql) -> None:
     assert not repeat["changed"] and repeat["recallCount"] == 4, "once per (id, now)"
     ranked = gql(RECALL, q="Is it a good idea to go to the Halloween party?", now="2026-10-30")
     ranked = ranked["data"]["recall"]
-    assert ranked[0]["id"] == ward and ranked[0]["n"] == 4
+    assert ranked[0]["id"] == ward and ranked[0]["n"] == 4 and ranked[0]["label"] == "EVENT"
     assert ranked[0]["p"] > ranked[1]["p"]
-    items = gql('{ timeline(now: "2026-10-30") { id date importance recallCount } }')
-    items = items["data"]["timeline"]
+    fields = "items { id date importance recallCount lastRecalledAt } total"
+    timeline = gql('{ timeline(now: "2026-10-30") { ' + fields + " } }")
+    items = timeline["data"]["timeline"]["items"]
+    assert timeline["data"]["timeline"]["total"] == len(items) == 3
     assert [i["date"] for i in items] == sorted(i["date"] for i in items)
-    assert max(items, key=lambda i: i["importance"])["id"] == ward
+    top = max(items, key=lambda i: i["importance"])
+    assert top["id"] == ward and top["lastRecalledAt"] == "2026-10-29T00:00:00Z"
+    page = gql('{ timeline(now: "2026-10-30", limit: 1, offset: 1, labels: [EVENT]) '
+               "{ items { id } total limit offset } }")["data"]["timeline"]  # fmt: skip
+    assert page == {"items": [{"id": items[1]["id"]}], "total": 3, "limit": 1, "offset": 1}
+    none = gql('{ timeline(now: "2026-10-30", labels: [PROPOSITION]) { items { id } total } }')
+    assert none["data"]["timeline"] == {"items": [], "total": 0}
 
 
 def test_bad_input_is_an_error_and_changes_nothing(gql) -> None:
@@ -50,7 +58,7 @@ def test_bad_input_is_an_error_and_changes_nothing(gql) -> None:
     unknown = gql(REINFORCE, ids=[ev, "ev_nope"], now="2026-12-01")["errors"][0]
     assert unknown["extensions"]["code"] == "NOT_FOUND" and "ev_nope" in unknown["message"]
     bad_date = gql(ADD, t="x", d="next tuesday")["errors"][0]
-    assert bad_date["extensions"]["code"] == "BAD_INPUT"
+    assert bad_date["extensions"] == {"code": "BAD_INPUT", "field": "$d"}
     stats = gql(REINFORCE, ids=[ev], now="2026-12-01")["data"]["reinforce"][0]
     assert stats["recallCount"] == 1, "the failed calls changed nothing"
 

@@ -96,8 +96,8 @@ def test_graphql_reads_a_meta_segment_brought_up_to_date(gql, half) -> None:
     store, series, _, rest = half
     [year] = build_by_range(store, series.id, T("2015-01-01"), T("2015-12-31"), "year")
     rest()
-    found = gql("query($id: ID!) { metaSegment(id: $id) { features { n } } }", id=year.id)
-    assert found["data"]["metaSegment"]["features"]["n"] == 365
+    found = gql("query($id: ID!) { metaSegment(id: $id) { features { pointCount } } }", id=year.id)
+    assert found["data"]["metaSegment"]["features"]["pointCount"] == 365
 
 
 def test_a_grouping_whose_members_grew_into_each_other_is_read_as_built(half) -> None:
@@ -128,5 +128,5 @@ def test_graphql_opens_no_text_search_for_a_current_meta_segment(gql, half, monk
         raise AssertionError("the tools (and the embedding model) were opened")
 
     monkeypatch.setattr(Services, "tools", no_search)
-    found = gql("query($id: ID!) { metaSegment(id: $id) { features { n } } }", id=year.id)
-    assert found["data"]["metaSegment"]["features"]["n"] == 365
+    found = gql("query($id: ID!) { metaSegment(id: $id) { features { pointCount } } }", id=year.id)
+    assert found["data"]["metaSegment"]["features"]["pointCount"] == 365

@@ -97,9 +97,9 @@ def test_metrics_count_operations_outcomes_and_latency(fresh_api: str) -> None:
     post = poster(fresh_api)
     before = scrape(fresh_api)
     assert requests_of(before, "ListSeries", "query") == 0
-    post("query ListSeries { series { name } }")
-    post("query ListSeries { series { name } }")
-    post("{ b: series { name } ...F } fragment F on Query { a: health { reachable } }")
+    post("query ListSeries { series { items { name } } }")
+    post("query ListSeries { series { items { name } } }")
+    post("{ b: series { total } ...F } fragment F on Query { a: health { reachable } }")
     post('mutation { deleteSeries(id: "nope") { id } }')  # NOT_FOUND
     post('mutation { createSeries(name: " ") { id } }')  # BAD_INPUT
     post("{ noSuchField }")  # does not validate
@@ -155,7 +155,9 @@ def test_operations_run_at_once_are_each_counted_and_answered_with_their_request
         if i % 2:
             response = post(APPEND, headers={"X-Request-Id": rid}, id=sids[i // 2], points=POINTS)
         else:
-            response = post("query ListSeries { series { name } }", headers={"X-Request-Id": rid})
+            response = post(
+                "query ListSeries { series { items { name } } }", headers={"X-Request-Id": rid}
+            )
         return rid, response.json()
 
     with ThreadPoolExecutor(16) as pool:
@@ -193,7 +195,7 @@ def test_request_id_in_header_and_extensions_honoured_when_sane(fresh_api: str) 
     generated = set()
     for sent in (None, "has space", "x" * 129, "<script>", ""):
         headers = None if sent is None else {"X-Request-Id": sent}
-        response = post("{ series { id } }", headers=headers)
+        response = post("{ series { total } }", headers=headers)
         rid = response.headers["x-request-id"]
         assert rid != sent and re.fullmatch("[0-9a-f]{32}", rid), "replaced by a new one"
         assert response.json()["extensions"]["requestId"] == rid
@@ -266,7 +268,7 @@ def test_a_store_that_is_down_lets_the_app_start_and_readyz_says_so(tmp_path: Pa
         assert body["warmup"]["state"] in ("failed", "running"), "a failed warm-up is retried"
         errors = value(scrape(url), "graphmem_store_errors_total", code="STORE_UNAVAILABLE")
         assert errors >= 2, "the warm-up's and /healthz's opens failed"
-        failed = poster(url)("{ series { id } }").json()
+        failed = poster(url)("{ series { total } }").json()
         assert failed["errors"][0]["extensions"]["code"] == "STORE_UNAVAILABLE"
         assert requests_of(scrape(url), "series", "query", "STORE_UNAVAILABLE") == 1
 
@@ -383,7 +385,7 @@ def test_refused_requests_have_an_id_and_are_counted(
     settings = Settings(store_url=store_url, home=tmp_path / "home", api_token="t" * 32,
                         cors_origins=(origin,), warmup="off")  # fmt: skip
     with TestClient(create_app(settings), base_url=LOCAL) as client:
-        refused = client.post("/graphql", json={"query": "{ series { id } }"},
+        refused = client.post("/graphql", json={"query": "{ series { total } }"},
                               headers={"X-Request-Id": "no-token-1", "Origin": origin})  # fmt: skip
         assert refused.status_code == 401
         assert refused.headers["X-Request-Id"] == "no-token-1"
@@ -395,7 +397,7 @@ def test_refused_requests_have_an_id_and_are_counted(
             "Access-Control-Request-Headers": "x-request-id",
         })  # fmt: skip
         assert preflight.status_code == 200
-        foreign = client.post("/graphql", json={"query": "{ series { id } }"},
+        foreign = client.post("/graphql", json={"query": "{ series { total } }"},
                               headers={"Host": "attacker.example"})  # fmt: skip
         assert foreign.status_code == 400 and len(foreign.headers["X-Request-Id"]) == 32
         assert client.get("/metrics", headers={"Host": "10.0.0.7:8000"}).status_code == 200

@@ -158,7 +158,7 @@ def test_status_and_text_agree_in_every_rendered_subgraph(ctx: PropsMemory, name
     assert checked >= 10 * len(world.questions) // 2
 
 
-STATUS_QUERY = """query($q: String!, $asOf: String) {
+STATUS_QUERY = """query($q: String!, $asOf: Date) {
   subgraph(question: $q, asOf: $asOf, k: 10) {
     nodes { id text source status updatedBy contradictedBy } context } }"""
 ADD = """mutation($items: [PropositionInput!]!) {
@@ -175,8 +175,7 @@ def test_graphql_status_is_what_the_context_says(gql) -> None:
         for n in data["nodes"]:
             block = blocks[n["text"]]
             assert block["Source"] == n["source"] == "gazette"
-            state = block["Status"]
-            assert state.startswith("current." if n["status"] == "current"
-                                    else f"{n['status']} by ")  # fmt: skip
+            state, status = block["Status"], n["status"].lower()  # the enum's name: CURRENT...
+            assert state.startswith("current." if status == "current" else f"{status} by ")
             for other in n["updatedBy"] + n["contradictedBy"]:
                 assert label[other] in state

@@ -236,16 +236,16 @@ def post(app: TestClient, query: str, space: str | None = None, token: str | Non
 
 
 CREATE = 'mutation { createSeries(name: "shared") { id } }'
-LIST = "{ space series { name } }"
+LIST = "{ space series { items { name } } }"
 
 
 def test_the_header_chooses_the_space_of_a_graphql_request(client) -> None:
     app = client()
     assert post(app, CREATE, "tenant-a").status_code == 200
     assert post(app, LIST, "tenant-a").json()["data"] == {
-        "space": "tenant-a", "series": [{"name": "shared"}]
+        "space": "tenant-a", "series": {"items": [{"name": "shared"}]}
     }  # fmt: skip
-    assert post(app, LIST).json()["data"] == {"space": "default", "series": []}
+    assert post(app, LIST).json()["data"] == {"space": "default", "series": {"items": []}}
     assert post(app, "{ spaces }").json()["data"]["spaces"] == ["tenant-a"]
     event = 'mutation { addEvent(text: "Fed the cat.", date: "2024-01-02") { id } }'
     assert post(app, event, "tenant-a").json()["data"]["addEvent"]["id"]
@@ -258,7 +258,7 @@ def test_the_header_chooses_the_space_of_a_graphql_request(client) -> None:
     assert error["extensions"] == {"code": "BAD_INPUT", "field": "X-Graphmem-Space"}
     gone = post(app, 'mutation { deleteSpace(name: "tenant-a") { name nodes } }')
     assert gone.json()["data"]["deleteSpace"] == {"name": "tenant-a", "nodes": 2}  # series, event
-    assert post(app, LIST, "tenant-a").json()["data"]["series"] == []
+    assert post(app, LIST, "tenant-a").json()["data"]["series"]["items"] == []
 
 
 def tokens_file(tmp_path: Path) -> Path:
@@ -285,7 +285,9 @@ def test_tokens_are_bound_to_their_spaces(client, store: Store, tmp_path: Path) 
     forbidden = post(app, 'mutation { deleteSpace(name: "tenant-b") { nodes } }', "tenant-a", BOUND)
     assert forbidden.json()["errors"][0]["extensions"]["code"] == "FORBIDDEN"
     # the read token reaches every space, read only; the admin token every space
-    assert post(app, LIST, "tenant-a", READ).json()["data"]["series"] == [{"name": "shared"}]
+    assert post(app, LIST, "tenant-a", READ).json()["data"]["series"]["items"] == [
+        {"name": "shared"}
+    ]
     read_only = post(app, CREATE, "tenant-a", READ).json()["errors"][0]["extensions"]["code"]
     assert read_only == "FORBIDDEN"
     assert post(app, CREATE, "tenant-b", WRITE).status_code == 200

@@ -82,7 +82,7 @@ def meta_view(m: MetaSegment, full: bool = False) -> dict[str, Any]:
     """The features of a meta-segment; `full` adds dates, first-to-last change, fit and cover."""
     f = m.features
     view: dict[str, Any] = {"label": m.label}
-    if full or m.kind != "period":  # a period's label already says when it is
+    if full or not m.is_period:  # a period's label already says when it is
         view |= {"start": iso_date(m.stats.t_first), "end": iso_date(m.stats.t_last)}
     view |= {"n": f.n, "mean": rnd(f.mean), "std": rnd(f.std), "min": rnd(f.min),
              "max": rnd(f.max), "slope": rnd(f.slope_per_day, BRIEF),

@@ -7,15 +7,16 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphmem.errors import NotFound
+from graphmem.errors import InvalidInput, NotFound
 from graphmem.series.catalog import checked_page, get_series
+from graphmem.series.periods import check_freq
 from graphmem.series.segments import Segment
 from graphmem.series.stats import Features, SuffStats, features
 from graphmem.series.summary import fmt_num, summarize_segment
 from graphmem.store import Store
 from graphmem.timeutil import iso
 
-KINDS = ("period", "range", "filter", "text", "members")
+KINDS = ("range", "filter", "text", "members")  # a range cut by freq: one per period
 PAGE = 10_000  # rows per read when reading every member
 
 
@@ -59,6 +60,16 @@ class MetaSegment:
         return is_current(self.built_n_points, self.stable_before, self.end, n_points)
 
     @property
+    def freq(self) -> str | None:
+        """The calendar period of a range cut into periods (year, month...), else None."""
+        return self.spec.get("freq")
+
+    @property
+    def is_period(self) -> bool:
+        """One calendar period of a range (its label says when it is; its end is exclusive)."""
+        return self.freq is not None
+
+    @property
     def features(self) -> Features:
         return features(self.stats)
 
@@ -94,6 +105,7 @@ class MetaSegment:
             "id": self.id,
             "series_id": self.series_id,
             "kind": self.kind,
+            "freq": self.freq,
             "label": self.label,
             "spec": json.dumps(self.spec, sort_keys=True),
             "start": self.start,
@@ -120,7 +132,7 @@ class MetaSegment:
         return cls(
             id=node["id"],
             series_id=node["series_id"],
-            kind=node["kind"],
+            kind="range" if node["kind"] == "period" else node["kind"],  # as stored before 17
             label=node["label"],
             spec=json.loads(node["spec"]),
             start=node["start"],
@@ -169,13 +181,35 @@ def get_meta(store: Store, meta_id_: str) -> MetaSegment:
 
 
 def list_metas(
-    store: Store, series_ref: str, limit: int = 1000, offset: int = 0
+    store: Store,
+    series_ref: str,
+    limit: int = 1000,
+    offset: int = 0,
+    kind: str | None = None,
+    freq: str | None = None,
 ) -> list[MetaSegment]:
-    """Meta-segments of a series in time order."""
+    """Meta-segments of a series in time order; only those of `kind` and `freq` if given."""
     checked_page(limit, offset)
-    series = get_series(store, series_ref)
-    rows = store.read("meta.list", series_id=series.id, limit=limit, offset=offset)
+    where = _meta_filter(store, series_ref, kind, freq)
+    rows = store.read("meta.list", **where, limit=limit, offset=offset)
     return [MetaSegment.from_node(r["m"]) for r in rows]
+
+
+def count_metas(
+    store: Store, series_ref: str, kind: str | None = None, freq: str | None = None
+) -> int:
+    """How many meta-segments list_metas lists in all."""
+    return int(store.read("meta.count", **_meta_filter(store, series_ref, kind, freq))[0]["n"])
+
+
+def _meta_filter(
+    store: Store, series_ref: str, kind: str | None, freq: str | None
+) -> dict[str, str | None]:
+    if kind is not None and kind not in KINDS:
+        raise InvalidInput("kind", f"must be one of {', '.join(KINDS)}")
+    if freq is not None:
+        check_freq(freq)
+    return {"series_id": get_series(store, series_ref).id, "kind": kind, "freq": freq}
 
 
 @dataclass(frozen=True)

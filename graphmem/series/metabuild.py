@@ -170,7 +170,7 @@ def build_range(
         periods = periods_between(lo, hi, check_freq(freq))
         intervals = [
             _Interval(p.start, p.end, p.label,
-                      {"kind": "period", "series_id": sid, "freq": freq, "start": p.start})
+                      {"kind": "range", "series_id": sid, "freq": freq, "start": p.start})
             for p in periods
         ]  # fmt: skip
         first_prev = previous(periods[0])

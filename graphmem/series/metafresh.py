@@ -32,11 +32,11 @@ def fresh(
     if not rows or meta.current(rows[0]["n_points"]):
         return meta
     spec, sid = meta.spec, meta.series_id
-    if meta.kind == "period":  # the one period holding its start
+    if meta.is_period:  # the one period holding its start
         end = math.nextafter(meta.end, -math.inf)
         _, built = metabuild.build_range(store, sid, spec["start"], end, spec["freq"])
         return next((m for m in built if m.id == meta.id), meta)
-    if meta.kind == "range":
+    if meta.kind == "range":  # one range, whole
         return metabuild.build_range(store, sid, spec["start"], spec["end"])[1][0]
     try:
         return _regroup(store, meta, search)

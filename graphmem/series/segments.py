@@ -108,18 +108,28 @@ def list_segments(
 ) -> list[Segment]:
     """Segments of a series overlapping [start, end], in time order."""
     checked_page(limit, offset, MAX_LIMIT)
+    rows = store.read("segments.in_range", **_in_range(store, series_ref, start, end),
+                      limit=limit, offset=offset)  # fmt: skip
+    return [Segment.from_node(r["g"]) for r in rows]
+
+
+def count_segments(
+    store: Store, series_ref: str, start: float | None = None, end: float | None = None
+) -> int:
+    """How many segments of a series overlap [start, end] (list_segments' whole list)."""
+    rows = store.read("segments.count_in_range", **_in_range(store, series_ref, start, end))
+    return int(rows[0]["n"])
+
+
+def _in_range(
+    store: Store, series_ref: str, start: float | None, end: float | None
+) -> dict[str, object]:
+    """The parameters of segments.in_range: the series' id and the bounds (open: none)."""
     if start is not None and end is not None and end < start:
         raise InvalidInput("end", "must not be before start")
     series = get_series(store, series_ref)
-    rows = store.read(
-        "segments.in_range",
-        series_id=series.id,
-        start=-1e18 if start is None else start,
-        end=1e18 if end is None else end,
-        limit=limit,
-        offset=offset,
-    )
-    return [Segment.from_node(r["g"]) for r in rows]
+    return {"series_id": series.id, "start": -1e18 if start is None else start,
+            "end": 1e18 if end is None else end}  # fmt: skip
 
 
 def get_segment(store: Store, segment_id: str) -> Segment:

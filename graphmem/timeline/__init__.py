@@ -18,7 +18,7 @@ from graphmem.timeline.formula import (
 from graphmem.timeline.memory import DEFAULT_LABELS, TimelineMemory
 from graphmem.timeline.recall import Ranker, Recalled, ranker, recall, recall_vector
 from graphmem.timeline.reinforce import RecallStats, recall_stats, reinforce, reinforce_in
-from graphmem.timeline.view import TimelineItem, plot_timeline, timeline
+from graphmem.timeline.view import TimelineItem, count_timeline, plot_timeline, timeline
 
 __all__ = [
     "DEFAULT_LABELS",
@@ -28,6 +28,7 @@ __all__ = [
     "Recalled",
     "TimelineConfig",
     "TimelineItem",
+    "count_timeline",
     "TimelineMemory",
     "add_event",
     "add_events",

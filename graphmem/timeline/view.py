@@ -53,17 +53,9 @@ def timeline(
 
     At most `limit` items: the oldest ones of the range.
     """
-    lo = _FIRST if start is None else checked_now(start, "start")
-    hi = _LAST if end is None else checked_now(end, "end")
-    now_ts = ctx.now() if now is None else checked_now(now)
-    if lo > hi:
-        raise InvalidInput("end", "is before start")
+    where, now_ts = _window(ctx, start, end, now, labels)
     limit = checked_count(limit, "limit", MAX_ITEMS)
-    chosen = checked_labels(labels)
-    enabled = {kind.key: kind.label in chosen for kind in RECALLED}
-    rows = ctx.store.read(
-        "timeline.in_range", start=lo, end=min(hi, now_ts), limit=limit, **enabled
-    )
+    rows = ctx.store.read("timeline.in_range", **where, limit=limit)
     rows.sort(key=lambda row: (row["ts"], row["id"]))
     rows = rows[:limit]
     if not rows:
@@ -84,6 +76,32 @@ def timeline(
         )
         for i, row in enumerate(rows)
     ]  # fmt: skip
+
+
+def count_timeline(
+    ctx: TimelineMemory,
+    start: Any = None,
+    end: Any = None,
+    now: Any = None,
+    labels: Sequence[str] = DEFAULT_LABELS,
+) -> int:
+    """How many memories `timeline` would list without a limit."""
+    where, _ = _window(ctx, start, end, now, labels)
+    return sum(int(row["n"]) for row in ctx.store.read("timeline.count_in_range", **where))
+
+
+def _window(
+    ctx: TimelineMemory, start: Any, end: Any, now: Any, labels: Sequence[str]
+) -> tuple[dict[str, Any], int]:
+    """The parameters of timeline.in_range (the kinds enabled, the range up to now), and now."""
+    lo = _FIRST if start is None else checked_now(start, "start")
+    hi = _LAST if end is None else checked_now(end, "end")
+    now_ts = ctx.now() if now is None else checked_now(now)
+    if lo > hi:
+        raise InvalidInput("end", "is before start")
+    chosen = checked_labels(labels)
+    enabled = {kind.key: kind.label in chosen for kind in RECALLED}
+    return {"start": lo, "end": min(hi, now_ts), **enabled}, now_ts
 
 
 def plot_timeline(
