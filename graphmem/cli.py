@@ -250,7 +250,8 @@ def _stats_row(x: Segment | MetaSegment) -> dict[str, Any]:
 
 def _meta_row(m: MetaSegment, full: bool = False) -> dict[str, Any]:
     """A meta-segment's row; `full` adds the change, the fit, the coverage and the summary."""
-    row = _stats_row(m) | {"members": m.member_count, "pct_change_prev": m.pct_change_prev}
+    more = {"freq": m.freq, "members": m.member_count, "pct_change_prev": m.pct_change_prev}
+    row = _stats_row(m) | more
     if full:
         f = m.features
         row |= {"prev_label": m.prev_label, "change_prev": m.change_prev, "first": f.first,

@@ -38,7 +38,7 @@ def test_period_builds_one_per_year_with_population_std(
     rows = _json(capsys, "period", series.name, "--start", "2015-03-01", "--end", "2017-06-30",
                  "--freq", "year")  # fmt: skip
     assert [r["label"] for r in rows] == ["2015", "2016", "2017"]
-    assert {r["kind"] for r in rows} == {"period"}
+    assert {(r["kind"], r["freq"]) for r in rows} == {("range", "year")}, "a range cut by year"
     first = rows[1]
     assert (first["start"], first["end"]) == ("2016-01-01T00:00:00Z", "2016-12-31T00:00:00Z")
     xs = _year(data, 2016)
