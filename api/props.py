@@ -84,9 +84,14 @@ class Relation:
     @classmethod
     def of(cls, e: props.Relation) -> Relation:
         return cls(
-            id=strawberry.ID(e.id), src=strawberry.ID(e.src), dst=strawberry.ID(e.dst),
-            kind=RelationKind(e.kind), confidence=e.confidence, model=e.model, refined=e.refined,
-        )  # fmt: skip
+            id=strawberry.ID(e.id),
+            src=strawberry.ID(e.src),
+            dst=strawberry.ID(e.dst),
+            kind=RelationKind(e.kind),
+            confidence=e.confidence,
+            model=e.model,
+            refined=e.refined,
+        )
 
 
 @strawberry.type(description="Anchors, their neighbours and the relations among them")
@@ -153,9 +158,11 @@ class PropositionFilter:
 def _report(r: props.IngestReport) -> IngestResult:
     return IngestResult(
         document_id=None if r.document_id is None else strawberry.ID(r.document_id),
-        proposition_ids=[strawberry.ID(i) for i in r.proposition_ids], added=r.added,
-        existing=r.existing, relations=r.relations,
-    )  # fmt: skip
+        proposition_ids=[strawberry.ID(i) for i in r.proposition_ids],
+        added=r.added,
+        existing=r.existing,
+        relations=r.relations,
+    )
 
 
 def _proposition(p: props.Proposition) -> Proposition:
@@ -178,7 +185,7 @@ def _subgraph(graph: props.Subgraph, as_of: dt.date | None) -> Subgraph:
             status=PropositionStatus(n.status.state),
             updated_by=[strawberry.ID(i) for i in n.status.updated_by],
             contradicted_by=[strawberry.ID(i) for i in n.status.contradicted_by],
-        )  # fmt: skip
+        )
         for n in graph.nodes
     ]
     edges = [Relation.of(e) for e in graph.edges]
@@ -310,9 +317,12 @@ class PropsMutation:
     ) -> IngestDocumentsResult:
         report = info.context.services.props().ingest_documents(_items(documents))
         return IngestDocumentsResult(
-            document_ids=[strawberry.ID(i) for i in report.document_ids], skipped=report.skipped,
-            added=report.added, existing=report.existing, relations=report.relations,
-        )  # fmt: skip
+            document_ids=[strawberry.ID(i) for i in report.document_ids],
+            skipped=report.skipped,
+            added=report.added,
+            existing=report.existing,
+            relations=report.relations,
+        )
 
     @strawberry.mutation(description="Store already-extracted propositions")
     def add_propositions(
