@@ -102,10 +102,9 @@ def json_value(text: str) -> Any:
 
 
 def _tool_calls(
-    info: Info, statement: str, owner: str, how: str | None, limit: int, offset: int
+    rows: list[dict[str, Any]], how: str | None, limit: int, offset: int
 ) -> Page[ToolCall]:
-    """A page of the tool calls `statement` reads for `owner` (the how of each row, or `how`)."""
-    rows = info.context.store.read(statement, id=owner)
+    """A page of tool-call rows ({t: node, how}); `how` when the rows carry none."""
     return page_of([ToolCall.of(r["t"], how or r["how"]) for r in rows], limit, offset)
 
 
@@ -161,7 +160,8 @@ class MetaSegment:
 
     @strawberry.field(description="Tool calls that built or read this meta-segment, oldest first")
     def tool_calls(self, info: Info, limit: Limit = LIMIT, offset: Offset = 0) -> Page[ToolCall]:
-        return _tool_calls(info, "meta.tool_calls", str(self.id), None, limit, offset)
+        rows = meta.tool_calls_of(info.context.store, str(self.id))
+        return _tool_calls(rows, None, limit, offset)
 
     @classmethod
     def of(cls, m: meta.MetaSegment, info: Info) -> MetaSegment:
@@ -324,7 +324,8 @@ class AskResult:
 
     @strawberry.field(description="The Ask's tool calls as stored, in step order")
     def tool_calls(self, info: Info, limit: Limit = LIMIT, offset: Offset = 0) -> Page[ToolCall]:
-        return _tool_calls(info, "asks.tool_calls", str(self.id), "CALLED", limit, offset)
+        rows = agent.ask_tool_calls(info.context.store, str(self.id))
+        return _tool_calls(rows, "CALLED", limit, offset)
 
 
 SeriesArg = Annotated[strawberry.ID, strawberry.argument(description="The series' id (or name)")]

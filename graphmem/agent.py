@@ -283,3 +283,8 @@ def format_step(step: Step, max_steps: int) -> str:
 
 
 __all__ = ["TOOLS", "Answer", "AskFailed", "Step", "ask", "describe_series", "format_step"]
+
+
+def ask_tool_calls(store: Store, ask_id: str) -> list[dict[str, Any]]:
+    """The ToolCall nodes an ask made ({t: node}), in the order it made them."""
+    return store.read("asks.tool_calls", id=ask_id)
