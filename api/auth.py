@@ -46,16 +46,22 @@ def unauthenticated(authorization: str | None) -> JSONResponse:
         message = "the Authorization header does not hold a known bearer token"
         challenge = f'{REALM}, error="invalid_token"'
     code = Unauthenticated.code
-    body = {"data": None, "errors": [{"message": message, "extensions": {"code": code}}],
-            "extensions": {"requestId": current_request_id()}}  # fmt: skip
+    body = {
+        "data": None,
+        "errors": [{"message": message, "extensions": {"code": code}}],
+        "extensions": {"requestId": current_request_id()},
+    }
     return JSONResponse(body, status_code=401, headers={"WWW-Authenticate": challenge})
 
 
 def refused(error: GraphmemError, status: int) -> JSONResponse:
     """A GraphQL-style error body for a request refused before it runs."""
     extensions = {"code": error.code, **error.details()}
-    body = {"data": None, "errors": [{"message": str(error), "extensions": extensions}],
-            "extensions": {"requestId": current_request_id()}}  # fmt: skip
+    body = {
+        "data": None,
+        "errors": [{"message": str(error), "extensions": extensions}],
+        "extensions": {"requestId": current_request_id()},
+    }
     return JSONResponse(body, status_code=status)
 
 

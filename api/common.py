@@ -39,18 +39,24 @@ def _iso_time(value: dt.datetime) -> str:
 
 
 DATE = ScalarDefinition(
-    name="Date", description="A calendar date, ISO 8601: YYYY-MM-DD", specified_by_url=None,
-    serialize=dt.date.isoformat, parse_value=_parser(dt.date.fromisoformat, "a date YYYY-MM-DD"),
-    parse_literal=None, origin=dt.date,
-)  # fmt: skip
+    name="Date",
+    description="A calendar date, ISO 8601: YYYY-MM-DD",
+    specified_by_url=None,
+    serialize=dt.date.isoformat,
+    parse_value=_parser(dt.date.fromisoformat, "a date YYYY-MM-DD"),
+    parse_literal=None,
+    origin=dt.date,
+)
 DATE_TIME = ScalarDefinition(
     name="DateTime",
     description="An instant, ISO 8601 (2016-01-31T12:00:00Z; a date alone is its midnight); "
     "without an offset it is UTC. Written in UTC with Z",
-    specified_by_url=None, serialize=_iso_time,
-    parse_value=_parser(dateutil.parser.isoparse, "an ISO 8601 time"), parse_literal=None,
+    specified_by_url=None,
+    serialize=_iso_time,
+    parse_value=_parser(dateutil.parser.isoparse, "an ISO 8601 time"),
+    parse_literal=None,
     origin=dt.datetime,
-)  # fmt: skip
+)
 SCALARS: dict[object, Any] = {dt.date: DATE, dt.datetime: DATE_TIME}
 
 
@@ -71,8 +77,9 @@ Offset = Annotated[int, strawberry.argument(description="How many items to skip 
 def page_of(items: Sequence[T], limit: int, offset: int) -> Page[T]:
     """One page of a list read whole (lists that stay small enough to read at once)."""
     checked_page(limit, offset, MOST)
-    return Page(items=list(items[offset : offset + limit]), total=len(items), limit=limit,
-                offset=offset)  # fmt: skip
+    return Page(
+        items=list(items[offset : offset + limit]), total=len(items), limit=limit, offset=offset
+    )
 
 
 def at(ts: float) -> dt.datetime:

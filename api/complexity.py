@@ -69,8 +69,9 @@ class Size:
 
     def beside(self, other: Size) -> Size:
         """Two selections of the same object: the deeper one's depth, both aliases and costs."""
-        return Size(max(self.depth, other.depth), self.aliases + other.aliases,
-                    self.cost + other.cost)  # fmt: skip
+        return Size(
+            max(self.depth, other.depth), self.aliases + other.aliases, self.cost + other.cost
+        )
 
 
 NOTHING = Size()
@@ -102,9 +103,10 @@ class Measure:
     def operation(self, operation: OperationDefinitionNode) -> Size:
         """The operation's Size; fills `oversized` on the way."""
         self._fragments = {
-            d.name.value: d for d in self.document.definitions
+            d.name.value: d
+            for d in self.document.definitions
             if isinstance(d, FragmentDefinitionNode)
-        }  # fmt: skip
+        }
         self.variables = _with_defaults(operation, self.variables)
         root = self.schema.get_root_type(operation.operation)
         if root is None:
@@ -112,9 +114,12 @@ class Measure:
         return self._selections(operation.selection_set, root, None, frozenset())
 
     def _selections(
-        self, selections: SelectionSetNode, parent: Any, inherited: int | None,
+        self,
+        selections: SelectionSetNode,
+        parent: Any,
+        inherited: int | None,
         seen: frozenset[str],
-    ) -> Size:  # fmt: skip
+    ) -> Size:
         total = NOTHING
         for node in selections.selections:
             if isinstance(node, FieldNode):
@@ -178,8 +183,13 @@ class Measure:
         """Record the first value over its limit in each argument of `node`."""
         for argument in node.arguments or ():
             arg = argument.name.value
-            problem = oversized(arg, values.get(arg), self.limits, SPECIFIC.get((name, arg)),
-                                SPECIFIC_TEXTS.get((name, arg)))  # fmt: skip
+            problem = oversized(
+                arg,
+                values.get(arg),
+                self.limits,
+                SPECIFIC.get((name, arg)),
+                SPECIFIC_TEXTS.get((name, arg)),
+            )
             if problem is not None:
                 self.oversized.append((argument, problem))
         if page is not None and page.value > self._most(page):

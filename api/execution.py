@@ -147,9 +147,15 @@ class GraphmemSchema(strawberry.Schema):
     """A strawberry Schema whose resolvers (all synchronous) run on the app's worker pools."""
 
     async def execute(
-        self, query: str | None, variable_values: Any = None, context_value: Any = None,
-        root_value: Any = None, operation_name: str | None = None, *args: Any, **kwargs: Any,
-    ) -> ExecutionResult:  # fmt: skip
+        self,
+        query: str | None,
+        variable_values: Any = None,
+        context_value: Any = None,
+        root_value: Any = None,
+        operation_name: str | None = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> ExecutionResult:
         state = getattr(context_value, "state", None)
         if state is None:  # not served by api.app (e.g. a bare schema.execute in a script)
             return await super().execute(
@@ -158,9 +164,15 @@ class GraphmemSchema(strawberry.Schema):
         # store and model calls block: run the whole operation where they cannot stall the
         # event loop, so /healthz and other requests are answered meanwhile
         run = functools.partial(
-            self.execute_sync, query, variable_values, context_value, root_value,
-            operation_name, *args, **kwargs,
-        )  # fmt: skip
+            self.execute_sync,
+            query,
+            variable_values,
+            context_value,
+            root_value,
+            operation_name,
+            *args,
+            **kwargs,
+        )
         # a text over the length limit is refused when parsed: not worth scanning to route it
         short = len(query or "") <= state.settings.limits.query_length
         kind = operation_kind(query, operation_name) if short else "query"

@@ -105,13 +105,19 @@ def complexity_errors(
         found, most = getattr(size, measured), getattr(limits, limit)
         if found > most:
             what = counts.format(found=found)
-            errors.append(GraphQLError(
-                f"the operation is too complex: {what}, more than the {most:,} allowed "
-                f"({ENV[limit]})",
-                operation,
-                extensions={"code": "QUERY_TOO_COMPLEX", "limit": measured, "max": most,
-                            "found": found},
-            ))  # fmt: skip
+            errors.append(
+                GraphQLError(
+                    f"the operation is too complex: {what}, more than the {most:,} allowed "
+                    f"({ENV[limit]})",
+                    operation,
+                    extensions={
+                        "code": "QUERY_TOO_COMPLEX",
+                        "limit": measured,
+                        "max": most,
+                        "found": found,
+                    },
+                )
+            )
     return errors
 
 

@@ -59,14 +59,18 @@ class McpServer:
         self.local_space = space  # a stdio caller's (`graphmem mcp --space`)
         self.session = session  # the ToolCall nodes' session
         self.server: Server[Any] = Server(
-            "graphmem", version=graphmem.__version__, instructions=INSTRUCTIONS,
+            "graphmem",
+            version=graphmem.__version__,
+            instructions=INSTRUCTIONS,
             get_tool_input_schema=lambda name: CATALOG[name].schema if name in CATALOG else None,
-            on_list_tools=self.list_tools, on_call_tool=self.call_tool,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
             on_list_resources=self.list_resources,
             on_list_resource_templates=self.list_resource_templates,
-            on_read_resource=self.read_resource, on_list_prompts=self.list_prompts,
+            on_read_resource=self.read_resource,
+            on_list_prompts=self.list_prompts,
             on_get_prompt=self.get_prompt,
-        )  # fmt: skip
+        )
 
     def _can_write(self, ctx: ServerRequestContext[Any]) -> bool:
         """Over HTTP the request's token decides; over stdio, how the server was started."""
@@ -98,9 +102,11 @@ class McpServer:
             reply = await self.state.run(work, kind)
         meta = {TOOL_CALL_META: reply.call_id} if reply.call_id else None
         return types.CallToolResult(
-            content=[types.TextContent(text=reply.text)], structured_content=reply.data,
-            is_error=not reply.ok, _meta=meta,
-        )  # fmt: skip
+            content=[types.TextContent(text=reply.text)],
+            structured_content=reply.data,
+            is_error=not reply.ok,
+            _meta=meta,
+        )
 
     def _space(self, ctx: ServerRequestContext[Any]) -> str:
         """Over HTTP the request's X-Graphmem-Space; over stdio, how the server was started."""
@@ -123,18 +129,22 @@ class McpServer:
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         series = types.Resource(
-            uri=SERIES_URI, name="series", mime_type="text/plain",
+            uri=SERIES_URI,
+            name="series",
+            mime_type="text/plain",
             description="The stored series: name, unit, span, spacing, number of segments",
-        )  # fmt: skip
+        )
         return types.ListResourcesResult(resources=[series])
 
     async def list_resource_templates(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
         one = types.ResourceTemplate(
-            uri_template=SERIES_URI + "/{series}", name="one series", mime_type="text/plain",
+            uri_template=SERIES_URI + "/{series}",
+            name="one series",
+            mime_type="text/plain",
             description="One series (by name or id): unit, span, spacing, segments",
-        )  # fmt: skip
+        )
         return types.ListResourceTemplatesResult(resource_templates=[one])
 
     async def read_resource(
@@ -185,8 +195,9 @@ class McpServer:
         """The series' description (agent.describe_series); INVALID_PARAMS naming `field`."""
 
         def describe() -> str:
-            with deadline.limited(self.state.settings.limits.operation_timeout,
-                                  ENV["operation_timeout"]):  # fmt: skip
+            with deadline.limited(
+                self.state.settings.limits.operation_timeout, ENV["operation_timeout"]
+            ):
                 return agent.describe_series(self._services(space).store, ref)
 
         try:
@@ -199,11 +210,14 @@ def _describe(tool: McpTool) -> types.Tool:
     """The MCP description of a tool, with hints of what it changes."""
     changes = tool.writes or tool.write_flag is not None
     hints = types.ToolAnnotations(
-        read_only_hint=not changes, destructive_hint=False if changes else None,
-        idempotent_hint=True if changes else None, open_world_hint=False,
-    )  # fmt: skip
-    return types.Tool(name=tool.name, description=tool.description, input_schema=tool.schema,
-                      annotations=hints)  # fmt: skip
+        read_only_hint=not changes,
+        destructive_hint=False if changes else None,
+        idempotent_hint=True if changes else None,
+        open_world_hint=False,
+    )
+    return types.Tool(
+        name=tool.name, description=tool.description, input_schema=tool.schema, annotations=hints
+    )
 
 
 def _forbidden(tool: McpTool, args: dict[str, Any]) -> str:
@@ -224,9 +238,11 @@ class McpHttp:
         self.tokens = tokens
         handlers = McpServer(state, None, session="mcp")
         self.manager = StreamableHTTPSessionManager(
-            handlers.server, json_response=True, stateless=True,
+            handlers.server,
+            json_response=True,
+            stateless=True,
             max_request_body_size=state.settings.limits.body_bytes,
-        )  # fmt: skip
+        )
 
     def route(self) -> Route:
         return Route(PATH, self)

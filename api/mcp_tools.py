@@ -74,11 +74,13 @@ def _series_tool(name: str) -> McpTool:
     def handler(services: Services, args: dict[str, Any], session: str) -> Reply:
         result = run_tool(services.tools(), name, args, session=session)
         data = json.loads(result.content) if result.ok else None
-        return Reply(result.ok, result.content, data if isinstance(data, dict) else None,
-                     result.call_id)  # fmt: skip
+        return Reply(
+            result.ok, result.content, data if isinstance(data, dict) else None, result.call_id
+        )
 
-    return McpTool(name, tool.description, tool.parameters, handler,
-                   writes=name.startswith("create_"))  # fmt: skip
+    return McpTool(
+        name, tool.description, tool.parameters, handler, writes=name.startswith("create_")
+    )
 
 
 def _own(
@@ -101,29 +103,65 @@ def _subgraph(services: Services, a: dict[str, Any]) -> Reply:
     ranker = anchor_ranker(ctx, a["rank_by"], a["now"], a["as_of"])
     graph = props.subgraph(ctx, a["question"], a["as_of"], a["k"], a["expand"], ranker=ranker)
     context = props.render(graph, a["max_tokens"])
-    nodes = [{"id": n.prop.id, "date": n.prop.date, "text": n.prop.text, "source": n.prop.source,
-              "anchor": n.is_anchor, "score": n.score, "status": n.status.state,
-              "updated_by": list(n.status.updated_by),
-              "contradicted_by": list(n.status.contradicted_by)} for n in graph.nodes]  # fmt: skip
-    edges = [{"id": e.id, "src": e.src, "dst": e.dst, "kind": e.kind,
-              "confidence": e.confidence} for e in graph.edges]  # fmt: skip
+    nodes = [
+        {
+            "id": n.prop.id,
+            "date": n.prop.date,
+            "text": n.prop.text,
+            "source": n.prop.source,
+            "anchor": n.is_anchor,
+            "score": n.score,
+            "status": n.status.state,
+            "updated_by": list(n.status.updated_by),
+            "contradicted_by": list(n.status.contradicted_by),
+        }
+        for n in graph.nodes
+    ]
+    edges = [
+        {"id": e.id, "src": e.src, "dst": e.dst, "kind": e.kind, "confidence": e.confidence}
+        for e in graph.edges
+    ]
     data = {"as_of": a["as_of"], "context": context, "nodes": nodes, "edges": edges}
     return Reply(True, context, data)  # the model reads the rendered context
 
 
 def _recall(services: Services, a: dict[str, Any]) -> Reply:
     kinds = tuple(a["labels"] or tl.DEFAULT_LABELS)
-    found = tl.recall(services.timeline(), a["query"], a["now"], a["k"], a["threshold"], kinds,
-                      reinforce=a["reinforce"])  # fmt: skip
-    memories = [{"label": m.label, "id": m.id, "text": m.text, "date": m.date, "p": m.p,
-                 "r": m.r, "n": m.n, "recalled": m.recalled} for m in found]  # fmt: skip
+    found = tl.recall(
+        services.timeline(),
+        a["query"],
+        a["now"],
+        a["k"],
+        a["threshold"],
+        kinds,
+        reinforce=a["reinforce"],
+    )
+    memories = [
+        {
+            "label": m.label,
+            "id": m.id,
+            "text": m.text,
+            "date": m.date,
+            "p": m.p,
+            "r": m.r,
+            "n": m.n,
+            "recalled": m.recalled,
+        }
+        for m in found
+    ]
     return _json({"memories": memories})
 
 
 def _report(report: props.IngestReport) -> Reply:
-    return _json({"document_id": report.document_id,
-                  "proposition_ids": list(report.proposition_ids), "added": report.added,
-                  "existing": report.existing, "relations": report.relations})  # fmt: skip
+    return _json(
+        {
+            "document_id": report.document_id,
+            "proposition_ids": list(report.proposition_ids),
+            "added": report.added,
+            "existing": report.existing,
+            "relations": report.relations,
+        }
+    )
 
 
 def _add_propositions(services: Services, a: dict[str, Any]) -> Reply:
@@ -154,49 +192,96 @@ LABELS = list(labels("vectors"))  # what recall can rank: the kinds with embeddi
 PROPOSITION = _schema(["text", "date"], text=STR, date=DAY, source=SOURCE)
 
 OWN_TOOLS = [
-    _own("subgraph",
-         "Propositions answering a question as of a date: anchors, their related neighbours "
-         "and what updated or contradicted them, rendered as prompt context.",
-         _schema(["question"], question=STR,
-                 as_of={"type": "string", "description": "YYYY-MM-DD: only what was known by then"},
-                 k={"type": "integer", "minimum": 1, "maximum": SUBGRAPH_K, "default": 10,
-                    "description": "anchor propositions"},
-                 expand={"type": "boolean", "default": True,
-                         "description": "add the neighbours related to the anchors"},
-                 rank_by={"type": "string", "enum": list(RANK_BY), "default": "similarity",
-                          "description": "recall: anchors by recall probability at now"},
-                 now={"type": "string", "description": "for rank_by recall (default: as_of)"},
-                 max_tokens={"type": "integer", "minimum": 1,
-                             "description": "budget of the rendered context"}),
-         _subgraph),
-    _own("recall",
-         "Memories (events, propositions, ...) ranked by recall probability at now: relevance "
-         "to the query, time since last recalled, times recalled.",
-         _schema(["query", "now"], query=STR, now=WHEN,
-                 k={"type": "integer", "minimum": 1, "maximum": RECALL_K, "default": 10},
-                 threshold={"type": "number",
-                            "description": "recalled when p >= it (default: the configured one)"},
-                 labels={"type": "array", "items": {"type": "string", "enum": LABELS},
-                         "description": "default Event, Proposition"},
-                 reinforce={"type": "boolean", "default": False,
-                            "description": "record the recall of those recalled (writes)"}),
-         _recall, write_flag="reinforce"),
-    _own("add_propositions",
-         "Store already-extracted dated propositions; related to earlier ones "
-         "(updates / contradicts / supports). Re-sending them changes nothing.",
-         _schema(["propositions"],
-                 propositions={"type": "array", "items": PROPOSITION, "minItems": 1}),
-         _add_propositions, writes=True, uses_llm=True),
-    _own("add_document",
-         "Store a document and the dated propositions it states (extracted by the LLM, or one "
-         "per sentence without one).",
-         _schema(["text", "date"], text=STR, date=DAY, source=SOURCE),
-         _add_document, writes=True, uses_llm=True),
-    _own("add_event",
-         "Store an episodic memory (the same text and date again: nothing new).",
-         _schema(["text", "date"], text=STR, date=WHEN, source=SOURCE),
-         _add_event, writes=True),
-]  # fmt: skip
+    _own(
+        "subgraph",
+        "Propositions answering a question as of a date: anchors, their related neighbours "
+        "and what updated or contradicted them, rendered as prompt context.",
+        _schema(
+            ["question"],
+            question=STR,
+            as_of={"type": "string", "description": "YYYY-MM-DD: only what was known by then"},
+            k={
+                "type": "integer",
+                "minimum": 1,
+                "maximum": SUBGRAPH_K,
+                "default": 10,
+                "description": "anchor propositions",
+            },
+            expand={
+                "type": "boolean",
+                "default": True,
+                "description": "add the neighbours related to the anchors",
+            },
+            rank_by={
+                "type": "string",
+                "enum": list(RANK_BY),
+                "default": "similarity",
+                "description": "recall: anchors by recall probability at now",
+            },
+            now={"type": "string", "description": "for rank_by recall (default: as_of)"},
+            max_tokens={
+                "type": "integer",
+                "minimum": 1,
+                "description": "budget of the rendered context",
+            },
+        ),
+        _subgraph,
+    ),
+    _own(
+        "recall",
+        "Memories (events, propositions, ...) ranked by recall probability at now: relevance "
+        "to the query, time since last recalled, times recalled.",
+        _schema(
+            ["query", "now"],
+            query=STR,
+            now=WHEN,
+            k={"type": "integer", "minimum": 1, "maximum": RECALL_K, "default": 10},
+            threshold={
+                "type": "number",
+                "description": "recalled when p >= it (default: the configured one)",
+            },
+            labels={
+                "type": "array",
+                "items": {"type": "string", "enum": LABELS},
+                "description": "default Event, Proposition",
+            },
+            reinforce={
+                "type": "boolean",
+                "default": False,
+                "description": "record the recall of those recalled (writes)",
+            },
+        ),
+        _recall,
+        write_flag="reinforce",
+    ),
+    _own(
+        "add_propositions",
+        "Store already-extracted dated propositions; related to earlier ones "
+        "(updates / contradicts / supports). Re-sending them changes nothing.",
+        _schema(
+            ["propositions"], propositions={"type": "array", "items": PROPOSITION, "minItems": 1}
+        ),
+        _add_propositions,
+        writes=True,
+        uses_llm=True,
+    ),
+    _own(
+        "add_document",
+        "Store a document and the dated propositions it states (extracted by the LLM, or one "
+        "per sentence without one).",
+        _schema(["text", "date"], text=STR, date=DAY, source=SOURCE),
+        _add_document,
+        writes=True,
+        uses_llm=True,
+    ),
+    _own(
+        "add_event",
+        "Store an episodic memory (the same text and date again: nothing new).",
+        _schema(["text", "date"], text=STR, date=WHEN, source=SOURCE),
+        _add_event,
+        writes=True,
+    ),
+]
 
 CATALOG: dict[str, McpTool] = {t.name: t for t in [*map(_series_tool, TOOLS), *OWN_TOOLS]}
 

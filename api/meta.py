@@ -80,10 +80,17 @@ class ToolCall:
     def of(cls, row: dict, how: str) -> ToolCall:
         """A stored ToolCall node (as read) and how it relates to what asked for it."""
         return cls(
-            id=strawberry.ID(row["id"]), tool=row["tool"], arguments=json_value(row["args"]),
-            result=row["result"], digest=row["digest"], ok=row["ok"], error=row.get("error"),
-            at=at(row["at"]), session=row.get("session"), how=ToolCallRole(how),
-        )  # fmt: skip
+            id=strawberry.ID(row["id"]),
+            tool=row["tool"],
+            arguments=json_value(row["args"]),
+            result=row["result"],
+            digest=row["digest"],
+            ok=row["ok"],
+            error=row.get("error"),
+            at=at(row["at"]),
+            session=row.get("session"),
+            how=ToolCallRole(how),
+        )
 
 
 def json_value(text: str) -> Any:
@@ -94,10 +101,10 @@ def json_value(text: str) -> Any:
         return text
 
 
-def _tool_calls(info: Info, statement: str, owner: str, how: str | None, limit: int,
-                offset: int) -> Page[ToolCall]:  # fmt: skip
-    """A page of the tool calls `statement` reads for `owner` (the how of each row, or `how`)."""
-    rows = info.context.store.read(statement, id=owner)
+def _tool_calls(
+    rows: list[dict[str, Any]], how: str | None, limit: int, offset: int
+) -> Page[ToolCall]:
+    """A page of tool-call rows ({t: node, how}); `how` when the rows carry none."""
     return page_of([ToolCall.of(r["t"], how or r["how"]) for r in rows], limit, offset)
 
 
@@ -122,12 +129,20 @@ class MetaSegment:
         m = meta.get_meta(info.context.store, str(self.id))
         f = m.features
         return MetaFeatures(
-            point_count=f.n, mean=f.mean, std=f.std, min=f.min, max=f.max,
-            slope_per_day=f.slope_per_day, slope_mean=m.slope_mean, change=f.change,
-            pct_change=f.pct_change, change_vs_prev=m.change_prev,
-            pct_change_vs_prev=m.pct_change_prev, member_count=m.member_count,
+            point_count=f.n,
+            mean=f.mean,
+            std=f.std,
+            min=f.min,
+            max=f.max,
+            slope_per_day=f.slope_per_day,
+            slope_mean=m.slope_mean,
+            change=f.change,
+            pct_change=f.pct_change,
+            change_vs_prev=m.change_prev,
+            pct_change_vs_prev=m.pct_change_prev,
+            member_count=m.member_count,
             coverage=m.coverage,
-        )  # fmt: skip
+        )
 
     @strawberry.field(
         description="Member segments, in time order (member meta-segments: metaMembers)"
@@ -145,7 +160,8 @@ class MetaSegment:
 
     @strawberry.field(description="Tool calls that built or read this meta-segment, oldest first")
     def tool_calls(self, info: Info, limit: Limit = LIMIT, offset: Offset = 0) -> Page[ToolCall]:
-        return _tool_calls(info, "meta.tool_calls", str(self.id), None, limit, offset)
+        rows = meta.tool_calls_of(info.context.store, str(self.id))
+        return _tool_calls(rows, None, limit, offset)
 
     @classmethod
     def of(cls, m: meta.MetaSegment, info: Info) -> MetaSegment:
@@ -154,11 +170,16 @@ class MetaSegment:
         # a period's stored end is the next period's start: here the last instant before it
         end = m.end - 1e-6 if m.is_period else m.end
         return cls(
-            id=strawberry.ID(m.id), series_id=strawberry.ID(m.series_id),
-            kind=MetaSegmentKind(m.kind), frequency=None if m.freq is None else Frequency(m.freq),
-            label=m.label, start=at(m.start), end=at(end), summary=props["summary"],
+            id=strawberry.ID(m.id),
+            series_id=strawberry.ID(m.series_id),
+            kind=MetaSegmentKind(m.kind),
+            frequency=None if m.freq is None else Frequency(m.freq),
+            label=m.label,
+            start=at(m.start),
+            end=at(end),
+            summary=props["summary"],
             spec=cast(JSON, m.spec),
-        )  # fmt: skip
+        )
 
 
 @strawberry.enum(description="What buildMetaSegments groups")
@@ -239,10 +260,19 @@ def _tool_args(spec: MetaSpecInput) -> dict[str, object]:
         freq = None if spec.frequency is None else spec.frequency.value
         args = {"series": spec.series_id, "start": start, "end": end, "freq": freq}
     else:
-        args = {"series": spec.series_id, "text": spec.text, "k": spec.k, "start": start,
-                "end": end, **{k: getattr(spec, k) for k in _FILTER_FIELDS}}  # fmt: skip
-    return {k: (str(v) if k == "series" and v is not None else v)
-            for k, v in args.items() if v is not None}  # fmt: skip
+        args = {
+            "series": spec.series_id,
+            "text": spec.text,
+            "k": spec.k,
+            "start": start,
+            "end": end,
+            **{k: getattr(spec, k) for k in _FILTER_FIELDS},
+        }
+    return {
+        k: (str(v) if k == "series" and v is not None else v)
+        for k, v in args.items()
+        if v is not None
+    }
 
 
 def _iso(value: dt.datetime | None) -> str | None:
@@ -256,8 +286,11 @@ def _run_filter(spec: MetaSpecInput) -> Run:
     def run(env: ToolEnv) -> ToolOutput:
         if spec.series_id is None:
             raise InvalidInput("series_id", "is required for kind filter")
-        filt = SegmentFilter(start=epoch(spec.start), end=epoch(spec.end),
-                             **{k: getattr(spec, k) for k in _FILTER_FIELDS})  # fmt: skip
+        filt = SegmentFilter(
+            start=epoch(spec.start),
+            end=epoch(spec.end),
+            **{k: getattr(spec, k) for k in _FILTER_FIELDS},
+        )
         return filter_output(env, str(spec.series_id), filt, spec.text, spec.k)
 
     return run
@@ -291,7 +324,8 @@ class AskResult:
 
     @strawberry.field(description="The Ask's tool calls as stored, in step order")
     def tool_calls(self, info: Info, limit: Limit = LIMIT, offset: Offset = 0) -> Page[ToolCall]:
-        return _tool_calls(info, "asks.tool_calls", str(self.id), "CALLED", limit, offset)
+        rows = agent.ask_tool_calls(info.context.store, str(self.id))
+        return _tool_calls(rows, "CALLED", limit, offset)
 
 
 SeriesArg = Annotated[strawberry.ID, strawberry.argument(description="The series' id (or name)")]
@@ -311,8 +345,10 @@ def meta_segments(
     offset: Offset = 0,
 ) -> Page[MetaSegment]:
     store, sid = info.context.store, str(series_id)
-    where = {"kind": None if kind is None else str(kind.value),
-             "freq": None if frequency is None else str(frequency.value)}  # fmt: skip
+    where = {
+        "kind": None if kind is None else str(kind.value),
+        "freq": None if frequency is None else str(frequency.value),
+    }
     with request_names(SERIES_ID):
         found = meta.list_metas(store, sid, limit, offset, **where)
         total = meta.count_metas(store, sid, **where)
@@ -378,14 +414,31 @@ class MetaMutation:
             agent.check_question(question, max_steps)  # the caller's mistakes before the LLM's
         llm = LLM(info.context.state.settings)
         result = agent.ask(
-            info.context.store, llm, question, str(series_id) if series_id else None, max_steps,
+            info.context.store,
+            llm,
+            question,
+            str(series_id) if series_id else None,
+            max_steps,
             env=info.context.services.tools(),
-        )  # fmt: skip
+        )
         return AskResult(
-            id=strawberry.ID(result.session), question=result.question, answer=result.answer,
-            complete=result.complete, model=result.model, at=at(round(result.at, 3)),
-            steps=[AskStep(number=s.number, tool=s.tool, arguments=json_value(s.arguments),
-                           ok=s.ok, result=s.result, tool_call_id=strawberry.ID(s.call_id))
-                   for s in result.steps],
-            evidence=result.evidence, session=result.session,
-        )  # fmt: skip
+            id=strawberry.ID(result.session),
+            question=result.question,
+            answer=result.answer,
+            complete=result.complete,
+            model=result.model,
+            at=at(round(result.at, 3)),
+            steps=[
+                AskStep(
+                    number=s.number,
+                    tool=s.tool,
+                    arguments=json_value(s.arguments),
+                    ok=s.ok,
+                    result=s.result,
+                    tool_call_id=strawberry.ID(s.call_id),
+                )
+                for s in result.steps
+            ],
+            evidence=result.evidence,
+            session=result.session,
+        )

@@ -87,26 +87,34 @@ class Metrics:
         self.registry = registry = CollectorRegistry()
         self.operation_label = OperationLabels()
         self.requests = Counter(
-            "graphmem_graphql_requests", "GraphQL operations by operation, type and outcome",
-            ["operation", "type", "outcome"], registry=registry,
-        )  # fmt: skip
+            "graphmem_graphql_requests",
+            "GraphQL operations by operation, type and outcome",
+            ["operation", "type", "outcome"],
+            registry=registry,
+        )
         self.latency = Histogram(
             "graphmem_graphql_request_duration_seconds",
             "Time from a GraphQL request's arrival to its response, by operation",
-            ["operation", "type"], buckets=LATENCY_BUCKETS, registry=registry,
-        )  # fmt: skip
+            ["operation", "type"],
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
         self.http = Counter(
-            "graphmem_http_requests", "HTTP requests by route and status",
-            ["route", "status"], registry=registry,
-        )  # fmt: skip
+            "graphmem_http_requests",
+            "HTTP requests by route and status",
+            ["route", "status"],
+            registry=registry,
+        )
         self.ingested = {
             event: Counter(name, text, registry=registry)
             for event, (name, text) in INGESTED.items()
         }
         self.store_errors = Counter(
-            "graphmem_store_errors", "Store statements and opens that failed, by error code",
-            ["code"], registry=registry,
-        )  # fmt: skip
+            "graphmem_store_errors",
+            "Store statements and opens that failed, by error code",
+            ["code"],
+            registry=registry,
+        )
         self.warmup = Gauge(
             "graphmem_warmup_seconds", "How long the last warm-up took", registry=registry
         )

@@ -23,11 +23,12 @@ from api.common import (
 from api.context import Info
 from api.errors import request_names
 from graphmem import props
-from graphmem.errors import InvalidInput, NotFound
+from graphmem.errors import InvalidInput
+from graphmem.props import listing
 from graphmem.props.model import checked_date
 from graphmem.props.retrieve import anchor_ranker
 from graphmem.series.catalog import checked_page
-from graphmem.strings import MAX_QUERY, MAX_SOURCE, checked_id, checked_str
+from graphmem.strings import MAX_QUERY, MAX_SOURCE, checked_str
 
 DateArg = Annotated[dt.date, strawberry.argument(description="The date it is dated to")]
 PropId = Annotated[strawberry.ID, strawberry.argument(description="The proposition's id")]
@@ -84,9 +85,14 @@ class Relation:
     @classmethod
     def of(cls, e: props.Relation) -> Relation:
         return cls(
-            id=strawberry.ID(e.id), src=strawberry.ID(e.src), dst=strawberry.ID(e.dst),
-            kind=RelationKind(e.kind), confidence=e.confidence, model=e.model, refined=e.refined,
-        )  # fmt: skip
+            id=strawberry.ID(e.id),
+            src=strawberry.ID(e.src),
+            dst=strawberry.ID(e.dst),
+            kind=RelationKind(e.kind),
+            confidence=e.confidence,
+            model=e.model,
+            refined=e.refined,
+        )
 
 
 @strawberry.type(description="Anchors, their neighbours and the relations among them")
@@ -153,9 +159,11 @@ class PropositionFilter:
 def _report(r: props.IngestReport) -> IngestResult:
     return IngestResult(
         document_id=None if r.document_id is None else strawberry.ID(r.document_id),
-        proposition_ids=[strawberry.ID(i) for i in r.proposition_ids], added=r.added,
-        existing=r.existing, relations=r.relations,
-    )  # fmt: skip
+        proposition_ids=[strawberry.ID(i) for i in r.proposition_ids],
+        added=r.added,
+        existing=r.existing,
+        relations=r.relations,
+    )
 
 
 def _proposition(p: props.Proposition) -> Proposition:
@@ -178,7 +186,7 @@ def _subgraph(graph: props.Subgraph, as_of: dt.date | None) -> Subgraph:
             status=PropositionStatus(n.status.state),
             updated_by=[strawberry.ID(i) for i in n.status.updated_by],
             contradicted_by=[strawberry.ID(i) for i in n.status.contradicted_by],
-        )  # fmt: skip
+        )
         for n in graph.nodes
     ]
     edges = [Relation.of(e) for e in graph.edges]
@@ -197,17 +205,12 @@ def propositions(
     checked_page(limit, offset, MOST)
     source = None if f.source is None else checked_str(f.source, "filter.source", MAX_SOURCE)
     contains = None if f.contains is None else checked_str(f.contains, "filter.contains", MAX_QUERY)
-    where = {
-        "source": source,
-        "start": _ts(f.start, "filter.start"),
-        "end": _ts(f.end, "filter.end"),
-        "contains": contains,
-    }
-    store = info.context.store
-    rows = store.read("props.filtered", **where, offset=offset, limit=limit)
-    total = store.read("props.filtered_count", **where)[0]["n"]
-    items = [_proposition(props.Proposition.from_row(row)) for row in rows]
-    return Page(items=items, total=total, limit=limit, offset=offset)
+    where = listing.PropositionFilter(
+        source, _ts(f.start, "filter.start"), _ts(f.end, "filter.end"), contains
+    )
+    found = listing.list_propositions(info.context.store, where, limit, offset)
+    items = [_proposition(p) for p in found.items]
+    return Page(items=items, total=found.total, limit=limit, offset=offset)
 
 
 def _ts(day: dt.date | None, field: str) -> int | None:
@@ -229,19 +232,16 @@ def relations(
     offset: Offset = 0,
 ) -> Page[Relation]:
     checked_page(limit, offset, MOST)
-    pid = checked_id(str(proposition_id), "propositionId")
-    where = {
-        "id": pid,
-        "as_of": _ts(as_of, "asOf") if as_of else 2**62,
-        "direction": direction.value,
-    }
-    store = info.context.store
-    if not store.read("props.get", ids=[pid]):
-        raise NotFound(f"propositionId: no proposition with id {pid!r}")
-    rows = store.read("props.relations_of", **where, offset=offset, limit=limit)
-    total = store.read("props.relations_of_count", **where)[0]["n"]
-    items = [Relation.of(props.Relation.from_row(row)) for row in rows]
-    return Page(items=items, total=total, limit=limit, offset=offset)
+    found = listing.relations_of(
+        info.context.store,
+        str(proposition_id),
+        _ts(as_of, "asOf"),
+        str(direction.value),
+        limit,
+        offset,
+    )
+    items = [Relation.of(r) for r in found.items]
+    return Page(items=items, total=found.total, limit=limit, offset=offset)
 
 
 def subgraph(
@@ -310,9 +310,12 @@ class PropsMutation:
     ) -> IngestDocumentsResult:
         report = info.context.services.props().ingest_documents(_items(documents))
         return IngestDocumentsResult(
-            document_ids=[strawberry.ID(i) for i in report.document_ids], skipped=report.skipped,
-            added=report.added, existing=report.existing, relations=report.relations,
-        )  # fmt: skip
+            document_ids=[strawberry.ID(i) for i in report.document_ids],
+            skipped=report.skipped,
+            added=report.added,
+            existing=report.existing,
+            relations=report.relations,
+        )
 
     @strawberry.mutation(description="Store already-extracted propositions")
     def add_propositions(

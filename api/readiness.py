@@ -74,8 +74,11 @@ class WarmUp:
         except Exception as error:  # noqa: BLE001 - nothing may stop the app from starting
             self.status = WarmUpStatus("failed", f"{type(error).__name__}: {error}")
             bug = not isinstance(error, GraphmemError)  # a store that is down needs no traceback
-            log.warning("warm-up failed, serving anyway (/readyz says what is missing): %s",
-                        self.status.error, exc_info=bug)  # fmt: skip
+            log.warning(
+                "warm-up failed, serving anyway (/readyz says what is missing): %s",
+                self.status.error,
+                exc_info=bug,
+            )
             return
         seconds = time.perf_counter() - started
         self.status = WarmUpStatus("done", seconds=round(seconds, 3))

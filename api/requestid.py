@@ -63,7 +63,9 @@ def log_config(root_level: int) -> dict[str, Any]:
     )
     formatters["graphmem"] = {"format": "%(levelname)s [%(request_id)s] %(name)s: %(message)s"}
     config["handlers"]["graphmem"] = {
-        "class": "logging.StreamHandler", "formatter": "graphmem", "stream": "ext://sys.stderr",
-    }  # fmt: skip
+        "class": "logging.StreamHandler",
+        "formatter": "graphmem",
+        "stream": "ext://sys.stderr",
+    }
     config["root"] = {"handlers": ["graphmem"], "level": logging.getLevelName(root_level)}
     return config

@@ -24,9 +24,8 @@ Query = merge_types(
 )
 Mutation = merge_types(
     "Mutation",
-    (SeriesMutation, SegmentMutation, MetaMutation, PropsMutation, TimelineMutation,
-     SpaceMutation),
-)  # fmt: skip
+    (SeriesMutation, SegmentMutation, MetaMutation, PropsMutation, TimelineMutation, SpaceMutation),
+)
 
 # merge_types returns a strawberry type, which mypy sees as a plain `type`
 Query.__strawberry_definition__.description = "Reads: series, segments, memories, propositions"  # type: ignore[attr-defined]

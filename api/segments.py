@@ -46,12 +46,26 @@ class Segment:
     def of(cls, s: segments.Segment) -> Segment:
         f = s.features
         return cls(
-            id=strawberry.ID(s.id), series_id=strawberry.ID(s.series_id), index=s.idx,
-            start=at(s.start), end=at(s.end), point_count=s.n,
-            open=s.open, summary=s.summary, mean=f.mean, std=f.std, min=f.min, max=f.max,
-            first=f.first, last=f.last, slope_per_day=f.slope_per_day, r2=f.r2,
-            change=f.change, pct_change=f.pct_change, duration_days=f.duration_days,
-        )  # fmt: skip
+            id=strawberry.ID(s.id),
+            series_id=strawberry.ID(s.series_id),
+            index=s.idx,
+            start=at(s.start),
+            end=at(s.end),
+            point_count=s.n,
+            open=s.open,
+            summary=s.summary,
+            mean=f.mean,
+            std=f.std,
+            min=f.min,
+            max=f.max,
+            first=f.first,
+            last=f.last,
+            slope_per_day=f.slope_per_day,
+            r2=f.r2,
+            change=f.change,
+            pct_change=f.pct_change,
+            duration_days=f.duration_days,
+        )
 
 
 @strawberry.type(description="The time span a series covers and how much it holds")
@@ -141,9 +155,13 @@ def time_bounds_query(info: Info, series_id: SeriesArg) -> TimeBounds:
     with request_names(SERIES_ID):
         b = segments.time_bounds(info.context.store, str(series_id))
     return TimeBounds(
-        series_id=strawberry.ID(b.series_id), start=maybe_at(b.start), end=maybe_at(b.end),
-        point_count=b.n_points, skipped_count=b.n_skipped, segment_count=b.n_segments,
-    )  # fmt: skip
+        series_id=strawberry.ID(b.series_id),
+        start=maybe_at(b.start),
+        end=maybe_at(b.end),
+        point_count=b.n_points,
+        skipped_count=b.n_skipped,
+        segment_count=b.n_segments,
+    )
 
 
 @strawberry.type
@@ -185,16 +203,20 @@ class SegmentMutation:
         try:
             with request_names(SERIES_ID):
                 result = ingest.append(
-                    info.context.store, str(series_id),
-                    [p.timestamp for p in points], [p.value for p in points],
-                )  # fmt: skip
+                    info.context.store,
+                    str(series_id),
+                    [p.timestamp for p in points],
+                    [p.value for p in points],
+                )
         except InvalidInput as error:
             raise _point_field(error) from None
         return AppendResult(
-            series_id=strawberry.ID(result.series_id), accepted=result.accepted,
-            skipped=result.skipped, duplicate=result.duplicate,
+            series_id=strawberry.ID(result.series_id),
+            accepted=result.accepted,
+            skipped=result.skipped,
+            duplicate=result.duplicate,
             segments=[Segment.of(s) for s in result.segments],
-        )  # fmt: skip
+        )
 
     @strawberry.mutation(
         description="End a finite or paused stream: confirm the open tail's boundaries and close "
@@ -204,7 +226,8 @@ class SegmentMutation:
         with request_names(SERIES_ID):
             result = ingest.close_series(info.context.store, str(series_id))
         return CloseResult(
-            series_id=strawberry.ID(result.series_id), boundaries=result.boundaries,
+            series_id=strawberry.ID(result.series_id),
+            boundaries=result.boundaries,
             already_closed=result.already_closed,
             segments=[Segment.of(s) for s in result.segments],
-        )  # fmt: skip
+        )

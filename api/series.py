@@ -24,9 +24,12 @@ class Series:
     @classmethod
     def of(cls, info: catalog.SeriesInfo) -> Series:
         return cls(
-            id=strawberry.ID(info.id), name=info.name, unit=info.unit,
-            description=info.description, created_at=at(info.created_at),
-        )  # fmt: skip
+            id=strawberry.ID(info.id),
+            name=info.name,
+            unit=info.unit,
+            description=info.description,
+            created_at=at(info.created_at),
+        )
 
 
 def series(info: Info, limit: Limit = LIMIT, offset: Offset = 0) -> Page[Series]:

@@ -88,9 +88,14 @@ def recall(
     ] = False,
 ) -> list[Recalled]:
     found = tl.recall(
-        info.context.services.timeline(), query, epoch(now), k, threshold, _labels(labels),
+        info.context.services.timeline(),
+        query,
+        epoch(now),
+        k,
+        threshold,
+        _labels(labels),
         reinforce=reinforce,
-    )  # fmt: skip
+    )
     return [
         Recalled(
             label=MemoryLabel(m.label),
@@ -103,7 +108,7 @@ def recall(
             g=m.g,
             p=m.p,
             recalled=m.recalled,
-        )  # fmt: skip
+        )
         for m in found
     ]
 
@@ -130,17 +135,24 @@ def timeline(
     chosen = _labels(labels)
     items = tl.timeline(memory, lo, hi, now_ts, chosen, limit=offset + limit)[offset:]
     return Page(
-        items=[_item(i) for i in items], total=tl.count_timeline(memory, lo, hi, now_ts, chosen),
-        limit=limit, offset=offset,
-    )  # fmt: skip
+        items=[_item(i) for i in items],
+        total=tl.count_timeline(memory, lo, hi, now_ts, chosen),
+        limit=limit,
+        offset=offset,
+    )
 
 
 def _item(i: tl.TimelineItem) -> TimelineItem:
     return TimelineItem(
-        label=MemoryLabel(i.label), id=strawberry.ID(i.id), text=i.text,
-        date=dt.date.fromisoformat(i.date), recall_count=i.recall_count, g=i.g,
-        last_recalled_at=maybe_at(i.last_recalled_at), importance=i.importance,
-    )  # fmt: skip
+        label=MemoryLabel(i.label),
+        id=strawberry.ID(i.id),
+        text=i.text,
+        date=dt.date.fromisoformat(i.date),
+        recall_count=i.recall_count,
+        g=i.g,
+        last_recalled_at=maybe_at(i.last_recalled_at),
+        importance=i.importance,
+    )
 
 
 @strawberry.type
@@ -154,8 +166,9 @@ class TimelineQuery:
 
 
 def _event(event: tl.Event) -> Event:
-    return Event(id=strawberry.ID(event.id), text=event.text,
-                 date=dt.date.fromisoformat(event.date))  # fmt: skip
+    return Event(
+        id=strawberry.ID(event.id), text=event.text, date=dt.date.fromisoformat(event.date)
+    )
 
 
 @strawberry.type
@@ -198,6 +211,6 @@ class TimelineMutation:
                 g=s.g,
                 last_recalled_at=maybe_at(s.last_recalled_at),
                 changed=s.changed,
-            )  # fmt: skip
+            )
             for s in stats
         ]

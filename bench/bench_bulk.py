@@ -88,8 +88,10 @@ def main() -> None:
     docs = documents(args.sentences)
     texts = sentences_stored(docs)
     chars = sum(len(t) for t in texts) / len(texts)
-    print(f"corpus: {len(docs):,} articles, {len(texts):,} distinct sentences "
-          f"({chars:.0f} characters on average)")  # fmt: skip
+    print(
+        f"corpus: {len(docs):,} articles, {len(texts):,} distinct sentences "
+        f"({chars:.0f} characters on average)"
+    )
     with tempfile.TemporaryDirectory(prefix="gmbulk-") as tmp:
         data = Path(tmp) / "db"
         store = open_store(f"falkordb+embedded://{data}", Settings())
@@ -107,20 +109,28 @@ def main() -> None:
         model_cpu = (model_before.cpu + model_after.cpu) / 2
         rate = report.added / bulk.wall
         rates = [len(texts) / spent.wall for spent in (model_before, model_after)]
-        print(f"model alone: {model_rate:,.0f} sentences/s (before {rates[0]:,.0f}, after "
-              f"{rates[1]:,.0f}); {model_cpu:.1f} CPU s")  # fmt: skip
-        print(f"bulk import: {rate:,.0f} propositions/s, {len(docs) / bulk.wall:,.1f} articles/s "
-              f"({bulk.wall:.1f} s; {report.relations:,} relation edges); "
-              f"{bulk.cpu:.1f} CPU s here + {bulk.server:.1f} in the store's server")  # fmt: skip
-        print(f"ratio to the model: {rate / model_rate:.2f} by wall time, "
-              f"{model_cpu / (bulk.cpu + bulk.server):.2f} by CPU time (goal >= 0.8)")  # fmt: skip
+        print(
+            f"model alone: {model_rate:,.0f} sentences/s (before {rates[0]:,.0f}, after "
+            f"{rates[1]:,.0f}); {model_cpu:.1f} CPU s"
+        )
+        print(
+            f"bulk import: {rate:,.0f} propositions/s, {len(docs) / bulk.wall:,.1f} articles/s "
+            f"({bulk.wall:.1f} s; {report.relations:,} relation edges); "
+            f"{bulk.cpu:.1f} CPU s here + {bulk.server:.1f} in the store's server"
+        )
+        print(
+            f"ratio to the model: {rate / model_rate:.2f} by wall time, "
+            f"{model_cpu / (bulk.cpu + bulk.server):.2f} by CPU time (goal >= 0.8)"
+        )
         print(f"again: {again.skipped:,} articles skipped in {rerun.wall * 1000:.0f} ms")
         ctx.close()
         if args.one_by_one:
             single = one_by_one(store, Path(tmp), docs[: args.one_by_one], clock)
-            print(f"one by one (the first {args.one_by_one} articles, add_document each): "
-                  f"{single:,.0f} propositions/s, {single / model_rate:.2f} of the model's "
-                  "rate")  # fmt: skip
+            print(
+                f"one by one (the first {args.one_by_one} articles, add_document each): "
+                f"{single:,.0f} propositions/s, {single / model_rate:.2f} of the model's "
+                "rate"
+            )
         store.close()
 
 

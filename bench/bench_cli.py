@@ -96,7 +96,7 @@ def commands(tmp: Path) -> list[tuple[str, Args, bool]]:
             "ingest-series (4,018 pts)",
             lambda n: ["ingest-series", str(csv), "--series", "sales"],
             False,
-        ),  # fmt: skip
+        ),
         ("segments", lambda n: ["segments", "sales"], False),
         ("cypher", lambda n: ["cypher", "MATCH (n) RETURN count(n) AS n"], False),
         (
@@ -131,7 +131,7 @@ def commands(tmp: Path) -> list[tuple[str, Args, bool]]:
                 f"2024-05-{1 + n % 28:02}",
             ],
             True,
-        ),  # fmt: skip
+        ),
         ("recall", lambda n: ["recall", "harbour walk", "--now", "2024-06-30"], True),
         ("ingest-docs (7 docs)", lambda n: ["ingest-docs", str(docs_file(tmp, n))], True),
         ("query", lambda n: ["query", QUESTION, "--as-of", AS_OF], True),
@@ -142,17 +142,23 @@ def commands(tmp: Path) -> list[tuple[str, Args, bool]]:
 def report(rows: list[Row]) -> None:
     print(f"{'command':<38} {'runs':>4} {'median s':>9} {'min s':>7}  {'model':<17} stderr")
     for r in rows:
-        print(f"{r.label:<38} {len(r.times):>4} {statistics.median(r.times):>9.2f} "
-              f"{min(r.times):>7.2f}  {r.model:<17} {r.stderr_lines}")  # fmt: skip
+        print(
+            f"{r.label:<38} {len(r.times):>4} {statistics.median(r.times):>9.2f} "
+            f"{min(r.times):>7.2f}  {r.model:<17} {r.stderr_lines}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per command")
     parser.add_argument("--export", action="store_true", help="also time a first ONNX export")
-    parser.add_argument("--only", nargs="+", metavar="LABEL",
-                        help="time only the commands whose label starts with one of these "
-                        "(the others still run once, unmeasured, as set-up)")  # fmt: skip
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="LABEL",
+        help="time only the commands whose label starts with one of these "
+        "(the others still run once, unmeasured, as set-up)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="gmcli-") as name:
         tmp = Path(name)
@@ -161,8 +167,10 @@ def main() -> None:
             env.pop(var, None)
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
-        print(f"python start alone: {time.perf_counter() - start:.2f} s; load "
-              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")  # fmt: skip
+        print(
+            f"python start alone: {time.perf_counter() - start:.2f} s; load "
+            f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n"
+        )
         rows = []
         for label, make_args, embeds in commands(tmp):
             if args.only and not label.startswith(tuple(args.only)):
@@ -176,8 +184,14 @@ def main() -> None:
         if args.export:
             fresh = {**env, "GRAPHMEM_MODEL_CACHE": str(tmp / "empty-cache")}
             seconds, _, stderr = run(["add-event", "First use.", "--date", "2024-07-01"], fresh)
-            rows.append(Row("add-event, first ONNX export", [seconds], "onnxruntime,torch",
-                            len(stderr.splitlines())))  # fmt: skip
+            rows.append(
+                Row(
+                    "add-event, first ONNX export",
+                    [seconds],
+                    "onnxruntime,torch",
+                    len(stderr.splitlines()),
+                )
+            )
         report(rows)
 
 

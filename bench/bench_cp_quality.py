@@ -32,13 +32,25 @@ TCPD = Path(__file__).resolve().parent.parent / "tests" / "data" / "tcpd"
 TUNED_TCPD = ("quality_control_1", "quality_control_3", "quality_control_4", "quality_control_5")
 HELD_TCPD = ("well_log", "quality_control_2")
 TUNED_FAMILIES = (
-    "steps", "variance", "trend", "trend_kink", "random_walk", "short", "outliers", "end_change",
+    "steps",
+    "variance",
+    "trend",
+    "trend_kink",
+    "random_walk",
+    "short",
+    "outliers",
+    "end_change",
     "growth",
-)  # fmt: skip
+)
 HELD_FAMILIES = (
-    "steps_heavy", "trend_shift", "random_walk_break", "seasonal_break", "counts", "seasonal",
+    "steps_heavy",
+    "trend_shift",
+    "random_walk_break",
+    "seasonal_break",
+    "counts",
+    "seasonal",
     "saturation",
-)  # fmt: skip
+)
 TUNED_SEEDS = range(0, 25)
 HELD_SEEDS = range(1000, 1025)  # the tuned families, other draws; and the held-back families
 GOAL_F1, GOAL_COVER = 0.70, 0.65

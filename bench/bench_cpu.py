@@ -69,12 +69,23 @@ class AsgiConnection:
     async def post_json(self, path: str, payload: Any) -> tuple[int, Any]:
         body = json.dumps(payload).encode()
         scope = {
-            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-            "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
-            "root_path": "", "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8000),
-            "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode())],
-        }  # fmt: skip
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "root_path": "",
+            "client": ("127.0.0.1", 50000),
+            "server": ("127.0.0.1", 8000),
+            "headers": [
+                (b"host", b"127.0.0.1:8000"),
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
         sent = [{"type": "http.request", "body": body, "more_body": False}]
         status, parts = 0, []
 
@@ -117,10 +128,21 @@ async def measure(
     spy = None
     if spy_to is not None:  # py-spy samples the threads on a CPU: little overhead
         spy = subprocess.Popen(
-            [str(Path(sys.executable).parent / "py-spy"), "record", "-p", str(os.getpid()),
-             "-r", "400", "-f", "raw", "-o", f"{spy_to}-{kind}.txt"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            [
+                str(Path(sys.executable).parent / "py-spy"),
+                "record",
+                "-p",
+                str(os.getpid()),
+                "-r",
+                "400",
+                "-f",
+                "raw",
+                "-o",
+                f"{spy_to}-{kind}.txt",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(1)  # it attaches
     if profile:
         profiler = cProfile.Profile(time.process_time)  # CPU, not wall
@@ -143,8 +165,10 @@ async def measure(
     runs = sent.pop("(model runs)", 0)
     names = ", ".join(f"{name} {count / n:.2g}" for name, count in sent.most_common())
     statements = sum(sent.values()) / n
-    print(f"{'':<16} model runs per request {runs / n:.2g}; statements {statements:.2g} "
-          f"({names})", flush=True)  # fmt: skip
+    print(
+        f"{'':<16} model runs per request {runs / n:.2g}; statements {statements:.2g} ({names})",
+        flush=True,
+    )
     if profile:
         profiler.disable()
         stats = pstats.Stats(profiler, stream=sys.stdout)

@@ -45,21 +45,40 @@ QUESTIONS = [
     "Is the bridge open to traffic again?",
 ]
 
-WHO = ["The regional council", "Harbour officials", "The finance minister", "Quillmere Foundry",
-       "The national rail operator", "A spokesperson for the hospital", "Local farmers",
-       "The central bank", "Analysts at Brackwater Securities",
-       "The city's water utility"]  # fmt: skip
-DID = ["said on {day} that", "announced on {day} that", "warned on {day} that",
-       "denied reports on {day} that", "confirmed on {day} that"]  # fmt: skip
-WHAT = ["spending on road repairs would rise by {n} percent next year",
-        "{n} jobs would be cut at the plant before the end of the quarter",
-        "the new line would open to passengers in {month}, {k} months later than planned",
-        "prices for wheat had fallen for {k} weeks in a row",
-        "the reservoir stood at {n} percent of capacity after a dry {month}",
-        "the interest rate would stay at {k}.{n} percent until the summer"]  # fmt: skip
-WHY = ["citing higher energy costs", "after a review by independent auditors",
-       "following weeks of talks with the unions", "despite objections from residents",
-       "as demand from exporters slowed"]  # fmt: skip
+WHO = [
+    "The regional council",
+    "Harbour officials",
+    "The finance minister",
+    "Quillmere Foundry",
+    "The national rail operator",
+    "A spokesperson for the hospital",
+    "Local farmers",
+    "The central bank",
+    "Analysts at Brackwater Securities",
+    "The city's water utility",
+]
+DID = [
+    "said on {day} that",
+    "announced on {day} that",
+    "warned on {day} that",
+    "denied reports on {day} that",
+    "confirmed on {day} that",
+]
+WHAT = [
+    "spending on road repairs would rise by {n} percent next year",
+    "{n} jobs would be cut at the plant before the end of the quarter",
+    "the new line would open to passengers in {month}, {k} months later than planned",
+    "prices for wheat had fallen for {k} weeks in a row",
+    "the reservoir stood at {n} percent of capacity after a dry {month}",
+    "the interest rate would stay at {k}.{n} percent until the summer",
+]
+WHY = [
+    "citing higher energy costs",
+    "after a review by independent auditors",
+    "following weeks of talks with the unions",
+    "despite objections from residents",
+    "as demand from exporters slowed",
+]
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
 MONTHS = ["March", "June", "September", "November"]
 
@@ -69,8 +88,9 @@ def news(n: int, seed: int = 0) -> list[str]:
     rng = random.Random(seed)
     out = []
     for _ in range(n):
-        what = rng.choice(WHAT).format(n=rng.randrange(2, 95), k=rng.randrange(2, 9),
-                                       month=rng.choice(MONTHS))  # fmt: skip
+        what = rng.choice(WHAT).format(
+            n=rng.randrange(2, 95), k=rng.randrange(2, 9), month=rng.choice(MONTHS)
+        )
         did = rng.choice(DID).format(day=rng.choice(DAYS))
         why = f", {rng.choice(WHY)}" if rng.random() < 0.5 else ""
         out.append(f"{rng.choice(WHO)} {did} {what}{why}.")
@@ -90,8 +110,12 @@ def cold_start(backend: str, cache: Path, repeat: int) -> list[float]:
     out = []
     for _ in range(repeat):
         start = time.time()
-        done = subprocess.run([sys.executable, "-c", COLD, backend, str(cache)],
-                              capture_output=True, text=True, check=True)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-c", COLD, backend, str(cache)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         out.append(float(done.stdout.split()[-1]) - start)
     return out
 
@@ -99,8 +123,9 @@ def cold_start(backend: str, cache: Path, repeat: int) -> list[float]:
 @contextmanager
 def competing(processes: int):
     """CPU-bound processes spinning on the cores while the block runs."""
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-                for _ in range(processes)]  # fmt: skip
+    spinners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)
+    ]
     try:
         time.sleep(0.5)  # let them get going
         yield

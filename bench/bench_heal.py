@@ -97,8 +97,10 @@ def run(args: argparse.Namespace, appendfsync: str) -> None:
         store = open_store(url, settings)
         preload(store, args.preload)
         tally, stop = Tally(), threading.Event()
-        threads = [threading.Thread(target=writer, args=(store, str(w), tally, stop))
-                   for w in range(args.writers)]  # fmt: skip
+        threads = [
+            threading.Thread(target=writer, args=(store, str(w), tally, stop))
+            for w in range(args.writers)
+        ]
         for thread in threads:
             thread.start()
         heals = []
@@ -122,13 +124,19 @@ def check(
     lost = [node for node in tally.acknowledged if node not in stored]
     landed = sum(node in stored for node in tally.failed)
     ms = np.asarray(heals) * 1000
-    print(f"appendfsync {settings.appendfsync}, {args.writers} writer threads, {args.preload:,} "
-          f"preloaded nodes, {args.kills} kills (SIGKILL) every {args.interval:g} s")  # fmt: skip
-    print(f"heal time (kill -> first acknowledged write sent after it): "
-          f"median {np.median(ms):.0f} ms, max {ms.max():.0f} ms")  # fmt: skip
+    print(
+        f"appendfsync {settings.appendfsync}, {args.writers} writer threads, {args.preload:,} "
+        f"preloaded nodes, {args.kills} kills (SIGKILL) every {args.interval:g} s"
+    )
+    print(
+        f"heal time (kill -> first acknowledged write sent after it): "
+        f"median {np.median(ms):.0f} ms, max {ms.max():.0f} ms"
+    )
     print(f"acknowledged writes: {len(tally.acknowledged):,}, lost after restart: {len(lost)}")
-    print(f"writes failed as 'running when the server died': {len(tally.failed)} "
-          f"({landed} of them landed anyway); other errors: {len(tally.other_errors)}")  # fmt: skip
+    print(
+        f"writes failed as 'running when the server died': {len(tally.failed)} "
+        f"({landed} of them landed anyway); other errors: {len(tally.other_errors)}"
+    )
     for line in tally.other_errors[:5]:
         print("  ", line)
 
@@ -139,8 +147,9 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between kills")
     parser.add_argument("--preload", type=int, default=100_000, help="nodes stored beforehand")
-    parser.add_argument("--appendfsync", nargs="+", default=list(FSYNC_POLICIES),
-                        choices=FSYNC_POLICIES)  # fmt: skip
+    parser.add_argument(
+        "--appendfsync", nargs="+", default=list(FSYNC_POLICIES), choices=FSYNC_POLICIES
+    )
     args = parser.parse_args()
     for policy in args.appendfsync:
         run(args, policy)

@@ -55,19 +55,29 @@ def hot_statements(n: int, seed: int = 5) -> list[dict[str, str]]:
     start = dt.date(2019, 1, 1)
     days = sorted(rng.randrange(0, 4 * 365) for _ in range(n))
     return [
-        {"text": rng.choice(HOT).format(town=rng.choice(TOWNS), n=rng.randrange(200, 3000),
-                                        f=rng.randrange(2, 30), t=rng.randrange(1, 90) * 100,
-                                        c=rng.randrange(10, 400)),
-         "date": str(start + dt.timedelta(days=day)), "source": "hot"}
+        {
+            "text": rng.choice(HOT).format(
+                town=rng.choice(TOWNS),
+                n=rng.randrange(200, 3000),
+                f=rng.randrange(2, 30),
+                t=rng.randrange(1, 90) * 100,
+                c=rng.randrange(10, 400),
+            ),
+            "date": str(start + dt.timedelta(days=day)),
+            "source": "hot",
+        }
         for day in days
-    ]  # fmt: skip
+    ]
 
 
 def background(n: int) -> list[dict[str, str]]:
     """n sentences of the news-like corpus, with their articles' dates."""
     corpus = generate(11)
-    items = [{"text": s, "date": d["date"], "source": d["source"]}
-             for d in corpus.documents for s in split_sentences(d["text"])]  # fmt: skip
+    items = [
+        {"text": s, "date": d["date"], "source": d["source"]}
+        for d in corpus.documents
+        for s in split_sentences(d["text"])
+    ]
     return items[:n]
 
 
@@ -77,8 +87,9 @@ def measure(ctx: PropsMemory, asks, vecs, repeat: int, channels: str) -> tuple[l
     for _ in range(repeat):
         for (question, as_of), vec in zip(asks, vecs, strict=True):
             t = time.perf_counter()
-            graph = retrieve.subgraph_for_vector(ctx, vec, question, as_of, 10, True,
-                                                 channels=channels)  # fmt: skip
+            graph = retrieve.subgraph_for_vector(
+                ctx, vec, question, as_of, 10, True, channels=channels
+            )
             samples.append(time.perf_counter() - t)
             nodes.append(len(graph.nodes))
             edges.append(len(graph.edges))
@@ -94,13 +105,23 @@ def main() -> None:
     embedder = Embedder()
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmh-") as tmp:
         ctx = PropsMemory.open(Settings(home=Path(tmp)), store, llm=None, embedder=embedder)
-        items = sorted([*background(args.background), *hot_statements(args.hot)],
-                       key=lambda i: i["date"])  # fmt: skip
+        items = sorted(
+            [*background(args.background), *hot_statements(args.hot)], key=lambda i: i["date"]
+        )
         add_propositions(ctx, items)
-        hot_ids = ctx.store.read("props.filtered", source="hot", start=None, end=None,
-                                 contains=None, offset=0, limit=10**6)  # fmt: skip
-        print(f"{args.hot} statements about one foundry's sites among {args.background} others: "
-              f"{counts(ctx)}; {len(hot_ids)} hot")  # fmt: skip
+        hot_ids = ctx.store.read(
+            "props.filtered",
+            source="hot",
+            start=None,
+            end=None,
+            contains=None,
+            offset=0,
+            limit=10**6,
+        )
+        print(
+            f"{args.hot} statements about one foundry's sites among {args.background} others: "
+            f"{counts(ctx)}; {len(hot_ids)} hot"
+        )
         asks = [(q, f"{year}-12-31") for q in QUESTIONS for year in (2019, 2020, 2021, 2022)]
         vecs = embedder.encode([q for q, _ in asks])
         measure(ctx, asks, vecs, 1, "hybrid")  # warm up: opens the indexes

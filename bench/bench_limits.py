@@ -29,10 +29,14 @@ from appserver import served  # noqa: E402
 from graphmem.config import Settings  # noqa: E402
 from graphmem.limits import MIB, Limits  # noqa: E402
 
-BOMB = "{" + " ".join(
-    f'a{i}: subgraph(question: "what changed in week {i}?", k: 200) {{ nodes {{ id text }} }}'
-    for i in range(1000)
-) + "}"  # fmt: skip
+BOMB = (
+    "{"
+    + " ".join(
+        f'a{i}: subgraph(question: "what changed in week {i}?", k: 200) {{ nodes {{ id text }} }}'
+        for i in range(1000)
+    )
+    + "}"
+)
 APPEND = (
     "mutation($s: ID!, $p: [PointInput!]!) { appendPoints(seriesId: $s, points: $p) { accepted } }"
 )
@@ -68,29 +72,43 @@ def main() -> None:
     limits = Limits(body_bytes=256 * MIB) if args.big_body else Limits()
     http = httpx.Client(timeout=600)
     with tempfile.TemporaryDirectory(prefix="gmb-") as tmp:
-        settings = Settings(store_url=f"falkordb+embedded://{Path(tmp) / 'db'}",
-                            home=Path(tmp), limits=limits)  # fmt: skip
+        settings = Settings(
+            store_url=f"falkordb+embedded://{Path(tmp) / 'db'}", home=Path(tmp), limits=limits
+        )
         with served(settings) as url:
 
             def post(query: str, **variables: object) -> httpx.Response:
                 body = json.dumps({"query": query, "variables": variables})
-                return http.post(f"{url}/graphql", content=body,
-                                 headers={"content-type": "application/json"})  # fmt: skip
+                return http.post(
+                    f"{url}/graphql", content=body, headers={"content-type": "application/json"}
+                )
 
             sid = post('mutation { createSeries(name: "bench") { id } }').json()
             sid = sid["data"]["createSeries"]["id"]
             million = json.dumps({"query": APPEND, "variables": {"s": sid, "p": points(1_000_001)}})
             cases = [
                 ("trivial query { series { total } }", lambda: post("{ series { total } }"), 5),
-                (f"alias bomb ({len(BOMB) / 1000:.0f} KB, 1,000 x subgraph(k: 200))",
-                 lambda: post(BOMB), 5),
-                (f"1,000,001 points ({len(million) / 1e6:.0f} MB)",
-                 lambda: http.post(f"{url}/graphql", content=million,
-                                   headers={"content-type": "application/json"}), 3),
+                (
+                    f"alias bomb ({len(BOMB) / 1000:.0f} KB, 1,000 x subgraph(k: 200))",
+                    lambda: post(BOMB),
+                    5,
+                ),
+                (
+                    f"1,000,001 points ({len(million) / 1e6:.0f} MB)",
+                    lambda: http.post(
+                        f"{url}/graphql",
+                        content=million,
+                        headers={"content-type": "application/json"},
+                    ),
+                    3,
+                ),
                 ("10 MB text (ingestDocument)", lambda: post(DOCUMENT, t="x" * 10_000_000), 3),
-                ("150,000 points (admitted, appended once)",
-                 lambda: post(APPEND, s=sid, p=points(150_000)), 1),
-            ]  # fmt: skip
+                (
+                    "150,000 points (admitted, appended once)",
+                    lambda: post(APPEND, s=sid, p=points(150_000)),
+                    1,
+                ),
+            ]
             print(f"limits: {dataclasses.asdict(limits)}")
             for name, send, repeat in cases:
                 seconds, response = timed(send, repeat)

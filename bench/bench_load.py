@@ -38,30 +38,110 @@ from loadclient import Connection  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
-TOWNS = ["Orlen", "Maskel", "Brevik", "Tarn", "Sollen", "Varde", "Kimble", "Ossa", "Trell",
-         "Hoven", "Lurra", "Ebbin", "Calder", "Wrenn", "Fosse", "Dunmer"]  # fmt: skip
-FIRST = ["Ada", "Bram", "Cora", "Dag", "Edda", "Finn", "Greta", "Hal", "Ines", "Jon", "Kari",
-         "Lars", "Mira", "Nils", "Oda", "Per", "Rune", "Siv", "Tor", "Ulla"]  # fmt: skip
-LAST = ["Alder", "Birke", "Cedar", "Dunn", "Eske", "Frey", "Gran", "Holm", "Isak", "Juhl",
-        "Kvist", "Lund", "Moe", "Nord", "Ost", "Prahl", "Rask", "Strand", "Tveit",
-        "Vik"]  # fmt: skip
+TOWNS = [
+    "Orlen",
+    "Maskel",
+    "Brevik",
+    "Tarn",
+    "Sollen",
+    "Varde",
+    "Kimble",
+    "Ossa",
+    "Trell",
+    "Hoven",
+    "Lurra",
+    "Ebbin",
+    "Calder",
+    "Wrenn",
+    "Fosse",
+    "Dunmer",
+]
+FIRST = [
+    "Ada",
+    "Bram",
+    "Cora",
+    "Dag",
+    "Edda",
+    "Finn",
+    "Greta",
+    "Hal",
+    "Ines",
+    "Jon",
+    "Kari",
+    "Lars",
+    "Mira",
+    "Nils",
+    "Oda",
+    "Per",
+    "Rune",
+    "Siv",
+    "Tor",
+    "Ulla",
+]
+LAST = [
+    "Alder",
+    "Birke",
+    "Cedar",
+    "Dunn",
+    "Eske",
+    "Frey",
+    "Gran",
+    "Holm",
+    "Isak",
+    "Juhl",
+    "Kvist",
+    "Lund",
+    "Moe",
+    "Nord",
+    "Ost",
+    "Prahl",
+    "Rask",
+    "Strand",
+    "Tveit",
+    "Vik",
+]
 PEOPLE = 150  # each with a few facts, stated again (changed) every PEOPLE * len(FACTS) statements
 # what a statement says about a person: (template, question, values); values are lower case,
 # so that statements about different people share no name and are unrelated
 FACTS = [
-    ("{who} lives {v}.", "Where does {who} live?",
-     ["by the mill", "near the harbour", "on the hill", "in the old town", "by the river",
-      "at the crossroads", "behind the market", "past the bridge"]),
-    ("{who} works as a {v}.", "What is the job of {who}?",
-     ["baker", "smith", "ferryman", "clerk", "miller", "weaver", "carpenter", "tanner"]),
-    ("{who} keeps {v} goats on the farm.", "How many goats does {who} keep?",
-     [str(n) for n in range(3, 40, 3)]),
-    ("{who} plays the {v} in the town band.", "Which instrument does {who} play?",
-     ["fiddle", "drum", "horn", "flute", "lute", "pipes"]),
-]  # fmt: skip
+    (
+        "{who} lives {v}.",
+        "Where does {who} live?",
+        [
+            "by the mill",
+            "near the harbour",
+            "on the hill",
+            "in the old town",
+            "by the river",
+            "at the crossroads",
+            "behind the market",
+            "past the bridge",
+        ],
+    ),
+    (
+        "{who} works as a {v}.",
+        "What is the job of {who}?",
+        ["baker", "smith", "ferryman", "clerk", "miller", "weaver", "carpenter", "tanner"],
+    ),
+    (
+        "{who} keeps {v} goats on the farm.",
+        "How many goats does {who} keep?",
+        [str(n) for n in range(3, 40, 3)],
+    ),
+    (
+        "{who} plays the {v} in the town band.",
+        "Which instrument does {who} play?",
+        ["fiddle", "drum", "horn", "flute", "lute", "pipes"],
+    ),
+]
 T0 = 1_600_000_000
-MIX = {"segments": 0.25, "subgraph": 0.2, "recall": 0.25, "appendPoints": 0.15,
-       "addPropositions": 0.15}  # fmt: skip
+MIX = {
+    "segments": 0.25,
+    "subgraph": 0.2,
+    "recall": 0.25,
+    "appendPoints": 0.15,
+    "addPropositions": 0.15,
+}
 WRITES = {"appendPoints", "addPropositions"}
 APPEND_POINTS = 100  # per appendPoints of the mixed load
 PROPS_PER_ADD = 3
@@ -134,8 +214,11 @@ def served(home: Path, env: dict[str, str]) -> Iterator[tuple[int, subprocess.Po
     log = open(home.parent / "server.log", "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
         [sys.executable, "-m", "graphmem.cli", "serve", "--host", HOST, "--port", str(port)],
-        cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=environ,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -179,8 +262,12 @@ class Usage:
 
     def now(self) -> tuple[float, float, float, float]:
         api, store = self.pids
-        return (cpu_seconds(api), cpu_seconds(store) if store else 0.0, time.process_time(),
-                time.perf_counter())  # fmt: skip
+        return (
+            cpu_seconds(api),
+            cpu_seconds(store) if store else 0.0,
+            time.process_time(),
+            time.perf_counter(),
+        )
 
     def begin(self) -> Usage:
         self.start = self.now()
@@ -188,9 +275,11 @@ class Usage:
 
     def report(self, requests: int) -> str:
         api, store, client, wall = (b - a for a, b in zip(self.start, self.now(), strict=True))
-        return (f"CPU in cores: API {api / wall:.2f}, store {store / wall:.2f}, "
-                f"client {client / wall:.2f}; per request: API {1000 * api / requests:.1f} ms, "
-                f"store {1000 * store / requests:.1f} ms")  # fmt: skip
+        return (
+            f"CPU in cores: API {api / wall:.2f}, store {store / wall:.2f}, "
+            f"client {client / wall:.2f}; per request: API {1000 * api / requests:.1f} ms, "
+            f"store {1000 * store / requests:.1f} ms"
+        )
 
 
 # --- the workload ----------------------------------------------------------------------------
@@ -210,8 +299,9 @@ def points(start_ts: int, n: int, level: float) -> list[dict[str, Any]]:
     """n points a minute apart from start_ts: a noisy level (strings for the timestamps)."""
     rng = np.random.default_rng(start_ts)
     xs = level + rng.normal(0, 1, n)
-    return [{"timestamp": str(start_ts + 60 * i), "value": round(float(x), 4)}
-            for i, x in enumerate(xs)]  # fmt: skip
+    return [
+        {"timestamp": str(start_ts + 60 * i), "value": round(float(x), 4)} for i, x in enumerate(xs)
+    ]
 
 
 def propositions(tag: str, start: int, n: int) -> list[dict[str, str]]:
@@ -252,14 +342,24 @@ async def seed(port: int, n_series: int, n_props: int, n_events: int) -> list[st
     for start in range(0, n_props, 50):
         await gql(conn, ADD_PROPS, p=propositions("seed", start, min(50, n_props - start)))
     for i in range(n_events):
-        await gql(conn, ADD_EVENT, t=f"Met {person(i * 13)} at the {TOWNS[i % len(TOWNS)]} fair.",
-                  d=f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}")  # fmt: skip
+        await gql(
+            conn,
+            ADD_EVENT,
+            t=f"Met {person(i * 13)} at the {TOWNS[i % len(TOWNS)]} fair.",
+            d=f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}",
+        )
     await conn.close()
     return ids
 
 
-async def request(client: Client, kind: str, rng: np.random.Generator, seeded: list[str],
-                  tag: str, counter: Iterator[int]) -> None:  # fmt: skip
+async def request(
+    client: Client,
+    kind: str,
+    rng: np.random.Generator,
+    seeded: list[str],
+    tag: str,
+    counter: Iterator[int],
+) -> None:
     """One request of `kind`; acknowledged writes are counted on `client`."""
     conn = client.conn
     if kind == "segments":
@@ -278,9 +378,15 @@ async def request(client: Client, kind: str, rng: np.random.Generator, seeded: l
         client.prop_ids.update(done["addPropositions"]["propositionIds"])
 
 
-async def client_loop(client: Client, kinds: list[str], next_index: Iterator[int],
-                      samples: list[Sample], seeded: list[str], tag: str,
-                      counter: Iterator[int]) -> None:  # fmt: skip
+async def client_loop(
+    client: Client,
+    kinds: list[str],
+    next_index: Iterator[int],
+    samples: list[Sample],
+    seeded: list[str],
+    tag: str,
+    counter: Iterator[int],
+) -> None:
     for i in next_index:
         if i >= len(kinds):
             return
@@ -303,11 +409,15 @@ async def check_counts(port: int, clients: list[Client], tag: str) -> list[str]:
         segs = (await gql(conn, ALL_SEGMENTS, s=c.series_id))["segments"]["items"]
         in_segments = sum(s["pointCount"] for s in segs)
         if bounds["pointCount"] != c.points_acked or in_segments != c.points_acked:
-            problems.append(f"series {c.series_id}: acked {c.points_acked} points, stored "
-                            f"{bounds['pointCount']}, in segments {in_segments}")  # fmt: skip
+            problems.append(
+                f"series {c.series_id}: acked {c.points_acked} points, stored "
+                f"{bounds['pointCount']}, in segments {in_segments}"
+            )
         if len(segs) != bounds["segmentCount"]:
-            problems.append(f"series {c.series_id}: {len(segs)} segments listed, "
-                            f"{bounds['segmentCount']} counted")  # fmt: skip
+            problems.append(
+                f"series {c.series_id}: {len(segs)} segments listed, "
+                f"{bounds['segmentCount']} counted"
+            )
     stored: list[str] = []
     for offset in itertools.count(0, 1000):
         page = (await gql(conn, PROPS_BY_SOURCE, src=tag, o=offset))["propositions"]["items"]
@@ -316,8 +426,10 @@ async def check_counts(port: int, clients: list[Client], tag: str) -> list[str]:
             break
     acked = set().union(*(c.prop_ids for c in clients))
     if len(stored) != len(set(stored)) or set(stored) != acked:
-        problems.append(f"propositions {tag}: acked {len(acked)}, stored {len(stored)} "
-                        f"({len(set(stored))} distinct)")  # fmt: skip
+        problems.append(
+            f"propositions {tag}: acked {len(acked)}, stored {len(stored)} "
+            f"({len(set(stored))} distinct)"
+        )
     await conn.close()
     return problems
 
@@ -327,8 +439,10 @@ def pct(samples: list[Sample], q: float) -> float:
 
 
 def line(name: str, samples: list[Sample]) -> str:
-    return (f"{name:<7} n {len(samples):>5}  p50 {pct(samples, 50):7.1f}  p95 "
-            f"{pct(samples, 95):7.1f}  p99 {pct(samples, 99):7.1f} ms")  # fmt: skip
+    return (
+        f"{name:<7} n {len(samples):>5}  p50 {pct(samples, 50):7.1f}  p95 "
+        f"{pct(samples, 95):7.1f}  p99 {pct(samples, 99):7.1f} ms"
+    )
 
 
 @dataclass
@@ -342,8 +456,15 @@ class LevelResult:
     load: str
 
 
-async def level(port: int, proc: subprocess.Popen, clients: int, n: int, seeded: list[str],
-                mix: dict[str, float], run: int) -> LevelResult:  # fmt: skip
+async def level(
+    port: int,
+    proc: subprocess.Popen,
+    clients: int,
+    n: int,
+    seeded: list[str],
+    mix: dict[str, float],
+    run: int,
+) -> LevelResult:
     tag = f"load-{run}-c{clients}"  # the same client count may run twice
     rng = np.random.default_rng(clients)
     weights = np.array(list(mix.values()))
@@ -355,17 +476,27 @@ async def level(port: int, proc: subprocess.Popen, clients: int, n: int, seeded:
     next_index = itertools.count()
     counter = itertools.count(1_000_000 * (run + 1), PROPS_PER_ADD)  # new statements per level
     usage, began = Usage((proc.pid, store_pid(proc.pid))).begin(), time.perf_counter()
-    await asyncio.gather(*(client_loop(c, kinds, next_index, samples, seeded, tag, counter)
-                           for c in pool))  # fmt: skip
+    await asyncio.gather(
+        *(client_loop(c, kinds, next_index, samples, seeded, tag, counter) for c in pool)
+    )
     wall, used = time.perf_counter() - began, usage.report(n)
     for c in pool:
         await c.conn.close()
     reads = [s for s in samples if s.kind not in WRITES and s.ok]
     writes = [s for s in samples if s.kind in WRITES and s.ok]
-    result = LevelResult(clients, n / wall, reads, writes, sum(not s.ok for s in samples),
-                         await check_counts(port, pool, tag), load_average())  # fmt: skip
-    print(f"{clients:>2} clients: {n} requests in {wall:.1f} s = {result.throughput:.0f} req/s, "
-          f"{result.errors} errors; {used}; {result.load}")  # fmt: skip
+    result = LevelResult(
+        clients,
+        n / wall,
+        reads,
+        writes,
+        sum(not s.ok for s in samples),
+        await check_counts(port, pool, tag),
+        load_average(),
+    )
+    print(
+        f"{clients:>2} clients: {n} requests in {wall:.1f} s = {result.throughput:.0f} req/s, "
+        f"{result.errors} errors; {used}; {result.load}"
+    )
     print("   " + line("reads", reads))
     print("   " + line("writes", writes))
     for kind in mix:
@@ -375,8 +506,9 @@ async def level(port: int, proc: subprocess.Popen, clients: int, n: int, seeded:
     return result
 
 
-async def reads_for(port: int, readers: int, stop: asyncio.Event | None, n: int,
-                    seeded: list[str]) -> list[Sample]:  # fmt: skip
+async def reads_for(
+    port: int, readers: int, stop: asyncio.Event | None, n: int, seeded: list[str]
+) -> list[Sample]:
     """`readers` clients reading (the read mix) until `stop` is set, or n reads in all."""
     kinds = [k for k in MIX if k not in WRITES]
     samples: list[Sample] = []
@@ -411,8 +543,7 @@ class Interference:
         return pct(self.during, 95) / pct(self.quiet, 95)
 
 
-async def append_interference(port: int, seeded: list[str], big: int,
-                              readers: int) -> Interference:  # fmt: skip
+async def append_interference(port: int, seeded: list[str], big: int, readers: int) -> Interference:
     """A read's p95 while one `big`-point appendPoints runs, against its p95 without.
 
     The reads alone run just before and just after it, so that a change in the machine's
@@ -436,9 +567,11 @@ async def append_interference(port: int, seeded: list[str], big: int,
     await conn.close()
     after = await reads_for(port, readers, None, 200, seeded)
     result = Interference(before + after, during, took, load_average())
-    print(f"read p95 with {readers} readers: {pct(result.quiet, 95):.1f} ms alone, "
-          f"{pct(during, 95):.1f} ms while a {big:,}-point append ran ({took:.1f} s, "
-          f"{len(during)} reads meanwhile): {result.ratio:.2f}x; {result.load}")  # fmt: skip
+    print(
+        f"read p95 with {readers} readers: {pct(result.quiet, 95):.1f} ms alone, "
+        f"{pct(during, 95):.1f} ms while a {big:,}-point append ran ({took:.1f} s, "
+        f"{len(during)} reads meanwhile): {result.ratio:.2f}x; {result.load}"
+    )
     print("   before: " + line("reads", before))
     print("   during: " + line("reads", during))
     print("   after:  " + line("reads", after))
@@ -451,27 +584,49 @@ def goals(results: list[LevelResult], interference: Interference | None) -> None
     A client count run more than once (--clients 1 16 1 16) counts with its mean throughput
     and all its reads, so that a change in the machine's load weighs on both sides.
     """
-    rps = {c: float(np.mean([r.throughput for r in results if r.clients == c]))
-           for c in {r.clients for r in results}}  # fmt: skip
+    rps = {
+        c: float(np.mean([r.throughput for r in results if r.clients == c]))
+        for c in {r.clients for r in results}
+    }
     rows: list[tuple[str, str, bool]] = []
     if 16 in rps:
-        rows.append((f"throughput, 16 clients >= {GOAL_RPS:.0f} req/s", f"{rps[16]:.0f} req/s",
-                     rps[16] >= GOAL_RPS))  # fmt: skip
+        rows.append(
+            (
+                f"throughput, 16 clients >= {GOAL_RPS:.0f} req/s",
+                f"{rps[16]:.0f} req/s",
+                rps[16] >= GOAL_RPS,
+            )
+        )
         p95 = pct([s for r in results if r.clients == 16 for s in r.reads], 95)
-        rows.append((f"read p95, 16 clients <= {GOAL_READ_P95:.0f} ms", f"{p95:.1f} ms",
-                     p95 <= GOAL_READ_P95))  # fmt: skip
+        rows.append(
+            (
+                f"read p95, 16 clients <= {GOAL_READ_P95:.0f} ms",
+                f"{p95:.1f} ms",
+                p95 <= GOAL_READ_P95,
+            )
+        )
     errors = sum(r.errors for r in results)
     rows.append(("errors = 0", str(errors), errors == 0))
     problems = sum(len(r.problems) for r in results)
     rows.append(("acknowledged writes lost or doubled = 0", str(problems), problems == 0))
     if 16 in rps and 1 in rps:
         scaling = rps[16] / rps[1]
-        rows.append((f"16 / 1 client throughput >= {GOAL_SCALING}x", f"{scaling:.2f}x",
-                     scaling >= GOAL_SCALING))  # fmt: skip
+        rows.append(
+            (
+                f"16 / 1 client throughput >= {GOAL_SCALING}x",
+                f"{scaling:.2f}x",
+                scaling >= GOAL_SCALING,
+            )
+        )
     if interference is not None:
         ratio = interference.ratio
-        rows.append((f"read p95 during the big append / alone <= {GOAL_INTERFERENCE}x",
-                     f"{ratio:.2f}x", ratio <= GOAL_INTERFERENCE))  # fmt: skip
+        rows.append(
+            (
+                f"read p95 during the big append / alone <= {GOAL_INTERFERENCE}x",
+                f"{ratio:.2f}x",
+                ratio <= GOAL_INTERFERENCE,
+            )
+        )
     print("goals:")
     for goal, figure, met in rows:
         print(f"   {goal:<52} {figure:>12}  {'met' if met else 'MISSED'}")
@@ -480,8 +635,10 @@ def goals(results: list[LevelResult], interference: Interference | None) -> None
 async def run(args: argparse.Namespace, port: int, proc: subprocess.Popen) -> None:
     began = time.perf_counter()
     seeded = await seed(port, args.series, args.props, args.events)
-    print(f"seeded {args.series} series, {args.props} propositions, {args.events} events "
-          f"in {time.perf_counter() - began:.1f} s")  # fmt: skip
+    print(
+        f"seeded {args.series} series, {args.props} propositions, {args.events} events "
+        f"in {time.perf_counter() - began:.1f} s"
+    )
     await reads_for(port, 2, None, 60, seeded)  # warm: model, indexes, caches
     results = [
         await level(port, proc, c, args.requests, seeded, args.mix, run)

@@ -41,9 +41,11 @@ def builds(store: Store, series_id: str, repeat: int) -> None:
             misses.append(time.perf_counter() - t)
         hits = timed(lambda f=freq: build_range(store, series_id, 0, 4e9, f, ROW_CAP), repeat)
         full = timed(lambda f=freq: build_by_range(store, series_id, 0, 4e9, f), repeat)
-        print(f"  build all {count:>5} {freq:<5} meta-segments: miss {percentiles_ms(misses)} | "
-              f"hit, as the tool ({ROW_CAP} rows loaded) {percentiles_ms(hits)} | "
-              f"hit, every node loaded {percentiles_ms(full)}")  # fmt: skip
+        print(
+            f"  build all {count:>5} {freq:<5} meta-segments: miss {percentiles_ms(misses)} | "
+            f"hit, as the tool ({ROW_CAP} rows loaded) {percentiles_ms(hits)} | "
+            f"hit, every node loaded {percentiles_ms(full)}"
+        )
 
 
 def extension(store: Store, series_id: str, ts: np.ndarray, xs: np.ndarray, repeat: int) -> None:
@@ -67,8 +69,10 @@ def features(store: Store, series_id: str, repeat: int) -> None:
     tool = timed(
         lambda: run_tool(store, "get_meta_features", {"meta_segment_id": str(next(it))}), repeat
     )
-    print(f"  get_meta_features: read {percentiles_ms(direct)} | as a tool call, with its "
-          f"ToolCall node written {percentiles_ms(tool)}")  # fmt: skip
+    print(
+        f"  get_meta_features: read {percentiles_ms(direct)} | as a tool call, with its "
+        f"ToolCall node written {percentiles_ms(tool)}"
+    )
 
 
 def _trace(store: Store, name: str) -> tuple[list[dict], list[str]]:
@@ -78,8 +82,12 @@ def _trace(store: Store, name: str) -> tuple[list[dict], list[str]]:
     parts = ["system prompt", "question"]
 
     def call(tool: str, args: dict, part: str) -> dict:
-        messages.append({"role": "assistant", "tool_calls": [
-            {"function": {"name": tool, "arguments": json.dumps(args)}}]})  # fmt: skip
+        messages.append(
+            {
+                "role": "assistant",
+                "tool_calls": [{"function": {"name": tool, "arguments": json.dumps(args)}}],
+            }
+        )
         content = run_tool(store, tool, args).content
         messages.append({"role": "tool", "content": content})
         parts.extend([part, part])
@@ -153,16 +161,22 @@ def _count(
     asked = [i + 1 for i, m in enumerate(messages) if m["role"] in ("user", "tool")]
     cumulative = sum(schemas + sum(per[:i]) for i in asked)
     raw = count(csv)
-    print(f"  [{how}] yearly-trend task (each message once, {FRAMING} tokens of framing each, tool "
-          f"schemas once, rendered as the model receives them): the agent sees ~{seen:,} tokens "
-          f"vs ~{raw:,} for the raw series as CSV: {100 * seen / raw:.2f} %; the task's own "
-          f"messages (without the fixed tool schemas) {100 * (seen - schemas) / raw:.2f} % "
-          f"(goal 2 %)")  # fmt: skip
-    print(f"    tool schemas: {schemas:,} tokens rendered, {as_json:,} as raw JSON (upper bound: "
-          f"{100 * (seen - schemas + as_json) / raw:.2f} % with them)")  # fmt: skip
+    print(
+        f"  [{how}] yearly-trend task (each message once, {FRAMING} tokens of framing each, tool "
+        f"schemas once, rendered as the model receives them): the agent sees ~{seen:,} tokens "
+        f"vs ~{raw:,} for the raw series as CSV: {100 * seen / raw:.2f} %; the task's own "
+        f"messages (without the fixed tool schemas) {100 * (seen - schemas) / raw:.2f} % "
+        f"(goal 2 %)"
+    )
+    print(
+        f"    tool schemas: {schemas:,} tokens rendered, {as_json:,} as raw JSON (upper bound: "
+        f"{100 * (seen - schemas + as_json) / raw:.2f} % with them)"
+    )
     print("    " + "; ".join(f"{k} {v:,} ({100 * v / seen:.0f} %)" for k, v in breakdown.items()))
-    print(f"    cumulative prompt tokens over the agent's {len(asked)} requests: ~{cumulative:,} "
-          f"({100 * cumulative / raw:.1f} % of the CSV)")  # fmt: skip
+    print(
+        f"    cumulative prompt tokens over the agent's {len(asked)} requests: ~{cumulative:,} "
+        f"({100 * cumulative / raw:.1f} % of the CSV)"
+    )
 
 
 def main() -> None:
@@ -194,8 +208,10 @@ def main() -> None:
         big = create_series(store, "big", unit="units")
         t = time.perf_counter()
         ingest_all(store, big.id, ts, xs)
-        print(f"\n{args.big:,}-point series (15-minute spacing, ingested in "
-              f"{time.perf_counter() - t:.0f} s):")  # fmt: skip
+        print(
+            f"\n{args.big:,}-point series (15-minute spacing, ingested in "
+            f"{time.perf_counter() - t:.0f} s):"
+        )
         builds(store, big.id, max(3, args.repeat // 5))
         features(store, big.id, args.repeat * 10)
         tokens(store, big.name, ts, xs)

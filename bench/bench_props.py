@@ -144,8 +144,9 @@ def ingest(ctx: PropsMemory, items, vecs, relate: bool, stops: list[int], batch:
         t = time.perf_counter()
         for start in range(done, stop, batch * 8):
             end = min(stop, start + batch * 8)
-            add_propositions(ctx, items[start:end], embeddings=vecs[start:end], relate=relate,
-                             batch_size=batch)  # fmt: skip
+            add_propositions(
+                ctx, items[start:end], embeddings=vecs[start:end], relate=relate, batch_size=batch
+            )
         spent += time.perf_counter() - t
         done = stop
         if probe is not None and stop in stops:
@@ -172,16 +173,23 @@ def quality(k: int) -> None:
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmq-") as tmp:
         for label, classifier in (("offline", None), ("gold", GoldClassifier(world))):
             store.write("admin.wipe")
-            ctx = PropsMemory.open(Settings(home=Path(tmp) / label), store, llm=None,
-                                   classifier=classifier)  # fmt: skip
+            ctx = PropsMemory.open(
+                Settings(home=Path(tmp) / label), store, llm=None, classifier=classifier
+            )
             add_propositions(ctx, world.items())
             reader = Reader(ctx, k)
-            reader.warm([q.question for q in world.questions]
-                        + [o for q in world.questions for o in q.options])  # fmt: skip
-            plain = sum(reader.answer(q.question, q.date, q.options, False) == q.answer
-                        for q in world.questions)  # fmt: skip
-            related = sum(reader.answer(q.question, q.date, q.options, True) == q.answer
-                          for q in world.questions)  # fmt: skip
+            reader.warm(
+                [q.question for q in world.questions]
+                + [o for q in world.questions for o in q.options]
+            )
+            plain = sum(
+                reader.answer(q.question, q.date, q.options, False) == q.answer
+                for q in world.questions
+            )
+            related = sum(
+                reader.answer(q.question, q.date, q.options, True) == q.answer
+                for q in world.questions
+            )
             n = len(world.questions)
             if label == "offline":
                 print(f"  plain top-{k}: {plain}/{n} = {plain / n:.2f}")
@@ -208,8 +216,9 @@ def plain_context(graph: Subgraph) -> str:
 def llm_answer(llm: LLM, question: Question, context: str) -> int | None:
     """The option the LLM picks, or None when it answers out of range or not at all."""
     options = "\n".join(f"{i}. {o}" for i, o in enumerate(question.options))
-    prompt = ASK.format(date=question.date, context=context, question=question.question,
-                        options=options)  # fmt: skip
+    prompt = ASK.format(
+        date=question.date, context=context, question=question.question, options=options
+    )
     try:
         reply = llm.json([{"role": "user", "content": prompt}])
     except LLMError as error:
@@ -267,8 +276,10 @@ def main() -> None:
     qs = questions(items, args.queries)
     t = time.perf_counter()
     qvecs = [embedder.encode_one(text) for text, _ in qs]
-    print(f"question embedding, one at a time: {len(qs) / (time.perf_counter() - t):,.0f}/s, "
-          f"{(time.perf_counter() - t) / len(qs) * 1000:.1f} ms each")  # fmt: skip
+    print(
+        f"question embedding, one at a time: {len(qs) / (time.perf_counter() - t):,.0f}/s, "
+        f"{(time.perf_counter() - t) / len(qs) * 1000:.1f} ms each"
+    )
     stops = [s for s in (10_000, 100_000) if s <= len(items)]
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmp-") as tmp:
         ctx = PropsMemory.open(Settings(home=Path(tmp) / "a"), store, llm=None, embedder=embedder)
@@ -277,8 +288,9 @@ def main() -> None:
         ctx.close()
         store.write("admin.wipe")
         ctx = PropsMemory.open(Settings(home=Path(tmp) / "b"), store, llm=None, embedder=embedder)
-        related = ingest(ctx, items, vecs, True, stops, args.batch,
-                         lambda size: latency(ctx, qs, qvecs, size))  # fmt: skip
+        related = ingest(
+            ctx, items, vecs, True, stops, args.batch, lambda size: latency(ctx, qs, qvecs, size)
+        )
         print(f"graph + index + offline relating: {rate(len(items), related)}; {counts(ctx)}")
         combined = len(items) / (embed_s + related)
         print(f"with embedding, estimated from the separate timings: {combined:,.0f} props/s")
@@ -290,8 +302,10 @@ def main() -> None:
         for start in range(0, len(sample), args.batch * 8):  # calls as large as ingest()'s
             add_propositions(ctx, sample[start : start + args.batch * 8], batch_size=args.batch)
         measured = rate(len(sample), time.perf_counter() - t)
-        print(f"with embedding, measured end to end (add_propositions embedding, storing and "
-              f"relating {len(sample):,} itself): {measured}")  # fmt: skip
+        print(
+            f"with embedding, measured end to end (add_propositions embedding, storing and "
+            f"relating {len(sample):,} itself): {measured}"
+        )
         ctx.close()
     if not args.skip_quality:
         print(f"quality on {WORLD.name}:")

@@ -73,12 +73,15 @@ class Result:
 def answers(ctx: PropsMemory, world: World, k: int) -> tuple[int, int]:
     """(plain top-k right, subgraph right) for the world's questions."""
     reader = Reader(ctx, k)
-    reader.warm([q.question for q in world.questions]
-                + [o for q in world.questions for o in q.options])  # fmt: skip
-    plain = sum(reader.answer(q.question, q.date, q.options, False) == q.answer
-                for q in world.questions)  # fmt: skip
-    related = sum(reader.answer(q.question, q.date, q.options, True) == q.answer
-                  for q in world.questions)  # fmt: skip
+    reader.warm(
+        [q.question for q in world.questions] + [o for q in world.questions for o in q.options]
+    )
+    plain = sum(
+        reader.answer(q.question, q.date, q.options, False) == q.answer for q in world.questions
+    )
+    related = sum(
+        reader.answer(q.question, q.date, q.options, True) == q.answer for q in world.questions
+    )
     return plain, related
 
 
@@ -132,13 +135,16 @@ def pooled(results: list[Result], role: str) -> None:
     print(f"\n{ROLE[role]} ({', '.join(r.named.name for r in mine)}), pooled:")
     for line in details(score_labels([p for r in mine for p in r.pairs])):
         print(line)
-    print(f"  as-of QA: plain top-k {plain}/{n} = {plain / n:.2f}, "
-          f"subgraph {sub}/{n} = {sub / n:.2f}")  # fmt: skip
+    print(
+        f"  as-of QA: plain top-k {plain}/{n} = {plain / n:.2f}, subgraph {sub}/{n} = {sub / n:.2f}"
+    )
 
 
 def details(report: LabelReport) -> list[str]:
-    lines = [f"  accuracy {report.accuracy:.3f}, macro-F1 {report.macro_f1:.3f} "
-             f"over {report.pairs} pairs"]  # fmt: skip
+    lines = [
+        f"  accuracy {report.accuracy:.3f}, macro-F1 {report.macro_f1:.3f} "
+        f"over {report.pairs} pairs"
+    ]
     lines += [
         f"  {s.label:<12} precision {s.precision:.2f}  recall {s.recall:.2f}  F1 {s.f1:.2f}  "
         f"(gold {s.support}, predicted {s.predicted})"

@@ -88,19 +88,45 @@ def add_propositions(store: Store, n: int, seed: int = 0) -> int:
     relations = 0
     for start in range(0, n, PROP_BATCH):
         idx = range(start, min(n, start + PROP_BATCH))
-        props = [make_proposition(f"fact {i} about topic {i % 97} in region {i % 13}",
-                                  f"{2010 + i % 15}-{1 + i % 12:02d}-{1 + i % 28:02d}")
-                 for i in idx]  # fmt: skip
+        props = [
+            make_proposition(
+                f"fact {i} about topic {i % 97} in region {i % 13}",
+                f"{2010 + i % 15}-{1 + i % 12:02d}-{1 + i % 28:02d}",
+            )
+            for i in idx
+        ]
         vecs = rng.standard_normal((len(props), 384)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-        rows = [{"id": p.id, "text": p.text, "date": p.date, "ts": p.ts, "source": "bench",
-                 "vid": vector_id(p.id), "embedding": e}
-                for p, e in zip(props, embcodec.encode(vecs), strict=True)]  # fmt: skip
-        rels = [{"id": f"rel-{start}-{j}", "src": rows[j]["id"], "dst": rows[j - 1]["id"],
-                 "kind": KINDS[j % 3], "confidence": 0.8, "model": "synthetic"}
-                for j in range(1, len(rows), 4)]  # fmt: skip
-        doc = {"id": f"doc-{start}", "date": rows[0]["date"], "ts": rows[0]["ts"],
-               "source": "bench", "text": f"document {start}"}  # fmt: skip
+        rows = [
+            {
+                "id": p.id,
+                "text": p.text,
+                "date": p.date,
+                "ts": p.ts,
+                "source": "bench",
+                "vid": vector_id(p.id),
+                "embedding": e,
+            }
+            for p, e in zip(props, embcodec.encode(vecs), strict=True)
+        ]
+        rels = [
+            {
+                "id": f"rel-{start}-{j}",
+                "src": rows[j]["id"],
+                "dst": rows[j - 1]["id"],
+                "kind": KINDS[j % 3],
+                "confidence": 0.8,
+                "model": "synthetic",
+            }
+            for j in range(1, len(rows), 4)
+        ]
+        doc = {
+            "id": f"doc-{start}",
+            "date": rows[0]["date"],
+            "ts": rows[0]["ts"],
+            "source": "bench",
+            "text": f"document {start}",
+        }
         states = [{"doc": doc["id"], "prop": r["id"]} for r in rows]
         store.write("props.write_batch", docs=[doc], props=rows, states=states, rels=rels, now=0)
         relations += len(rels)
@@ -123,8 +149,10 @@ def build(url: str, data_dir: Path, points: int, props: int, schema_in_snapshot:
         relations = add_propositions(store, props)
         held = census(store)
         store.close()
-    print(f"built {points:,} points + {props:,} propositions ({relations:,} relations) "
-          f"in {time.perf_counter() - t:.0f} s: {held}")  # fmt: skip
+    print(
+        f"built {points:,} points + {props:,} propositions ({relations:,} relations) "
+        f"in {time.perf_counter() - t:.0f} s: {held}"
+    )
     return held
 
 
@@ -141,8 +169,10 @@ def restart(url: str, data_dir: Path, label: str, expected: str) -> None:
     while control(data_dir).info("persistence")["aof_rewrite_in_progress"]:
         time.sleep(0.05)
     base, tail = aof_mb(data_dir)
-    print(f"  compaction started at open finished {time.perf_counter() - t:.1f} s after: "
-          f"snapshot {base:.0f} MB + tail {tail:.1f} MB")  # fmt: skip
+    print(
+        f"  compaction started at open finished {time.perf_counter() - t:.1f} s after: "
+        f"snapshot {base:.0f} MB + tail {tail:.1f} MB"
+    )
     store.close()
 
 

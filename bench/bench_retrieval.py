@@ -100,8 +100,9 @@ def line(name: str, hits: dict, size: float) -> str:
 
 def ceiling(corpus: Corpus, ctx: PropsMemory) -> dict:
     """Questions whose answer is in some stored sentence dated on or before the as-of date."""
-    rows = ctx.store.read("props.filtered", source=None, start=None, end=None, contains=None,
-                          offset=0, limit=10**7)  # fmt: skip
+    rows = ctx.store.read(
+        "props.filtered", source=None, start=None, end=None, contains=None, offset=0, limit=10**7
+    )
     hits: dict[tuple[str, str], list[int]] = {}
     for q in corpus.questions:
         texts = [r["text"] for r in rows if r["date"] <= q.as_of]
@@ -123,8 +124,11 @@ def sweep(ctx: PropsMemory, corpus: Corpus, vecs, k: int) -> None:
             s = Setting("", "hybrid", True, Fusion(rrf_k, 1.0, weight))
             hits, size = score(ctx, qs, qv, s, k)
             rates = [hits[(f, "tuning")][0] / hits[(f, "tuning")][1] for f in FORMS]
-            print(f"  K={rrf_k:<3} keyword weight {weight:<4}: "
-                  + " / ".join(f"{r:.1%}" for r in rates) + f"  ({size:.1f} nodes)")  # fmt: skip
+            print(
+                f"  K={rrf_k:<3} keyword weight {weight:<4}: "
+                + " / ".join(f"{r:.1%}" for r in rates)
+                + f"  ({size:.1f} nodes)"
+            )
 
 
 def main() -> None:
@@ -140,8 +144,10 @@ def main() -> None:
         started = time.perf_counter()
         for doc in corpus.documents:
             add_document(ctx, doc["text"], doc["date"], doc["source"])
-        print(f"news-like corpus (seed {args.seed}): {len(corpus.documents)} articles, "
-              f"{counts(ctx)}, ingested in {time.perf_counter() - started:.0f} s")  # fmt: skip
+        print(
+            f"news-like corpus (seed {args.seed}): {len(corpus.documents)} articles, "
+            f"{counts(ctx)}, ingested in {time.perf_counter() - started:.0f} s"
+        )
         vecs = embedder.encode([q.question for q in corpus.questions])
         if args.sweep:
             sweep(ctx, corpus, vecs, args.k)

@@ -50,12 +50,17 @@ from graphmem.vectors import VectorStore  # noqa: E402
 
 NOW = 1_730_000_000  # 2024-10-27
 QUESTIONS = [
-    "What did I eat for dinner last week?", "When is the next team meeting?",
-    "Where did I park the car?", "How crowded will the station be on Friday?",
-    "What did the doctor say about my knee?", "Which book was I reading in the spring?",
-    "When does the museum open?", "What was the weather like on the trip?",
-    "Who called about the invoice?", "What did we decide about the budget?",
-]  # fmt: skip
+    "What did I eat for dinner last week?",
+    "When is the next team meeting?",
+    "Where did I park the car?",
+    "How crowded will the station be on Friday?",
+    "What did the doctor say about my knee?",
+    "Which book was I reading in the spring?",
+    "When does the museum open?",
+    "What was the weather like on the trip?",
+    "Who called about the invoice?",
+    "What did we decide about the budget?",
+]
 
 
 def fill(ctx: TimelineMemory, n: int, batch: int, seed: int) -> tuple[list[str], np.ndarray]:
@@ -89,8 +94,9 @@ def reinforce_some(ctx: TimelineMemory, ids: list[str], ts: np.ndarray, share: f
 
 
 HALVES = ("tuning", "held_back")
-BEFORE = TimelineConfig(time_unit_seconds=DAY, threshold=0.9, relevance_floor=0.0,
-                        relevance_full=1.0)  # the seed's defaults  # fmt: skip
+BEFORE = TimelineConfig(
+    time_unit_seconds=DAY, threshold=0.9, relevance_floor=0.0, relevance_full=1.0
+)  # the seed's defaults
 BUCKETS = ((1, 7, "1-7 days"), (8, 35, "1-5 weeks"), (36, 10**6, "5 weeks+"))
 
 
@@ -154,9 +160,11 @@ def report(name: str, tallies: dict[str, Tally]) -> None:
     cells = []
     for half in HALVES:
         t = tallies[half]
-        cells.append(f"MRR {t.rr / t.asked:.3f} hit@1 {t.hit1 / t.asked:.2f} "
-                     f"reinforced right {t.right_reinforced / t.asked:.2f} "
-                     f"wrong {t.wrong_reinforced / t.asked:.2f}")  # fmt: skip
+        cells.append(
+            f"MRR {t.rr / t.asked:.3f} hit@1 {t.hit1 / t.asked:.2f} "
+            f"reinforced right {t.right_reinforced / t.asked:.2f} "
+            f"wrong {t.wrong_reinforced / t.asked:.2f}"
+        )
     print(f"  {name:<8} tuning:    {cells[0]}")
     print(f"  {'':<8} held back: {cells[1]}")
     for half in HALVES:
@@ -172,8 +180,9 @@ def real(log: EventLog, embedder: Embedder, config: TimelineConfig) -> dict[str,
     key_of = {event_id(m.text, parse_timestamp(m.date)): m.key for m in log.memories}
     tallies = {half: Tally() for half in HALVES}
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmt-") as tmp:
-        ctx = TimelineMemory(store, embedder, VectorStore(store, tmp, embedder.name,
-                                                          embedder.dim), config)  # fmt: skip
+        ctx = TimelineMemory(
+            store, embedder, VectorStore(store, tmp, embedder.name, embedder.dim), config
+        )
         add_events(ctx, [{"text": m.text, "date": m.date} for m in log.memories])
         for q in log.questions:
             got = recall(ctx, q.text, q.now, k=10, reinforce=True)
@@ -196,10 +205,12 @@ def sweep(log: EventLog, cos: np.ndarray, mem_ts: np.ndarray) -> None:
             for threshold in (0.5, 0.6, 0.7, 0.8, 0.9):
                 config = TimelineConfig(unit, threshold, floor, full)
                 t = replay(log, cos, mem_ts, config)["tuning"]
-                print(f"  t in {unit_name}s, r from cosine {floor}..{full}, threshold "
-                      f"{threshold}: MRR {t.rr / t.asked:.3f}, right "
-                      f"{t.right_reinforced / t.asked:.2f}, wrong "
-                      f"{t.wrong_reinforced / t.asked:.2f}")  # fmt: skip
+                print(
+                    f"  t in {unit_name}s, r from cosine {floor}..{full}, threshold "
+                    f"{threshold}: MRR {t.rr / t.asked:.3f}, right "
+                    f"{t.right_reinforced / t.asked:.2f}, wrong "
+                    f"{t.wrong_reinforced / t.asked:.2f}"
+                )
 
 
 def lasting(config: TimelineConfig, recalls: int, gap_days: float) -> float:
@@ -229,8 +240,10 @@ def outlasting() -> None:
 def quality(embedder: Embedder, do_sweep: bool) -> None:
     log = generate()
     halves = {h: sum(q.half == h for q in log.questions) for h in HALVES}
-    print(f"event log: {len(log.memories)} memories, {len(log.questions)} questions "
-          f"({halves['tuning']} tuning, {halves['held_back']} held back)")  # fmt: skip
+    print(
+        f"event log: {len(log.memories)} memories, {len(log.questions)} questions "
+        f"({halves['tuning']} tuning, {halves['held_back']} held back)"
+    )
     mem = embedder.encode([m.text for m in log.memories])
     qs = embedder.encode([q.text for q in log.questions])
     cos = qs @ mem.T
@@ -250,9 +263,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--recalled-share", type=float, default=0.02)
     parser.add_argument(
-        "--pools", default=f"{TimelineConfig().candidates},100,500,1000",
+        "--pools",
+        default=f"{TimelineConfig().candidates},100,500,1000",
         help="candidate pool sizes to time, comma-separated; the first is the one reported",
-    )  # fmt: skip
+    )
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--sweep", action="store_true", help="print the tuning grid")
     parser.add_argument("--skip-latency", action="store_true")

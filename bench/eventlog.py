@@ -35,42 +35,70 @@ SHOPS = words("Hartmann's|the outdoor shop|the electronics store|Bloom & Co|the 
 ITEMS = words("rain jacket|headphones|blender|running shoes|desk lamp|winter boots|kettle")
 DISTRICTS = words("Northgate|Riverside|Old Town|Eastfield|the harbour|Westbrook")
 PROJECTS = words("Atlas|Beacon|Cobalt|Delta|Ember|Falcon")
-LIKES = words("orchids|jazz records|dark chocolate|board games|Japanese tea|vintage maps|"
-              "crime novels|climbing gear")  # fmt: skip
+LIKES = words(
+    "orchids|jazz records|dark chocolate|board games|Japanese tea|vintage maps|"
+    "crime novels|climbing gear"
+)
 
 # kind → (memory template, question templates); fields filled from one dict of details
 KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "dentist": ("Booked a dentist appointment with Dr. {person} for {when} at {hour}.",
-                ("When is my dentist appointment?", "What time do I see the dentist?")),
-    "doctor": ("The GP, Dr. {person}, wants to see me again on {when} about the blood test.",
-               ("When do I go back to the doctor?", "What did the GP say about the blood test?")),
-    "car": ("The car is booked in for its service at the garage on {when}; they quoted {amount}.",
-            ("When is the car service?", "How much will the garage charge for the service?")),
-    "vet": ("The vet said the dog needs its booster vaccination before {when}.",
-            ("When does the dog need the vaccination?", "What did the vet say about the dog?")),
-    "wifi": ("The wifi password at {place} is {code}.",
-             ("What's the wifi password at {place}?", "How do I get online at {place}?")),
-    "key": ("Left the spare key to {place} with {person}.",
-            ("Who has the spare key to {place}?", "Where is the spare key for {place}?")),
+    "dentist": (
+        "Booked a dentist appointment with Dr. {person} for {when} at {hour}.",
+        ("When is my dentist appointment?", "What time do I see the dentist?"),
+    ),
+    "doctor": (
+        "The GP, Dr. {person}, wants to see me again on {when} about the blood test.",
+        ("When do I go back to the doctor?", "What did the GP say about the blood test?"),
+    ),
+    "car": (
+        "The car is booked in for its service at the garage on {when}; they quoted {amount}.",
+        ("When is the car service?", "How much will the garage charge for the service?"),
+    ),
+    "vet": (
+        "The vet said the dog needs its booster vaccination before {when}.",
+        ("When does the dog need the vaccination?", "What did the vet say about the dog?"),
+    ),
+    "wifi": (
+        "The wifi password at {place} is {code}.",
+        ("What's the wifi password at {place}?", "How do I get online at {place}?"),
+    ),
+    "key": (
+        "Left the spare key to {place} with {person}.",
+        ("Who has the spare key to {place}?", "Where is the spare key for {place}?"),
+    ),
     "locker": ("My gym locker code is {code}.", ("What's my locker code at the gym?",)),
-    "parking": ("Parked the car at the airport, level {level}, row {row}.",
-                ("Where did I park at the airport?",)),
-    "refund": ("Returned the {item} to {shop}; the refund of {amount} should arrive in ten days.",
-               ("Did I get my money back for the {item}?", "How much is the refund for the "
-                "{item}?")),
-    "library": ("Borrowed 'The {title}' from the library; it is due back on {when}.",
-                ("When is the library book due?", "Which book did I borrow from the library?")),
-    "tram": ("The city council approved a tram line to {district}, to open in {year}.",
-             ("What did the council decide about the tram to {district}?",
-              "When will the tram to {district} open?")),
-    "birthday": ("{person}'s birthday is on {when}; she loves {like}.",
-                 ("What could I give {person} for her birthday?", "When is {person}'s "
-                  "birthday?")),
-    "deadline": ("The {project} project deadline moved to {when}.",
-                 ("When is the {project} deadline?", "Did the {project} deadline change?")),
-    "passport": ("Put the passports in the blue folder in the {place_in_home}.",
-                 ("Where are the passports?",)),
-}  # fmt: skip
+    "parking": (
+        "Parked the car at the airport, level {level}, row {row}.",
+        ("Where did I park at the airport?",),
+    ),
+    "refund": (
+        "Returned the {item} to {shop}; the refund of {amount} should arrive in ten days.",
+        ("Did I get my money back for the {item}?", "How much is the refund for the {item}?"),
+    ),
+    "library": (
+        "Borrowed 'The {title}' from the library; it is due back on {when}.",
+        ("When is the library book due?", "Which book did I borrow from the library?"),
+    ),
+    "tram": (
+        "The city council approved a tram line to {district}, to open in {year}.",
+        (
+            "What did the council decide about the tram to {district}?",
+            "When will the tram to {district} open?",
+        ),
+    ),
+    "birthday": (
+        "{person}'s birthday is on {when}; she loves {like}.",
+        ("What could I give {person} for her birthday?", "When is {person}'s birthday?"),
+    ),
+    "deadline": (
+        "The {project} project deadline moved to {when}.",
+        ("When is the {project} deadline?", "Did the {project} deadline change?"),
+    ),
+    "passport": (
+        "Put the passports in the blue folder in the {place_in_home}.",
+        ("Where are the passports?",),
+    ),
+}
 NEAR_MISS = {  # the same kind of memory, wrong for the question
     "dentist": "Booked {person2}'s dentist check-up for {when2}.",
     "wifi": "The wifi password at {place2} is {code2}.",
@@ -81,7 +109,7 @@ NEAR_MISS = {  # the same kind of memory, wrong for the question
     "deadline": "The {project2} project kicked off with a long meeting.",
     "tram": "The council is still debating bus lanes in {district2}.",
     "refund": "Bought a new {item2} at {shop2}.",
-}  # fmt: skip
+}
 CHATTER = words(
     "Bought milk, eggs and bread at the corner shop.|Went for a 5 km run along the river.|"
     "Cooked pasta with mushrooms for dinner.|Watched a documentary about whales.|"
@@ -128,20 +156,42 @@ def _half(text: str) -> str:
 def _details(rng: random.Random) -> dict[str, str]:
     day = START + np.timedelta64(rng.randrange(DAYS, DAYS + 60), "D")
     pick = {
-        "person": rng.choice(PEOPLE), "place": rng.choice(PLACES), "shop": rng.choice(SHOPS),
-        "item": rng.choice(ITEMS), "district": rng.choice(DISTRICTS),
-        "project": rng.choice(PROJECTS), "like": rng.choice(LIKES), "title": rng.choice(TITLES),
+        "person": rng.choice(PEOPLE),
+        "place": rng.choice(PLACES),
+        "shop": rng.choice(SHOPS),
+        "item": rng.choice(ITEMS),
+        "district": rng.choice(DISTRICTS),
+        "project": rng.choice(PROJECTS),
+        "like": rng.choice(LIKES),
+        "title": rng.choice(TITLES),
         "place_in_home": rng.choice(HOMES),
-    }  # fmt: skip
-    extra = {f"{name}2": rng.choice([v for v in pool if v != pick[name]])
-             for name, pool in (("person", PEOPLE), ("place", PLACES), ("shop", SHOPS),
-                                ("item", ITEMS), ("district", DISTRICTS), ("project", PROJECTS),
-                                ("like", LIKES), ("title", TITLES))}  # fmt: skip
-    return {**pick, **extra, "when": str(day), "when2": str(day + np.timedelta64(9, "D")),
-            "hour": f"{rng.randrange(8, 18)}:{rng.choice(['00', '15', '30', '45'])}",
-            "amount": f"{rng.randrange(30, 400)} euros", "code": f"{rng.randrange(10**5, 10**6)}",
-            "code2": f"{rng.randrange(10**5, 10**6)}", "level": str(rng.randrange(1, 6)),
-            "row": rng.choice("ABCDEFGH"), "year": str(rng.randrange(2026, 2030))}  # fmt: skip
+    }
+    extra = {
+        f"{name}2": rng.choice([v for v in pool if v != pick[name]])
+        for name, pool in (
+            ("person", PEOPLE),
+            ("place", PLACES),
+            ("shop", SHOPS),
+            ("item", ITEMS),
+            ("district", DISTRICTS),
+            ("project", PROJECTS),
+            ("like", LIKES),
+            ("title", TITLES),
+        )
+    }
+    return {
+        **pick,
+        **extra,
+        "when": str(day),
+        "when2": str(day + np.timedelta64(9, "D")),
+        "hour": f"{rng.randrange(8, 18)}:{rng.choice(['00', '15', '30', '45'])}",
+        "amount": f"{rng.randrange(30, 400)} euros",
+        "code": f"{rng.randrange(10**5, 10**6)}",
+        "code2": f"{rng.randrange(10**5, 10**6)}",
+        "level": str(rng.randrange(1, 6)),
+        "row": rng.choice("ABCDEFGH"),
+        "year": str(rng.randrange(2026, 2030)),
+    }
 
 
 DELAYS = ((1, 7), (8, 35), (36, 150))  # days: soon after, weeks later, months later
@@ -182,8 +232,11 @@ def generate(seed: int = 3, keys: int = 70) -> EventLog:
     for day in range(DAYS + 30):
         for _ in range(rng.randrange(1, 4)):
             text = rng.choice(CHATTER).format(person=rng.choice(PEOPLE))
-            memories.append(Memory(f"chatter-{len(memories)}", text,
-                                   str(START + np.timedelta64(day, "D")), None))  # fmt: skip
+            memories.append(
+                Memory(
+                    f"chatter-{len(memories)}", text, str(START + np.timedelta64(day, "D")), None
+                )
+            )
     memories.sort(key=lambda m: (m.date, m.key))
     questions.sort(key=lambda q: (q.now, q.answer))
     return EventLog(memories, questions)

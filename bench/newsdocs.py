@@ -16,10 +16,48 @@ import numpy as np
 START = np.datetime64("2018-01-01")
 DAYS = 5 * 365
 OUTLETS = ("Northern Ledger", "Harbour Courier", "Valley Gazette", "Metro Wire", "Daily Signal")
-SYL = ("ka", "vel", "mor", "dun", "bre", "sta", "lin", "ora", "quil", "tes", "har", "ven", "dal",
-       "fir", "gos", "ul", "rik", "san", "tor", "mel")  # fmt: skip
-PEOPLE = ("Marta", "Idris", "Sana", "Tomas", "Anika", "Orrin", "Lena", "Jonas", "Mira", "Oskar",
-          "Ravi", "Noor", "Elif", "Bruno", "Greta", "Hamid", "Inez", "Kofi")  # fmt: skip
+SYL = (
+    "ka",
+    "vel",
+    "mor",
+    "dun",
+    "bre",
+    "sta",
+    "lin",
+    "ora",
+    "quil",
+    "tes",
+    "har",
+    "ven",
+    "dal",
+    "fir",
+    "gos",
+    "ul",
+    "rik",
+    "san",
+    "tor",
+    "mel",
+)
+PEOPLE = (
+    "Marta",
+    "Idris",
+    "Sana",
+    "Tomas",
+    "Anika",
+    "Orrin",
+    "Lena",
+    "Jonas",
+    "Mira",
+    "Oskar",
+    "Ravi",
+    "Noor",
+    "Elif",
+    "Bruno",
+    "Greta",
+    "Hamid",
+    "Inez",
+    "Kofi",
+)
 KINDS = ("Foods", "Logistics", "Motors", "Pharma", "Energy", "Telecom", "Steel", "Software")
 MONTHS = ("January", "March", "April", "June", "September", "October", "November")
 
@@ -65,14 +103,21 @@ def _name(rng: random.Random, parts: int = 3) -> str:
 
 def _slots(rng: random.Random) -> dict[str, str]:
     return {
-        "co": f"{_name(rng)} {rng.choice(KINDS)}", "town": _name(rng, 2), "town2": _name(rng, 2),
-        "person": f"{rng.choice(PEOPLE)} {_name(rng)}", "outlet": rng.choice(OUTLETS),
-        "p": str(rng.randrange(2, 60)), "m": str(rng.randrange(3, 900)),
-        "n": str(rng.randrange(20, 2000)), "k": str(rng.randrange(2, 12)),
-        "j": str(rng.randrange(1, 9)), "pos": f"{rng.randrange(2, 20)}th",
-        "month": rng.choice(MONTHS), "day": rng.choice(("Monday", "Tuesday", "Thursday")),
+        "co": f"{_name(rng)} {rng.choice(KINDS)}",
+        "town": _name(rng, 2),
+        "town2": _name(rng, 2),
+        "person": f"{rng.choice(PEOPLE)} {_name(rng)}",
+        "outlet": rng.choice(OUTLETS),
+        "p": str(rng.randrange(2, 60)),
+        "m": str(rng.randrange(3, 900)),
+        "n": str(rng.randrange(20, 2000)),
+        "k": str(rng.randrange(2, 12)),
+        "j": str(rng.randrange(1, 9)),
+        "pos": f"{rng.randrange(2, 20)}th",
+        "month": rng.choice(MONTHS),
+        "day": rng.choice(("Monday", "Tuesday", "Thursday")),
         "updown": rng.choice(("higher", "lower")),
-    }  # fmt: skip
+    }
 
 
 def documents(sentences: int, seed: int = 7) -> list[dict[str, str]]:

@@ -68,105 +68,158 @@ class Attribute:
 
 KINDS: dict[str, tuple[Attribute, ...]] = {
     "company": (
-        Attribute("ceo",
-                  ("{e} named {v} as its chief executive.", "{v} took over as chief executive "
-                   "of {e}.", "{e}'s board appointed {v} to lead the company."),
-                  ("The company named {v} as its new chief executive.",
-                   "{v} will lead the company from next month."),
-                  ("Who is the chief executive of {e}?", "Who runs {e}?", "Who leads {e}?")),
-        Attribute("staff",
-                  ("{e} now employs {v} people.", "{e} said its workforce stood at {v}.",
-                   "{e} cut its workforce to {v} employees."),
-                  ("The company now employs {v} people.", "Its workforce stood at {v}."),
-                  ("How many people does {e} employ?", "How large is {e}'s workforce?",
-                   "How many employees does {e} have?")),
-        Attribute("revenue",
-                  ("{e} reported quarterly revenue of ${v} million.",
-                   "{e}'s quarterly sales came to ${v} million."),
-                  ("Quarterly revenue came to ${v} million.",),
-                  ("What was {e}'s latest quarterly revenue?", "How much did {e} sell last "
-                   "quarter?")),
+        Attribute(
+            "ceo",
+            (
+                "{e} named {v} as its chief executive.",
+                "{v} took over as chief executive of {e}.",
+                "{e}'s board appointed {v} to lead the company.",
+            ),
+            (
+                "The company named {v} as its new chief executive.",
+                "{v} will lead the company from next month.",
+            ),
+            ("Who is the chief executive of {e}?", "Who runs {e}?", "Who leads {e}?"),
+        ),
+        Attribute(
+            "staff",
+            (
+                "{e} now employs {v} people.",
+                "{e} said its workforce stood at {v}.",
+                "{e} cut its workforce to {v} employees.",
+            ),
+            ("The company now employs {v} people.", "Its workforce stood at {v}."),
+            (
+                "How many people does {e} employ?",
+                "How large is {e}'s workforce?",
+                "How many employees does {e} have?",
+            ),
+        ),
+        Attribute(
+            "revenue",
+            (
+                "{e} reported quarterly revenue of ${v} million.",
+                "{e}'s quarterly sales came to ${v} million.",
+            ),
+            ("Quarterly revenue came to ${v} million.",),
+            ("What was {e}'s latest quarterly revenue?", "How much did {e} sell last quarter?"),
+        ),
     ),
     "town": (
-        Attribute("mayor",
-                  ("{v} was elected mayor of {e}.", "{e} chose {v} as its new mayor."),
-                  ("The town's new mayor is {v}.",),
-                  ("Who is the mayor of {e}?", "Who runs the town council of {e}?")),
-        Attribute("population",
-                  ("The population of {e} reached {v}, the census office said.",
-                   "{e} now has {v} residents."),
-                  ("The town now has {v} residents.",),
-                  ("What is the population of {e}?", "How many people live in {e}?")),
-        Attribute("jobless",
-                  ("Unemployment in {e} stood at {v} percent last month.",
-                   "{e}'s jobless rate moved to {v} percent."),
-                  ("The local jobless rate moved to {v} percent.",),
-                  ("What is the unemployment rate in {e}?", "How high is joblessness in {e}?")),
+        Attribute(
+            "mayor",
+            ("{v} was elected mayor of {e}.", "{e} chose {v} as its new mayor."),
+            ("The town's new mayor is {v}.",),
+            ("Who is the mayor of {e}?", "Who runs the town council of {e}?"),
+        ),
+        Attribute(
+            "population",
+            (
+                "The population of {e} reached {v}, the census office said.",
+                "{e} now has {v} residents.",
+            ),
+            ("The town now has {v} residents.",),
+            ("What is the population of {e}?", "How many people live in {e}?"),
+        ),
+        Attribute(
+            "jobless",
+            (
+                "Unemployment in {e} stood at {v} percent last month.",
+                "{e}'s jobless rate moved to {v} percent.",
+            ),
+            ("The local jobless rate moved to {v} percent.",),
+            ("What is the unemployment rate in {e}?", "How high is joblessness in {e}?"),
+        ),
     ),
     "club": (
-        Attribute("coach",
-                  ("{e} appointed {v} as head coach.", "{v} is the new manager of {e}."),
-                  ("The club appointed {v} as head coach.",),
-                  ("Who coaches {e}?", "Who is the manager of {e}?")),
-        Attribute("position",
-                  ("{e} climbed to {v} place in the league table.",
-                   "{e} are {v} in the league after the weekend."),
-                  ("The side are now {v} in the table.",),
-                  ("Where do {e} stand in the league?", "What is {e}'s league position?")),
+        Attribute(
+            "coach",
+            ("{e} appointed {v} as head coach.", "{v} is the new manager of {e}."),
+            ("The club appointed {v} as head coach.",),
+            ("Who coaches {e}?", "Who is the manager of {e}?"),
+        ),
+        Attribute(
+            "position",
+            (
+                "{e} climbed to {v} place in the league table.",
+                "{e} are {v} in the league after the weekend.",
+            ),
+            ("The side are now {v} in the table.",),
+            ("Where do {e} stand in the league?", "What is {e}'s league position?"),
+        ),
     ),
     "bank": (
-        Attribute("rate",
-                  ("The {e} set its key interest rate at {v} percent.",
-                   "The {e} moved its benchmark rate to {v} percent."),
-                  ("The central bank moved its benchmark rate to {v} percent.",),
-                  ("What is the {e}'s key interest rate?", "At what level does the {e} set "
-                   "interest rates?")),
-        Attribute("governor",
-                  ("{v} was appointed governor of the {e}.", "The {e} has a new governor, {v}."),
-                  ("The central bank's new governor is {v}.",),
-                  ("Who is the governor of the {e}?", "Who heads the {e}?")),
+        Attribute(
+            "rate",
+            (
+                "The {e} set its key interest rate at {v} percent.",
+                "The {e} moved its benchmark rate to {v} percent.",
+            ),
+            ("The central bank moved its benchmark rate to {v} percent.",),
+            (
+                "What is the {e}'s key interest rate?",
+                "At what level does the {e} set interest rates?",
+            ),
+        ),
+        Attribute(
+            "governor",
+            ("{v} was appointed governor of the {e}.", "The {e} has a new governor, {v}."),
+            ("The central bank's new governor is {v}.",),
+            ("Who is the governor of the {e}?", "Who heads the {e}?"),
+        ),
     ),
-}  # fmt: skip
+}
 
 FILLER = {
-    "company": ("Shares of {e} rose {n} percent in early trading.",
-                "{e} did not respond to a request for comment.",
-                "Analysts had expected the announcement from {e}.",
-                "{e} is based in {t} and sells in {n} countries.",
-                "A spokesperson for {e} said the company remained focused on its customers.",
-                "{e} faces growing competition from {o}.",
-                "The company has been under pressure from investors this year.",
-                "{e}'s chief executive will speak at an industry conference next month.",
-                "The board of {e} meets again in {n} weeks.",
-                "{e} plans to hire more engineers in {t}.",
-                "Staff at {e}'s plant in {t} held a meeting about pay.",
-                "{o} and {e} are the two largest employers in {t}.",
-                "{e} said revenue would be hit by higher energy costs.",
-                "Unions said jobs at {e} were at risk.",
-                "The chief executive of {o} said the market was recovering.",
-                "{e} opened a new office in {t} with {n}0 desks."),
-    "town": ("The council of {e} met on Tuesday to discuss the budget.",
-             "Residents of {e} complained about road works on the high street.",
-             "{e} is known for its market and its old stone bridge.",
-             "A new bus line will connect {e} with {t}.",
-             "Local officials said more housing was needed.",
-             "The mayor of {e} will attend the opening of the new library.",
-             "{e} and {t} compete for a new factory with {n}00 jobs.",
-             "The population of {t} has grown faster than that of {e}.",
-             "Jobs in {e} depend on the port and on tourism.",
-             "The council of {e} raised parking fees by {n} percent."),
-    "club": ("{e} drew {n}-{n} with {o} on Saturday.", "Fans of {e} filled the stadium.",
-             "{e} signed a young striker from {o}.", "The club's academy is one of the best.",
-             "The head coach of {o} praised {e} after the match.",
-             "{e} have won {n} of their last ten games.",
-             "{e} play {o} next weekend.", "The manager of {e} rested several players."),
-    "bank": ("Economists said the {e} was likely to keep an eye on inflation.",
-             "Markets had priced in the decision by the {e}.",
-             "The {e} publishes its next report in {n} weeks.",
-             "The governor of the {e} spoke to lawmakers on Thursday.",
-             "Inflation stayed above the {e}'s target of {n} percent.",
-             "Banks said the {e}'s decisions on interest rates weighed on lending."),
-}  # fmt: skip
+    "company": (
+        "Shares of {e} rose {n} percent in early trading.",
+        "{e} did not respond to a request for comment.",
+        "Analysts had expected the announcement from {e}.",
+        "{e} is based in {t} and sells in {n} countries.",
+        "A spokesperson for {e} said the company remained focused on its customers.",
+        "{e} faces growing competition from {o}.",
+        "The company has been under pressure from investors this year.",
+        "{e}'s chief executive will speak at an industry conference next month.",
+        "The board of {e} meets again in {n} weeks.",
+        "{e} plans to hire more engineers in {t}.",
+        "Staff at {e}'s plant in {t} held a meeting about pay.",
+        "{o} and {e} are the two largest employers in {t}.",
+        "{e} said revenue would be hit by higher energy costs.",
+        "Unions said jobs at {e} were at risk.",
+        "The chief executive of {o} said the market was recovering.",
+        "{e} opened a new office in {t} with {n}0 desks.",
+    ),
+    "town": (
+        "The council of {e} met on Tuesday to discuss the budget.",
+        "Residents of {e} complained about road works on the high street.",
+        "{e} is known for its market and its old stone bridge.",
+        "A new bus line will connect {e} with {t}.",
+        "Local officials said more housing was needed.",
+        "The mayor of {e} will attend the opening of the new library.",
+        "{e} and {t} compete for a new factory with {n}00 jobs.",
+        "The population of {t} has grown faster than that of {e}.",
+        "Jobs in {e} depend on the port and on tourism.",
+        "The council of {e} raised parking fees by {n} percent.",
+    ),
+    "club": (
+        "{e} drew {n}-{n} with {o} on Saturday.",
+        "Fans of {e} filled the stadium.",
+        "{e} signed a young striker from {o}.",
+        "The club's academy is one of the best.",
+        "The head coach of {o} praised {e} after the match.",
+        "{e} have won {n} of their last ten games.",
+        "{e} play {o} next weekend.",
+        "The manager of {e} rested several players.",
+    ),
+    "bank": (
+        "Economists said the {e} was likely to keep an eye on inflation.",
+        "Markets had priced in the decision by the {e}.",
+        "The {e} publishes its next report in {n} weeks.",
+        "The governor of the {e} spoke to lawmakers on Thursday.",
+        "Inflation stayed above the {e}'s target of {n} percent.",
+        "Banks said the {e}'s decisions on interest rates weighed on lending.",
+    ),
+}
 
 
 @dataclass
@@ -292,16 +345,23 @@ def generate(seed: int = 11, documents: int = 1100, questions: int = 240) -> Cor
         docs.append((day, _article(rng, e, ents, towns, fact), rng.choice(OUTLETS)))
         if rng.random() < 0.15:  # another outlet restates it a few days later
             restated = rng.choice(attr.facts).format(e=e.name, v=value)
-            docs.append((day + rng.randrange(1, 6),
-                         f"According to {rng.choice(OUTLETS)}, {restated[0].lower()}"
-                         f"{restated[1:]}", rng.choice(OUTLETS)))  # fmt: skip
+            docs.append(
+                (
+                    day + rng.randrange(1, 6),
+                    f"According to {rng.choice(OUTLETS)}, {restated[0].lower()}{restated[1:]}",
+                    rng.choice(OUTLETS),
+                )
+            )
     while len(docs) < documents:
         e = rng.choice(ents)
-        docs.append((rng.randrange(0, DAYS), _article(rng, e, ents, towns, None),
-                     rng.choice(OUTLETS)))  # fmt: skip
+        docs.append(
+            (rng.randrange(0, DAYS), _article(rng, e, ents, towns, None), rng.choice(OUTLETS))
+        )
     docs.sort(key=lambda d: d[0])
-    out_docs = [{"text": text, "date": str(START + np.timedelta64(day, "D")), "source": src}
-                for day, text, src in docs]  # fmt: skip
+    out_docs = [
+        {"text": text, "date": str(START + np.timedelta64(day, "D")), "source": src}
+        for day, text, src in docs
+    ]
     reverse = questions // 4
     return Corpus(
         out_docs, _questions(rng, ents, questions - reverse) + _reverse(rng, ents, reverse)
@@ -323,27 +383,47 @@ def _questions(rng: random.Random, ents: list[Entity], count: int) -> list[Quest
         if attr.key == "position" and sum(v == current for _, v in history) > 1:
             continue  # a repeated position: the answer would not tell versions apart
         text = rng.choice(attr.questions).format(e=e.name).replace("s's ", "s' ")
-        out.append(Question(text, str(START + np.timedelta64(as_of, "D")), current, e.half,
-                            e.kind, attr.key))  # fmt: skip
+        out.append(
+            Question(
+                text, str(START + np.timedelta64(as_of, "D")), current, e.half, e.kind, attr.key
+            )
+        )
     return out
 
 
 # "reverse" questions: a name or number from a fact, asking whose it is; the answer is the entity
 REVERSE = {
-    "ceo": "Which company named {v} as chief executive?", "mayor": "Where is {v} the mayor?",
-    "coach": "Which club does {v} coach?", "governor": "Which central bank does {v} head?",
-    "staff": "Which company employs {v} people?", "population": "Which town has {v} residents?",
+    "ceo": "Which company named {v} as chief executive?",
+    "mayor": "Where is {v} the mayor?",
+    "coach": "Which club does {v} coach?",
+    "governor": "Which central bank does {v} head?",
+    "staff": "Which company employs {v} people?",
+    "population": "Which town has {v} residents?",
     "revenue": "Which company reported quarterly revenue of ${v} million?",
-}  # fmt: skip
+}
 
 
 def _reverse(rng: random.Random, ents: list[Entity], count: int) -> list[Question]:
     """Questions about a value stated beside an entity's name, as of a date on or after it."""
-    facts = [(e, key, day, v) for e in ents for key, hist in e.history.items()
-             for day, v in hist if key in REVERSE and v in e.named]  # fmt: skip
+    facts = [
+        (e, key, day, v)
+        for e in ents
+        for key, hist in e.history.items()
+        for day, v in hist
+        if key in REVERSE and v in e.named
+    ]
     out = []
     for e, key, day, value in rng.sample(facts, min(count, len(facts))):
         as_of = rng.randrange(day, DAYS)
-        out.append(Question(REVERSE[key].format(v=value), str(START + np.timedelta64(as_of, "D")),
-                            e.name, e.half, e.kind, key, "reverse"))  # fmt: skip
+        out.append(
+            Question(
+                REVERSE[key].format(v=value),
+                str(START + np.timedelta64(as_of, "D")),
+                e.name,
+                e.half,
+                e.kind,
+                key,
+                "reverse",
+            )
+        )
     return out

@@ -100,8 +100,9 @@ def scored(model: PairModel, ex: Examples) -> list[tuple[str, str]]:
 def rules_scored(ex: Examples) -> list[tuple[str, str]]:
     """The same pairs judged by the rules alone."""
     verdict = [FEATURES.index(f) for f in RULE_VERDICT]
-    labels = ["norel" if not row[verdict].any() else ORDER[1 + int(row[verdict].argmax())]
-              for row in ex.x]  # fmt: skip
+    labels = [
+        "norel" if not row[verdict].any() else ORDER[1 + int(row[verdict].argmax())] for row in ex.x
+    ]
     judged = [(n, o, label) for (n, o), label in zip(ex.ids, labels, strict=True)]
     return judged_pairs(ex.named.world, judged)
 
@@ -135,8 +136,10 @@ def main() -> None:
         pooled = score_labels(p for pairs in per_world.values() for p in pairs).macro_f1
         each = [score_labels(pairs).macro_f1 for pairs in per_world.values()]
         results.append((pooled, setting, per_world))
-        print(f"| {setting['l2']} | {setting['balance']} | {pooled:.3f} | {np.mean(each):.3f} "
-              f"| {min(each):.3f} |")  # fmt: skip
+        print(
+            f"| {setting['l2']} | {setting['balance']} | {pooled:.3f} | {np.mean(each):.3f} "
+            f"| {min(each):.3f} |"
+        )
     pooled, setting, per_world = max(results, key=lambda r: r[0])
     print(f"\nchosen: {setting}, leave-one-world-out pooled macro-F1 {pooled:.3f}")
     print("\n| left out | LOWO macro-F1 | LOWO accuracy | rules alone macro-F1 |")
@@ -145,8 +148,10 @@ def main() -> None:
     for ex in data:
         mine, rules = score_labels(per_world[ex.named.name]), score_labels(rules_scored(ex))
         folds[ex.named.name] = round(mine.macro_f1, 3)
-        print(f"| {ex.named.name} | {mine.macro_f1:.3f} | {mine.accuracy:.3f} "
-              f"| {rules.macro_f1:.3f} |")  # fmt: skip
+        print(
+            f"| {ex.named.name} | {mine.macro_f1:.3f} | {mine.accuracy:.3f} "
+            f"| {rules.macro_f1:.3f} |"
+        )
     rules_pooled = score_labels(p for ex in data for p in rules_scored(ex)).macro_f1
     print(f"| pooled | {pooled:.3f} | | {rules_pooled:.3f} |")
     model = fitted(data, **setting)
@@ -157,8 +162,9 @@ def main() -> None:
         "lowo_macro_f1_pooled": round(pooled, 3),
         "lowo_macro_f1_by_world": folds,
     }
-    out = PairModel(model.labels, model.features, model.mean, model.scale, model.weights,
-                    model.bias, about)  # fmt: skip
+    out = PairModel(
+        model.labels, model.features, model.mean, model.scale, model.weights, model.bias, about
+    )
     args.out.write_text(json.dumps(out.to_json(), indent=1) + "\n", encoding="utf-8")
     print(f"\nwritten {args.out}")
 

@@ -171,8 +171,14 @@ def ask(
     """
     check_question(question, max_steps)
     series_id = catalog.get_series(store, series_ref).id if series_ref else None
-    answer = Answer(question=question, answer=None, complete=False, model=llm.model,
-                    session="ask_" + uuid.uuid4().hex[:16], series_id=series_id)  # fmt: skip
+    answer = Answer(
+        question=question,
+        answer=None,
+        complete=False,
+        model=llm.model,
+        session="ask_" + uuid.uuid4().hex[:16],
+        series_id=series_id,
+    )
     own_env = env is None
     env = env or ToolEnv(store)
     try:
@@ -246,7 +252,7 @@ def _loop(
                     }
                     for c in reply.tool_calls
                 ],
-            }  # fmt: skip
+            }
         )
         for call in reply.tool_calls:
             if len(answer.steps) >= max_steps:
@@ -255,8 +261,14 @@ def _loop(
                 continue
             result = run_tool(env, call.name, call.arguments, session=session)
             messages.append(_tool_message(call.id, result))
-            step = Step(len(answer.steps) + 1, call.name, call.arguments, result.ok,
-                        result.content[:SHORT_RESULT], result.call_id)  # fmt: skip
+            step = Step(
+                len(answer.steps) + 1,
+                call.name,
+                call.arguments,
+                result.ok,
+                result.content[:SHORT_RESULT],
+                result.call_id,
+            )
             answer.steps.append(step)
             answer.evidence.extend(i for i in result.shown if i not in answer.evidence)
             if on_step is not None:
@@ -271,3 +283,8 @@ def format_step(step: Step, max_steps: int) -> str:
 
 
 __all__ = ["TOOLS", "Answer", "AskFailed", "Step", "ask", "describe_series", "format_step"]
+
+
+def ask_tool_calls(store: Store, ask_id: str) -> list[dict[str, Any]]:
+    """The ToolCall nodes an ask made ({t: node}), in the order it made them."""
+    return store.read("asks.tool_calls", id=ask_id)

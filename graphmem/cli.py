@@ -165,8 +165,9 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
     with _open(args, settings) as store:
         series = ensure_series(store, args.series, args.unit, args.description)
         # disable=None: no bar unless stderr is a terminal (none in a pipe or a log)
-        with tqdm(total=len(points.ts), unit="pt", desc=f"ingest {series.name}",
-                  disable=None) as bar:  # fmt: skip
+        with tqdm(
+            total=len(points.ts), unit="pt", desc=f"ingest {series.name}", disable=None
+        ) as bar:
             results = ingest_all(store, series.id, points, None, args.batch_size, bar.update)
         closed = None if args.no_close else close_series(store, series.id)
         bounds = time_bounds(store, series.id)
@@ -189,10 +190,16 @@ def cmd_segments(args: argparse.Namespace, settings: Settings) -> int:
     with _open(args, settings) as store:
         segs = list_segments(store, args.series, limit=args.limit)
     rows = [
-        {"#": s.idx, "start": s.start_iso[:10], "end": s.end_iso[:10], "n": s.n,
-         "open": "open" if s.open else "", "summary": s.summary}
+        {
+            "#": s.idx,
+            "start": s.start_iso[:10],
+            "end": s.end_iso[:10],
+            "n": s.n,
+            "open": "open" if s.open else "",
+            "summary": s.summary,
+        }
         for s in segs
-    ]  # fmt: skip
+    ]
     print(render(rows, max_cell=200))
     return 0
 
@@ -216,8 +223,14 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 
     llm = LLM(settings)  # says plainly when no LLM is configured
     with _open(args, settings) as store:
-        answer = ask(store, llm, args.question, args.series, args.max_steps,
-                     on_step=lambda step, n: print(format_step(step, n)))  # fmt: skip
+        answer = ask(
+            store,
+            llm,
+            args.question,
+            args.series,
+            args.max_steps,
+            on_step=lambda step, n: print(format_step(step, n)),
+        )
     print(f"\n{answer.answer}")
     if answer.evidence:
         print(f"\nevidence ({answer.session}): {', '.join(answer.evidence)}")
@@ -243,9 +256,19 @@ def _stats_row(x: Segment | MetaSegment) -> dict[str, Any]:
 
     kind, label = (x.kind, x.label) if isinstance(x, MetaSegment) else ("segment", None)
     f = x.features
-    return {"id": x.id, "kind": kind, "label": label,
-            "start": x.stats.t_first, "end": x.stats.t_last, "n": f.n, "mean": f.mean,
-            "std": f.std, "min": f.min, "max": f.max, "slope_per_day": f.slope_per_day}  # fmt: skip
+    return {
+        "id": x.id,
+        "kind": kind,
+        "label": label,
+        "start": x.stats.t_first,
+        "end": x.stats.t_last,
+        "n": f.n,
+        "mean": f.mean,
+        "std": f.std,
+        "min": f.min,
+        "max": f.max,
+        "slope_per_day": f.slope_per_day,
+    }
 
 
 def _meta_row(m: MetaSegment, full: bool = False) -> dict[str, Any]:
@@ -254,10 +277,19 @@ def _meta_row(m: MetaSegment, full: bool = False) -> dict[str, Any]:
     row = _stats_row(m) | more
     if full:
         f = m.features
-        row |= {"prev_label": m.prev_label, "change_prev": m.change_prev, "first": f.first,
-                "last": f.last, "change": f.change, "pct_change": f.pct_change, "r2": f.r2,
-                "coverage": m.coverage, "built_at": m.built_at, "spec": m.spec,
-                "summary": m.summary(None)}  # fmt: skip
+        row |= {
+            "prev_label": m.prev_label,
+            "change_prev": m.change_prev,
+            "first": f.first,
+            "last": f.last,
+            "change": f.change,
+            "pct_change": f.pct_change,
+            "r2": f.r2,
+            "coverage": m.coverage,
+            "built_at": m.built_at,
+            "spec": m.spec,
+            "summary": m.summary(None),
+        }
     return row
 
 
@@ -281,8 +313,14 @@ def cmd_meta_period(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_meta_filter(args: argparse.Namespace, settings: Settings) -> int:
     """One meta-segment of the segments meeting --where (with --text: the -k closest to it)."""
-    arguments = {"series": args.series, "where": args.where, "start": args.start,
-                 "end": args.end, "text": args.text, "k": args.k}  # fmt: skip
+    arguments = {
+        "series": args.series,
+        "where": args.where,
+        "start": args.start,
+        "end": args.end,
+        "text": args.text,
+        "k": args.k,
+    }
     return _build_metas(args, settings, "create_meta_segment_by_filter", arguments)
 
 
@@ -346,13 +384,28 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
 
     labels = tuple(args.labels.split(","))
     with _services(args, settings) as services:
-        found = recall(services.timeline(), args.query, args.now, args.k, args.threshold, labels,
-                       reinforce=args.reinforce)  # fmt: skip
+        found = recall(
+            services.timeline(),
+            args.query,
+            args.now,
+            args.k,
+            args.threshold,
+            labels,
+            reinforce=args.reinforce,
+        )
     rows = [
-        {"p": f"{m.p:.3g}", "recalled": "yes" if m.recalled else "", "r": round(m.r, 3),
-         "t": round(m.t, 1), "n": m.n, "date": m.date, "label": m.label, "text": m.text}
+        {
+            "p": f"{m.p:.3g}",
+            "recalled": "yes" if m.recalled else "",
+            "r": round(m.r, 3),
+            "t": round(m.t, 1),
+            "n": m.n,
+            "date": m.date,
+            "label": m.label,
+            "text": m.text,
+        }
         for m in found
-    ]  # fmt: skip
+    ]
     print(render(rows, max_cell=100))
     return 0
 
@@ -390,8 +443,10 @@ def cmd_ingest_docs(args: argparse.Namespace, settings: Settings) -> int:
 
         report = services.props().ingest_documents(docs, progress=progress)
     skipped = f"; {report.skipped} documents were stored already" if report.skipped else ""
-    print(f"{len(docs)} documents: {report.added} propositions added, {report.existing} already "
-          f"stored, {report.relations} relation edges{skipped}")  # fmt: skip
+    print(
+        f"{len(docs)} documents: {report.added} propositions added, {report.existing} already "
+        f"stored, {report.relations} relation edges{skipped}"
+    )
     return 0
 
 
@@ -400,8 +455,10 @@ def cmd_document_delete(args: argparse.Namespace, settings: Settings) -> int:
     with _services(args, settings) as services:
         deleted = services.props().delete_document(args.id)
     count = len(deleted.proposition_ids)
-    print(f"deleted document {deleted.id} and {count} proposition{'s' * (count != 1)} "
-          "no other document states")  # fmt: skip
+    print(
+        f"deleted document {deleted.id} and {count} proposition{'s' * (count != 1)} "
+        "no other document states"
+    )
     return 0
 
 
@@ -422,8 +479,11 @@ def cmd_proposition_delete(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_proposition_update(args: argparse.Namespace, settings: Settings) -> int:
     """Correct a proposition's text, date or source."""
-    return _changed(args, settings, lambda s: s.props().update_proposition(
-        args.id, args.text, args.date, args.source))  # fmt: skip
+    return _changed(
+        args,
+        settings,
+        lambda s: s.props().update_proposition(args.id, args.text, args.date, args.source),
+    )
 
 
 def cmd_event_delete(args: argparse.Namespace, settings: Settings) -> int:
@@ -439,8 +499,9 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
     with _services(args, settings) as services:
         memory = services.props()
         ranker = anchor_ranker(memory, args.rank_by, args.now, args.as_of, ("--rank-by", "--now"))
-        graph = subgraph(memory, args.question, args.as_of, args.k, not args.no_expand,
-                         ranker=ranker)  # fmt: skip
+        graph = subgraph(
+            memory, args.question, args.as_of, args.k, not args.no_expand, ranker=ranker
+        )
     print(render(graph, args.max_tokens))
     return 0
 
@@ -451,8 +512,10 @@ def cmd_series_list(args: argparse.Namespace, settings: Settings) -> int:
 
     with _open(args, settings) as store:
         found = list_series(store, limit=10_000)
-    rows = [{"id": s.id, "name": s.name, "unit": s.unit or "", "description": s.description or ""}
-            for s in found]  # fmt: skip
+    rows = [
+        {"id": s.id, "name": s.name, "unit": s.unit or "", "description": s.description or ""}
+        for s in found
+    ]
     print(render(rows, max_cell=80) if rows else "no series stored")
     return 0
 
@@ -482,8 +545,11 @@ def cmd_space_delete(args: argparse.Namespace, settings: Settings) -> int:
 
     name = checked_space(args.name, "name")
     if not args.yes:
-        print(f"refused: deleting the space {name!r} removes every memory in it; "
-              "pass --yes to go ahead", file=sys.stderr)  # fmt: skip
+        print(
+            f"refused: deleting the space {name!r} removes every memory in it; "
+            "pass --yes to go ahead",
+            file=sys.stderr,
+        )
         return 2
     with _services(args, settings) as services:
         nodes = services.delete_space(name)
@@ -554,13 +620,18 @@ def _meta_commands(sub: Any) -> None:
     period.add_argument("series", help="series name or id")
     period.add_argument("--start", required=True, help="ISO date/datetime or epoch seconds")
     period.add_argument("--end", required=True, help="ISO date/datetime or epoch seconds")
-    period.add_argument("--freq", help="year, quarter, month, week or day (default: one "
-                        "meta-segment from --start to --end)")  # fmt: skip
+    period.add_argument(
+        "--freq",
+        help="year, quarter, month, week or day (default: one meta-segment from --start to --end)",
+    )
     period.set_defaults(handler=cmd_meta_period)
     filt = commands.add_parser("filter", help="one meta-segment of the segments meeting --where")
     filt.add_argument("series", help="series name or id")
-    filt.add_argument("--where", help="e.g. 'slope<-0.05 std>5': slope (per day), std, mean, "
-                      "duration (days) with < or >; min< and max>")  # fmt: skip
+    filt.add_argument(
+        "--where",
+        help="e.g. 'slope<-0.05 std>5': slope (per day), std, mean, "
+        "duration (days) with < or >; min< and max>",
+    )
     filt.add_argument("--start", help="segments ending after this")
     filt.add_argument("--end", help="segments starting before this")
     filt.add_argument("--text", help="the -k segments closest in meaning (loads the model)")
@@ -596,9 +667,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int_arg(1, 65535), default=8000)
     serve.add_argument("--store", dest="store", help="store URL", default=argparse.SUPPRESS)
-    serve.add_argument("--insecure", action="store_true",
-                       help="serve on a non-loopback --host without a token (anyone who can "
-                       "reach it can read and delete the graph)")  # fmt: skip
+    serve.add_argument(
+        "--insecure",
+        action="store_true",
+        help="serve on a non-loopback --host without a token (anyone who can "
+        "reach it can read and delete the graph)",
+    )
     serve.add_argument(
         "--warmup", choices=WARMUP_MODES, help="when the model and indexes open ($GRAPHMEM_WARMUP)"
     )
@@ -616,32 +690,41 @@ def build_parser() -> argparse.ArgumentParser:
 
     ingest = sub.add_parser("ingest-series", help="load a CSV's time and value into a series")
     ingest.add_argument("file", type=Path, help="a CSV file whose first line is a header")
-    ingest.add_argument("--time-col", type=column_arg, default="timestamp",
-                        help="the time column: a header name or a 0-based index "
-                        "(default: timestamp)")  # fmt: skip
+    ingest.add_argument(
+        "--time-col",
+        type=column_arg,
+        default="timestamp",
+        help="the time column: a header name or a 0-based index (default: timestamp)",
+    )
     ingest.add_argument(
         "--value-col",
         type=column_arg,
         default="value",
         help="the value column: a header name or a 0-based index (default: value)",
     )
-    ingest.add_argument("--delimiter", type=delimiter_arg,
-                        help="one character, or tab (default: the one of tab, ; and , the "
-                        "header holds most often)")  # fmt: skip
+    ingest.add_argument(
+        "--delimiter",
+        type=delimiter_arg,
+        help="one character, or tab (default: the one of tab, ; and , the header holds most often)",
+    )
     ingest.add_argument("--series", required=True, help="series name (created if missing)")
     ingest.add_argument("--unit", help="unit, when the series is created")
     ingest.add_argument("--description", help="description, when the series is created")
     batch_size = int_arg(1, limit("graphmem.series.batch", "MAX_BATCH"))
     ingest.add_argument("--batch-size", type=batch_size, default=10_000, help="points per write")
-    ingest.add_argument("--no-close", action="store_true",
-                        help="leave the stream open (more points will follow): the tail's "
-                        "boundaries are not confirmed yet")  # fmt: skip
+    ingest.add_argument(
+        "--no-close",
+        action="store_true",
+        help="leave the stream open (more points will follow): the tail's "
+        "boundaries are not confirmed yet",
+    )
     ingest.set_defaults(handler=cmd_ingest_series)
 
     segs = sub.add_parser("segments", help="print the segments of a series")
     segs.add_argument("series", help="series name or id")
-    segs.add_argument("--limit", type=int_arg(1, limit("graphmem.series.segments", "MAX_LIMIT")),
-                      default=1000)  # fmt: skip
+    segs.add_argument(
+        "--limit", type=int_arg(1, limit("graphmem.series.segments", "MAX_LIMIT")), default=1000
+    )
     segs.set_defaults(handler=cmd_segments)
 
     plot = sub.add_parser("plot", help="plot a series with its segments to a PNG")
@@ -654,8 +737,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask = sub.add_parser("ask", help="answer a question about a series with the LLM agent")
     ask.add_argument("question")
     ask.add_argument("--series", help="series name or id (default: all series)")
-    ask.add_argument("--max-steps", type=int_arg(1, limit("graphmem.agent", "MAX_STEPS")),
-                     default=10)  # fmt: skip
+    ask.add_argument(
+        "--max-steps", type=int_arg(1, limit("graphmem.agent", "MAX_STEPS")), default=10
+    )
     ask.set_defaults(handler=cmd_ask)
 
     docs = sub.add_parser("ingest-docs", help="ingest documents from a JSON-lines file, in bulk")
@@ -663,8 +747,12 @@ def build_parser() -> argparse.ArgumentParser:
     docs.set_defaults(handler=cmd_ingest_docs)
 
     document = _commands(sub, "document", "delete a document")
-    _delete(document, "a document with the propositions no other document states", "doc_",
-            cmd_document_delete)  # fmt: skip
+    _delete(
+        document,
+        "a document with the propositions no other document states",
+        "doc_",
+        cmd_document_delete,
+    )
     prop_sub = _commands(sub, "proposition", "delete or correct a proposition")
     _delete(prop_sub, "a proposition with its relation edges", "prop_", cmd_proposition_delete)
     prop_up = prop_sub.add_parser(
@@ -679,8 +767,12 @@ def build_parser() -> argparse.ArgumentParser:
     query = sub.add_parser("query", help="the rendered proposition subgraph for a question")
     query.add_argument("question")
     query.add_argument("--as-of", help="YYYY-MM-DD: only what was known by then")
-    query.add_argument("-k", type=int_arg(1, limit("graphmem.props.retrieve", "MAX_K")),
-                       default=10, help="anchor propositions")  # fmt: skip
+    query.add_argument(
+        "-k",
+        type=int_arg(1, limit("graphmem.props.retrieve", "MAX_K")),
+        default=10,
+        help="anchor propositions",
+    )
     query.add_argument("--max-tokens", type=int_arg(1), help="budget for the rendered context")
     query.add_argument("--no-expand", action="store_true", help="anchors only, no neighbours")
     rank_help = "similarity (default) or recall: anchors by recall probability at --now"
@@ -708,8 +800,12 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--reinforce", action="store_true", help="record the recalls (p >= threshold)")
     rec.set_defaults(handler=cmd_recall)
 
-    _delete(_commands(sub, "event", "delete an episodic memory"), "an episodic memory", "ev_",
-            cmd_event_delete)  # fmt: skip
+    _delete(
+        _commands(sub, "event", "delete an episodic memory"),
+        "an episodic memory",
+        "ev_",
+        cmd_event_delete,
+    )
 
     tplot = sub.add_parser("plot-timeline", help="memories on a time axis shaded by importance")
     tplot.add_argument("-o", "--output", type=Path, required=True)

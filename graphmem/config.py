@@ -17,8 +17,14 @@ FSYNC_POLICIES = ("always", "everysec", "no")
 VECTOR_INDEXES = ("auto", "flat", "hnsw", "ivf")
 EMBED_BACKENDS = ("auto", "onnx", "torch")  # auto: onnx where the model exports, else torch
 WARMUP_MODES = ("startup", "background", "off")  # when `serve` opens the model and indexes
-TIME_UNITS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400, "weeks": 604800,
-              "months": 2592000}  # a month: 30 days  # fmt: skip
+TIME_UNITS = {
+    "seconds": 1,
+    "minutes": 60,
+    "hours": 3600,
+    "days": 86400,
+    "weeks": 604800,
+    "months": 2592000,
+}  # a month: 30 days
 
 
 def default_workers() -> int:
@@ -200,10 +206,12 @@ def _flag(env: Mapping[str, str], name: str) -> bool | None:
 def _limits(env: Mapping[str, str]) -> Limits:
     """The request and time limits from their variables (graphmem/limits.py names them)."""
     defaults = Limits()
-    return Limits(**{
-        name: _number(env, var, str(getattr(defaults, name)), type(getattr(defaults, name)))
-        for name, var in LIMIT_VARS.items()
-    })  # fmt: skip
+    return Limits(
+        **{
+            name: _number(env, var, str(getattr(defaults, name)), type(getattr(defaults, name)))
+            for name, var in LIMIT_VARS.items()
+        }
+    )
 
 
 def _check_int(name: str, value: object, low: int) -> None:

@@ -44,10 +44,15 @@ def run_demo(services: Services, out: TextIO) -> None:
         file=out,
     )
     rows = [
-        {"#": s.idx, "start": s.start_iso[:10], "end": s.end_iso[:10], "n": s.n,
-         "summary": s.summary + (" (open)" if s.open else "")}
+        {
+            "#": s.idx,
+            "start": s.start_iso[:10],
+            "end": s.end_iso[:10],
+            "n": s.n,
+            "summary": s.summary + (" (open)" if s.open else ""),
+        }
         for s in list_segments(store, series.id, limit=10_000)
-    ]  # fmt: skip
+    ]
     print(render(rows, max_cell=200), file=out)
     yearly_trend(store, settings, series, out)
     propositions_demo(services, out)
@@ -79,8 +84,10 @@ def yearly_trend(
         rows = _yearly_rows(store, series, None)
     else:
         if llm is None:
-            print("\nYearly trend (no LLM configured: the agent's tool calls, run directly):",
-                  file=out)  # fmt: skip
+            print(
+                "\nYearly trend (no LLM configured: the agent's tool calls, run directly):",
+                file=out,
+            )
         rows = _yearly_rows(store, series, out)
     print(render(rows), file=out)
     weakest = min(rows, key=lambda r: r["slope/day"])
@@ -90,9 +97,12 @@ def yearly_trend(
         for r in rows
         if r["mean vs prev %"] is not None and r["mean vs prev %"] < 0.75 * median(growth)
     ]
-    print(f"\nWeakest trend within a year: {weakest['year']} (slope {weakest['slope/day']} "
-          f"{series.unit or ''}/day). Year-over-year growth dips in {', '.join(dips)} against "
-          f"a median of +{median(growth):.3g} %.", file=out)  # fmt: skip
+    print(
+        f"\nWeakest trend within a year: {weakest['year']} (slope {weakest['slope/day']} "
+        f"{series.unit or ''}/day). Year-over-year growth dips in {', '.join(dips)} against "
+        f"a median of +{median(growth):.3g} %.",
+        file=out,
+    )
     return rows
 
 
@@ -102,8 +112,13 @@ def _agent_answers(store: Store, llm: LLM, series: SeriesInfo, out: TextIO) -> b
 
     print(f"\nAsking the agent: {YEARLY_QUESTION}", file=out)
     try:
-        answer = ask(store, llm, YEARLY_QUESTION, series.id,
-                     on_step=lambda step, n: print(format_step(step, n), file=out))  # fmt: skip
+        answer = ask(
+            store,
+            llm,
+            YEARLY_QUESTION,
+            series.id,
+            on_step=lambda step, n: print(format_step(step, n), file=out),
+        )
     except LLMError as error:
         print(f"\nThe LLM failed ({error}); the agent's tool calls, run directly:", file=out)
         return False
@@ -131,9 +146,16 @@ def _yearly_rows(store: Store, series: SeriesInfo, steps: TextIO | None) -> list
         f = json.loads(
             run_tool(store, "get_meta_features", {"meta_segment_id": meta_id}, "demo").content
         )
-        rows.append({"year": f["label"], "n": f["n"], "mean": f["mean"],
-                     "slope/day": f["slope"], "mean vs prev %": f.get("pct_prev"),
-                     "segments": f["members"]})  # fmt: skip
+        rows.append(
+            {
+                "year": f["label"],
+                "n": f["n"],
+                "mean": f["mean"],
+                "slope/day": f["slope"],
+                "mean vs prev %": f.get("pct_prev"),
+                "segments": f["members"],
+            }
+        )
     step(f"[Step 3/3] tool: get_meta_features x{len(rows)}\n")
     return rows
 
@@ -147,8 +169,10 @@ def propositions_demo(services: Services, out: TextIO) -> None:
     how = "LLM extraction" if memory.llm is not None else "sentence splitting (no LLM configured)"
     for doc in DOCUMENTS:
         add_document(memory, doc["text"], doc["date"], doc["source"])
-    print(f"\nPropositions: {len(DOCUMENTS)} dated documents about a fictional town, by {how}.",
-          file=out)  # fmt: skip
+    print(
+        f"\nPropositions: {len(DOCUMENTS)} dated documents about a fictional town, by {how}.",
+        file=out,
+    )
     print(f"Question: {QUESTION}  (as of {AS_OF})\n", file=out)
     print(render(subgraph(memory, QUESTION, AS_OF, k=8), max_tokens=800), file=out)
 
@@ -165,19 +189,29 @@ def timeline_demo(services: Services, out: TextIO) -> None:
     from graphmem.timeline.demo_corpus import HALLOWEEN, NOW, PAPER, QUESTION, WARD_RECALLS
 
     shared = services.timeline()
-    memory = TimelineMemory(shared.store, shared.embedder, shared.vectors,
-                            replace(shared.config, **PAPER))  # fmt: skip
+    memory = TimelineMemory(
+        shared.store, shared.embedder, shared.vectors, replace(shared.config, **PAPER)
+    )
     events = {key: add_event(memory, text, date) for key, (text, date) in HALLOWEEN.items()}
     for day in WARD_RECALLS:  # once per (memory, day): a second run changes nothing
         reinforce(memory, [events["ward"].id], day)
     mine = {e.id for e in events.values()}
     found = [m for m in recall(memory, QUESTION, NOW, k=10, labels=("Event",)) if m.id in mine]
-    print(f"\nTimeline memory: {len(HALLOWEEN)} memories; the ward notice was recalled on "
-          f"{len(WARD_RECALLS)} days since {HALLOWEEN['ward'][1]}.", file=out)  # fmt: skip
+    print(
+        f"\nTimeline memory: {len(HALLOWEEN)} memories; the ward notice was recalled on "
+        f"{len(WARD_RECALLS)} days since {HALLOWEEN['ward'][1]}.",
+        file=out,
+    )
     print(f"Recall {QUESTION!r} at {NOW}, ranked by recall probability p:\n", file=out)
     rows = [
-        {"date": m.date, "relevance r": f"{m.r:.3f}", "days t": f"{m.t:g}", "recalls n": m.n,
-         "p": f"{m.p:.3f}", "memory": m.text}
+        {
+            "date": m.date,
+            "relevance r": f"{m.r:.3f}",
+            "days t": f"{m.t:g}",
+            "recalls n": m.n,
+            "p": f"{m.p:.3f}",
+            "memory": m.text,
+        }
         for m in found
-    ]  # fmt: skip
+    ]
     print(render(rows, max_cell=110), file=out)

@@ -144,8 +144,9 @@ class Services:
 
                 llm = llm_or_none(self.settings)
                 classifier = LLMClassifier(llm) if llm is not None else OfflineClassifier()
-                self._props = PropsMemory(self.store, self.embedder(), self.vectors(),
-                                          self.settings, classifier, llm)  # fmt: skip
+                self._props = PropsMemory(
+                    self.store, self.embedder(), self.vectors(), self.settings, classifier, llm
+                )
             return self._props
 
     def tools(self) -> ToolEnv:

@@ -64,5 +64,6 @@ def _render_type(prop: dict[str, Any]) -> str:
     kind = prop.get("type")
     if kind == "array":
         return _render_type(prop.get("items", {})) + "[]"
-    return {"integer": "number", "string": "string", "number": "number",
-            "boolean": "boolean"}.get(str(kind), "any")  # fmt: skip
+    return {"integer": "number", "string": "string", "number": "number", "boolean": "boolean"}.get(
+        str(kind), "any"
+    )

@@ -63,13 +63,18 @@ def seed_series(url: str) -> tuple[str, list[str], list[str]]:
     pairs = zip(data.ts, data.xs, strict=True)
     points = [{"timestamp": iso(t), "value": float(x)} for t, x in pairs]
     appended = call(
-        url, "mutation($s: ID!, $p: [PointInput!]!) { appendPoints(seriesId: $s, points: $p) "
-        "{ segments { id } } }", s=sid, p=points,
-    )["appendPoints"]  # fmt: skip
+        url,
+        "mutation($s: ID!, $p: [PointInput!]!) { appendPoints(seriesId: $s, points: $p) "
+        "{ segments { id } } }",
+        s=sid,
+        p=points,
+    )["appendPoints"]
     metas = call(
-        url, 'mutation($s: ID!) { buildMetaSegments(spec: {seriesId: $s, kind: RANGE, '
-        'start: "2016-01-01", end: "2016-03-31", frequency: MONTH}) { id } }', s=sid,
-    )["buildMetaSegments"]  # fmt: skip
+        url,
+        "mutation($s: ID!) { buildMetaSegments(spec: {seriesId: $s, kind: RANGE, "
+        'start: "2016-01-01", end: "2016-03-31", frequency: MONTH}) { id } }',
+        s=sid,
+    )["buildMetaSegments"]
     return sid, [s["id"] for s in appended["segments"]], [m["id"] for m in metas]
 
 
@@ -77,11 +82,14 @@ def seed(url: str) -> Seeded:
     """A series with segments and meta-segments, propositions, an event (early 2016)."""
     sid, segments, metas = seed_series(url)
     props = call(
-        url, "mutation($p: [PropositionInput!]!) { addPropositions(propositions: $p) "
+        url,
+        "mutation($p: [PropositionInput!]!) { addPropositions(propositions: $p) "
         "{ propositionIds } }",
-        p=[{"text": "Sales rose in February 2016.", "date": "2016-02-29", "source": "report"},
-           {"text": "Sales fell in March 2016.", "date": "2016-03-31"}],
-    )["addPropositions"]["propositionIds"]  # fmt: skip
+        p=[
+            {"text": "Sales rose in February 2016.", "date": "2016-02-29", "source": "report"},
+            {"text": "Sales fell in March 2016.", "date": "2016-03-31"},
+        ],
+    )["addPropositions"]["propositionIds"]
     event = call(url, 'mutation { addEvent(text: "Quarterly review", date: "2016-04-01") { id } }')
     return Seeded(sid, segments, metas, props, event["addEvent"]["id"])
 
@@ -118,52 +126,125 @@ def valid_arguments(known: Seeded) -> dict[str, list[dict[str, Any]]]:
         "health": [{}],
         "series": [{"limit": 10, "offset": 0}],
         "seriesById": [{"id": sid}, {"id": SEEDED_SERIES}],
-        "segments": [{"seriesId": sid, "start": "2016-01-01", "end": "2016-03-01",
-                      "limit": 10, "offset": 0}],
+        "segments": [
+            {"seriesId": sid, "start": "2016-01-01", "end": "2016-03-01", "limit": 10, "offset": 0}
+        ],
         "segment": [{"id": seg[0]}],
         "timeBounds": [{"seriesId": sid}],
-        "metaSegments": [{"seriesId": sid, "kind": "RANGE", "frequency": "MONTH", "limit": 10,
-                          "offset": 0}],
+        "metaSegments": [
+            {"seriesId": sid, "kind": "RANGE", "frequency": "MONTH", "limit": 10, "offset": 0}
+        ],
         "metaSegment": [{"id": meta}],
-        "propositions": [{"filter": {"source": "report", "start": "2016-01-01",
-                                     "end": "2016-12-31", "contains": "Sales"},
-                          "limit": 10, "offset": 0}],
-        "relations": [{"propositionId": known.propositions[0], "asOf": "2016-12-31",
-                       "direction": "BOTH", "limit": 10, "offset": 0}],
+        "propositions": [
+            {
+                "filter": {
+                    "source": "report",
+                    "start": "2016-01-01",
+                    "end": "2016-12-31",
+                    "contains": "Sales",
+                },
+                "limit": 10,
+                "offset": 0,
+            }
+        ],
+        "relations": [
+            {
+                "propositionId": known.propositions[0],
+                "asOf": "2016-12-31",
+                "direction": "BOTH",
+                "limit": 10,
+                "offset": 0,
+            }
+        ],
         "subgraph": [
-            {"question": "How did sales change?", "asOf": "2016-04-01", "k": 3, "expand": True,
-             "refine": False, "rankBy": "SIMILARITY"},
+            {
+                "question": "How did sales change?",
+                "asOf": "2016-04-01",
+                "k": 3,
+                "expand": True,
+                "refine": False,
+                "rankBy": "SIMILARITY",
+            },
             {"question": "sales", "rankBy": "RECALL", "now": "2016-05-01"},
         ],
-        "recall": [{"query": "sales in spring", "now": "2016-05-01", "k": 3, "threshold": 0.1,
-                    "labels": ["PROPOSITION", "EVENT"], "reinforce": False}],
-        "timeline": [{"start": "2016-01-01", "end": "2016-12-31", "now": "2016-05-01",
-                      "labels": ["EVENT"], "limit": 10, "offset": 0}],
+        "recall": [
+            {
+                "query": "sales in spring",
+                "now": "2016-05-01",
+                "k": 3,
+                "threshold": 0.1,
+                "labels": ["PROPOSITION", "EVENT"],
+                "reinforce": False,
+            }
+        ],
+        "timeline": [
+            {
+                "start": "2016-01-01",
+                "end": "2016-12-31",
+                "now": "2016-05-01",
+                "labels": ["EVENT"],
+                "limit": 10,
+                "offset": 0,
+            }
+        ],
         "createSeries": [{"name": "another", "unit": "kg", "description": "made by a test"}],
         "deleteSeries": [{"id": "another"}],
-        "appendPoints": [{"seriesId": sid,
-                          "points": [{"timestamp": "2017-01-01", "value": 1.5},
-                                     {"timestamp": "2017-01-02", "value": None}]}],
+        "appendPoints": [
+            {
+                "seriesId": sid,
+                "points": [
+                    {"timestamp": "2017-01-01", "value": 1.5},
+                    {"timestamp": "2017-01-02", "value": None},
+                ],
+            }
+        ],
         "closeSeries": [{"seriesId": sid}],
         "buildMetaSegments": [
-            {"spec": {"kind": "RANGE", "seriesId": sid, "start": "2016-01-01",
-                      "end": "2016-02-28", "frequency": "WEEK"}},
-            {"spec": {"kind": "FILTER", "seriesId": sid, "start": "2016-01-01",
-                      "end": "2016-04-30", "slopeMin": -1e6, "slopeMax": 1e6, "stdMin": 0.0,
-                      "stdMax": 1e9, "meanMin": -1e9, "meanMax": 1e9, "durationMin": 0.0,
-                      "durationMax": 1e4, "minBelow": 1e9, "maxAbove": -1e9}},
+            {
+                "spec": {
+                    "kind": "RANGE",
+                    "seriesId": sid,
+                    "start": "2016-01-01",
+                    "end": "2016-02-28",
+                    "frequency": "WEEK",
+                }
+            },
+            {
+                "spec": {
+                    "kind": "FILTER",
+                    "seriesId": sid,
+                    "start": "2016-01-01",
+                    "end": "2016-04-30",
+                    "slopeMin": -1e6,
+                    "slopeMax": 1e6,
+                    "stdMin": 0.0,
+                    "stdMax": 1e9,
+                    "meanMin": -1e9,
+                    "meanMax": 1e9,
+                    "durationMin": 0.0,
+                    "durationMax": 1e4,
+                    "minBelow": 1e9,
+                    "maxAbove": -1e9,
+                }
+            },
             {"spec": {"kind": "FILTER", "seriesId": sid, "text": "rising sales", "k": 2}},
             {"spec": {"kind": "MEMBERS", "memberIds": seg[:2], "label": "first two"}},
         ],
         "ask": [{"question": "How did sales change?", "seriesId": sid, "maxSteps": 3}],
         "ingestDocument": [memo],
-        "ingestDocuments": [{"documents": [
-            {"text": "Sales rose again.", "date": "2016-05-03", "source": "memo"}]}],
+        "ingestDocuments": [
+            {"documents": [{"text": "Sales rose again.", "date": "2016-05-03", "source": "memo"}]}
+        ],
         "deleteDocument": [{"id": document_id(memo["text"], memo["date"], memo["source"])}],
         "addPropositions": [{"propositions": [held]}],
-        "updateProposition": [{"id": proposition_id(held["text"], held["date"]),
-                               "text": "Sales held in April.", "date": "2016-04-29",
-                               "source": "memo"}],
+        "updateProposition": [
+            {
+                "id": proposition_id(held["text"], held["date"]),
+                "text": "Sales held in April.",
+                "date": "2016-04-29",
+                "source": "memo",
+            }
+        ],
         "deleteProposition": [{"id": proposition_id(held["text"], held["date"])}],
         "addEvent": [meeting],
         "deleteEvent": [{"id": make_event(meeting["text"], meeting["date"]).id}],
@@ -171,7 +252,7 @@ def valid_arguments(known: Seeded) -> dict[str, list[dict[str, Any]]]:
         "space": [{}],
         "spaces": [{}],
         "deleteSpace": [{"name": "scratch"}],  # a space nothing was written in
-    }  # fmt: skip
+    }
 
 
 def leaves(

@@ -62,12 +62,17 @@ class ScriptedLLM:
                 if reply.get("tool_calls"):
                     message["tool_calls"] = reply["tool_calls"]
                 finish = "tool_calls" if reply.get("tool_calls") else "stop"
-                self._send(200, {
-                    "id": "chatcmpl-test", "object": "chat.completion", "created": 0,
-                    "model": body.get("model", "test"),
-                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-                })  # fmt: skip
+                self._send(
+                    200,
+                    {
+                        "id": "chatcmpl-test",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body.get("model", "test"),
+                        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                    },
+                )
 
             def _send(self, status: int, payload: dict) -> None:
                 data = json.dumps(payload).encode()

@@ -36,8 +36,13 @@ def test_paper_trace_is_reproduced(sales_store, llm_server, llm_settings) -> Non
         {"content": "Sales grew every year; growth slowed markedly in 2016."},
     )
     lines = []
-    answer = ask(store, LLM(llm_settings), "How did the yearly trend change?", series.name,
-                 on_step=lambda step, n: lines.append(format_step(step, n)))  # fmt: skip
+    answer = ask(
+        store,
+        LLM(llm_settings),
+        "How did the yearly trend change?",
+        series.name,
+        on_step=lambda step, n: lines.append(format_step(step, n)),
+    )
     assert answer.complete and answer.answer.startswith("Sales grew every year")
     assert [s.tool for s in answer.steps] == ["time_bounds", Y] + ["get_meta_features"] * 3
     assert all(s.ok for s in answer.steps)

@@ -206,8 +206,10 @@ def test_the_file_adds_to_the_environment_tokens(tmp_path: Path) -> None:
     path = tokens_file(tmp_path, GOOD_FILE)
     tokens = Tokens.from_settings(Settings(api_token=other, tokens_file=path))
     assert [tokens.grant_for(t).name for t in (other, WRITE, READ)] == [
-        "GRAPHMEM_API_TOKEN", "ingest", "dashboard",
-    ]  # fmt: skip
+        "GRAPHMEM_API_TOKEN",
+        "ingest",
+        "dashboard",
+    ]
     assert tokens.grant_for("not-a-known-token-at-all") is None
     assert tokens.summary() == "3 tokens (2 read-write, 1 read-only)"
 
@@ -220,21 +222,32 @@ def test_the_file_adds_to_the_environment_tokens(tmp_path: Path) -> None:
         ("# nothing yet\n", "holds no [[tokens]]"),
         (f'[[tokens]]\ntoken = "{WRITE}"\naccess = "write"', "needs a name"),
         (f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "admin"', "access must be"),
-        (f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "write"\nacess = "read"',
-         "unknown keys ['acess']"),
+        (
+            f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "write"\nacess = "read"',
+            "unknown keys ['acess']",
+        ),
         ('[[tokens]]\nname = "a"\ntoken = "short-secret"\naccess = "read"', "at least 16"),
-        ('[[tokens]]\nname = "a"\ntoken = "has a space in it, long"\naccess = "read"',
-         "visible ASCII"),
+        (
+            '[[tokens]]\nname = "a"\ntoken = "has a space in it, long"\naccess = "read"',
+            "visible ASCII",
+        ),
         ('[[tokens]]\nname = "a"\naccess = "read"', "exactly one of token and sha256"),
         ('[[tokens]]\nname = "a"\nsha256 = "abc"\naccess = "read"', "64 hex digits"),
-        (f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "read"\nspaces = ["Sales"]',
-         "is not a space name"),
-        (f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "read"\nspaces = []',
-         'spaces must be "*"'),
-        (f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "read"\n'
-         f'[[tokens]]\nname = "b"\ntoken = "{WRITE}"\naccess = "write"', "repeats the token"),
+        (
+            f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "read"\nspaces = ["Sales"]',
+            "is not a space name",
+        ),
+        (
+            f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "read"\nspaces = []',
+            'spaces must be "*"',
+        ),
+        (
+            f'[[tokens]]\nname = "a"\ntoken = "{WRITE}"\naccess = "read"\n'
+            f'[[tokens]]\nname = "b"\ntoken = "{WRITE}"\naccess = "write"',
+            "repeats the token",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_bad_tokens_file_is_refused_with_where_and_why(
     tmp_path: Path, text: str, problem: str
 ) -> None:
@@ -301,8 +314,7 @@ def test_bound_elsewhere_graphiql_and_introspection_are_off(client) -> None:
 
 
 def test_the_switches_override_the_defaults(client) -> None:
-    remote = client(host="192.0.2.10", api_token=WRITE, allowed_hosts=("localhost",),
-                    graphiql=True)  # fmt: skip
+    remote = client(host="192.0.2.10", api_token=WRITE, allowed_hosts=("localhost",), graphiql=True)
     assert remote.get("/graphql", headers={"Accept": "text/html"}).status_code == 200
     assert "data" in post(remote, INTROSPECT, token=WRITE).json()  # follows GraphiQL
     local = client(introspection=False)

@@ -12,9 +12,13 @@ from api.complexity import Measure, Size, oversized
 from api.schema import schema
 from graphmem.limits import Limits
 
-BOMB = "{" + " ".join(
-    f'a{i}: subgraph(question: "q", k: 200) {{ nodes {{ id text }} }}' for i in range(1000)
-) + "}"  # fmt: skip
+BOMB = (
+    "{"
+    + " ".join(
+        f'a{i}: subgraph(question: "q", k: 200) {{ nodes {{ id text }} }}' for i in range(1000)
+    )
+    + "}"
+)
 
 
 def measure(query: str, **variables: Any) -> Size:

@@ -55,8 +55,12 @@ Post = Callable[..., dict]
 
 
 @pytest.fixture
-def start(store: Store, store_url: str, short_tmp: Path, request: pytest.FixtureRequest,
-          ) -> Iterator[Callable[..., tuple[Post, AppState]]]:  # fmt: skip
+def start(
+    store: Store,
+    store_url: str,
+    short_tmp: Path,
+    request: pytest.FixtureRequest,
+) -> Iterator[Callable[..., tuple[Post, AppState]]]:
     """Starts the real app with these settings on the (empty) store under test: (post, state)."""
     with contextlib.ExitStack() as stack:
 
@@ -66,8 +70,9 @@ def start(store: Store, store_url: str, short_tmp: Path, request: pytest.Fixture
             url = stack.enter_context(serving(application))
 
             def post(query: str, **variables: Any) -> dict:
-                response = httpx.post(f"{url}/graphql", timeout=120,
-                                      json={"query": query, "variables": variables})  # fmt: skip
+                response = httpx.post(
+                    f"{url}/graphql", timeout=120, json={"query": query, "variables": variables}
+                )
                 assert response.status_code == 200, response.text
                 body = response.json()
                 assert not body.get("errors"), body["errors"]
@@ -79,16 +84,23 @@ def start(store: Store, store_url: str, short_tmp: Path, request: pytest.Fixture
 
 
 def points(start: int, n: int) -> list[dict[str, Any]]:
-    return [{"timestamp": str(T0 + 60 * (start + i)), "value": float((start + i) % 17)}
-            for i in range(n)]  # fmt: skip
+    return [
+        {"timestamp": str(T0 + 60 * (start + i)), "value": float((start + i) % 17)}
+        for i in range(n)
+    ]
 
 
 def statements(writer: int, call: int) -> list[dict[str, str]]:
     """Distinct statements of one addPropositions call (people named by writer and call)."""
     month = 1 + writer % 9
-    return [{"text": f"Writer{writer} Person{call}x{i} works as a {JOBS[(call + i) % 8]}.",
-             "date": f"2024-{month:02d}-{10 + call * PER_ADD + i:02d}", "source": f"w{writer}"}
-            for i in range(PER_ADD)]  # fmt: skip
+    return [
+        {
+            "text": f"Writer{writer} Person{call}x{i} works as a {JOBS[(call + i) % 8]}.",
+            "date": f"2024-{month:02d}-{10 + call * PER_ADD + i:02d}",
+            "source": f"w{writer}",
+        }
+        for i in range(PER_ADD)
+    ]
 
 
 def test_reads_and_writes_at_once_lose_and_double_nothing(start) -> None:
@@ -147,8 +159,9 @@ def test_a_query_is_answered_while_a_write_is_held_inside_the_store(start) -> No
     series = post(CREATE, n="held")["createSeries"]["id"]
     post(APPEND, s=series, p=points(0, POINTS))
     entered, release = threading.Event(), threading.Event()
-    around(state.store(), "write", "ingest.append",
-           before=lambda: (entered.set(), release.wait(120)))  # fmt: skip
+    around(
+        state.store(), "write", "ingest.append", before=lambda: (entered.set(), release.wait(120))
+    )
     with ThreadPoolExecutor(1) as pool:
         pending = pool.submit(post, APPEND, s=series, p=points(POINTS, POINTS))
         assert entered.wait(120)
@@ -163,16 +176,18 @@ def test_a_query_is_answered_while_a_write_is_held_inside_the_store(start) -> No
 
 
 def test_a_query_is_answered_while_a_mutation_waits_on_the_llm(start, llm_server) -> None:
-    post, _ = start(workers=1, llm_base_url=llm_server.url, llm_api_key="test-key",
-                    llm_timeout=120.0)  # fmt: skip
+    post, _ = start(
+        workers=1, llm_base_url=llm_server.url, llm_api_key="test-key", llm_timeout=120.0
+    )
     post(ADD_PROPS, p=[{"text": "Ada Alder works as a baker.", "date": "2024-06-01"}])
     hold = threading.Event()
     found = {
         "propositions": [{"text": "The Verrin Bridge opened to traffic.", "date": "2024-03-01"}]
     }
     # the extraction is held; the relation judgement that may follow finds nothing related
-    llm_server.script({"hold": hold, "content": json.dumps(found)},
-                      {"content": json.dumps({"judgements": []})})  # fmt: skip
+    llm_server.script(
+        {"hold": hold, "content": json.dumps(found)}, {"content": json.dumps({"judgements": []})}
+    )
     with ThreadPoolExecutor(1) as pool:
         pending = pool.submit(post, INGEST, t="The Verrin Bridge opened to traffic today.")
         assert llm_server.received.wait(120)
@@ -190,15 +205,21 @@ def test_a_query_is_answered_while_a_mutation_waits_on_the_llm(start, llm_server
         ("{ series { total } }", None, "query"),
         ("query Q { series { id } }", None, "query"),
         ("mutation($n: String!) { createSeries(name: $n) { id } }", None, "mutation"),
-        ("fragment F on Series { id } mutation M { createSeries(name: \"x\") { ...F } }", None,
-         "mutation"),
-        ('query A { series(limit: 1) { name } } mutation B { deleteSeries(id: "}") { id } }',
-         "B", "mutation"),
-        ("query A { series { id } } mutation B { createSeries(name: \"q\") { id } }", "A", "query"),
+        (
+            'fragment F on Series { id } mutation M { createSeries(name: "x") { ...F } }',
+            None,
+            "mutation",
+        ),
+        (
+            'query A { series(limit: 1) { name } } mutation B { deleteSeries(id: "}") { id } }',
+            "B",
+            "mutation",
+        ),
+        ('query A { series { id } } mutation B { createSeries(name: "q") { id } }', "A", "query"),
         ("# mutation\n{ series { id } }", None, "query"),
         ("not graphql at all", None, "query"),
     ],
-)  # fmt: skip
+)
 def test_operations_are_routed_by_their_type(query: str, name: str | None, kind: str) -> None:
     assert operation_kind(query, name) == kind
 

@@ -19,12 +19,17 @@ from graphmem.timeline import TimelineMemory, recall
 INGEST = """mutation($docs: [DocumentInput!]!) {
   ingestDocuments(documents: $docs) { documentIds skipped added existing relations } }"""
 DOCS = [
-    {"text": "Quillmere Foundry employs 1,200 people. Mara Velsh runs it from Brackwater.",
-     "date": "2018-03-02", "source": "gazette"},
+    {
+        "text": "Quillmere Foundry employs 1,200 people. Mara Velsh runs it from Brackwater.",
+        "date": "2018-03-02",
+        "source": "gazette",
+    },
     {"text": "Quillmere Foundry employs 1,200 people.", "date": "2018-03-02", "source": "wire"},
-    {"text": "Tomas Rilke replaced Mara Velsh as chief executive of Quillmere Foundry.",
-     "date": "2021-09-01"},
-]  # fmt: skip
+    {
+        "text": "Tomas Rilke replaced Mara Velsh as chief executive of Quillmere Foundry.",
+        "date": "2021-09-01",
+    },
+]
 QUESTION = "Who runs Quillmere Foundry?"
 
 
@@ -50,8 +55,10 @@ def test_ingest_documents_then_delete_and_edit(gql, elsewhere: PropsMemory) -> N
     assert again["documentIds"] == first["documentIds"]
     assert len(subgraph(elsewhere, QUESTION).nodes) == 3  # its index holds them all
 
-    deleted = gql('mutation($id: ID!) { deleteDocument(id: $id) { id propositionIds } }',
-                  id=first["documentIds"][0])["data"]["deleteDocument"]  # fmt: skip
+    deleted = gql(
+        "mutation($id: ID!) { deleteDocument(id: $id) { id propositionIds } }",
+        id=first["documentIds"][0],
+    )["data"]["deleteDocument"]
     assert deleted["id"] == first["documentIds"][0] and len(deleted["propositionIds"]) == 1
     kept = {"Quillmere Foundry employs 1,200 people.", DOCS[2]["text"]}
     assert texts(gql) == kept, "the headcount stays: the wire states it too"
@@ -80,15 +87,25 @@ def test_edits_and_deletions_of_what_is_missing_or_bad_change_nothing(gql) -> No
         ('mutation { deleteDocument(id: "doc_missing") { id } }', "NOT_FOUND", None),
         ('mutation { deleteProposition(id: "prop_missing") { id } }', "NOT_FOUND", None),
         ('mutation { deleteEvent(id: "ev_missing") { id } }', "NOT_FOUND", None),
-        ('mutation { updateProposition(id: "prop_missing", text: "x") { id } }', "NOT_FOUND",
-         None),
-        (f'mutation {{ updateProposition(id: "{before[0]["id"]}", date: "2018-02-30") {{ id }} }}',
-         "BAD_INPUT", "date"),
-        (f'mutation {{ updateProposition(id: "{before[0]["id"]}") {{ id }} }}', "BAD_INPUT",
-         "text"),
-        ('mutation { ingestDocuments(documents: [{text: "Fine.", date: "2020-01-01"}, '
-         '{text: "", date: "2020-01-01"}]) { added } }', "BAD_INPUT", "documents[1].text"),
-    ]:  # fmt: skip
+        ('mutation { updateProposition(id: "prop_missing", text: "x") { id } }', "NOT_FOUND", None),
+        (
+            f'mutation {{ updateProposition(id: "{before[0]["id"]}", date: "2018-02-30") '
+            "{ id } }",
+            "BAD_INPUT",
+            "date",
+        ),
+        (
+            f'mutation {{ updateProposition(id: "{before[0]["id"]}") {{ id }} }}',
+            "BAD_INPUT",
+            "text",
+        ),
+        (
+            'mutation { ingestDocuments(documents: [{text: "Fine.", date: "2020-01-01"}, '
+            '{text: "", date: "2020-01-01"}]) { added } }',
+            "BAD_INPUT",
+            "documents[1].text",
+        ),
+    ]:
         error = gql(query)["errors"][0]
         assert error["extensions"]["code"] == code, query
         assert error["extensions"].get("field") == field, query
@@ -108,16 +125,23 @@ def test_delete_event_removes_it_from_recall_elsewhere(
     assert flood in {m.id for m in recall(other, "flooding in the ward", "2021-12-01", 5, 0.5)}
     deleted = gql("mutation($id: ID!) { deleteEvent(id: $id) { id text date } }", id=flood)
     assert deleted["data"]["deleteEvent"] == {
-        "id": flood, "text": "The ward flooded after the storm.", "date": "2021-10-31"
-    }  # fmt: skip
+        "id": flood,
+        "text": "The ward flooded after the storm.",
+        "date": "2021-10-31",
+    }
     found = {m.id for m in recall(other, "flooding in the ward", "2021-12-01", 5, 0.5)}
     assert flood not in found and len(found) == 1
 
 
 def test_cli_bulk_ingest_resumes_and_edits(
-    monkeypatch: pytest.MonkeyPatch, store_url: str, store: Store, short_tmp: Path,
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], elsewhere: PropsMemory,
-) -> None:  # fmt: skip
+    monkeypatch: pytest.MonkeyPatch,
+    store_url: str,
+    store: Store,
+    short_tmp: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    elsewhere: PropsMemory,
+) -> None:
     monkeypatch.setenv("GRAPHMEM_STORE", store_url)
     monkeypatch.setenv("GRAPHMEM_HOME", str(short_tmp / "cli-edit"))
     path = tmp_path / "docs.jsonl"
@@ -134,8 +158,9 @@ def test_cli_bulk_ingest_resumes_and_edits(
     assert main(["proposition", "update", ceo.id, "--date", "2021-09-02"]) == 0
     moved = capsys.readouterr().out.split()[0]
     assert moved.startswith("prop_") and moved != ceo.id
-    assert [n.prop.date for n in subgraph(elsewhere, QUESTION).nodes if "Rilke" in n.prop.text] \
-        == ["2021-09-02"]  # fmt: skip
+    assert [n.prop.date for n in subgraph(elsewhere, QUESTION).nodes if "Rilke" in n.prop.text] == [
+        "2021-09-02"
+    ]
     assert main(["proposition", "delete", moved]) == 0
     assert capsys.readouterr().out.startswith(f"deleted {moved}")
     assert all("Rilke" not in n.prop.text for n in subgraph(elsewhere, QUESTION).nodes)

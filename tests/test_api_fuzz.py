@@ -55,9 +55,14 @@ from graphmem.timeline import make_event
 Q = load_dir(Path(__file__).parent / "cypher")
 SCHEMA = graphql.build_schema(schema.as_str())
 CODES = {
-    "BAD_INPUT", "NOT_FOUND", "ALREADY_EXISTS", "GRAPHQL_VALIDATION", "LLM_NOT_CONFIGURED",
-    "QUERY_TOO_COMPLEX", "LIMIT_EXCEEDED",
-}  # fmt: skip
+    "BAD_INPUT",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "GRAPHQL_VALIDATION",
+    "LLM_NOT_CONFIGURED",
+    "QUERY_TOO_COMPLEX",
+    "LIMIT_EXCEEDED",
+}
 # GRAPHMEM_FUZZ_RANDOM=1 explores new examples (and GRAPHMEM_FUZZ_SCALE=10 ten times as many);
 # by default the same examples run every time, so a failure here is a regression
 SCALE = int(os.environ.get("GRAPHMEM_FUZZ_SCALE", "1"))
@@ -71,24 +76,69 @@ FUZZ = settings(
 
 CONTROL = [chr(c) for c in (*range(1, 32), 0x7F, *range(0x80, 0xA0))]
 HOSTILE = [
-    "", " ", "\t", "\n ", "\x00", "\x01", "a\x01b", "\x01a", "a\x01", "a\udc00b", "\ud800",
-    "x" * 5000, "é" * 2049, "\u2028", "\ufeff", "a`b", "\\", '"}) MATCH (n) DETACH DELETE n //',
-]  # fmt: skip
+    "",
+    " ",
+    "\t",
+    "\n ",
+    "\x00",
+    "\x01",
+    "a\x01b",
+    "\x01a",
+    "a\x01",
+    "a\udc00b",
+    "\ud800",
+    "x" * 5000,
+    "é" * 2049,
+    "\u2028",
+    "\ufeff",
+    "a`b",
+    "\\",
+    '"}) MATCH (n) DETACH DELETE n //',
+]
 WORDS = [
-    "2016-01-15", "2016-02-29", "2016-13-01", "2016-02-01T12:00:00", "1450000000", "-1e300",
-    "nan", "1e999", "RANGE", "FILTER", "MEMBERS", "MONTH", "WEEK", "DAY", "YEAR", "QUARTER",
-    "SIMILARITY", "RECALL", "EVENT", "PROPOSITION", "META_SEGMENT", "SEGMENT", "sales",
-    "2016-02-01T12:00:00Z", "0001-01-01", "9999-12-31T23:59:59+14:00",
-]  # fmt: skip
+    "2016-01-15",
+    "2016-02-29",
+    "2016-13-01",
+    "2016-02-01T12:00:00",
+    "1450000000",
+    "-1e300",
+    "nan",
+    "1e999",
+    "RANGE",
+    "FILTER",
+    "MEMBERS",
+    "MONTH",
+    "WEEK",
+    "DAY",
+    "YEAR",
+    "QUARTER",
+    "SIMILARITY",
+    "RECALL",
+    "EVENT",
+    "PROPOSITION",
+    "META_SEGMENT",
+    "SEGMENT",
+    "sales",
+    "2016-02-01T12:00:00Z",
+    "0001-01-01",
+    "9999-12-31T23:59:59+14:00",
+]
 JUNK = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=5),
-    st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=3), st.integers()),
-)  # fmt: skip
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=5),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers()),
+)
 SMALL = st.integers(0, 20)  # limits, offsets, k: mostly in range, so resolvers run
 INTS = st.one_of(
-    SMALL, SMALL, st.integers(-(2**31), 2**31 - 1),
+    SMALL,
+    SMALL,
+    st.integers(-(2**31), 2**31 - 1),
     st.sampled_from([-1, 2**31, -(2**31) - 1, 2**63]),
-)  # fmt: skip
+)
 
 
 def snapshot(store: Store) -> tuple[list[str], list[str]]:
@@ -135,10 +185,13 @@ def strings(known: list[str]) -> st.SearchStrategy[str]:
     included), hostile strings and control characters."""
     meaningful, hostile = st.sampled_from(WORDS + known), st.sampled_from(HOSTILE)
     return st.one_of(
-        meaningful, meaningful, hostile, hostile,
+        meaningful,
+        meaningful,
+        hostile,
+        hostile,
         st.text(st.characters(exclude_categories=()), max_size=12),
         st.sampled_from(CONTROL).map(lambda c: f"a{c}b"),
-    )  # fmt: skip
+    )
 
 
 def check(run: Fuzzed, body: dict[str, Any]) -> None:
@@ -204,10 +257,14 @@ def _named(t: graphql.GraphQLInputType, text: st.SearchStrategy[str]) -> st.Sear
     if isinstance(t, graphql.GraphQLEnumType):
         return st.one_of(st.sampled_from(list(t.values)), text)
     scalars = {
-        "Int": INTS, "Float": st.floats(), "String": text, "ID": st.one_of(text, INTS),
-        "Boolean": st.booleans(), "Date": st.one_of(st.sampled_from(DAYS), text),
+        "Int": INTS,
+        "Float": st.floats(),
+        "String": text,
+        "ID": st.one_of(text, INTS),
+        "Boolean": st.booleans(),
+        "Date": st.one_of(st.sampled_from(DAYS), text),
         "DateTime": st.one_of(st.sampled_from(DAYS), text),
-    }  # fmt: skip
+    }
     return scalars[t.name]
 
 
@@ -239,9 +296,11 @@ def with_variables(known: Seeded) -> st.SearchStrategy[dict[str, Any]]:
 DAYS = [f"2016-{month:02d}-{day:02d}" for month in range(1, 7) for day in (1, 10, 20)]
 # values whose argument takes only a few: kept as they are
 KEEP = {SEEDED_SERIES} | {
-    value for t in SCHEMA.type_map.values() if isinstance(t, graphql.GraphQLEnumType)
+    value
+    for t in SCHEMA.type_map.values()
+    if isinstance(t, graphql.GraphQLEnumType)
     for value in t.values
-}  # fmt: skip
+}
 WORDY = st.text("abcdefghij klmnop", min_size=1, max_size=20).map(str.strip).filter(bool)
 
 
@@ -312,7 +371,7 @@ def _fresh_series() -> st.SearchStrategy[dict[str, Any]]:
             lambda xs: [
                 {"timestamp": str(1_450_000_000 + 86_400 * d), "value": x}
                 for d, x in zip(ds, xs, strict=True)
-            ]  # fmt: skip
+            ]
         )
     )
     name = st.text("abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=12).map(lambda n: f"f-{n}")
@@ -335,12 +394,20 @@ def _fresh_memories() -> st.SearchStrategy[dict[str, Any]]:
 
     def request(words: list[str], date: str) -> dict[str, Any]:
         doc, prop, fixed, event = (f"{w.capitalize()} {i}." for i, w in enumerate(words))
-        return {"query": FRESH_MEMORIES, "variables": {
-            "docs": [{"text": doc, "date": date}], "doc": document_id(doc, date, None),
-            "props": [{"text": prop, "date": date}], "old": proposition_id(prop, date),
-            "text": fixed, "new": proposition_id(fixed, date),
-            "event": event, "date": date, "ev": make_event(event, date).id,
-        }}  # fmt: skip
+        return {
+            "query": FRESH_MEMORIES,
+            "variables": {
+                "docs": [{"text": doc, "date": date}],
+                "doc": document_id(doc, date, None),
+                "props": [{"text": prop, "date": date}],
+                "old": proposition_id(prop, date),
+                "text": fixed,
+                "new": proposition_id(fixed, date),
+                "event": event,
+                "date": date,
+                "ev": make_event(event, date).id,
+            },
+        }
 
     return st.builds(request, st.lists(WORDY, min_size=4, max_size=4), st.sampled_from(DAYS))
 
@@ -353,8 +420,12 @@ def documents(
     text = strings(known)
     as_string = lambda s: graphql.StringValueNode(value=s)  # noqa: E731
     times = st.one_of(st.sampled_from(DAYS), text).map(as_string)
-    scalars = {"String": text.map(as_string), "ID": text.map(as_string), "Date": times,
-               "DateTime": times}  # fmt: skip
+    scalars = {
+        "String": text.map(as_string),
+        "ID": text.map(as_string),
+        "Date": times,
+        "DateTime": times,
+    }
     return st.one_of(
         make(SCHEMA, fields=[name], custom_scalars=scalars, mode=mode)
         for name, field in root.fields.items()

@@ -29,19 +29,32 @@ from graphmem.store import server_process as proc
 
 HTTP = httpx.Client(timeout=60)
 LIMITS = Limits(
-    body_bytes=512 * 1024, query_length=100_000, tokens=20_000, points=50, propositions=3,
-    documents=2, list_items=20, document=300, text=100, k=200, page=30,
-)  # fmt: skip
+    body_bytes=512 * 1024,
+    query_length=100_000,
+    tokens=20_000,
+    points=50,
+    propositions=3,
+    documents=2,
+    list_items=20,
+    document=300,
+    text=100,
+    k=200,
+    page=30,
+)
 APPEND = (
     "mutation($s: ID!, $p: [PointInput!]!) { appendPoints(seriesId: $s, points: $p) { accepted } }"
 )
 BOUNDS = "query($s: ID!) { timeBounds(seriesId: $s) { pointCount } }"
 INGEST_DOCS = "mutation($d: [DocumentInput!]!) { ingestDocuments(documents: $d) { added } }"
 # the issue's request: 1,000 aliases of subgraph(k: 200), ~60 KB, which ran for 283 s
-BOMB = "{" + " ".join(
-    f'a{i}: subgraph(question: "what changed in week {i}?", k: 200) {{ nodes {{ id text }} }}'
-    for i in range(1000)
-) + "}"  # fmt: skip
+BOMB = (
+    "{"
+    + " ".join(
+        f'a{i}: subgraph(question: "what changed in week {i}?", k: 200) {{ nodes {{ id text }} }}'
+        for i in range(1000)
+    )
+    + "}"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,11 +114,17 @@ def test_the_alias_bomb_is_refused_before_anything_runs(app: App) -> None:
     errors = refused(app, BOMB)
     by_limit = {e["extensions"]["limit"]: e for e in errors}
     assert by_limit["aliases"]["extensions"] == {
-        "code": "QUERY_TOO_COMPLEX", "limit": "aliases", "max": 100, "found": 1000,
-    }  # fmt: skip
+        "code": "QUERY_TOO_COMPLEX",
+        "limit": "aliases",
+        "max": 100,
+        "found": 1000,
+    }
     assert by_limit["cost"]["extensions"] == {
-        "code": "QUERY_TOO_COMPLEX", "limit": "cost", "max": 50_000, "found": 1000 * 201,
-    }  # fmt: skip
+        "code": "QUERY_TOO_COMPLEX",
+        "limit": "cost",
+        "max": 50_000,
+        "found": 1000 * 201,
+    }
     assert "GRAPHMEM_MAX_ALIASES" in by_limit["aliases"]["message"]
     assert "GRAPHMEM_MAX_COST" in by_limit["cost"]["message"]
 
@@ -126,15 +145,21 @@ COSTLY = " ".join(
     ("query", "extensions"),
     [
         (NESTED, {"code": "QUERY_TOO_COMPLEX", "limit": "depth", "max": 10, "found": 12}),
-        ("{" + COSTLY + "}",
-         {"code": "QUERY_TOO_COMPLEX", "limit": "cost", "max": 50_000, "found": 73_322}),
-        ("{ health { " + "a " * 20_000 + "} }",
-         {"code": "QUERY_TOO_COMPLEX", "limit": "tokens", "max": 20_000}),
-        ("{ health { reachable } }" + " " * 100_000,
-         {"code": "QUERY_TOO_COMPLEX", "limit": "query_length", "max": 100_000}),
+        (
+            "{" + COSTLY + "}",
+            {"code": "QUERY_TOO_COMPLEX", "limit": "cost", "max": 50_000, "found": 73_322},
+        ),
+        (
+            "{ health { " + "a " * 20_000 + "} }",
+            {"code": "QUERY_TOO_COMPLEX", "limit": "tokens", "max": 20_000},
+        ),
+        (
+            "{ health { reachable } }" + " " * 100_000,
+            {"code": "QUERY_TOO_COMPLEX", "limit": "query_length", "max": 100_000},
+        ),
     ],
     ids=["depth", "cost", "tokens", "length"],
-)  # fmt: skip
+)
 def test_documents_over_a_limit_are_refused_naming_it(
     app: App, query: str, extensions: dict
 ) -> None:
@@ -162,32 +187,76 @@ def test_introspection_is_not_counted(app: App) -> None:
 ARGUMENTS = [
     # (document, variables, field, max, found)
     (APPEND, {"s": "x", "p": points(51)}, "points", 50, 51),
-    ("mutation($p: [PropositionInput!]!) { addPropositions(propositions: $p) { added } }",
-     {"p": [{"text": f"fact {i}", "date": "2024-01-01"} for i in range(4)]},
-     "propositions", 3, 4),
-    ("mutation($p: [PropositionInput!]!) { addPropositions(propositions: $p) { added } }",
-     {"p": [{"text": "x" * 101, "date": "2024-01-01"}]}, "propositions[0].text", 100, 101),
-    ('mutation($t: String!) { ingestDocument(text: $t, date: "2024-01-01") { added } }',
-     {"t": "y" * 301}, "text", 300, 301),
-    (INGEST_DOCS, {"d": [{"text": f"Fact {i}.", "date": "2024-01-01"} for i in range(3)]},
-     "documents", 2, 3),
-    (INGEST_DOCS, {"d": [{"text": "y" * 301, "date": "2024-01-01"}]}, "documents[0].text",
-     300, 301),
-    ('mutation { addEvent(text: "' + "z" * 101 + '", date: "2024-01-01") { id } }', {},
-     "text", 100, 101),
+    (
+        "mutation($p: [PropositionInput!]!) { addPropositions(propositions: $p) { added } }",
+        {"p": [{"text": f"fact {i}", "date": "2024-01-01"} for i in range(4)]},
+        "propositions",
+        3,
+        4,
+    ),
+    (
+        "mutation($p: [PropositionInput!]!) { addPropositions(propositions: $p) { added } }",
+        {"p": [{"text": "x" * 101, "date": "2024-01-01"}]},
+        "propositions[0].text",
+        100,
+        101,
+    ),
+    (
+        'mutation($t: String!) { ingestDocument(text: $t, date: "2024-01-01") { added } }',
+        {"t": "y" * 301},
+        "text",
+        300,
+        301,
+    ),
+    (
+        INGEST_DOCS,
+        {"d": [{"text": f"Fact {i}.", "date": "2024-01-01"} for i in range(3)]},
+        "documents",
+        2,
+        3,
+    ),
+    (
+        INGEST_DOCS,
+        {"d": [{"text": "y" * 301, "date": "2024-01-01"}]},
+        "documents[0].text",
+        300,
+        301,
+    ),
+    (
+        'mutation { addEvent(text: "' + "z" * 101 + '", date: "2024-01-01") { id } }',
+        {},
+        "text",
+        100,
+        101,
+    ),
     ('mutation { deleteDocument(id: "' + "d" * 101 + '") { id } }', {}, "id", 100, 101),
-    ('mutation { updateProposition(id: "p", text: "' + "t" * 101 + '") { id } }', {}, "text",
-     100, 101),
-    ('mutation($i: [ID!]!) { reinforce(ids: $i, now: "2024-01-01") { id } }',
-     {"i": [f"ev_{i}" for i in range(21)]}, "ids", 20, 21),
+    (
+        'mutation { updateProposition(id: "p", text: "' + "t" * 101 + '") { id } }',
+        {},
+        "text",
+        100,
+        101,
+    ),
+    (
+        'mutation($i: [ID!]!) { reinforce(ids: $i, now: "2024-01-01") { id } }',
+        {"i": [f"ev_{i}" for i in range(21)]},
+        "ids",
+        20,
+        21,
+    ),
     ('{ subgraph(question: "q", k: 201) { question } }', {}, "k", 200, 201),
-    ('query($k: Int = 500) { recall(query: "q", now: "2024-01-01", k: $k) { id } }', {},
-     "k", 200, 500),
+    (
+        'query($k: Int = 500) { recall(query: "q", now: "2024-01-01", k: $k) { id } }',
+        {},
+        "k",
+        200,
+        500,
+    ),
     ('{ segments(seriesId: "s", limit: 31) { total } }', {}, "limit", 30, 31),
     ("query($l: Int!) { propositions(limit: $l) { total } }", {"l": 31}, "limit", 30, 31),
     ("{ series { total } }", {}, "limit", 30, 100),  # its default is over the limit
     ('{ metaSegment(id: "m") { toolCalls(limit: 31) { total } } }', {}, "limit", 30, 31),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("query", "variables", "field", "most", "found"), ARGUMENTS)
@@ -207,10 +276,12 @@ def test_a_long_list_is_refused_before_its_items_are_looked_at(app: App) -> None
     batch[7]["value"] = "not a number"  # coercing the items would find this first
     errors = refused(app, APPEND, s=sid, p=batch)
     assert [e["extensions"]["code"] for e in errors] == ["LIMIT_EXCEEDED"]
-    literal = ", ".join(f'{{timestamp: "{p["timestamp"]}", value: {json.dumps(p["value"])}}}'
-                        for p in batch)  # fmt: skip
-    errors = refused(app, f'mutation {{ appendPoints(seriesId: "{sid}", points: [{literal}]) '
-                     "{ accepted } }")  # fmt: skip
+    literal = ", ".join(
+        f'{{timestamp: "{p["timestamp"]}", value: {json.dumps(p["value"])}}}' for p in batch
+    )
+    errors = refused(
+        app, f'mutation {{ appendPoints(seriesId: "{sid}", points: [{literal}]) {{ accepted }} }}'
+    )
     assert [e["extensions"]["field"] for e in errors] == ["points"]
     assert post(app.url, BOUNDS, s=sid)["data"]["timeBounds"]["pointCount"] == 0
 
@@ -219,8 +290,9 @@ def test_requests_within_the_limits_are_served(app: App) -> None:
     sid = new_series(app, "within")
     appended = post(app.url, APPEND, s=sid, p=points(50))
     assert appended["data"]["appendPoints"]["accepted"] == 50
-    found = post(app.url, '{ segments(seriesId: "' + sid + '", limit: 30) '
-                 "{ items { pointCount } } }")  # fmt: skip
+    found = post(
+        app.url, '{ segments(seriesId: "' + sid + '", limit: 30) { items { pointCount } } }'
+    )
     assert sum(s["pointCount"] for s in found["data"]["segments"]["items"]) == 50
     # a document's text may be as long as ingestDocument's, longer than other strings
     docs = [{"text": "w" * 200 + ".", "date": "2024-01-01"}, {"text": "v.", "date": "2024-01-02"}]
@@ -238,8 +310,9 @@ def test_a_body_over_the_limit_is_refused_unread(app: App) -> None:
 
     before = statements(app.data)
     for content in (body, chunks()):
-        response = HTTP.post(f"{app.url}/graphql", content=content,
-                             headers={"content-type": "application/json"})  # fmt: skip
+        response = HTTP.post(
+            f"{app.url}/graphql", content=content, headers={"content-type": "application/json"}
+        )
         assert response.status_code == 413
         error = response.json()["errors"][0]
         assert error["extensions"]["code"] == "REQUEST_TOO_LARGE"
@@ -252,8 +325,9 @@ def test_a_body_over_the_limit_is_refused_unread(app: App) -> None:
 
 def test_an_operation_past_its_time_limit_is_a_timeout_and_stores_nothing(app: App) -> None:
     sid = new_series(app, "timed out")
-    hurried = dataclasses.replace(app.settings, limits=dataclasses.replace(
-        LIMITS, operation_timeout=0.001))  # fmt: skip
+    hurried = dataclasses.replace(
+        app.settings, limits=dataclasses.replace(LIMITS, operation_timeout=0.001)
+    )
     with served(hurried) as url:  # the same store, a 1 ms limit
         answer = post(url, APPEND, s=sid, p=points(50))
     error = answer["errors"][0]
@@ -284,17 +358,28 @@ def test_operations_calling_the_llm_have_their_own_time_limit(
 
 
 def test_limits_come_from_the_environment(app: App) -> None:
-    env = {"GRAPHMEM_STORE": app.settings.store_url, "GRAPHMEM_HOME": str(app.data),
-           "GRAPHMEM_MAX_POINTS": "7", "GRAPHMEM_OPERATION_TIMEOUT": "2.5"}  # fmt: skip
+    env = {
+        "GRAPHMEM_STORE": app.settings.store_url,
+        "GRAPHMEM_HOME": str(app.data),
+        "GRAPHMEM_MAX_POINTS": "7",
+        "GRAPHMEM_OPERATION_TIMEOUT": "2.5",
+    }
     settings = Settings.from_env(env)
     assert (settings.limits.points, settings.limits.operation_timeout) == (7, 2.5)
     assert settings.limits.k == Limits().k  # the others keep their defaults
     with served(settings) as url:
         error = post(url, APPEND, s="x", p=points(8))["errors"][0]
-    assert error["extensions"] == {"code": "LIMIT_EXCEEDED", "field": "points", "max": 7,
-                                   "found": 8}  # fmt: skip
-    for name, value in (("GRAPHMEM_MAX_K", "0"), ("GRAPHMEM_MAX_BODY_BYTES", "32MB"),
-                        ("GRAPHMEM_OPERATION_TIMEOUT", "-1")):  # fmt: skip
+    assert error["extensions"] == {
+        "code": "LIMIT_EXCEEDED",
+        "field": "points",
+        "max": 7,
+        "found": 8,
+    }
+    for name, value in (
+        ("GRAPHMEM_MAX_K", "0"),
+        ("GRAPHMEM_MAX_BODY_BYTES", "32MB"),
+        ("GRAPHMEM_OPERATION_TIMEOUT", "-1"),
+    ):
         with pytest.raises(InvalidInput) as caught:
             Settings.from_env({name: value})
         assert caught.value.field == name

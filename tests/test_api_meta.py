@@ -20,8 +20,13 @@ mutation($spec: MetaSpecInput!) {
 
 def test_build_and_read_meta_segments(gql, sales_store) -> None:
     _, series, _ = sales_store
-    spec = {"seriesId": series.id, "kind": "RANGE", "start": "2015-01-01",
-            "end": "2016-12-31", "frequency": "YEAR"}  # fmt: skip
+    spec = {
+        "seriesId": series.id,
+        "kind": "RANGE",
+        "start": "2015-01-01",
+        "end": "2016-12-31",
+        "frequency": "YEAR",
+    }
     built = gql(BUILD, spec=spec)["data"]["buildMetaSegments"]
     assert [m["label"] for m in built] == ["2015", "2016"]
     y2016 = built[1]
@@ -55,13 +60,23 @@ def test_build_and_read_meta_segments(gql, sales_store) -> None:
 
 def test_bad_spec_is_an_error_naming_the_field(gql, sales_store) -> None:
     _, series, _ = sales_store
-    error = gql(BUILD, spec={"seriesId": series.id, "kind": "RANGE", "start": "2015-01-01",
-                             "end": "2016-12-31", "frequency": "NEVER"})["errors"][0]  # fmt: skip
+    error = gql(
+        BUILD,
+        spec={
+            "seriesId": series.id,
+            "kind": "RANGE",
+            "start": "2015-01-01",
+            "end": "2016-12-31",
+            "frequency": "NEVER",
+        },
+    )["errors"][0]
     assert error["extensions"] == {"code": "BAD_INPUT", "field": "$spec.frequency"}
     error = gql(BUILD, spec={"seriesId": series.id, "kind": "CLUSTER"})["errors"][0]
     assert error["extensions"] == {"code": "BAD_INPUT", "field": "$spec.kind"}
-    error = gql(BUILD, spec={"seriesId": series.id, "kind": "RANGE", "start": "2015-01-01",
-                             "end": "2014-12-31"})["errors"][0]  # fmt: skip
+    error = gql(
+        BUILD,
+        spec={"seriesId": series.id, "kind": "RANGE", "start": "2015-01-01", "end": "2014-12-31"},
+    )["errors"][0]
     assert error["extensions"] == {"code": "BAD_INPUT", "field": "spec.end"}
     listed = gql("query($id: ID!) { metaSegments(seriesId: $id) { total } }", id=series.id)
     assert listed["data"]["metaSegments"]["total"] == 0
@@ -69,8 +84,9 @@ def test_bad_spec_is_an_error_naming_the_field(gql, sales_store) -> None:
 
 def test_ask_without_llm_says_so(gql, sales_store) -> None:
     _, series, _ = sales_store
-    error = gql('mutation($id: ID) { ask(question: "trend?", seriesId: $id) { answer } }',
-                id=series.id)["errors"][0]  # fmt: skip
+    error = gql(
+        'mutation($id: ID) { ask(question: "trend?", seriesId: $id) { answer } }', id=series.id
+    )["errors"][0]
     assert error["extensions"]["code"] == "LLM_NOT_CONFIGURED"
     assert "no LLM is configured" in error["message"]
     # the caller's own mistakes are named first, LLM or not
@@ -96,10 +112,16 @@ def test_ask_with_scripted_llm(sales_store, llm_server, llm_settings, store_url)
     )
     settings = dataclasses.replace(llm_settings, store_url=store_url)
     with TestClient(create_app(settings), base_url="http://localhost") as client:
-        body = client.post("/graphql", json={"query": (
-            'mutation { ask(question: "What span?") { id question answer complete model at '
-            "steps { number tool ok toolCallId } evidence session "
-            "toolCalls { items { id tool how ok session } } } }")}).json()  # fmt: skip
+        body = client.post(
+            "/graphql",
+            json={
+                "query": (
+                    'mutation { ask(question: "What span?") { id question answer complete model at '
+                    "steps { number tool ok toolCallId } evidence session "
+                    "toolCalls { items { id tool how ok session } } } }"
+                )
+            },
+        ).json()
     result = body["data"]["ask"]
     assert result["answer"] == "It covers 2010 to 2020." and result["complete"]
     assert result["question"] == "What span?" and result["model"] == settings.llm_model
@@ -123,8 +145,13 @@ def test_a_range_inside_a_data_gap_is_bad_input(gql, store) -> None:
     from test_tools import gap_series
 
     series = gap_series(store)
-    spec = {"seriesId": series.id, "kind": "RANGE", "start": "2010-03-01", "end": "2010-04-30",
-            "frequency": "MONTH"}  # fmt: skip
+    spec = {
+        "seriesId": series.id,
+        "kind": "RANGE",
+        "start": "2010-03-01",
+        "end": "2010-04-30",
+        "frequency": "MONTH",
+    }
     body = gql(BUILD, spec=spec)
     [error] = body["errors"]
     assert error["extensions"] == {"code": "BAD_INPUT", "field": "spec.start"}
@@ -135,8 +162,13 @@ def test_filter_spec_builds_the_segment_filter_from_typed_fields(gql, sales_stor
     import json
 
     store, series, _ = sales_store
-    spec = {"seriesId": series.id, "kind": "FILTER", "slopeMin": 0.02, "durationMin": 10.0,
-            "start": "2012-01-01"}  # fmt: skip
+    spec = {
+        "seriesId": series.id,
+        "kind": "FILTER",
+        "slopeMin": 0.02,
+        "durationMin": 10.0,
+        "start": "2012-01-01",
+    }
     query = BUILD.replace("members { items { id start } total }", "members { items { id end } }")
     [built] = gql(query, spec=spec)["data"]["buildMetaSegments"]
     members = built["members"]["items"]
@@ -147,8 +179,12 @@ def test_filter_spec_builds_the_segment_filter_from_typed_fields(gql, sales_stor
     assert "must not be below std_min" in bad["message"]
     calls = [c["t"] for c in store.read("toolcalls.by_session", session="graphql")]
     assert [c["ok"] for c in calls] == [True, False], "the failed call is recorded too"
-    assert json.loads(calls[0]["args"]) == {"series": series.id, "start": "2012-01-01T00:00:00Z",
-                                            "slope_min": 0.02, "duration_min": 10.0}  # fmt: skip
+    assert json.loads(calls[0]["args"]) == {
+        "series": series.id,
+        "start": "2012-01-01T00:00:00Z",
+        "slope_min": 0.02,
+        "duration_min": 10.0,
+    }
 
 
 def test_filter_spec_takes_lowest_and_highest_value_conditions(gql, sales_store) -> None:
@@ -196,8 +232,16 @@ META_LIST = """query($id: ID!, $kind: MetaSegmentKind, $freq: Frequency, $limit:
 def test_meta_segments_are_filtered_by_kind_and_frequency_and_paged(gql, sales_store) -> None:
     _, series, _ = sales_store
     for freq in ("YEAR", "QUARTER"):
-        gql(BUILD, spec={"seriesId": series.id, "kind": "RANGE", "start": "2015-01-01",
-                         "end": "2015-12-31", "frequency": freq})  # fmt: skip
+        gql(
+            BUILD,
+            spec={
+                "seriesId": series.id,
+                "kind": "RANGE",
+                "start": "2015-01-01",
+                "end": "2015-12-31",
+                "frequency": freq,
+            },
+        )
     gql(BUILD, spec={"seriesId": series.id, "kind": "FILTER", "minBelow": 95.0})
 
     def listed(kind: str | None, freq: str | None, limit: int = 100, offset: int = 0) -> dict:

@@ -19,11 +19,16 @@ SUBGRAPH = """query($q: String!, $asOf: Date) {
 
 ITEMS = [
     {"text": "Mara Velsh is the chief executive of Quillmere Foundry.", "date": "2018-03-02"},
-    {"text": "Tomas Rilke replaced Mara Velsh as chief executive of Quillmere Foundry.",
-     "date": "2021-09-01"},
-    {"text": "Quillmere Foundry employs 1,200 people in Brackwater.", "date": "2018-03-02",
-     "source": "gazette"},
-]  # fmt: skip
+    {
+        "text": "Tomas Rilke replaced Mara Velsh as chief executive of Quillmere Foundry.",
+        "date": "2021-09-01",
+    },
+    {
+        "text": "Quillmere Foundry employs 1,200 people in Brackwater.",
+        "date": "2018-03-02",
+        "source": "gazette",
+    },
+]
 
 
 def test_add_propositions_and_dated_subgraph(gql) -> None:
@@ -42,8 +47,10 @@ def test_add_propositions_and_dated_subgraph(gql) -> None:
     assert listed["data"]["propositions"]["items"] == [
         {"text": ITEMS[2]["text"], "date": "2018-03-02", "source": "gazette"}
     ]
-    window = gql('{ propositions(filter: {start: "2020-01-01", end: "2021-12-31"}) '
-                 "{ items { date } total } }")  # fmt: skip
+    window = gql(
+        '{ propositions(filter: {start: "2020-01-01", end: "2021-12-31"}) '
+        "{ items { date } total } }"
+    )
     assert window["data"]["propositions"] == {"items": [{"date": "2021-09-01"}], "total": 1}
     page = gql("{ propositions(limit: 1, offset: 1) { items { date } total limit offset } }")
     assert page["data"]["propositions"] == {
@@ -83,8 +90,10 @@ def test_relations_of_a_proposition_by_direction_and_date(gql) -> None:
 
 
 def test_ingest_document_without_llm_splits_sentences(gql) -> None:
-    doc = gql('mutation { ingestDocument(text: "The Verrin Bridge opened. It is 420 metres long.",'
-              ' date: "2012-05-05", source: "city") { documentId added } }')  # fmt: skip
+    doc = gql(
+        'mutation { ingestDocument(text: "The Verrin Bridge opened. It is 420 metres long.",'
+        ' date: "2012-05-05", source: "city") { documentId added } }'
+    )
     result = doc["data"]["ingestDocument"]
     assert result["documentId"].startswith("doc_") and result["added"] == 2
 
@@ -99,9 +108,13 @@ def test_bad_propositions_name_the_field_and_store_nothing(gql) -> None:
 
 
 def test_cli_ingest_docs_and_query(
-    monkeypatch: pytest.MonkeyPatch, store_url: str, store: Store, short_tmp: Path,
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    monkeypatch: pytest.MonkeyPatch,
+    store_url: str,
+    store: Store,
+    short_tmp: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.setenv("GRAPHMEM_STORE", store_url)
     monkeypatch.setenv("GRAPHMEM_HOME", str(short_tmp / "cli-props"))
     path = tmp_path / "docs.jsonl"
@@ -119,12 +132,16 @@ def test_cli_ingest_docs_and_query(
 
 CROWDS = [
     # the more similar to the question, three months old
-    {"text": "Heavy crowds are expected at the Sendra crossing on Halloween night.",
-     "date": "2026-08-01"},
+    {
+        "text": "Heavy crowds are expected at the Sendra crossing on Halloween night.",
+        "date": "2026-08-01",
+    },
     # less similar and older, but recalled month after month, last a few days ago
-    {"text": "The Sendra ward office asked residents to avoid the district on Halloween.",
-     "date": "2026-06-01"},
-]  # fmt: skip
+    {
+        "text": "The Sendra ward office asked residents to avoid the district on Halloween.",
+        "date": "2026-06-01",
+    },
+]
 CROWD_QUESTION = "Will the Sendra crossing be crowded on Halloween night?"
 RANKED = """query($q: String!, $rankBy: RankBy!, $now: DateTime) {
   subgraph(question: $q, k: 1, expand: false, rankBy: $rankBy, now: $now) {
@@ -153,17 +170,28 @@ def test_subgraph_ranked_by_recall_lifts_a_repeatedly_recalled_proposition(gql) 
 
 
 def test_cli_query_ranked_by_recall(
-    monkeypatch: pytest.MonkeyPatch, store_url: str, store: Store, short_tmp: Path,
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    monkeypatch: pytest.MonkeyPatch,
+    store_url: str,
+    store: Store,
+    short_tmp: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.setenv("GRAPHMEM_STORE", store_url)
     monkeypatch.setenv("GRAPHMEM_HOME", str(short_tmp / "cli-rank"))
     path = tmp_path / "docs.jsonl"
     path.write_text("\n".join(json.dumps(item) for item in CROWDS))
     assert main(["ingest-docs", str(path)]) == 0
     capsys.readouterr()
-    recalled = store.read("props.filtered", source=None, start=None, end=None,
-                          contains="ward office", offset=0, limit=1)[0]["id"]  # fmt: skip
+    recalled = store.read(
+        "props.filtered",
+        source=None,
+        start=None,
+        end=None,
+        contains="ward office",
+        offset=0,
+        limit=1,
+    )[0]["id"]
     from graphmem.timeline import reinforce_in
 
     for day in RECALL_DAYS:

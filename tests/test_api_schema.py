@@ -50,8 +50,12 @@ def test_an_error_names_the_field_in_the_requests_camel_case() -> None:
     from api.errors import error_extensions
     from graphmem.errors import InvalidInput
 
-    names = [("as_of", "asOf"), ("spec.member_ids[2]", "spec.memberIds[2]"),
-             ("rankBy", "rankBy"), ("points[3].value", "points[3].value")]  # fmt: skip
+    names = [
+        ("as_of", "asOf"),
+        ("spec.member_ids[2]", "spec.memberIds[2]"),
+        ("rankBy", "rankBy"),
+        ("points[3].value", "points[3].value"),
+    ]
     for library, request in names:
         error = graphql.GraphQLError("bad", original_error=InvalidInput(library, "is bad"))
         assert error_extensions(error) == {"code": "BAD_INPUT", "field": request}
@@ -63,10 +67,13 @@ def test_a_written_value_that_does_not_fit_its_type_names_its_argument() -> None
         ('{ metaSegments(seriesId: "s", frequency: FORTNIGHT) { total } }', "frequency"),
         ('{ metaSegments(seriesId: "s", kind: "RANGE") { total } }', "kind"),
         ("mutation { buildMetaSegments(spec: {kind: CLUSTER}) { id } }", "spec.kind"),
-        ('mutation { addPropositions(propositions: [{text: "a", date: "2020-01-01"}, '
-         '{text: "b", date: "2020-02-30"}]) { added } }', "propositions[1].date"),
+        (
+            'mutation { addPropositions(propositions: [{text: "a", date: "2020-01-01"}, '
+            '{text: "b", date: "2020-02-30"}]) { added } }',
+            "propositions[1].date",
+        ),
         ('{ segments(seriesId: "s", start: "soon") { total } }', "start"),
-    ]  # fmt: skip
+    ]
     for query, field in cases:
         [error] = schema.execute_sync(query).errors
         assert error.extensions == {"code": "BAD_INPUT", "field": field}, query

@@ -54,8 +54,9 @@ def test_a_foreign_host_header_is_refused_and_nothing_runs(client, store: Store)
 
 @pytest.mark.parametrize("host", ["localhost", "localhost:8000", "127.0.0.1:8000", "[::1]:8000"])
 def test_the_loopback_names_are_served(client, host: str) -> None:
-    response = client().post("/graphql", json={"query": "{ series { items { name } } }"},
-                             headers={"Host": host})  # fmt: skip
+    response = client().post(
+        "/graphql", json={"query": "{ series { items { name } } }"}, headers={"Host": host}
+    )
     assert response.status_code == 200 and response.json()["data"] == {"series": {"items": []}}
 
 
@@ -68,13 +69,24 @@ def test_the_bound_host_is_served_and_allowed_hosts_replace_the_defaults(client)
     bound = client(host="192.0.2.10", api_token=TOKEN)
     auth = {"Authorization": f"Bearer {TOKEN}"}
     for host in ("192.0.2.10:8000", "localhost"):
-        assert bound.post("/graphql", json={"query": "{ series { items { name } } }"},
-                          headers={**auth, "Host": host}).status_code == 200  # fmt: skip
+        assert (
+            bound.post(
+                "/graphql",
+                json={"query": "{ series { items { name } } }"},
+                headers={**auth, "Host": host},
+            ).status_code
+            == 200
+        )
     listed = client(allowed_hosts=("graphmem.internal", "*.example.org"))
-    for host, status in [("graphmem.internal", 200), ("a.example.org:443", 200),
-                         ("localhost", 400), ("example.net", 400)]:  # fmt: skip
-        response = listed.post("/graphql", json={"query": "{ series { items { name } } }"},
-                               headers={"Host": host})  # fmt: skip
+    for host, status in [
+        ("graphmem.internal", 200),
+        ("a.example.org:443", 200),
+        ("localhost", 400),
+        ("example.net", 400),
+    ]:
+        response = listed.post(
+            "/graphql", json={"query": "{ series { items { name } } }"}, headers={"Host": host}
+        )
         assert response.status_code == status, host
 
 
@@ -85,8 +97,9 @@ def test_default_allowed_hosts() -> None:
     everywhere = security.allowed_hosts(Settings(host="0.0.0.0"))
     assert everywhere == ["localhost", "127.0.0.1", "[::1]", socket.gethostname().lower()]
     assert security.allowed_hosts(Settings(allowed_hosts=("fe80::1", "A.example"))) == [
-        "[fe80::1]", "a.example",
-    ]  # fmt: skip
+        "[fe80::1]",
+        "a.example",
+    ]
 
 
 @pytest.mark.parametrize("bad", ["example.com:8000", "http://example.com", "a*.example", "a b"])
@@ -97,10 +110,14 @@ def test_a_bad_allowed_host_names_the_variable(bad: str) -> None:
 
 
 def preflight(app: TestClient, origin: str):
-    return app.options("/graphql", headers={
-        "Origin": origin, "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "authorization, content-type",
-    })  # fmt: skip
+    return app.options(
+        "/graphql",
+        headers={
+            "Origin": origin,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type",
+        },
+    )
 
 
 def test_cors_preflight_and_request_from_an_allowed_origin(client) -> None:
@@ -112,8 +129,9 @@ def test_cors_preflight_and_request_from_an_allowed_origin(client) -> None:
     assert "authorization" in allowed and "content-type" in allowed
     assert "POST" in answer.headers["Access-Control-Allow-Methods"]
     assert "Access-Control-Allow-Credentials" not in answer.headers
-    response = app.post("/graphql", json={"query": "{ series { items { name } } }"},
-                        headers={"Origin": APP_ORIGIN})  # fmt: skip
+    response = app.post(
+        "/graphql", json={"query": "{ series { items { name } } }"}, headers={"Origin": APP_ORIGIN}
+    )
     assert response.headers["Access-Control-Allow-Origin"] == APP_ORIGIN
     assert "WWW-Authenticate" in response.headers["Access-Control-Expose-Headers"]
     assert "Access-Control-Allow-Credentials" not in response.headers
@@ -123,8 +141,11 @@ def test_no_cors_headers_for_a_foreign_origin(client) -> None:
     app = client(cors_origins=(APP_ORIGIN,))
     answer = preflight(app, "https://evil.example")
     assert answer.status_code == 400 and "Access-Control-Allow-Origin" not in answer.headers
-    response = app.post("/graphql", json={"query": "{ series { items { name } } }"},
-                        headers={"Origin": "https://evil.example"})  # fmt: skip
+    response = app.post(
+        "/graphql",
+        json={"query": "{ series { items { name } } }"},
+        headers={"Origin": "https://evil.example"},
+    )
     assert "Access-Control-Allow-Origin" not in response.headers
 
 
@@ -141,17 +162,30 @@ def test_any_origin_never_with_credentials(client) -> None:
 
 
 def test_origins_are_read_as_browsers_send_them() -> None:
-    settings = Settings.from_env({"GRAPHMEM_CORS_ORIGINS": "HTTPS://App.example.com:443/, "
-                                  "http://[::1]:5173 ,http://x.example:80"})  # fmt: skip
+    settings = Settings.from_env(
+        {
+            "GRAPHMEM_CORS_ORIGINS": "HTTPS://App.example.com:443/, "
+            "http://[::1]:5173 ,http://x.example:80"
+        }
+    )
     assert security.cors_origins(settings) == [
-        "https://app.example.com", "http://[::1]:5173", "http://x.example",
-    ]  # fmt: skip
+        "https://app.example.com",
+        "http://[::1]:5173",
+        "http://x.example",
+    ]
 
 
 @pytest.mark.parametrize(
-    "bad", ["app.example.com", "ftp://a.example", "https://a.example/path", "https://u@a.example",
-            "https://a.example:99999", "https://"],
-)  # fmt: skip
+    "bad",
+    [
+        "app.example.com",
+        "ftp://a.example",
+        "https://a.example/path",
+        "https://u@a.example",
+        "https://a.example:99999",
+        "https://",
+    ],
+)
 def test_a_bad_origin_names_the_variable(bad: str) -> None:
     with pytest.raises(InvalidInput) as raised:
         create_app(Settings(cors_origins=(bad,)))
@@ -160,10 +194,21 @@ def test_a_bad_origin_names_the_variable(bad: str) -> None:
 
 @pytest.mark.parametrize(
     ("host", "loopback"),
-    [("127.0.0.1", True), ("127.8.9.10", True), ("::1", True), ("[::1]", True),
-     ("localhost", True), ("LOCALHOST", True), ("0.0.0.0", False), ("::", False), ("", False),
-     ("192.0.2.10", False), ("myhost", False), ("localhost.example.com", False)],
-)  # fmt: skip
+    [
+        ("127.0.0.1", True),
+        ("127.8.9.10", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("localhost", True),
+        ("LOCALHOST", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("", False),
+        ("192.0.2.10", False),
+        ("myhost", False),
+        ("localhost.example.com", False),
+    ],
+)
 def test_is_loopback(host: str, loopback: bool) -> None:
     assert security.is_loopback(host) is loopback
 
@@ -185,8 +230,12 @@ def test_any_origin_without_a_token_is_a_problem_even_locally() -> None:
 
 @pytest.fixture
 def no_tokens(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in ("GRAPHMEM_API_TOKEN", "GRAPHMEM_READ_TOKEN", "GRAPHMEM_TOKENS_FILE",
-                 "GRAPHMEM_CORS_ORIGINS"):  # fmt: skip
+    for name in (
+        "GRAPHMEM_API_TOKEN",
+        "GRAPHMEM_READ_TOKEN",
+        "GRAPHMEM_TOKENS_FILE",
+        "GRAPHMEM_CORS_ORIGINS",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path / "home"))
 
@@ -231,8 +280,9 @@ def outward_address() -> str | None:
 def serving(args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen]:
     command = [sys.executable, "-m", "graphmem.cli", "serve", *args]
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
-    process = subprocess.Popen(command, env=full_env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    process = subprocess.Popen(
+        command, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     try:
         yield process
     finally:
@@ -264,14 +314,21 @@ def test_serve_on_a_non_loopback_address(tmp_path: Path, flags, token) -> None:
     with socket.socket() as sock:
         sock.bind((address, 0))
         port = sock.getsockname()[1]
-    env = {"GRAPHMEM_HOME": str(tmp_path / "home"), "GRAPHMEM_API_TOKEN": token or "",
-           "GRAPHMEM_STORE": f"falkordb+embedded://{tmp_path / 'db'}"}  # fmt: skip
+    env = {
+        "GRAPHMEM_HOME": str(tmp_path / "home"),
+        "GRAPHMEM_API_TOKEN": token or "",
+        "GRAPHMEM_STORE": f"falkordb+embedded://{tmp_path / 'db'}",
+    }
     url = f"http://{address}:{port}"
     with serving(["--host", address, "--port", str(port), *flags], env) as process:
         wait_up(url, process)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        response = httpx.post(f"{url}/graphql", json={"query": "{ series { items { name } } }"},
-                              headers=headers, timeout=60)  # fmt: skip
+        response = httpx.post(
+            f"{url}/graphql",
+            json={"query": "{ series { items { name } } }"},
+            headers=headers,
+            timeout=60,
+        )
         assert response.status_code == 200 and response.json()["data"] == {"series": {"items": []}}
         if token:
             assert (

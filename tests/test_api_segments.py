@@ -54,13 +54,17 @@ def test_append_points_then_query_segments(gql) -> None:
     assert bounds["start"] == pts[0]["timestamp"]
     assert bounds["end"] == pts[-1]["timestamp"]
     assert (bounds["pointCount"], bounds["skippedCount"], bounds["segmentCount"]) == (
-        len(pts) - 1, 1, len(listed),
-    )  # fmt: skip
+        len(pts) - 1,
+        1,
+        len(listed),
+    )
     window = gql(
         "query($id: ID!, $s: DateTime, $e: DateTime) "
         "{ segments(seriesId: $id, start: $s, end: $e) { items { index } total } }",
-        id=sid, s=pts[300]["timestamp"], e=pts[301]["timestamp"],
-    )["data"]["segments"]  # fmt: skip
+        id=sid,
+        s=pts[300]["timestamp"],
+        e=pts[301]["timestamp"],
+    )["data"]["segments"]
     assert len(window["items"]) == 1 and window["total"] == 1
 
 

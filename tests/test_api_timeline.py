@@ -44,8 +44,10 @@ def test_events_recall_reinforce_timeline(gql) -> None:
     assert [i["date"] for i in items] == sorted(i["date"] for i in items)
     top = max(items, key=lambda i: i["importance"])
     assert top["id"] == ward and top["lastRecalledAt"] == "2026-10-29T00:00:00Z"
-    page = gql('{ timeline(now: "2026-10-30", limit: 1, offset: 1, labels: [EVENT]) '
-               "{ items { id } total limit offset } }")["data"]["timeline"]  # fmt: skip
+    page = gql(
+        '{ timeline(now: "2026-10-30", limit: 1, offset: 1, labels: [EVENT]) '
+        "{ items { id } total limit offset } }"
+    )["data"]["timeline"]
     assert page == {"items": [{"id": items[1]["id"]}], "total": 3, "limit": 1, "offset": 1}
     none = gql('{ timeline(now: "2026-10-30", labels: [PROPOSITION]) { items { id } total } }')
     assert none["data"]["timeline"] == {"items": [], "total": 0}
@@ -64,9 +66,13 @@ def test_bad_input_is_an_error_and_changes_nothing(gql) -> None:
 
 
 def test_cli_recall_and_plot_timeline(
-    monkeypatch: pytest.MonkeyPatch, store_url: str, store: Store, short_tmp: Path,
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    monkeypatch: pytest.MonkeyPatch,
+    store_url: str,
+    store: Store,
+    short_tmp: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.setenv("GRAPHMEM_STORE", store_url)
     monkeypatch.setenv("GRAPHMEM_HOME", str(short_tmp / "cli-timeline"))
     for text, date in MEMORIES:

@@ -52,8 +52,10 @@ def test_serve_answers_graphql_on_the_embedded_store(short_tmp: Path) -> None:
     env.pop("GRAPHMEM_STORE", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "graphmem.cli", "serve", "--port", str(port)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -206,9 +208,12 @@ def test_demo_falls_back_to_direct_tool_calls_when_the_llm_fails(
 
 
 def test_demo_prints_the_stored_segments(
-    monkeypatch: pytest.MonkeyPatch, store_url: str, store: Store, short_tmp: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    store_url: str,
+    store: Store,
+    short_tmp: Path,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     from graphmem.series.segments import list_segments
 
     monkeypatch.setenv("GRAPHMEM_STORE", store_url)
@@ -298,8 +303,11 @@ def test_ingest_series_closes_the_stream_unless_told_not_to(
         "timestamp,value\n" + "".join(f"{d},{x}\n" for d, x in zip(days, xs, strict=True))
     )
     assert main(["ingest-series", str(csv), "--series", "finite"]) == 0
-    assert capsys.readouterr().out.rstrip().endswith("2 segments, 2020-01-01T00:00:00Z to "
-                                                      "2021-02-03T00:00:00Z; closed")  # fmt: skip
+    assert (
+        capsys.readouterr()
+        .out.rstrip()
+        .endswith("2 segments, 2020-01-01T00:00:00Z to 2021-02-03T00:00:00Z; closed")
+    )
     segs = list_segments(cli_env, "finite", limit=10)
     assert [(s.n, s.open) for s in segs] == [(385, False), (15, False)]
     assert main(["ingest-series", str(csv), "--series", "open", "--no-close"]) == 0

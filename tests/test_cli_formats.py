@@ -116,9 +116,15 @@ def test_a_bad_format_is_refused_before_anything_runs(
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [(1454284800.0, "1454284800.0"), (1e-07, "0.0000001"), (1e20, "100000000000000000000"),
-     (0.1, "0.1"), (-2.5e-3, "-0.0025"), (float("inf"), "inf")],
-)  # fmt: skip
+    [
+        (1454284800.0, "1454284800.0"),
+        (1e-07, "0.0000001"),
+        (1e20, "100000000000000000000"),
+        (0.1, "0.1"),
+        (-2.5e-3, "-0.0025"),
+        (float("inf"), "inf"),
+    ],
+)
 def test_numbers_are_never_in_exponent_form(value: float, shown: str) -> None:
     assert number_text(value) == shown
 
@@ -128,6 +134,11 @@ def test_which_names_are_times() -> None:
     assert all(is_epoch_name(name) for name in times)
     assert not any(is_epoch_name(name) for name in ["epoch", "t", "date", "n", "start_iso"])
     row = {"start": T0, "flag": True, "end": 10**15, "at": "2016-01-01", "mean": 1.5}
-    assert with_times(row) == {"start": "2016-02-01T00:00:00Z", "flag": True, "end": 10**15,
-                               "at": "2016-01-01", "mean": 1.5}  # fmt: skip
+    assert with_times(row) == {
+        "start": "2016-02-01T00:00:00Z",
+        "flag": True,
+        "end": 10**15,
+        "at": "2016-01-01",
+        "mean": 1.5,
+    }
     assert formatted([{"x": float("nan")}], "json") == '[\n{"x":null}\n]'

@@ -67,19 +67,32 @@ def test_the_default_columns_are_timestamp_and_value(
 @pytest.mark.parametrize(
     ("rows", "options", "message"),
     [
-        ([["2024-01-01", "1"], ["2024-01-02", "one"]], [],
-         "line 3: value 'one' is not a number in column 2 (kg)"),
-        ([["2024-01-01", "1"], ["soon", "2"]], [],
-         "line 3: timestamp 'soon' is not an ISO date/datetime or epoch seconds in column 1 (day)"),
+        (
+            [["2024-01-01", "1"], ["2024-01-02", "one"]],
+            [],
+            "line 3: value 'one' is not a number in column 2 (kg)",
+        ),
+        (
+            [["2024-01-01", "1"], ["soon", "2"]],
+            [],
+            "line 3: timestamp 'soon' is not an ISO date/datetime or epoch seconds"
+            " in column 1 (day)",
+        ),
         ([["2024-01-01", "1"], ["2024-01-02"]], [], "line 3: expected 2 columns (day,kg), got 1"),
-        ([["2024-01-01", "1"]], ["--time-col", "2"],
-         "line 1: time column 2 does not exist: the header 'day,kg' has 2 columns"),
-        ([["2024-01-01", "1"]], ["--value-col", "price"],
-         "line 1: header 'day,kg' has no value column 'price'"),
+        (
+            [["2024-01-01", "1"]],
+            ["--time-col", "2"],
+            "line 1: time column 2 does not exist: the header 'day,kg' has 2 columns",
+        ),
+        (
+            [["2024-01-01", "1"]],
+            ["--value-col", "price"],
+            "line 1: header 'day,kg' has no value column 'price'",
+        ),
         ([["2024-01-01", "1"]], ["--delimiter", ","], "line 1: header 'day;kg' has no time column"),
         ([["2024-01-01", "1"]], ["--delimiter", "::"], "delimiter: must be one character"),
     ],
-)  # fmt: skip
+)
 def test_a_bad_file_names_the_line_and_column_and_stores_nothing(
     cli_store: Store,
     tmp_path: Path,

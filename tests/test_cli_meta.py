@@ -35,8 +35,17 @@ def test_period_builds_one_per_year_with_population_std(
     sales, capsys: pytest.CaptureFixture[str]
 ) -> None:
     store, series, data = sales
-    rows = _json(capsys, "period", series.name, "--start", "2015-03-01", "--end", "2017-06-30",
-                 "--freq", "year")  # fmt: skip
+    rows = _json(
+        capsys,
+        "period",
+        series.name,
+        "--start",
+        "2015-03-01",
+        "--end",
+        "2017-06-30",
+        "--freq",
+        "year",
+    )
     assert [r["label"] for r in rows] == ["2015", "2016", "2017"]
     assert {(r["kind"], r["freq"]) for r in rows} == {("range", "year")}, "a range cut by year"
     first = rows[1]
@@ -52,8 +61,17 @@ def test_period_builds_one_per_year_with_population_std(
 
 def test_list_and_show_read_what_was_built(sales, capsys: pytest.CaptureFixture[str]) -> None:
     store, series, data = sales
-    built = _json(capsys, "period", series.name, "--start", "2016-01-01", "--end", "2016-12-31",
-                  "--freq", "quarter")  # fmt: skip
+    built = _json(
+        capsys,
+        "period",
+        series.name,
+        "--start",
+        "2016-01-01",
+        "--end",
+        "2016-12-31",
+        "--freq",
+        "quarter",
+    )
     assert main(["meta", "list", series.name, "--format", "csv"]) == 0
     listed = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [r["id"] for r in listed] == [r["id"] for r in built]
@@ -82,8 +100,17 @@ def test_filter_and_group(sales, capsys: pytest.CaptureFixture[str]) -> None:
     assert filtered["kind"] == "filter" and filtered["members"] == len(rising) > 0
     assert filtered["n"] == sum(g.n for g in rising)
 
-    years = _json(capsys, "period", series.name, "--start", "2011-01-01", "--end", "2012-12-31",
-                  "--freq", "year")  # fmt: skip
+    years = _json(
+        capsys,
+        "period",
+        series.name,
+        "--start",
+        "2011-01-01",
+        "--end",
+        "2012-12-31",
+        "--freq",
+        "year",
+    )
     [group] = _json(capsys, "group", *(y["id"] for y in years), "--label", "2011-2012")
     assert group["label"] == "2011-2012" and group["kind"] == "members"
     assert group["n"] == years[0]["n"] + years[1]["n"] == 731
@@ -94,16 +121,22 @@ def test_filter_and_group(sales, capsys: pytest.CaptureFixture[str]) -> None:
     ("args", "message"),
     [
         (["show", "meta_nope"], "no meta-segment with id 'meta_nope'"),
-        (["period", "sales", "--start", "2016-01-01", "--end", "2016-12-31", "--freq", "decade"],
-         "freq: must be one of year, quarter, month, week, day"),
-        (["period", "sales", "--start", "2016-12-31", "--end", "2016-01-01"],
-         "end: must not be before start"),
-        (["period", "nope", "--start", "2016-01-01", "--end", "2016-12-31"],
-         "no series with id or name 'nope'"),
+        (
+            ["period", "sales", "--start", "2016-01-01", "--end", "2016-12-31", "--freq", "decade"],
+            "freq: must be one of year, quarter, month, week, day",
+        ),
+        (
+            ["period", "sales", "--start", "2016-12-31", "--end", "2016-01-01"],
+            "end: must not be before start",
+        ),
+        (
+            ["period", "nope", "--start", "2016-01-01", "--end", "2016-12-31"],
+            "no series with id or name 'nope'",
+        ),
         (["filter", "sales", "--where", "colour>3"], "where"),
         (["group", "seg_nope"], "no segment or meta-segment with id 'seg_nope'"),
     ],
-)  # fmt: skip
+)
 def test_meta_errors_are_one_line_and_build_nothing(
     sales, capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
@@ -120,8 +153,13 @@ def test_plot_a_window(sales, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     png = tmp_path / "window.png"
     args = ["plot", series.name, "-o", str(png)]
     assert main([*args, "--start", "2016-01-01", "--end", "2016-12-31T12:00"]) == 0
-    overlapping = list_segments(store, series.id, parse_timestamp("2016-01-01"),
-                                parse_timestamp("2016-12-31T12:00"), limit=1000)  # fmt: skip
+    overlapping = list_segments(
+        store,
+        series.id,
+        parse_timestamp("2016-01-01"),
+        parse_timestamp("2016-12-31T12:00"),
+        limit=1000,
+    )
     assert capsys.readouterr().out.strip() == f"wrote {png} ({len(overlapping)} segments)"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert 0 < len(overlapping) < len(list_segments(store, series.id, limit=1000))
@@ -130,13 +168,15 @@ def test_plot_a_window(sales, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 @pytest.mark.parametrize(
     ("window", "message"),
     [
-        (["--start", "2016-06-01", "--end", "2016-01-01"],
-         "start: 2016-06-01T00:00:00Z is after end 2016-01-01T00:00:00Z"),
+        (
+            ["--start", "2016-06-01", "--end", "2016-01-01"],
+            "start: 2016-06-01T00:00:00Z is after end 2016-01-01T00:00:00Z",
+        ),
         (["--start", "2030-01-01"], "holds no points; the series covers 2010-01-01T00:00:00Z"),
         (["--end", "1999-12-31"], "end: 2010-01-01T00:00:00Z to 1999-12-31T00:00:00Z holds no"),
         (["--start", "June"], "--start: 'June' is not an ISO date/datetime"),
     ],
-)  # fmt: skip
+)
 def test_plot_a_bad_window_is_a_clear_error(
     sales, tmp_path: Path, capsys: pytest.CaptureFixture[str], window: list[str], message: str
 ) -> None:

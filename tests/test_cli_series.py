@@ -77,9 +77,11 @@ def test_serve_prints_the_store_url_without_password(short_tmp: Path) -> None:
     url = "bolt://neo4j:secret@127.0.0.1:1"
     server = subprocess.Popen(
         [sys.executable, "-m", "graphmem.cli", "serve", "--port", str(port), "--store", url],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
         env={**os.environ, "GRAPHMEM_HOME": str(short_tmp / "serve-home"), "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
+    )
     try:
         assert server.stdout is not None
         line = server.stdout.readline()

@@ -14,8 +14,15 @@ from pathlib import Path
 from graphmem.store import Store
 
 # what loading the embedding model imports, on either backend
-MODEL_MODULES = ("onnxruntime", "torch", "sentence_transformers", "transformers", "tokenizers",
-                 "graphmem.embed.onnxrun", "graphmem.embed.torchrun")  # fmt: skip
+MODEL_MODULES = (
+    "onnxruntime",
+    "torch",
+    "sentence_transformers",
+    "transformers",
+    "tokenizers",
+    "graphmem.embed.onnxrun",
+    "graphmem.embed.torchrun",
+)
 # runs commands in one process, then says which of MODEL_MODULES it imported
 PROBE = f"""
 import json, sys
@@ -67,8 +74,11 @@ def test_commands_without_the_model_never_load_it(
     ]
     run = subprocess.run(
         [sys.executable, "-c", PROBE, *(json.dumps(c) for c in commands)],
-        env=environment(store_url, tmp_path), capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        env=environment(store_url, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout.splitlines()[-1])
     assert report == {"codes": [0] * len(commands), "loaded": []}

@@ -127,8 +127,10 @@ def test_points_read_back_exactly_either_way(lists_store: Store) -> None:
 
 def test_vector_index_rebuilds_from_the_graph_either_way(lists_store: Store, tmp_path) -> None:
     vecs = np.eye(4, dtype=np.float32)
-    rows = [{"id": f"p{i}", "vid": vector_id(f"p{i}"), "ts": 1_700_000_000 + i, "embedding": e}
-            for i, e in enumerate(embcodec.encode(vecs))]  # fmt: skip
+    rows = [
+        {"id": f"p{i}", "vid": vector_id(f"p{i}"), "ts": 1_700_000_000 + i, "embedding": e}
+        for i, e in enumerate(embcodec.encode(vecs))
+    ]
     rows[3]["embedding"] = vecs[3].tolist()  # as nodes written before embeddings were text
     lists_store.write_batch(Q["vectors_test.create_propositions"], rows)
     vectors = VectorStore(lists_store, tmp_path, "test-embedder", 4)
@@ -138,5 +140,6 @@ def test_vector_index_rebuilds_from_the_graph_either_way(lists_store: Store, tmp
     assert [hit.vid for hit in hits] == [vector_id("p3")]
     emb = lists_store.read_lists("props.embeddings", ids=["p0", "p3"])
     assert {r["id"]: embcodec.decode(r["embedding"]).tolist() for r in emb} == {
-        "p0": vecs[0].tolist(), "p3": vecs[3].tolist()
-    }  # fmt: skip
+        "p0": vecs[0].tolist(),
+        "p3": vecs[3].tolist(),
+    }

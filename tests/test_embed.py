@@ -59,8 +59,9 @@ def test_batching_equals_one_by_one(embedder: Embedder) -> None:
 
 
 def test_the_default_model_loads_once(embedder: Embedder, onnx_cache: Path) -> None:  # noqa: F811
-    other = Embedder("sentence-transformers/all-MiniLM-L6-v2", backend=embedder._backend,
-                     cache_dir=onnx_cache)  # fmt: skip
+    other = Embedder(
+        "sentence-transformers/all-MiniLM-L6-v2", backend=embedder._backend, cache_dir=onnx_cache
+    )
     assert other._loaded() is embedder._loaded()  # the alias means the bundled copy
 
 
@@ -91,9 +92,13 @@ def test_unknown_model_fails_clearly_without_downloading(tmp_path: Path) -> None
 
 @pytest.mark.parametrize(
     ("kwargs", "field"),
-    [({"backend": "tensorflow"}, "backend"), ({"backend": "onnx", "device": "cuda"}, "device"),
-     ({"batch_size": 0}, "batch_size"), ({"model": "  "}, "model")],
-)  # fmt: skip
+    [
+        ({"backend": "tensorflow"}, "backend"),
+        ({"backend": "onnx", "device": "cuda"}, "device"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"model": "  "}, "model"),
+    ],
+)
 def test_bad_arguments_are_refused(kwargs: dict, field: str) -> None:
     with pytest.raises(InvalidInput, match=f"^{field}:"):
         Embedder(**kwargs)

@@ -121,8 +121,14 @@ def test_no_torch_is_imported_once_the_export_is_ready(onnx_cache: Path) -> None
         "print(json.dumps({'backend': e.backend, 'shape': list(v.shape), 'heavy': heavy}))\n"
     )
     env = {**os.environ, "GRAPHMEM_MODEL_CACHE": str(onnx_cache), "GRAPHMEM_EMBED_BACKEND": "auto"}
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          timeout=120, check=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     assert json.loads(done.stdout) == {"backend": "onnx", "shape": [2, 384], "heavy": []}
     assert done.stderr == ""  # no export notice, no progress bar, no warnings
 
@@ -233,7 +239,7 @@ def test_two_processes_export_at_once_through_the_cli(tmp_path: Path) -> None:
     procs = [
         subprocess.Popen(
             command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )  # fmt: skip
+        )
         for _ in range(2)
     ]
     results = [(p.wait(timeout=300), *p.communicate()) for p in procs]
@@ -258,14 +264,18 @@ def test_both_backends_find_the_same_neighbours_in_one_saved_index(
     props = world["propositions"]
     questions = [q["question"] for q in world["questions"]]
     stored = torch_embedder.encode([p["text"] for p in props])  # embedded by the torch backend
-    rows = [{"id": p["key"], "vid": vector_id(p["key"]), "ts": i, "embedding": v.tolist()}
-            for i, (p, v) in enumerate(zip(props, stored, strict=True))]  # fmt: skip
+    rows = [
+        {"id": p["key"], "vid": vector_id(p["key"]), "ts": i, "embedding": v.tolist()}
+        for i, (p, v) in enumerate(zip(props, stored, strict=True))
+    ]
     store.write_batch(TEST_CYPHER["vectors_test.create_propositions"], rows)
 
     def neighbours(embedder: Embedder) -> tuple[list[list[str]], bool]:
         with VectorStore(store, tmp_path, embedder.name, embedder.dim) as vectors:
-            found = [[h.node_id for h in vectors.search("Proposition", v, 5)]
-                     for v in embedder.encode(questions)]  # fmt: skip
+            found = [
+                [h.node_id for h in vectors.search("Proposition", v, 5)]
+                for v in embedder.encode(questions)
+            ]
             report = vectors.report("Proposition")
         return found, report is not None and report.loaded
 

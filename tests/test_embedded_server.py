@@ -199,7 +199,7 @@ def test_processes_opening_a_fresh_dir_at_once_all_succeed(short_tmp: Path, atte
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-        )  # fmt: skip
+        )
         for _ in range(4)
     ]
     for child in children:  # every child has imported graphmem and waits at the starting line

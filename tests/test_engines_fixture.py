@@ -15,8 +15,15 @@ from graphmem.store import open_store
 def test_a_database_with_other_data_is_refused_not_wiped(short_tmp: Path) -> None:
     url = f"falkordb+embedded://{short_tmp / 'not-a-test-db'}"
     with open_store(url, Settings()) as store:
-        store.write("series.create", id="s", name="precious", unit=None, description=None,
-                    created_at=0, created_at_iso="1970-01-01T00:00:00Z")  # fmt: skip
+        store.write(
+            "series.create",
+            id="s",
+            name="precious",
+            unit=None,
+            description=None,
+            created_at=0,
+            created_at_iso="1970-01-01T00:00:00Z",
+        )
         with pytest.raises(pytest.exit.Exception, match="refusing to run the tests on") as caught:
             claim(store, url)
         assert "holds 1 nodes and no test marker" in str(caught.value)
@@ -27,8 +34,15 @@ def test_an_empty_or_marked_database_is_claimed_and_wiped(short_tmp: Path) -> No
     url = f"falkordb+embedded://{short_tmp / 'test-db'}"
     with open_store(url, Settings()) as store:
         claim(store, url)  # empty: claimed
-        store.write("series.create", id="s", name="scratch", unit=None, description=None,
-                    created_at=0, created_at_iso="1970-01-01T00:00:00Z")  # fmt: skip
+        store.write(
+            "series.create",
+            id="s",
+            name="scratch",
+            unit=None,
+            description=None,
+            created_at=0,
+            created_at_iso="1970-01-01T00:00:00Z",
+        )
         claim(store, url)  # data, but marked: a test database
         wipe(store)
         assert store.read(Q["engines.census"]) == [{"marked": 1, "nodes": 1}]

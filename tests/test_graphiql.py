@@ -174,11 +174,19 @@ def test_every_file_the_page_loads_is_served_and_fetches_nothing_outside(app: Te
                 assert app.get(urljoin(url, inner)).status_code == 200, (url, inner)
         checked.append(urlsplit(url).path)
     assert sorted(checked) == sorted(
-        [f"/graphiql/static/vendor/{name}" for name in (
-            "graphiql.min.css", "plugin-explorer.css", "react.production.min.js",
-            "react-dom.production.min.js", "graphiql.min.js", "plugin-explorer.umd.js")]
+        [
+            f"/graphiql/static/vendor/{name}"
+            for name in (
+                "graphiql.min.css",
+                "plugin-explorer.css",
+                "react.production.min.js",
+                "react-dom.production.min.js",
+                "graphiql.min.js",
+                "plugin-explorer.umd.js",
+            )
+        ]
         + ["/graphiql/static/start.css", "/graphiql/static/start.js"]
-    )  # fmt: skip
+    )
 
 
 def test_the_vendored_files_are_as_built_small_and_licensed() -> None:
@@ -190,8 +198,14 @@ def test_the_vendored_files_are_as_built_small_and_licensed() -> None:
         assert hashlib.sha256(data).hexdigest() == digest, name
         assert len(data) <= MAX_FILE, name
     licences = (VENDOR / "THIRD-PARTY-LICENSES.txt").read_text()
-    for package in ("graphiql@3.8.3", "react@18.2.0", "react-dom@18.2.0",
-                    "@graphiql/plugin-explorer@1.0.2", "graphiql-explorer@0.9.0",
-                    "graphql@16.9.0", "codemirror@"):  # fmt: skip
+    for package in (
+        "graphiql@3.8.3",
+        "react@18.2.0",
+        "react-dom@18.2.0",
+        "@graphiql/plugin-explorer@1.0.2",
+        "graphiql-explorer@0.9.0",
+        "graphql@16.9.0",
+        "codemirror@",
+    ):
         assert f"\n  {package}" in licences, package
     assert "Permission is hereby granted, free of charge" in licences  # the MIT text itself

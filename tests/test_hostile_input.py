@@ -89,11 +89,14 @@ def test_control_characters_in_sources_and_labels_are_refused(own: tuple[str, St
         value = f"a{char}b"
         cases = [
             (EVENT, {"t": "x", "d": "2024-01-01", "s": value}, "source"),
-            (PROPS, {"p": [{"text": "x", "date": "2024-01-01", "source": value}]},
-             "propositions[0].source"),
+            (
+                PROPS,
+                {"p": [{"text": "x", "date": "2024-01-01", "source": value}]},
+                "propositions[0].source",
+            ),
             (DOC, {"t": "doc", "d": "2024-01-01", "s": value}, "source"),
             (meta, {"l": value}, "spec.label"),
-        ]  # fmt: skip
+        ]
         for query, variables, field in cases:
             error = refusal(post(url, query, **variables))
             assert error["extensions"] == {"code": "BAD_INPUT", "field": field}, error
@@ -108,11 +111,14 @@ def test_u0001_anywhere_is_refused_and_the_server_stays_up(own: tuple[str, Store
         (EVENT, {"t": "a\x01b", "d": "2024-01-01"}, "text"),
         (EVENT, {"t": "x", "d": "2024-01-01", "s": "\x01"}, "source"),
         (PROPS, {"p": [{"text": "a\x01b", "date": "2024-01-01"}]}, "propositions[0].text"),
-        (PROPS, {"p": [{"text": "x", "date": "2024-01-01", "source": "a\x01"}]},
-         "propositions[0].source"),
+        (
+            PROPS,
+            {"p": [{"text": "x", "date": "2024-01-01", "source": "a\x01"}]},
+            "propositions[0].source",
+        ),
         (DOC, {"t": "\x01 doc", "d": "2024-01-01"}, "text"),
         (DOC, {"t": "doc", "d": "2024-01-01", "s": "a\x01b"}, "source"),
-    ]  # fmt: skip
+    ]
     for query, variables, field in cases:
         error = refusal(post(url, query, **variables))
         assert error["extensions"] == {"code": "BAD_INPUT", "field": field}, error
@@ -124,8 +130,11 @@ def test_u0001_anywhere_is_refused_and_the_server_stays_up(own: tuple[str, Store
 def test_other_control_characters_in_texts_are_stored(own: tuple[str, Store]) -> None:
     url, store = own
     text = "tab\tbell\x07 escape\x1b and C1\x85\x9f"
-    created = post(url, "mutation($d: String) { createSeries(name: \"s\", description: $d) "
-                   "{ description } }", d=text)  # fmt: skip
+    created = post(
+        url,
+        'mutation($d: String) { createSeries(name: "s", description: $d) { description } }',
+        d=text,
+    )
     assert created["data"]["createSeries"]["description"] == text
     assert nodes(store) == 1 and healthy(url)
 
@@ -138,10 +147,13 @@ def test_lone_surrogates_are_bad_input_naming_the_field(own: tuple[str, Store]) 
         (EVENT, {"t": "a\udc00b", "d": "2024-01-01"}, "text"),
         (EVENT, {"t": "x", "d": "2024-01-01", "s": "\udfff"}, "source"),
         (PROPS, {"p": [{"text": "a\udc00b", "date": "2024-01-01"}]}, "propositions[0].text"),
-        (PROPS, {"p": [{"text": "x", "date": "2024-01-01", "source": "\udc00"}]},
-         "propositions[0].source"),
+        (
+            PROPS,
+            {"p": [{"text": "x", "date": "2024-01-01", "source": "\udc00"}]},
+            "propositions[0].source",
+        ),
         (DOC, {"t": "a\udc00b", "d": "2024-01-01"}, "text"),
-    ]  # fmt: skip
+    ]
     for query, variables, field in cases:
         error = refusal(post(url, query, **variables))
         assert error["extensions"] == {"code": "BAD_INPUT", "field": field}, error
@@ -223,8 +235,11 @@ def test_sizes_are_limited(own: tuple[str, Store]) -> None:
     assert error["extensions"]["field"] == "text"
     error = refusal(post(url, EVENT, t="x" * 10_001, d="2024-01-01"))
     assert error["extensions"] == {
-        "code": "LIMIT_EXCEEDED", "field": "text", "max": 10_000, "found": 10_001,
-    }  # fmt: skip
+        "code": "LIMIT_EXCEEDED",
+        "field": "text",
+        "max": 10_000,
+        "found": 10_001,
+    }
     assert nodes(store) == 0
 
 
@@ -246,9 +261,12 @@ def test_python_entry_points_check_strings_before_hashing_them(store: Store) -> 
 
 
 def test_cli_refuses_a_control_character_in_a_series_name(
-    monkeypatch: pytest.MonkeyPatch, own_store_url: str, own: tuple[str, Store],
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    monkeypatch: pytest.MonkeyPatch,
+    own_store_url: str,
+    own: tuple[str, Store],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.setenv("GRAPHMEM_STORE", own_store_url)
     csv = tmp_path / "points.csv"
     csv.write_text("timestamp,value\n2024-01-01,1\n2024-01-02,2\n")
@@ -285,8 +303,15 @@ def throwaway(short_tmp: Path) -> Iterator[Store]:
 
 
 def write_series(store: Store, id_: str, name: str) -> None:
-    store.write("series.create", id=id_, name=name, unit=None, description=None, created_at=0,
-                created_at_iso="1970-01-01T00:00:00Z")  # fmt: skip
+    store.write(
+        "series.create",
+        id=id_,
+        name=name,
+        unit=None,
+        description=None,
+        created_at=0,
+        created_at_iso="1970-01-01T00:00:00Z",
+    )
 
 
 @pytest.mark.parametrize(

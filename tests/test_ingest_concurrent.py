@@ -69,8 +69,10 @@ def test_a_batch_landed_before_the_state_was_read_is_a_duplicate(
             landed.wait(30)
 
     around(late, "read", "ingest.batch_seen", after=first_look)
-    results = both(lambda: ingest.append(early, series.id, ts, xs),
-                   lambda: ingest.append(late, series.id, ts, xs))  # fmt: skip
+    results = both(
+        lambda: ingest.append(early, series.id, ts, xs),
+        lambda: ingest.append(late, series.id, ts, xs),
+    )
     assert not results[0].duplicate and results[1].duplicate
     assert time_bounds(store, series.id).n_points == 2 * N
 

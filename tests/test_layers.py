@@ -90,3 +90,15 @@ def test_the_library_never_imports_the_api() -> None:
 def test_the_checker_sees_lazy_and_from_imports() -> None:
     tree = ast.parse("def f():\n    from graphmem import embcodec\n    import api.app\n")
     assert [m for _, m in imported(tree)] == ["graphmem.embcodec", "api.app"]
+
+
+def test_resolvers_call_the_library_not_statements() -> None:
+    """api/ runs no named statement itself: what it reads, a library function reads."""
+    calls = (".read(", ".write(", ".write_batch(", ".read_lists(")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in (ROOT / "api").rglob("*.py")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if any(f'{call}"' in line for call in calls)
+    ]
+    assert found == []

@@ -26,8 +26,10 @@ Q = load_dir(Path(__file__).parent / "cypher")
 DAY = 86_400
 T0 = 1_700_000_000
 
-_KEYWORDS = ("ON CREATE SET|ON MATCH SET|SET|WITH|RETURN|MATCH|OPTIONAL|MERGE|CREATE|UNWIND|CALL"
-             "|REMOVE|DELETE|DETACH|FOREACH|WHERE|ORDER|UNION")  # fmt: skip
+_KEYWORDS = (
+    "ON CREATE SET|ON MATCH SET|SET|WITH|RETURN|MATCH|OPTIONAL|MERGE|CREATE|UNWIND|CALL"
+    "|REMOVE|DELETE|DETACH|FOREACH|WHERE|ORDER|UNION"
+)
 # a SET clause runs to the next clause, or to the end of its subquery
 _SET = re.compile(
     rf"\b(?:ON CREATE SET|ON MATCH SET|SET)\b(?P<items>.*?)(?=\b(?:{_KEYWORDS})\b|\n\s*\}}|$)", re.S
@@ -139,8 +141,18 @@ def race(pair: tuple[Store, Store], statement: str, *calls: Callable[[Store], An
 
 
 def propositions(store: Store, *ids: str) -> None:
-    rows = [{"id": i, "text": i, "date": "2023-11-14", "ts": T0, "vid": n, "embedding": None,
-             "created_at": T0} for n, i in enumerate(ids)]  # fmt: skip
+    rows = [
+        {
+            "id": i,
+            "text": i,
+            "date": "2023-11-14",
+            "ts": T0,
+            "vid": n,
+            "embedding": None,
+            "created_at": T0,
+        }
+        for n, i in enumerate(ids)
+    ]
     store.write_batch(Q["timeline_test.create_propositions"], rows)
 
 
@@ -175,8 +187,14 @@ def test_racing_refinements_of_one_edge_leave_one_edge(store: Store, writers) ->
     store.write(Q["races_test.create_relation"], src="new", dst="old", id="r1")
 
     def refine(kind: str) -> Callable[[Store], Any]:
-        row = {"id": "r1", "src": "new", "dst": "old", "kind": kind, "confidence": 0.9,
-               "model": "judge"}  # fmt: skip
+        row = {
+            "id": "r1",
+            "src": "new",
+            "dst": "old",
+            "kind": kind,
+            "confidence": 0.9,
+            "model": "judge",
+        }
         return lambda s: s.write("props.replace_relations", rows=[row], now=T0)
 
     race(writers, "props.replace_relations", refine("contradicts"), refine("supports"))

@@ -36,8 +36,14 @@ from graphmem.store import Store
 WRITER, READER = "mcp-writer-token-0123456789", "mcp-reader-token-0123456789"
 Y = "create_meta_segment_by_datetime_range"
 OWN = ["subgraph", "recall", "add_propositions", "add_document", "add_event"]
-WRITING = {Y, "create_meta_segment_by_filter", "create_meta_segment_from_members",
-           "add_propositions", "add_document", "add_event"}  # fmt: skip
+WRITING = {
+    Y,
+    "create_meta_segment_by_filter",
+    "create_meta_segment_from_members",
+    "add_propositions",
+    "add_document",
+    "add_event",
+}
 TIMEOUT = httpx2.Timeout(120)  # the first call opens the model and the indexes
 
 
@@ -100,19 +106,23 @@ async def every_tool(client: Client, series: Any) -> list[str]:
     assert [r["name"] for r in listed] == [series.name]
     bounds = await series_tool("time_bounds", series=series.name)
     assert bounds["start"] == "2010-01-01" and bounds["n_points"] == 4018
-    rising = rows_of(await series_tool("search_segments", series=series.name, where="slope>0",
-                                       limit=3))  # fmt: skip
+    rising = rows_of(
+        await series_tool("search_segments", series=series.name, where="slope>0", limit=3)
+    )
     assert len(rising) == 3 and all(r["slope"] > 0 for r in rising)
     segment = await series_tool("get_segment", segment_id=rising[0]["id"])
     assert segment["summary"]
-    years = rows_of(await series_tool(Y, series=series.id, start="2015-01-01",
-                                      end="2016-12-31", freq="year"))  # fmt: skip
+    years = rows_of(
+        await series_tool(Y, series=series.id, start="2015-01-01", end="2016-12-31", freq="year")
+    )
     assert [y["label"] for y in years] == ["2015", "2016"]
-    steep = await series_tool("create_meta_segment_by_filter", series=series.name,
-                              where="slope>0.05")  # fmt: skip
+    steep = await series_tool(
+        "create_meta_segment_by_filter", series=series.name, where="slope>0.05"
+    )
     assert steep["id"].startswith("meta_")
-    both = await series_tool("create_meta_segment_from_members",
-                             member_ids=[y["id"] for y in years], label="2015-16")  # fmt: skip
+    both = await series_tool(
+        "create_meta_segment_from_members", member_ids=[y["id"] for y in years], label="2015-16"
+    )
     assert both["label"] == "2015-16" and both["n"] == 365 + 366
     features = await series_tool("get_meta_features", meta_segment_id=years[1]["id"])
     assert features["n"] == 366
@@ -121,17 +131,27 @@ async def every_tool(client: Client, series: Any) -> list[str]:
     metas = rows_of(await series_tool("list_meta_segments", series=series.name))
     assert {y["id"] for y in years} | {steep["id"], both["id"]} <= {m["id"] for m in metas}
 
-    report = await call(client, "add_propositions", propositions=[
-        {"text": "The Harbour line runs every 10 minutes.", "date": "2024-01-10"},
-        {"text": "The Harbour line runs every 20 minutes.", "date": "2024-06-01"},
-    ])  # fmt: skip
+    report = await call(
+        client,
+        "add_propositions",
+        propositions=[
+            {"text": "The Harbour line runs every 10 minutes.", "date": "2024-01-10"},
+            {"text": "The Harbour line runs every 20 minutes.", "date": "2024-06-01"},
+        ],
+    )
     assert report["added"] == 2 and report["relations"] >= 1
-    document = await call(client, "add_document", date="2024-07-01", source="bulletin",
-                          text="The Harbour line closes in August. Buses replace it.")  # fmt: skip
+    document = await call(
+        client,
+        "add_document",
+        date="2024-07-01",
+        source="bulletin",
+        text="The Harbour line closes in August. Buses replace it.",
+    )
     assert document["added"] == 2 and document["document_id"]
     event = await call(client, "add_event", text="Rode the Harbour line to work", date="2024-03-04")
-    graph = await client.call_tool("subgraph", {"question": "How often does the Harbour line run?",
-                                                "as_of": "2024-06-30"})  # fmt: skip
+    graph = await client.call_tool(
+        "subgraph", {"question": "How often does the Harbour line run?", "as_of": "2024-06-30"}
+    )
     assert not graph.is_error
     context = graph.content[0].text
     assert "every 20 minutes" in context and "every 10 minutes" in context
@@ -139,8 +159,11 @@ async def every_tool(client: Client, series: Any) -> list[str]:
     nodes = {n["text"]: n for n in graph.structured_content["nodes"]}
     assert nodes["The Harbour line runs every 10 minutes."]["status"] == "updated"
     assert graph.structured_content["context"] == context
-    found = (await call(client, "recall", query="Harbour line commute", now="2024-03-05",
-                        labels=["Event"]))["memories"]  # fmt: skip
+    found = (
+        await call(
+            client, "recall", query="Harbour line commute", now="2024-03-05", labels=["Event"]
+        )
+    )["memories"]
     assert found[0]["id"] == event["id"] and 0 < found[0]["p"] <= 1 and found[0]["n"] == 0
     return ids
 
@@ -158,8 +181,13 @@ def check_provenance(store: Store, ids: list[str], session: Callable[[str], bool
 @pytest.fixture
 def mcp_url(store_url: str, short_tmp: Path, sales_store):
     """The app on the store under test, with a read-write and a read-only token."""
-    settings = Settings(store_url=store_url, home=short_tmp / "mcp-http", api_token=WRITER,
-                        read_token=READER, limits=Limits(propositions=3, text=300))  # fmt: skip
+    settings = Settings(
+        store_url=store_url,
+        home=short_tmp / "mcp-http",
+        api_token=WRITER,
+        read_token=READER,
+        limits=Limits(propositions=3, text=300),
+    )
     with served(settings) as url:
         yield url
 
@@ -208,8 +236,9 @@ def test_bad_input_is_a_tool_error_naming_the_argument(mcp_url: str, sales_store
             assert (await refused(client, "forget_all")).startswith("name: unknown tool")
             # over the service's limits (GRAPHMEM_MAX_*): refused before any work
             message = await refused(client, "add_propositions", propositions=too_many)
-            assert message == ("propositions: has 4 items, more than the 3 allowed "
-                               "(GRAPHMEM_MAX_PROPOSITIONS)")  # fmt: skip
+            assert message == (
+                "propositions: has 4 items, more than the 3 allowed (GRAPHMEM_MAX_PROPOSITIONS)"
+            )
             message = await refused(client, "recall", query="q" * 301, now="2024-01-01")
             assert message.startswith("query: is 301 characters long, more than the 300")
             assert "GRAPHMEM_MAX_TEXT" in message
@@ -217,8 +246,9 @@ def test_bad_input_is_a_tool_error_naming_the_argument(mcp_url: str, sales_store
             assert (await call(client, "time_bounds", series=series.name))["n_segments"] > 0
 
     run(scenario)
-    stored = store.read("props.filtered", source=None, start=None, end=None, contains=None,
-                        offset=0, limit=10)  # fmt: skip
+    stored = store.read(
+        "props.filtered", source=None, start=None, end=None, contains=None, offset=0, limit=10
+    )
     assert stored == []  # what was refused left nothing behind
 
 
@@ -230,8 +260,9 @@ def test_a_read_only_token_reads_but_cannot_write(mcp_url: str, sales_store) -> 
             listed = {t.name for t in (await client.list_tools()).tools}
             assert listed == set(TOOLS) - WRITING | {"subgraph", "recall"}
             assert (await call(client, "time_bounds", series=series.name))["n_points"] == 4018
-            message = await refused(client, Y, series=series.name, start="2015-01-01",
-                                    end="2015-12-31")  # fmt: skip
+            message = await refused(
+                client, Y, series=series.name, start="2015-01-01", end="2015-12-31"
+            )
             assert message == f"{Y} writes, and needs a read-write token; this one is read-only"
             message = await refused(client, "add_event", text="x", date="2024-01-01")
             assert "needs a read-write token" in message
@@ -275,8 +306,9 @@ def test_resources_and_prompt_describe_the_series(mcp_url: str, sales_store) -> 
             with pytest.raises(MCPError, match="uri: .*no series with id or name 'nope'"):
                 await client.read_resource(f"{resource.uri}/nope")
             [prompt] = (await client.list_prompts()).prompts
-            got = await client.get_prompt(prompt.name, {"question": "Which year grew slowest?",
-                                                        "series": series.name})  # fmt: skip
+            got = await client.get_prompt(
+                prompt.name, {"question": "Which year grew slowest?", "series": series.name}
+            )
             text = got.messages[0].content.text
             assert text.startswith("Answer with the tools about the series below") and one in text
             assert text.endswith("Question: Which year grew slowest?")
@@ -295,8 +327,9 @@ def test_calls_run_under_the_operation_time_limit(
 
     async def scenario(url: str) -> str:
         async with over_http(url, None) as client:
-            return await refused(client, Y, series=series.id, start="2010-01-01",
-                                 end="2020-12-31", freq="month")  # fmt: skip
+            return await refused(
+                client, Y, series=series.id, start="2010-01-01", end="2020-12-31", freq="month"
+            )
 
     with served(hurried) as url:
         message = run(lambda: scenario(url))

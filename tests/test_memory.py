@@ -151,9 +151,13 @@ def test_bulk_import_corrections_and_deletions_through_the_memory(
             return {n.prop.text: n.status.state for n in graph.nodes}
 
         assert statuses()[RUMOUR] == "contradicted"
-        denial = next(p for p in memory.propositions.get(
-            [n.prop.id for n in other.propositions.subgraph(question, k=3).nodes]
-        ) if p.text == DENIAL)  # fmt: skip
+        denial = next(
+            p
+            for p in memory.propositions.get(
+                [n.prop.id for n in other.propositions.subgraph(question, k=3).nodes]
+            )
+            if p.text == DENIAL
+        )
         fixed = memory.propositions.update(denial.id, date="2020-02-04")
         assert fixed.id != denial.id and fixed.text == DENIAL and fixed.date == "2020-02-04"
         assert memory.propositions.delete(fixed.id).id == fixed.id
@@ -186,8 +190,9 @@ def _ranks_by_recall(memory: Memory, tmp_path: Path) -> None:
     assert got[0].id == ward and got[0].n == len(WARD_RECALLS)  # recalled often, so first
     assert got[0].r < max(m.r for m in got[1:])  # though not the most relevant
     assert [s.recall_count for s in memory.timeline.stats([ward])] == [len(WARD_RECALLS)]
-    more = memory.timeline.add_events([{"text": "The parade route was announced.",
-                                        "date": "2024-10-20"}])  # fmt: skip
+    more = memory.timeline.add_events(
+        [{"text": "The parade route was announced.", "date": "2024-10-20"}]
+    )
     items = memory.timeline.items(start="2024-10-01", now=NOW)
     assert [i.id for i in items] == [ward, more[0].id, events["forecast"].id]
     assert memory.timeline.plot(tmp_path / "timeline.png", now=NOW) == 4
@@ -339,13 +344,22 @@ BAD_CALLS: list[tuple[str, Callable[[Memory], object], str]] = [
     ("series list limit", lambda m: m.series.list(limit="ten"), "limit"),
     ("segments offset", lambda m: m.series.segments("s", offset=-1), "offset"),
     ("segments start", lambda m: m.series.segments("s", start="yesterday"), "start"),
-    ("append order", lambda m: m.series.append("s", ["2020-01-02", "2020-01-01"], [1, 2]),
-     "timestamps[1]"),
+    (
+        "append order",
+        lambda m: m.series.append("s", ["2020-01-02", "2020-01-01"], [1, 2]),
+        "timestamps[1]",
+    ),
     ("append values", lambda m: m.series.append("s", ["2020-01-03"], "x"), "values"),
-    ("batch size", lambda m: m.series.append_all("s", ["2020-01-03"], [1], batch_size=0),
-     "batch_size"),
-    ("freq", lambda m: m.series.meta_by_range("s", "2020-01-01", "2020-12-31", freq="fortnight"),
-     "freq"),
+    (
+        "batch size",
+        lambda m: m.series.append_all("s", ["2020-01-03"], [1], batch_size=0),
+        "batch_size",
+    ),
+    (
+        "freq",
+        lambda m: m.series.meta_by_range("s", "2020-01-01", "2020-12-31", freq="fortnight"),
+        "freq",
+    ),
     ("range end", lambda m: m.series.meta_by_range("s", "2020-01-01", object()), "end"),
     ("where", lambda m: m.series.meta_by_filter("s", "slope<abc"), "where"),
     ("members", lambda m: m.series.meta_from_members("seg_1"), "member_ids"),
@@ -355,8 +369,11 @@ BAD_CALLS: list[tuple[str, Callable[[Memory], object], str]] = [
     ("plot path", lambda m: m.series.plot("s", 5), "path"),
     ("document text", lambda m: m.propositions.add_document(" ", "2020-01-01"), "text"),
     ("document date", lambda m: m.propositions.add_document("A fact.", "01/02/2020"), "date"),
-    ("relate", lambda m: m.propositions.add_document("A fact.", "2020-01-01", relate="no"),
-     "relate"),
+    (
+        "relate",
+        lambda m: m.propositions.add_document("A fact.", "2020-01-01", relate="no"),
+        "relate",
+    ),
     ("propositions", lambda m: m.propositions.add("A fact."), "propositions"),
     ("subgraph k", lambda m: m.propositions.subgraph("Who?", k=0), "k"),
     ("rank by", lambda m: m.propositions.subgraph("Who?", rank_by="magic"), "rank_by"),
@@ -366,13 +383,19 @@ BAD_CALLS: list[tuple[str, Callable[[Memory], object], str]] = [
     ("event date", lambda m: m.timeline.add_event("Lunch.", "not a date"), "event.date"),
     ("events", lambda m: m.timeline.add_events("Lunch."), "events"),
     ("recall k", lambda m: m.timeline.recall("lunch", "2024-01-01", k=0), "k"),
-    ("recall labels", lambda m: m.timeline.recall("lunch", "2024-01-01", labels=["Meal"]),
-     "labels[0]"),
-    ("reinforce flag", lambda m: m.timeline.recall("lunch", "2024-01-01", reinforce="yes"),
-     "reinforce"),
+    (
+        "recall labels",
+        lambda m: m.timeline.recall("lunch", "2024-01-01", labels=["Meal"]),
+        "labels[0]",
+    ),
+    (
+        "reinforce flag",
+        lambda m: m.timeline.recall("lunch", "2024-01-01", reinforce="yes"),
+        "reinforce",
+    ),
     ("reinforce ids", lambda m: m.timeline.reinforce("ev_1", "2024-01-01"), "ids"),
     ("items limit", lambda m: m.timeline.items(limit=0), "limit"),
-]  # fmt: skip
+]
 
 
 def snapshot(store: Store) -> list[str]:
@@ -381,8 +404,9 @@ def snapshot(store: Store) -> list[str]:
     return sorted(repr(row) for row in rows)
 
 
-@pytest.mark.parametrize(("call", "field"), [c[1:] for c in BAD_CALLS],
-                         ids=[c[0] for c in BAD_CALLS])  # fmt: skip
+@pytest.mark.parametrize(
+    ("call", "field"), [c[1:] for c in BAD_CALLS], ids=[c[0] for c in BAD_CALLS]
+)
 def test_bad_arguments_name_the_field_and_change_nothing(
     memory: Memory, store: Store, call: Callable[[Memory], object], field: str
 ) -> None:

@@ -29,8 +29,14 @@ def numpy_stats(data, a: float, b: float) -> dict:
     mask = (data.ts >= a) & (data.ts < b)
     ts, xs = data.ts[mask], quantize(data.xs[mask])
     slope = np.polyfit((ts - ts[0]) / 86400, xs, 1)[0]
-    return {"n": len(xs), "mean": xs.mean(), "std": xs.std(), "min": xs.min(), "max": xs.max(),
-            "slope": slope}  # fmt: skip
+    return {
+        "n": len(xs),
+        "mean": xs.mean(),
+        "std": xs.std(),
+        "min": xs.min(),
+        "max": xs.max(),
+        "slope": slope,
+    }
 
 
 def test_yearly_statistics_equal_numpy_over_raw_points(sales_store) -> None:
@@ -184,11 +190,15 @@ def test_meta_segment_by_text_over_summaries(sales_store, short_tmp) -> None:
         assert len(members) == 3 and target.id in {g.id for g in members}
         assert meta.features.n == sum(g.n for g in members)
         assert env.search().ensure_embedded(series.id) == 0, "embedded once"
-        result = run_tool(env, "create_meta_segment_by_filter",
-                          {"series": series.id, "text": query, "k": 2})  # fmt: skip
+        result = run_tool(
+            env, "create_meta_segment_by_filter", {"series": series.id, "text": query, "k": 2}
+        )
         assert result.ok and json.loads(result.content)["members"] == 2
-        found = json.loads(run_tool(env, "search_segments", {"series": series.id, "text": query,
-                                                              "limit": 1}).content)  # fmt: skip
+        found = json.loads(
+            run_tool(
+                env, "search_segments", {"series": series.id, "text": query, "limit": 1}
+            ).content
+        )
         assert found["rows"][0][0] == target.id and found["more"]
         # new points change the open segment's summary: it is embedded again
         append(store, series.id, [data.ts[-1] + 86400.0], [300.0])
@@ -314,9 +324,14 @@ def test_text_and_conditions_combine(sales_store, short_tmp) -> None:
         assert scores == sorted(scores, reverse=True)
         rest = json.loads(run_tool(env, "search_segments", {**args, "offset": 4}).content)
         assert not {r[0] for r in rest["rows"]} & {r[0] for r in page["rows"]}
-        built = json.loads(run_tool(env, "create_meta_segment_by_filter",
-                                    {**{k: v for k, v in args.items() if k != "limit"}, "k": 3},
-                                    session="tf").content)  # fmt: skip
+        built = json.loads(
+            run_tool(
+                env,
+                "create_meta_segment_by_filter",
+                {**{k: v for k, v in args.items() if k != "limit"}, "k": 3},
+                session="tf",
+            ).content
+        )
         assert built["members"] == 3
         [call] = store.read("toolcalls.by_session", session="tf")
         assert len(set(call["targets"]) & meeting) == 3, "members linked as READ"
@@ -502,8 +517,13 @@ def test_statistics_stored_as_raw_sums_are_read_then_replaced(store) -> None:
 
     def make_legacy(node_id: str, s: SuffStats) -> None:
         sx, st = s.mx * s.n, s.mt * s.n
-        sums = {"sx": sx, "sxx": s.m2x + sx * sx / s.n, "st": st, "stt": s.m2t + st * st / s.n,
-                "stx": s.ctx + st * sx / s.n}  # fmt: skip
+        sums = {
+            "sx": sx,
+            "sxx": s.m2x + sx * sx / s.n,
+            "st": st,
+            "stt": s.m2t + st * st / s.n,
+            "stx": s.ctx + st * sx / s.n,
+        }
         store.write(Q["meta_test.to_legacy_sums"], id=node_id, **sums)
 
     series, append_days = sales_series_for(store, "legacy")

@@ -28,35 +28,76 @@ def server_error(code: str, message: str = "the server's text") -> ne.Neo4jError
 @pytest.mark.parametrize(
     ("error", "mapped", "says"),
     [
-        (server_error("Neo.ClientError.Security.Unauthorized"), StoreAuthError,
-         "authentication failed"),
-        (server_error("Neo.ClientError.Security.TokenExpired"), StoreAuthError,
-         "authentication failed"),
+        (
+            server_error("Neo.ClientError.Security.Unauthorized"),
+            StoreAuthError,
+            "authentication failed",
+        ),
+        (
+            server_error("Neo.ClientError.Security.TokenExpired"),
+            StoreAuthError,
+            "authentication failed",
+        ),
         (server_error("Neo.ClientError.Security.Forbidden"), StoreAuthError, "privilege"),
-        (server_error("Neo.ClientError.Database.DatabaseNotFound"), StoreUnavailable,
-         "database does not exist"),
-        (server_error("Neo.ClientError.Cluster.NotALeader"), StoreUnavailable,
-         "no Neo4j member would take the write"),
-        (server_error("Neo.ClientError.General.ForbiddenOnReadOnlyDatabase"), StoreUnavailable,
-         "no Neo4j member would take the write"),
-        (server_error("Neo.TransientError.Transaction.DeadlockDetected"), StoreUnavailable,
-         "kept failing when retried"),
-        (server_error("Neo.TransientError.General.DatabaseUnavailable"), StoreUnavailable,
-         "kept failing when retried"),
-        (ne.ServiceUnavailable("Couldn't connect to 127.0.0.1:1"), StoreUnavailable,
-         "Neo4j is not reachable"),
-        (ne.SessionExpired("the cluster member went away"), StoreUnavailable,
-         "Neo4j is not reachable"),
-        (server_error("Neo.ClientError.Schema.ConstraintValidationFailed"), AlreadyExists,
-         "same id already exists"),
-        (server_error("Neo.ClientError.Statement.AccessMode"), ReadOnlyViolation,
-         "read-only path cannot write"),
-        (ne.ConfigurationError("Notification filtering is not supported for the Bolt Protocol "
-                               "5.1"), StoreUnavailable, "needs Neo4j 5.7 or newer"),
-        (server_error("Neo.ClientError.Statement.SyntaxError"), StoreError,
-         "Neo.ClientError.Statement.SyntaxError"),
+        (
+            server_error("Neo.ClientError.Database.DatabaseNotFound"),
+            StoreUnavailable,
+            "database does not exist",
+        ),
+        (
+            server_error("Neo.ClientError.Cluster.NotALeader"),
+            StoreUnavailable,
+            "no Neo4j member would take the write",
+        ),
+        (
+            server_error("Neo.ClientError.General.ForbiddenOnReadOnlyDatabase"),
+            StoreUnavailable,
+            "no Neo4j member would take the write",
+        ),
+        (
+            server_error("Neo.TransientError.Transaction.DeadlockDetected"),
+            StoreUnavailable,
+            "kept failing when retried",
+        ),
+        (
+            server_error("Neo.TransientError.General.DatabaseUnavailable"),
+            StoreUnavailable,
+            "kept failing when retried",
+        ),
+        (
+            ne.ServiceUnavailable("Couldn't connect to 127.0.0.1:1"),
+            StoreUnavailable,
+            "Neo4j is not reachable",
+        ),
+        (
+            ne.SessionExpired("the cluster member went away"),
+            StoreUnavailable,
+            "Neo4j is not reachable",
+        ),
+        (
+            server_error("Neo.ClientError.Schema.ConstraintValidationFailed"),
+            AlreadyExists,
+            "same id already exists",
+        ),
+        (
+            server_error("Neo.ClientError.Statement.AccessMode"),
+            ReadOnlyViolation,
+            "read-only path cannot write",
+        ),
+        (
+            ne.ConfigurationError(
+                "Notification filtering is not supported for the Bolt Protocol 5.1"
+            ),
+            StoreUnavailable,
+            "needs Neo4j 5.7 or newer",
+        ),
+        (
+            server_error("Neo.ClientError.Statement.SyntaxError"),
+            StoreError,
+            "Neo.ClientError.Statement.SyntaxError",
+        ),
     ],
-)  # fmt: skip
+)
 def test_driver_errors_map_to_clear_graphmem_errors(
     error: Exception, mapped: type, says: str
 ) -> None:

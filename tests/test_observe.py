@@ -68,8 +68,9 @@ def value(samples: Samples, name: str, **labels: str) -> float:
 
 
 def requests_of(samples: Samples, operation: str, kind: str, outcome: str = "ok") -> float:
-    return value(samples, "graphmem_graphql_requests_total",
-                 operation=operation, type=kind, outcome=outcome)  # fmt: skip
+    return value(
+        samples, "graphmem_graphql_requests_total", operation=operation, type=kind, outcome=outcome
+    )
 
 
 @pytest.fixture
@@ -85,8 +86,12 @@ def fresh_api(store: Store, store_url: str, tmp_path: Path) -> Iterator[str]:
 
 def poster(url: str) -> Callable[..., httpx.Response]:
     def post(query: str, headers: dict[str, str] | None = None, **variables: object):
-        response = httpx.post(f"{url}/graphql", json={"query": query, "variables": variables},
-                              headers=headers, timeout=60)  # fmt: skip
+        response = httpx.post(
+            f"{url}/graphql",
+            json={"query": query, "variables": variables},
+            headers=headers,
+            timeout=60,
+        )
         assert response.status_code == 200, response.text
         return response
 
@@ -113,13 +118,11 @@ def test_metrics_count_operations_outcomes_and_latency(fresh_api: str) -> None:
     histogram = "graphmem_graphql_request_duration_seconds"
     assert value(after, f"{histogram}_count", operation="ListSeries", type="query") == 2
     assert value(after, f"{histogram}_sum", operation="ListSeries", type="query") > 0
-    assert value(after, f"{histogram}_bucket", operation="ListSeries", type="query",
-                 le="+Inf") == 2  # fmt: skip
+    assert value(after, f"{histogram}_bucket", operation="ListSeries", type="query", le="+Inf") == 2
     assert value(after, "graphmem_http_requests_total", route="/graphql", status="200") == 6
     assert value(after, "graphmem_http_requests_total", route="/metrics", status="200") == 1
     httpx.get(f"{fresh_api}/no/such/page")
-    assert value(scrape(fresh_api), "graphmem_http_requests_total", route=OTHER,
-                 status="404") == 1  # fmt: skip
+    assert value(scrape(fresh_api), "graphmem_http_requests_total", route=OTHER, status="404") == 1
 
 
 def test_metrics_count_what_ingestion_stored(fresh_api: str) -> None:
@@ -147,8 +150,12 @@ def test_operations_run_at_once_are_each_counted_and_answered_with_their_request
     fresh_api: str,
 ) -> None:
     post = poster(fresh_api)
-    sids = [post(f'mutation {{ createSeries(name: "s{i}") {{ id }} }}').json()["data"]
-            ["createSeries"]["id"] for i in range(8)]  # fmt: skip
+    sids = [
+        post(f'mutation {{ createSeries(name: "s{i}") {{ id }} }}').json()["data"]["createSeries"][
+            "id"
+        ]
+        for i in range(8)
+    ]
 
     def call(i: int) -> tuple[str, dict]:
         rid = f"concurrent-{i}"
@@ -202,8 +209,12 @@ def test_request_id_in_header_and_extensions_honoured_when_sane(fresh_api: str) 
         generated.add(rid)
     assert len(generated) == 5, "a new id per request"
     for path in ("/healthz", "/readyz", "/metrics"):
-        assert httpx.get(f"{fresh_api}{path}", headers={"X-Request-Id": "probe-1"}).headers[
-            "x-request-id"] == "probe-1"  # fmt: skip
+        assert (
+            httpx.get(f"{fresh_api}{path}", headers={"X-Request-Id": "probe-1"}).headers[
+                "x-request-id"
+            ]
+            == "probe-1"
+        )
 
 
 def test_request_id_on_every_log_line_of_the_request(
@@ -337,8 +348,10 @@ def test_graphmem_serve_warms_up_then_logs_each_line_with_its_request_id(
     with log_path.open("w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "graphmem.cli", "-v", "serve", "--port", str(port)],
-            env=env, stdout=log, stderr=log,  # uvicorn's access lines go to stdout
-        )  # fmt: skip
+            env=env,
+            stdout=log,
+            stderr=log,  # uvicorn's access lines go to stdout
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
@@ -382,23 +395,36 @@ def test_refused_requests_have_an_id_and_are_counted(
     store: Store, store_url: str, tmp_path: Path
 ) -> None:
     origin = "https://app.example.com"
-    settings = Settings(store_url=store_url, home=tmp_path / "home", api_token="t" * 32,
-                        cors_origins=(origin,), warmup="off")  # fmt: skip
+    settings = Settings(
+        store_url=store_url,
+        home=tmp_path / "home",
+        api_token="t" * 32,
+        cors_origins=(origin,),
+        warmup="off",
+    )
     with TestClient(create_app(settings), base_url=LOCAL) as client:
-        refused = client.post("/graphql", json={"query": "{ series { total } }"},
-                              headers={"X-Request-Id": "no-token-1", "Origin": origin})  # fmt: skip
+        refused = client.post(
+            "/graphql",
+            json={"query": "{ series { total } }"},
+            headers={"X-Request-Id": "no-token-1", "Origin": origin},
+        )
         assert refused.status_code == 401
         assert refused.headers["X-Request-Id"] == "no-token-1"
         assert refused.json()["extensions"] == {"requestId": "no-token-1"}
         # a browser page may send its own id and read the one it got back
         assert "X-Request-Id" in refused.headers["Access-Control-Expose-Headers"]
-        preflight = client.options("/graphql", headers={
-            "Origin": origin, "Access-Control-Request-Method": "POST",
-            "Access-Control-Request-Headers": "x-request-id",
-        })  # fmt: skip
+        preflight = client.options(
+            "/graphql",
+            headers={
+                "Origin": origin,
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "x-request-id",
+            },
+        )
         assert preflight.status_code == 200
-        foreign = client.post("/graphql", json={"query": "{ series { total } }"},
-                              headers={"Host": "attacker.example"})  # fmt: skip
+        foreign = client.post(
+            "/graphql", json={"query": "{ series { total } }"}, headers={"Host": "attacker.example"}
+        )
         assert foreign.status_code == 400 and len(foreign.headers["X-Request-Id"]) == 32
         assert client.get("/metrics", headers={"Host": "10.0.0.7:8000"}).status_code == 200
         samples = parsed(client.get("/metrics").text)

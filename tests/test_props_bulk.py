@@ -16,18 +16,31 @@ from graphmem.props.model import document_id
 from graphmem.store import Store
 
 NEWS = [
-    {"text": "Quillon Dynamics employs 1,200 people. Marta Velkova runs it from Halvek.",
-     "date": "2016-06-01", "source": "annual report"},
-    {"text": "Quillon Dynamics employs 1,450 people. Its new plant opened in Brask.",
-     "date": "2017-06-01", "source": "annual report"},
-    {"text": "The Halvek council approved the Verrin bridge. Building starts in March.",
-     "date": "2017-02-11"},
+    {
+        "text": "Quillon Dynamics employs 1,200 people. Marta Velkova runs it from Halvek.",
+        "date": "2016-06-01",
+        "source": "annual report",
+    },
+    {
+        "text": "Quillon Dynamics employs 1,450 people. Its new plant opened in Brask.",
+        "date": "2017-06-01",
+        "source": "annual report",
+    },
+    {
+        "text": "The Halvek council approved the Verrin bridge. Building starts in March.",
+        "date": "2017-02-11",
+    },
     {"text": "Quillon Dynamics employs 1,450 people.", "date": "2017-06-01", "source": "wire"},
-    {"text": "Idris Okonjo replaced Marta Velkova as chief executive of Quillon Dynamics.",
-     "date": "2019-03-18", "source": "wire"},
-    {"text": "The Verrin bridge opened to traffic. It cost 40 million dollars.",
-     "date": "2020-09-30"},
-]  # fmt: skip
+    {
+        "text": "Idris Okonjo replaced Marta Velkova as chief executive of Quillon Dynamics.",
+        "date": "2019-03-18",
+        "source": "wire",
+    },
+    {
+        "text": "The Verrin bridge opened to traffic. It cost 40 million dollars.",
+        "date": "2020-09-30",
+    },
+]
 SENTENCES = 9  # distinct statements in NEWS (the wire restates the 2017 headcount)
 
 

@@ -19,8 +19,11 @@ NEW = {"text": "Idris Okonjo is the chief executive of Quillon Dynamics.", "date
 
 
 def good(label: str = "updates", confidence: float = 0.8) -> dict:
-    return {"content": json.dumps({"judgements": [
-        {"index": 1, "label": label, "confidence": confidence}]})}  # fmt: skip
+    return {
+        "content": json.dumps(
+            {"judgements": [{"index": 1, "label": label, "confidence": confidence}]}
+        )
+    }
 
 
 def test_malformed_output_is_retried_once(llm_server, llm_ctx: PropsMemory) -> None:  # noqa: F811
@@ -75,10 +78,12 @@ def test_bad_twice_is_an_llm_error_and_nothing_is_half_written(
 
 
 def test_parse_judgements_fills_norel_and_rejects_duplicates() -> None:
-    out = parse_judgements({"judgements": [{"index": 2, "label": "supports",
-                                            "confidence": 1}]}, 3)  # fmt: skip
-    assert out == [Judgement(0, "norel", 1.0), Judgement(1, "supports", 1.0),
-                   Judgement(2, "norel", 1.0)]  # fmt: skip
+    out = parse_judgements({"judgements": [{"index": 2, "label": "supports", "confidence": 1}]}, 3)
+    assert out == [
+        Judgement(0, "norel", 1.0),
+        Judgement(1, "supports", 1.0),
+        Judgement(2, "norel", 1.0),
+    ]
     twice = {"judgements": [{"index": 1, "label": "norel", "confidence": 0.1}] * 2}
     with pytest.raises(Malformed, match="judged twice"):
         parse_judgements(twice, 2)
@@ -87,78 +92,162 @@ def test_parse_judgements_fills_norel_and_rejects_duplicates() -> None:
 OFFLINE_CASES = [
     (NEW["text"], OLD["text"], "updates"),
     ("The Lumen Kettle costs 99 dollars.", "The Lumen Kettle costs 89 dollars.", "updates"),
-    ("Quillon Dynamics did not acquire Brenmoor Labs.",
-     "Quillon Dynamics acquired Brenmoor Labs.", "contradicts"),
-    ("Port Kelvary has 47,300 residents.", "The population of Port Kelvary is 47,300.",
-     "supports"),
-    ("Farrowbright sold 410,000 kettles in 2018.", "Farrowbright sold 300,000 kettles in 2017.",
-     "norel"),  # different periods
-    ("Halvek has a population of 176,500.", "The population of Port Kelvary is 41,200.",
-     "norel"),  # different subjects
+    (
+        "Quillon Dynamics did not acquire Brenmoor Labs.",
+        "Quillon Dynamics acquired Brenmoor Labs.",
+        "contradicts",
+    ),
+    ("Port Kelvary has 47,300 residents.", "The population of Port Kelvary is 47,300.", "supports"),
+    (
+        "Farrowbright sold 410,000 kettles in 2018.",
+        "Farrowbright sold 300,000 kettles in 2017.",
+        "norel",
+    ),  # different periods
+    (
+        "Halvek has a population of 176,500.",
+        "The population of Port Kelvary is 41,200.",
+        "norel",
+    ),  # different subjects
     # reversal verbs (issue 15): a move back, a closed route, a reopened one
-    ("Pellam Logistics moved its headquarters back to Avonport.",
-     "Pellam Logistics moved its headquarters from Avonport to Kestrel Bay.", "updates"),
-    ("Pellam Logistics moved its headquarters back to Avonport.",
-     "Pellam Logistics has its headquarters in Avonport.", "supports"),
-    ("Ferrow Air closed the route between Linmouth and Sarby.",
-     "Ferrow Air opened the route between Linmouth and Sarby.", "updates"),
-    ("Ferrow Air reopened the route between Linmouth and Sarby.",
-     "Ferrow Air closed the route between Linmouth and Sarby.", "updates"),
-    ("The Linmouth ferry service was suspended because of storms.",
-     "The Linmouth ferry now runs every two hours.", "updates"),
-    ("The Linmouth ferry service resumed with sailings every hour.",
-     "The Linmouth ferry service was suspended because of storms.", "updates"),
+    (
+        "Pellam Logistics moved its headquarters back to Avonport.",
+        "Pellam Logistics moved its headquarters from Avonport to Kestrel Bay.",
+        "updates",
+    ),
+    (
+        "Pellam Logistics moved its headquarters back to Avonport.",
+        "Pellam Logistics has its headquarters in Avonport.",
+        "supports",
+    ),
+    (
+        "Ferrow Air closed the route between Linmouth and Sarby.",
+        "Ferrow Air opened the route between Linmouth and Sarby.",
+        "updates",
+    ),
+    (
+        "Ferrow Air reopened the route between Linmouth and Sarby.",
+        "Ferrow Air closed the route between Linmouth and Sarby.",
+        "updates",
+    ),
+    (
+        "The Linmouth ferry service was suspended because of storms.",
+        "The Linmouth ferry now runs every two hours.",
+        "updates",
+    ),
+    (
+        "The Linmouth ferry service resumed with sailings every hour.",
+        "The Linmouth ferry service was suspended because of storms.",
+        "updates",
+    ),
     # an acquisition says nothing about revenue
-    ("Dalvik Foods agreed to be acquired by Omberg Group.",
-     "Dalvik Foods reported revenue of 480 million euros for 2021.", "norel"),
+    (
+        "Dalvik Foods agreed to be acquired by Omberg Group.",
+        "Dalvik Foods reported revenue of 480 million euros for 2021.",
+        "norel",
+    ),
     # denying a resignation supports the election; the demo's pair: staying open supports
     # the denial that the site will close, and the denial contradicts the rumour
-    ("Ines Albre denied reports that she has resigned as mayor.",
-     "Ines Albre was elected mayor of Corby Vale.", "supports"),
-    ("Tomas Rilke, chief executive of Quillmere Foundry, said the Brackwater site will "
-     "stay open.", "Quillmere Foundry denied that it will close its Brackwater site.",
-     "supports"),
-    ("Quillmere Foundry denied that it will close its Brackwater site.",
-     "A rumour claims that Quillmere Foundry will close its Brackwater site.", "contradicts"),
+    (
+        "Ines Albre denied reports that she has resigned as mayor.",
+        "Ines Albre was elected mayor of Corby Vale.",
+        "supports",
+    ),
+    (
+        "Tomas Rilke, chief executive of Quillmere Foundry, said the Brackwater site will "
+        "stay open.",
+        "Quillmere Foundry denied that it will close its Brackwater site.",
+        "supports",
+    ),
+    (
+        "Quillmere Foundry denied that it will close its Brackwater site.",
+        "A rumour claims that Quillmere Foundry will close its Brackwater site.",
+        "contradicts",
+    ),
     # a confirmed statement against a rumour of the opposite: the rumour is shown false
-    ("Tomas Rilke, chief executive of Quillmere Foundry, said the Brackwater site will "
-     "stay open.", "A rumour claims that Quillmere Foundry will close its Brackwater site.",
-     "contradicts"),
+    (
+        "Tomas Rilke, chief executive of Quillmere Foundry, said the Brackwater site will "
+        "stay open.",
+        "A rumour claims that Quillmere Foundry will close its Brackwater site.",
+        "contradicts",
+    ),
     # hedged claims (a blog, a forum post) never update or contradict a plain statement
-    ("A travel blog claimed that the Serrin Glacier is growing.",
-     "Glaciologists said that the Serrin Glacier is not growing.", "norel"),
-    ("A forum post says the Linmouth ferry now costs 40 euros.",
-     "The Linmouth ferry costs 25 euros.", "norel"),
+    (
+        "A travel blog claimed that the Serrin Glacier is growing.",
+        "Glaciologists said that the Serrin Glacier is not growing.",
+        "norel",
+    ),
+    (
+        "A forum post says the Linmouth ferry now costs 40 euros.",
+        "The Linmouth ferry costs 25 euros.",
+        "norel",
+    ),
     # an official false claim updates; its correction contradicts it
-    ("The ministry said the Linmouth ferry costs 40 euros.",
-     "The Linmouth ferry costs 25 euros.", "updates"),
-    ("The ferry operator said the ministry's figure was wrong and the Linmouth ferry costs "
-     "25 euros.", "The ministry said the Linmouth ferry costs 40 euros.", "contradicts"),
+    (
+        "The ministry said the Linmouth ferry costs 40 euros.",
+        "The Linmouth ferry costs 25 euros.",
+        "updates",
+    ),
+    (
+        "The ferry operator said the ministry's figure was wrong and the Linmouth ferry costs "
+        "25 euros.",
+        "The ministry said the Linmouth ferry costs 40 euros.",
+        "contradicts",
+    ),
     # other words for switching something on and off; the same switch agrees whatever the reason
-    ("Orla Water lifted the hosepipe ban in Kessing.",
-     "Orla Water imposed a hosepipe ban in Kessing.", "updates"),
-    ("Dunfield Energy brought the Arlow power station back into service.",
-     "Dunfield Energy decommissioned the Arlow power station.", "updates"),
-    ("The Corran Playhouse reopened with a new roof.",
-     "The Corran Playhouse reopened after two years of repairs.", "supports"),
+    (
+        "Orla Water lifted the hosepipe ban in Kessing.",
+        "Orla Water imposed a hosepipe ban in Kessing.",
+        "updates",
+    ),
+    (
+        "Dunfield Energy brought the Arlow power station back into service.",
+        "Dunfield Energy decommissioned the Arlow power station.",
+        "updates",
+    ),
+    (
+        "The Corran Playhouse reopened with a new roof.",
+        "The Corran Playhouse reopened after two years of repairs.",
+        "supports",
+    ),
     # leaving a post, a successor, the same post elsewhere
-    ("Ravi Onden stood down as director of the Corran Museum.",
-     "Ravi Onden was appointed director of the Corran Museum.", "updates"),
-    ("Mia Holt took over from Ravi Onden as director of the Corran Museum.",
-     "Ravi Onden was appointed director of the Corran Museum.", "updates"),
-    ("Ravi Onden was named director of the Ashby Gallery.",
-     "Ravi Onden was appointed director of the Corran Museum.", "norel"),
+    (
+        "Ravi Onden stood down as director of the Corran Museum.",
+        "Ravi Onden was appointed director of the Corran Museum.",
+        "updates",
+    ),
+    (
+        "Mia Holt took over from Ravi Onden as director of the Corran Museum.",
+        "Ravi Onden was appointed director of the Corran Museum.",
+        "updates",
+    ),
+    (
+        "Ravi Onden was named director of the Ashby Gallery.",
+        "Ravi Onden was appointed director of the Corran Museum.",
+        "norel",
+    ),
     # a correction naming the old value; a retracted study
-    ("Experts found that the Corran Triptych was painted by Ilse Varn, not by Otto Brell.",
-     "The Corran Triptych is the work of Otto Brell.", "contradicts"),
-    ("The journal withdrew the Kessing study on Dralex after errors were found.",
-     "A study at Kessing Hospital found that Dralex halves recovery time.", "contradicts"),
+    (
+        "Experts found that the Corran Triptych was painted by Ilse Varn, not by Otto Brell.",
+        "The Corran Triptych is the work of Otto Brell.",
+        "contradicts",
+    ),
+    (
+        "The journal withdrew the Kessing study on Dralex after errors were found.",
+        "A study at Kessing Hospital found that Dralex halves recovery time.",
+        "contradicts",
+    ),
     # a plan does not change the current value; a sale is not a new size
-    ("Ravi Onden will retire as director of the Corran Museum in June.",
-     "Ravi Onden is the director of the Corran Museum.", "norel"),
-    ("Dunfield Energy sold the Arlow wind farm to Vantage Power.",
-     "Dunfield Energy's Arlow wind farm has 40 turbines.", "norel"),
-]  # fmt: skip
+    (
+        "Ravi Onden will retire as director of the Corran Museum in June.",
+        "Ravi Onden is the director of the Corran Museum.",
+        "norel",
+    ),
+    (
+        "Dunfield Energy sold the Arlow wind farm to Vantage Power.",
+        "Dunfield Energy's Arlow wind farm has 40 turbines.",
+        "norel",
+    ),
+]
 
 
 @pytest.mark.parametrize(("new", "old", "label"), OFFLINE_CASES)
@@ -178,11 +267,13 @@ def test_a_hedged_source_name_is_a_hedge(ctx: PropsMemory) -> None:  # noqa: F81
     older = make_proposition(fact, "2019-01-01", source="ravens-club")
     labels = [
         OfflineClassifier()
-        .classify(make_proposition(claim, "2019-10-10", source=source),
-                  [Candidate(older, float(vecs[0] @ vecs[1]))])[0]
+        .classify(
+            make_proposition(claim, "2019-10-10", source=source),
+            [Candidate(older, float(vecs[0] @ vecs[1]))],
+        )[0]
         .label
         for source in ("halvek-herald", "kelvary-forum", "sports-blog")
-    ]  # fmt: skip
+    ]
     assert labels == ["updates", "norel", "norel"]
 
 
@@ -194,8 +285,13 @@ def test_llm_prompt_carries_the_guidance_and_the_sources(
     llm_server.script(good("updates"))
     add_propositions(llm_ctx, [{**NEW, "source": "kelvary-forum"}])
     system, user = llm_server.requests[-1]["messages"]
-    for guidance in ("moved back to A", "closed the route", "has not resigned",
-                     "A hedged NEW statement never updates", "denies a hedged claim"):  # fmt: skip
+    for guidance in (
+        "moved back to A",
+        "closed the route",
+        "has not resigned",
+        "A hedged NEW statement never updates",
+        "denies a hedged claim",
+    ):
         assert guidance in system["content"]
     assert "NEW (2019-03-18, source: kelvary-forum)" in user["content"]
     assert "[1] (2015-03-02, source: halvek-herald)" in user["content"]

@@ -51,9 +51,16 @@ def race(ctx: PropsMemory, store_url: str, tmp_path: Path) -> Iterator:  # noqa:
         for i, classifier in enumerate(classifiers):
             connection = open_store(store_url, Settings())
             around(connection, "write", "props.write_batch", before=meet.wait)
-            opened.append(PropsMemory.open(Settings(home=tmp_path / str(i)), connection,
-                                           llm=None, classifier=classifier, embedder=ctx.embedder,
-                                           vector_config=VectorConfig(refresh_ms=0)))  # fmt: skip
+            opened.append(
+                PropsMemory.open(
+                    Settings(home=tmp_path / str(i)),
+                    connection,
+                    llm=None,
+                    classifier=classifier,
+                    embedder=ctx.embedder,
+                    vector_config=VectorConfig(refresh_ms=0),
+                )
+            )
         return opened[-len(classifiers) :]
 
     yield start
@@ -71,10 +78,13 @@ def at_once(writers: list[PropsMemory], items: list[dict], ctx: PropsMemory) -> 
 
 def ferries(round_: int) -> list[dict]:
     return [
-        {"text": f"The {town} ferry runs {round_ * 3 + k + 1} times a day.",
-         "date": f"202{round_}-0{k + 1}-1{k}"}
-        for town in TOWNS for k in range(3)
-    ]  # fmt: skip
+        {
+            "text": f"The {town} ferry runs {round_ * 3 + k + 1} times a day.",
+            "date": f"202{round_}-0{k + 1}-1{k}",
+        }
+        for town in TOWNS
+        for k in range(3)
+    ]
 
 
 def test_the_same_propositions_added_at_once_are_counted_once(

@@ -70,8 +70,10 @@ def test_demo_corpus_relations_offline(store: Store, tmp_path: Path) -> None:
         date = next(d["date"] for d in DOCUMENTS if text in d["text"])
         return make_proposition(text, date).id
 
-    open_ = ("Tomas Rilke, chief executive of Quillmere Foundry, said the Brackwater site will "
-             "stay open.")  # fmt: skip
+    open_ = (
+        "Tomas Rilke, chief executive of Quillmere Foundry, said the Brackwater site will "
+        "stay open."
+    )
     denial = "Quillmere Foundry denied that it will close its Brackwater site."
     rumour = "A rumour claims that Quillmere Foundry will close its Brackwater site."
     assert kinds[(pid(open_), pid(denial))] == "supports"

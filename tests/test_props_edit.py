@@ -193,8 +193,9 @@ def test_an_edit_keeping_the_identity_is_made_in_place(
 ) -> None:
     here, _ = pair
     add_propositions(here, [{**LUMEN[0], "source": "shop"}])
-    same = here.update_proposition(pid(LUMEN[0]), text="the Lumen kettle costs 89 dollars",
-                                   source="catalogue")  # fmt: skip
+    same = here.update_proposition(
+        pid(LUMEN[0]), text="the Lumen kettle costs 89 dollars", source="catalogue"
+    )
     assert same.id == pid(LUMEN[0]) and same.source == "catalogue"
     row = here.store.read("props.get", ids=[same.id])[0]
     assert (row["text"], row["source"]) == ("the Lumen kettle costs 89 dollars", "catalogue")
@@ -235,8 +236,10 @@ def test_deleting_an_event_removes_it_from_recall_here_and_elsewhere(
     pair: tuple[PropsMemory, PropsMemory],
 ) -> None:
     here, there = (_timeline(ctx) for ctx in pair)
-    items = [{"text": "The ward flooded after the storm.", "date": "2021-10-31"},
-             {"text": "The library reopened on Main Street.", "date": "2021-11-02"}]  # fmt: skip
+    items = [
+        {"text": "The ward flooded after the storm.", "date": "2021-10-31"},
+        {"text": "The library reopened on Main Street.", "date": "2021-11-02"},
+    ]
     flood = add_events(here, items)[0].id
     ids = {m.id for m in recall(there, "flooding in the ward", "2021-12-01", 5, 0.5)}
     assert flood in ids

@@ -18,13 +18,50 @@ from graphmem.store import Store
 CHANNELS = ("dense", "keyword", "hybrid")
 # companies whose new chief executive is called Zofia: the embedding of a question about one
 # Zofia is close to all of them; only the surname tells them apart
-SURNAMES = ("Kestrova", "Malinek", "Duranski", "Vellacourt", "Orbanek", "Tesarin", "Harvold",
-            "Pelleau", "Brannoch", "Sorvany", "Quenneth", "Lindqvar", "Morvaine", "Astelin",
-            "Dorrigan", "Fenwhistle", "Galloran", "Ruskova", "Tamberlin", "Wexcombe")  # fmt: skip
-COMPANIES = ("Ardent", "Bellmoor", "Corvane", "Dunstable", "Elmridge", "Falkirk", "Greyhaven",
-             "Holloway", "Ironvale", "Juniper", "Kingsreach", "Larkspur", "Merriweather",
-             "Northwind", "Oakhurst", "Pemberton", "Quarrystone", "Redfern", "Stonebridge",
-             "Thornbury")  # fmt: skip
+SURNAMES = (
+    "Kestrova",
+    "Malinek",
+    "Duranski",
+    "Vellacourt",
+    "Orbanek",
+    "Tesarin",
+    "Harvold",
+    "Pelleau",
+    "Brannoch",
+    "Sorvany",
+    "Quenneth",
+    "Lindqvar",
+    "Morvaine",
+    "Astelin",
+    "Dorrigan",
+    "Fenwhistle",
+    "Galloran",
+    "Ruskova",
+    "Tamberlin",
+    "Wexcombe",
+)
+COMPANIES = (
+    "Ardent",
+    "Bellmoor",
+    "Corvane",
+    "Dunstable",
+    "Elmridge",
+    "Falkirk",
+    "Greyhaven",
+    "Holloway",
+    "Ironvale",
+    "Juniper",
+    "Kingsreach",
+    "Larkspur",
+    "Merriweather",
+    "Northwind",
+    "Oakhurst",
+    "Pemberton",
+    "Quarrystone",
+    "Redfern",
+    "Stonebridge",
+    "Thornbury",
+)
 
 
 @pytest.fixture
@@ -58,12 +95,16 @@ def test_hybrid_finds_a_proposition_by_a_rare_name_that_dense_search_ranks_low(
     ctx: PropsMemory,
 ) -> None:
     items = [
-        {"text": f"{company} Foods named Zofia {surname} as its chief executive.",
-         "date": f"2023-{1 + i % 12:02d}-{1 + i:02d}"}
+        {
+            "text": f"{company} Foods named Zofia {surname} as its chief executive.",
+            "date": f"2023-{1 + i % 12:02d}-{1 + i:02d}",
+        }
         for i, (company, surname) in enumerate(zip(COMPANIES, SURNAMES, strict=True))
-    ]  # fmt: skip
-    target = {"text": "Zofia Quilbrestan takes the helm at Velkor Foods after a board vote.",
-              "date": "2023-06-15"}  # fmt: skip
+    ]
+    target = {
+        "text": "Zofia Quilbrestan takes the helm at Velkor Foods after a board vote.",
+        "date": "2023-06-15",
+    }
     add_propositions(ctx, [*items, target])
     wanted = proposition_id(target["text"], target["date"])
     question = "Which company named Zofia Quilbrestan as chief executive?"
@@ -103,10 +144,13 @@ def site_statements(n: int) -> list[dict[str, str]]:
 
     start = dt.date(2020, 1, 1)
     return [
-        {"text": f"Quillmere Foundry's site number {i} in Brackwater now runs {100 + i} furnaces.",
-         "date": str(start + dt.timedelta(days=i))}
+        {
+            "text": f"Quillmere Foundry's site number {i} in Brackwater now runs"
+            f" {100 + i} furnaces.",
+            "date": str(start + dt.timedelta(days=i)),
+        }
         for i in range(n)
-    ]  # fmt: skip
+    ]
 
 
 def test_expansion_stays_bounded_on_a_hot_entity_and_status_stays_exact(
@@ -116,8 +160,13 @@ def test_expansion_stays_bounded_on_a_hot_entity_and_status_stays_exact(
     try:
         updates = site_statements(60)
         # newer than every update: supporters must not crowd out the statements that update
-        supports = [{"text": f"Analysts said the foundry's figures for site {i} looked right.",
-                     "date": "2020-06-01"} for i in range(12)]  # fmt: skip
+        supports = [
+            {
+                "text": f"Analysts said the foundry's figures for site {i} looked right.",
+                "date": "2020-06-01",
+            }
+            for i in range(12)
+        ]
         add_propositions(memory, [*updates, *supports])
         when = {proposition_id(i["text"], i["date"]): i["date"] for i in [*updates, *supports]}
         k = 4
@@ -161,14 +210,20 @@ def test_an_anchor_brings_the_statement_of_its_document_that_leaves_out_the_name
     ctx: PropsMemory,
 ) -> None:
     for i, (company, surname) in enumerate(zip(COMPANIES, SURNAMES, strict=True)):
-        add_document(ctx, f"{company} Foods named Marta {surname} as its chief executive.",
-                     f"2023-0{1 + i % 9}-1{i % 10}")  # fmt: skip
-    article = ("Velkor Foods shares rose 4 percent on Monday. Investors cheered the news. "
-               "The company named Zofia Quilbrestan as its new chief executive.")  # fmt: skip
+        add_document(
+            ctx,
+            f"{company} Foods named Marta {surname} as its chief executive.",
+            f"2023-0{1 + i % 9}-1{i % 10}",
+        )
+    article = (
+        "Velkor Foods shares rose 4 percent on Monday. Investors cheered the news. "
+        "The company named Zofia Quilbrestan as its new chief executive."
+    )
     add_document(ctx, article, "2023-05-02")
     add_document(ctx, "Velkor Foods will open a plant in Marsby.", "2023-07-01")  # after as-of
-    answer = proposition_id("The company named Zofia Quilbrestan as its new chief executive.",
-                            "2023-05-02")  # fmt: skip
+    answer = proposition_id(
+        "The company named Zofia Quilbrestan as its new chief executive.", "2023-05-02"
+    )
     question = "Who runs Velkor Foods?"
     plain = subgraph(ctx, question, as_of="2023-06-01", k=2, expand=False)
     assert answer not in {n.prop.id for n in plain.nodes}, "the premise: search misses it"

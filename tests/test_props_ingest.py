@@ -164,8 +164,9 @@ def test_an_interrupted_legacy_document_is_completed_when_added_again(
     first = add_document(ctx, text, "2018-02-12", "catalogue")
     complete = counts(ctx)
     missing = first.proposition_ids[1]
-    ctx.store.write(PROPS_TEST["props_test.interrupted_legacy_document"], id=first.document_id,
-                    missing=missing)  # fmt: skip
+    ctx.store.write(
+        PROPS_TEST["props_test.interrupted_legacy_document"], id=first.document_id, missing=missing
+    )
     assert counts(ctx)["propositions"] == complete["propositions"] - 1
     again = add_document(ctx, text, "2018-02-12", "catalogue")
     assert (again.added, again.existing) == (1, 1)
@@ -177,13 +178,18 @@ def test_an_interrupted_legacy_document_is_completed_when_added_again(
     [
         ("not a list", "propositions"),
         ([{"text": "a", "date": "2020-01-01"}, "b"], "propositions[1]"),
-        ([{"text": "a", "date": "2020-01-01"}, {"text": " ", "date": "2020-01-01"}],
-         "propositions[1].text"),
-        ([{"text": f"s{i}", "date": "2020-01-01"} for i in range(3)]
-         + [{"text": "s3", "date": "2020-13-01"}], "propositions[3].date"),
+        (
+            [{"text": "a", "date": "2020-01-01"}, {"text": " ", "date": "2020-01-01"}],
+            "propositions[1].text",
+        ),
+        (
+            [{"text": f"s{i}", "date": "2020-01-01"} for i in range(3)]
+            + [{"text": "s3", "date": "2020-13-01"}],
+            "propositions[3].date",
+        ),
         ([{"text": "a", "date": "2020-01-01", "when": 1}], "propositions[0]"),
     ],
-)  # fmt: skip
+)
 def test_bad_input_names_the_field_and_stores_nothing(
     ctx: PropsMemory,  # noqa: F811
     items: object,
@@ -223,12 +229,16 @@ def test_llm_extraction_through_the_scripted_server(
 ) -> None:
     extracted = {
         "propositions": [
-            {"text": "Marta Velkova is the chief executive of Quillon Dynamics.",
-             "date": "2015-03-02"},
-            {"text": "Idris Okonjo became chief executive of Quillon Dynamics.",
-             "date": "2019-03-18"},
+            {
+                "text": "Marta Velkova is the chief executive of Quillon Dynamics.",
+                "date": "2015-03-02",
+            },
+            {
+                "text": "Idris Okonjo became chief executive of Quillon Dynamics.",
+                "date": "2019-03-18",
+            },
         ]
-    }  # fmt: skip
+    }
     judged = {"judgements": [{"index": 1, "label": "updates", "confidence": 0.85}]}
     llm_server.script(
         {"content": "this is not JSON"},  # malformed: retried once
@@ -348,8 +358,9 @@ def _in_batches_of_7(memory: PropsMemory, items: list) -> int:
 
 def _in_calls_of_5(memory: PropsMemory, items: list) -> int:
     # candidates come from the in-memory cache and from the graph
-    return sum(add_propositions(memory, items[i : i + 5]).relations
-               for i in range(0, len(items), 5))  # fmt: skip
+    return sum(
+        add_propositions(memory, items[i : i + 5]).relations for i in range(0, len(items), 5)
+    )
 
 
 @pytest.mark.parametrize("ingest", [_in_batches_of_7, _in_calls_of_5])

@@ -55,22 +55,32 @@ def test_checked_date_accepts_dates_and_datetimes() -> None:
     ("text", "expected"),
     [
         (
-            "Dr. Smith paid $3.50 for it. The U.S. Army left. He said \"Go!\" Then it rained.",
-            ["Dr. Smith paid $3.50 for it.", "The U.S. Army left.", 'He said "Go!"',
-             "Then it rained."],
+            'Dr. Smith paid $3.50 for it. The U.S. Army left. He said "Go!" Then it rained.',
+            [
+                "Dr. Smith paid $3.50 for it.",
+                "The U.S. Army left.",
+                'He said "Go!"',
+                "Then it rained.",
+            ],
         ),
         (
             "J. R. Okonjo wrote it in Jan. 2020. Acme Inc. The firm grew 2.5 percent.",
             ["J. R. Okonjo wrote it in Jan. 2020.", "Acme Inc.", "The firm grew 2.5 percent."],
         ),
-        ("Quillon Dynamics Inc. hired 40 people. Is it? Yes!", [
-            "Quillon Dynamics Inc. hired 40 people.", "Is it?", "Yes!"]),
-        ("e.g. this stays. Prices rose... and fell.", ["e.g. this stays.",
-                                                      "Prices rose... and fell."]),
-        ("First paragraph without a stop\n\n  Second one.\n", [
-            "First paragraph without a stop", "Second one."]),
+        (
+            "Quillon Dynamics Inc. hired 40 people. Is it? Yes!",
+            ["Quillon Dynamics Inc. hired 40 people.", "Is it?", "Yes!"],
+        ),
+        (
+            "e.g. this stays. Prices rose... and fell.",
+            ["e.g. this stays.", "Prices rose... and fell."],
+        ),
+        (
+            "First paragraph without a stop\n\n  Second one.\n",
+            ["First paragraph without a stop", "Second one."],
+        ),
         ("  ...  \n\n", []),
     ],
-)  # fmt: skip
+)
 def test_sentence_splitter(text: str, expected: list[str]) -> None:
     assert split_sentences(text) == expected

@@ -50,8 +50,14 @@ def test_a_hedged_statement_never_updates_a_plain_one_whatever_the_weights() -> 
     weights = np.zeros((len(ORDER), len(FEATURES)))
     weights[ORDER.index("updates")] = 5.0  # a model that would call everything an update
     weights[ORDER.index("contradicts")] = 4.0
-    model = PairModel(ORDER, FEATURES, np.zeros(len(FEATURES)), np.ones(len(FEATURES)),
-                      weights, np.zeros(len(ORDER)))  # fmt: skip
+    model = PairModel(
+        ORDER,
+        FEATURES,
+        np.zeros(len(FEATURES)),
+        np.ones(len(FEATURES)),
+        weights,
+        np.zeros(len(ORDER)),
+    )
     ((label, _),) = model.predict(x)
     assert label in ("supports", "norel")
     plain = np.asarray(pair_features(fact, rumour, 0.9))  # the other way round is allowed

@@ -34,7 +34,7 @@ NODES = (
         True,
         0.9,
         Status("updated", ("b", "d"), ("c",)),
-    ),  # fmt: skip
+    ),
     node("b", "2021-09-01", "Alpha costs 7 dollars.", True, 0.8),
     node("c", "2021-09-01", "Alpha never cost 5 dollars.", False, 0.3),
     node("d", "2022-03-04", "Alpha costs 7 dollars, a report confirms.", False, 0.5),
@@ -101,8 +101,10 @@ def test_nearest_first_in_each_list() -> None:
     newest = node("n", "2020-01-01", "New.", True, 0.9)
     edges = tuple(edge("n", o.prop.id, "updates") for o in older)
     text = render(Subgraph("q", None, (*older, newest), edges))
-    assert "updates the following earlier propositions: P3 (2012-01-01), P2 (2011-01-01), " \
-        "P1 (2010-01-01)." in text  # fmt: skip
+    assert (
+        "updates the following earlier propositions: P3 (2012-01-01), P2 (2011-01-01), "
+        "P1 (2010-01-01)." in text
+    )
     assert "is updated by the following later propositions: P4 (2020-01-01)." in text
 
 

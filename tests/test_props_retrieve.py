@@ -63,8 +63,9 @@ def test_as_of_never_returns_later_propositions(gold_ctx: PropsMemory, world: Wo
         for question, qvec in zip(questions, qvecs, strict=True):
             graph = subgraph_for_vector(gold_ctx, qvec, question, as_of, k=k, channels="dense")
             check_invariants(graph, as_of, k, gold_ctx)
-            check_invariants(subgraph_for_vector(gold_ctx, qvec, question, as_of, k=k), as_of, k,
-                             gold_ctx)  # fmt: skip
+            check_invariants(
+                subgraph_for_vector(gold_ctx, qvec, question, as_of, k=k), as_of, k, gold_ctx
+            )
             # dense: the anchors are exactly the top k among propositions dated <= as_of
             allowed = np.flatnonzero(dates <= as_of)
             sims = pvecs[allowed] @ qvec
@@ -155,8 +156,9 @@ def test_ranker_hook_orders_the_anchors(gold_ctx: PropsMemory) -> None:  # noqa:
     assert len(seen) > 2 and all(s.recall_count == 0 and s.g == 1.0 for s in seen)
     oldest = sorted(seen, key=lambda s: (s.prop.ts, s.prop.id))[:2]
     assert {n.prop.id for n in graph.nodes} == {s.prop.id for s in oldest}
-    assert all(n.score == next(s.similarity for s in seen if s.prop.id == n.prop.id)
-               for n in graph.nodes)  # fmt: skip
+    assert all(
+        n.score == next(s.similarity for s in seen if s.prop.id == n.prop.id) for n in graph.nodes
+    )
 
 
 class Supports:
@@ -179,8 +181,9 @@ def strong_ctx(store: Store, tmp_path: Path, llm_settings: Settings) -> Iterator
 P1 = {"text": "Marta Velkova is the chief executive of Quillon Dynamics.", "date": "2015-03-02"}
 P2 = {"text": "Idris Okonjo is the chief executive of Quillon Dynamics.", "date": "2019-03-18"}
 P3 = {"text": "Quillon Dynamics employs 2,050 people.", "date": "2020-02-10"}
-UPDATES_FIRST = {"content": json.dumps({"judgements": [
-    {"index": 1, "label": "updates", "confidence": 0.9}]})}  # fmt: skip
+UPDATES_FIRST = {
+    "content": json.dumps({"judgements": [{"index": 1, "label": "updates", "confidence": 0.9}]})
+}
 
 
 def pid(item: dict) -> str:

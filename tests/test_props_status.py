@@ -22,10 +22,14 @@ from graphmem.store import Store
 # statement that the refutation was itself wrong
 FACT = ("Ilse Varn is the chief executive of Tamsin Mills.", "2018-01-10")
 CLAIM = ("The trade ministry said Oskar Fell is the chief executive of Tamsin Mills.", "2019-05-02")
-DENIAL = ("Tamsin Mills said the ministry was wrong: Oskar Fell is not its chief executive.",
-          "2019-05-06")  # fmt: skip
-REVERSAL = ("Tamsin Mills admitted its denial was false: Oskar Fell leads Tamsin Mills.",
-            "2020-02-01")  # fmt: skip
+DENIAL = (
+    "Tamsin Mills said the ministry was wrong: Oskar Fell is not its chief executive.",
+    "2019-05-06",
+)
+REVERSAL = (
+    "Tamsin Mills admitted its denial was false: Oskar Fell leads Tamsin Mills.",
+    "2020-02-01",
+)
 QUESTION = "Who is the chief executive of Tamsin Mills?"
 
 
@@ -33,8 +37,12 @@ def _world() -> World:
     keys = ("fact", "claim", "denial", "reversal")
     items = zip(keys, (FACT, CLAIM, DENIAL, REVERSAL), strict=True)
     props = tuple({"key": k, "date": d, "source": None, "text": t} for k, (t, d) in items)
-    gold = {("claim", "fact"): "updates", ("denial", "claim"): "contradicts",
-            ("reversal", "denial"): "contradicts", ("reversal", "claim"): "supports"}  # fmt: skip
+    gold = {
+        ("claim", "fact"): "updates",
+        ("denial", "claim"): "contradicts",
+        ("reversal", "denial"): "contradicts",
+        ("reversal", "claim"): "supports",
+    }
     return World(props, gold, ())
 
 
@@ -42,8 +50,9 @@ def _world() -> World:
 def chain(store: Store, tmp_path: Path) -> Iterator[PropsMemory]:
     """The fact, claim, denial and reversal, related by their gold labels."""
     world = _world()
-    memory = PropsMemory.open(Settings(home=tmp_path), store, llm=None,
-                              classifier=GoldClassifier(world))  # fmt: skip
+    memory = PropsMemory.open(
+        Settings(home=tmp_path), store, llm=None, classifier=GoldClassifier(world)
+    )
     add_propositions(memory, world.items())
     yield memory
     memory.close()
@@ -70,8 +79,7 @@ def test_a_refuted_claim_stops_superseding_and_the_text_says_so(chain: PropsMemo
 @pytest.mark.parametrize("expand", [True, False])
 def test_a_refuted_refutation_counts_no_more(chain: PropsMemory, expand: bool) -> None:
     # without expansion the sources are outside the subgraph: their chain is read apart
-    graph = subgraph(chain, QUESTION, as_of="2020-06-01", k=1 if not expand else 10,
-                     expand=expand)  # fmt: skip
+    graph = subgraph(chain, QUESTION, as_of="2020-06-01", k=1 if not expand else 10, expand=expand)
     if expand:
         assert graph.node(pid(DENIAL)).status.state == "contradicted"
         assert graph.node(pid(CLAIM)).status.state == "current"

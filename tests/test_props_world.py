@@ -129,8 +129,11 @@ def test_hedged_claims_never_update_or_contradict_plain_statements(
     source = {proposition_id(p["text"], p["date"]): p for p in world.propositions}
     hedged = {pid for pid, p in source.items() if read(p["text"], p["source"]).hedged}
     assert hedged
-    pairs = [(new, old, label) for new, old, label in recorder.judged
-             if new in hedged and old not in hedged]  # fmt: skip
+    pairs = [
+        (new, old, label)
+        for new, old, label in recorder.judged
+        if new in hedged and old not in hedged
+    ]
     assert pairs, "each world pits rumours against facts"
     assert all(label in ("supports", "norel") for _, _, label in pairs), pairs
 

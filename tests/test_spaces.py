@@ -113,8 +113,10 @@ def test_retrieval_vector_and_keyword_search_stay_in_their_space(pair) -> None:
 
 def test_recall_reinforcement_and_events_stay_in_their_space(pair) -> None:
     alpha, beta = pair
-    same = [memory.timeline.add_event("Planted tomatoes in the garden.", "2024-04-02")
-            for memory in pair]  # fmt: skip
+    same = [
+        memory.timeline.add_event("Planted tomatoes in the garden.", "2024-04-02")
+        for memory in pair
+    ]
     assert same[0].id == same[1].id
     only = alpha.timeline.add_event("Repaired the garden fence.", "2024-04-03")
     [stats] = alpha.timeline.reinforce([same[0].id], "2024-04-20")
@@ -137,8 +139,9 @@ def test_another_process_writes_are_found_whatever_other_spaces_do(
     an addition in the space balanced by a deletion in another still reaches the index."""
 
     def opened(name: str) -> Memory:
-        return Memory(store_url, settings=Settings(home=tmp_path / name, vector_refresh_ms=0),
-                      space="alpha")  # fmt: skip
+        return Memory(
+            store_url, settings=Settings(home=tmp_path / name, vector_refresh_ms=0), space="alpha"
+        )
 
     with opened("one") as reader, opened("two") as writer:
         other = writer.in_space("beta").timeline
@@ -243,8 +246,9 @@ def test_the_header_chooses_the_space_of_a_graphql_request(client) -> None:
     app = client()
     assert post(app, CREATE, "tenant-a").status_code == 200
     assert post(app, LIST, "tenant-a").json()["data"] == {
-        "space": "tenant-a", "series": {"items": [{"name": "shared"}]}
-    }  # fmt: skip
+        "space": "tenant-a",
+        "series": {"items": [{"name": "shared"}]},
+    }
     assert post(app, LIST).json()["data"] == {"space": "default", "series": {"items": []}}
     assert post(app, "{ spaces }").json()["data"]["spaces"] == ["tenant-a"]
     event = 'mutation { addEvent(text: "Fed the cat.", date: "2024-01-02") { id } }'
@@ -298,10 +302,17 @@ def test_tokens_are_bound_to_their_spaces(client, store: Store, tmp_path: Path) 
 def test_mcp_over_http_uses_the_header_and_the_binding(client, tmp_path: Path) -> None:
     app = client(tokens_file=tokens_file(tmp_path))
     post(app, CREATE, "tenant-a", BOUND)
-    headers = {"Authorization": f"Bearer {BOUND}", "Accept": "application/json, text/event-stream",
-               "X-Graphmem-Space": "tenant-a"}  # fmt: skip
-    body = {"jsonrpc": "2.0", "id": 1, "method": "resources/read",
-            "params": {"uri": "graphmem://series"}}  # fmt: skip
+    headers = {
+        "Authorization": f"Bearer {BOUND}",
+        "Accept": "application/json, text/event-stream",
+        "X-Graphmem-Space": "tenant-a",
+    }
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "resources/read",
+        "params": {"uri": "graphmem://series"},
+    }
     reply = app.post("/mcp", json=body, headers=headers)
     assert reply.status_code == 200 and "shared" in json.dumps(reply.json())
     other = app.post("/mcp", json=body, headers={**headers, "X-Graphmem-Space": "tenant-b"})
@@ -314,8 +325,10 @@ def test_the_cli_takes_a_space_option_and_manages_spaces(
     monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path))
     monkeypatch.setenv("GRAPHMEM_VECTOR_REFRESH_MS", "0")
     base = ["--store", store_url]
-    assert cli.main([*base, "add-event", "Fed the cat.", "--date", "2024-01-02",
-                     "--space", "home"]) == 0  # fmt: skip
+    assert (
+        cli.main([*base, "add-event", "Fed the cat.", "--date", "2024-01-02", "--space", "home"])
+        == 0
+    )
     monkeypatch.setenv("GRAPHMEM_SPACE", "work")
     assert cli.main([*base, "add-event", "Shipped the release.", "--date", "2024-01-03"]) == 0
     capsys.readouterr()

@@ -242,9 +242,17 @@ def test_statistics_stored_as_raw_sums_by_older_versions_are_read() -> None:
     t0 = float(ts[0])
     t = (ts - t0) / DAY
     legacy = {
-        "n": 200, "sum_x": float(xs.sum()), "sum_x2": float(xs @ xs), "sum_t": float(t.sum()),
-        "sum_t2": float(t @ t), "sum_tx": float(t @ xs), "min": float(xs.min()),
-        "max": float(xs.max()), "first": float(xs[0]), "last": float(xs[-1]),
-        "t_first": float(ts[0]), "t_last": float(ts[-1]),
-    }  # fmt: skip
+        "n": 200,
+        "sum_x": float(xs.sum()),
+        "sum_x2": float(xs @ xs),
+        "sum_t": float(t.sum()),
+        "sum_t2": float(t @ t),
+        "sum_tx": float(t @ xs),
+        "min": float(xs.min()),
+        "max": float(xs.max()),
+        "first": float(xs[0]),
+        "last": float(xs[-1]),
+        "t_first": float(ts[0]),
+        "t_last": float(ts[-1]),
+    }
     _assert_stats_close(SuffStats.from_props(legacy), SuffStats.from_points(ts, xs, t0))

@@ -303,8 +303,11 @@ def test_processes_sharing_a_dir_agree_on_one_server_after_a_kill(data_dir: Path
     create_series(store, "shared")
     child = subprocess.Popen(
         [sys.executable, "-c", SHARE_AFTER_KILL, url(data_dir)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert child.stdin is not None and child.stdout is not None
     assert child.stdout.readline().strip() == "open"
     kill_server(data_dir)
@@ -367,8 +370,10 @@ def test_open_waits_for_a_loading_server_and_never_kills_it(
         assert server_pid(data_dir) == server.pid, "a server too slow to load is left running"
         other = subprocess.Popen(
             [sys.executable, "-c", OPEN_AND_COUNT, url(data_dir), str(data_dir)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         os.kill(server.pid, signal.SIGCONT)
         store = open_store(url(data_dir), Settings())  # waits for the same load
         assert server_pid(data_dir) == server.pid
@@ -445,8 +450,10 @@ def test_shared_data_dir_gets_a_warning_naming_the_fix(
 
 def commands(data_dir: Path) -> dict[str, int]:
     stats = control(data_dir).info("commandstats")
-    return {name: stats.get(f"cmdstat_{name}", {}).get("calls", 0)
-            for name in ("graph.QUERY", "graph.CONSTRAINT")}  # fmt: skip
+    return {
+        name: stats.get(f"cmdstat_{name}", {}).get("calls", 0)
+        for name in ("graph.QUERY", "graph.CONSTRAINT")
+    }
 
 
 def test_reopen_sends_no_ddl_and_does_not_grow_the_log(data_dir: Path) -> None:
@@ -469,8 +476,10 @@ def graph_dump(store: Store) -> tuple[list, list]:
     def key(row: dict) -> str:
         return repr(sorted(row.items()))
 
-    return (sorted(store.read(Q["healing_test.nodes"]), key=key),
-            sorted(store.read(Q["healing_test.edges"]), key=key))  # fmt: skip
+    return (
+        sorted(store.read(Q["healing_test.nodes"]), key=key),
+        sorted(store.read(Q["healing_test.edges"]), key=key),
+    )
 
 
 def test_graph_is_identical_after_compaction_and_restart(data_dir: Path) -> None:
@@ -509,10 +518,24 @@ def external_server(short_tmp: Path) -> Iterator[tuple[int, Path, list[subproces
 def run_external(port: int, folder: Path) -> subprocess.Popen:
     binary, module = proc.binaries()
     server = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
-         "--appendonly", "yes", "--save", "", "--loadmodule", module],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(folder),
+            "--appendonly",
+            "yes",
+            "--save",
+            "",
+            "--loadmodule",
+            module,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     probe = redis.Redis(port=port)
     while True:
         try:

@@ -35,8 +35,7 @@ Q = load_dir(Path(__file__).parent / "cypher")
 DAY = 86400
 # the seed's setting (t in days, r the clipped cosine): the tests of the formula's mechanics
 # compute their expected values by hand in it; the defaults are tested at the end
-SEED = TimelineConfig(time_unit_seconds=DAY, threshold=0.9, relevance_floor=0.0,
-                      relevance_full=1.0)  # fmt: skip
+SEED = TimelineConfig(time_unit_seconds=DAY, threshold=0.9, relevance_floor=0.0, relevance_full=1.0)
 
 
 def ts(date: str) -> int:
@@ -131,9 +130,14 @@ def test_ranker_scores_candidates_by_p() -> None:
     rank = ranker(now, SEED)
     candidates = [
         {"similarity": 0.9, "ts": ts("2024-01-01")},  # never recalled, 10 days old
-        {"similarity": 0.5, "ts": ts("2023-01-01"), "recall_count": 4, "g": 6.0,
-         "last_recalled_at": ts("2024-01-10")},  # old, recalled yesterday
-    ]  # fmt: skip
+        {
+            "similarity": 0.5,
+            "ts": ts("2023-01-01"),
+            "recall_count": 4,
+            "g": 6.0,
+            "last_recalled_at": ts("2024-01-10"),
+        },  # old, recalled yesterday
+    ]
     scores = rank(candidates)
     assert scores[0] == pytest.approx(recall_probability(0.9, 10.0, 1.0))
     assert scores[1] == pytest.approx(recall_probability(0.5, 1.0, 6.0))
@@ -334,15 +338,24 @@ def test_reinforce_errors_are_clear_and_change_nothing(ctx: TimelineMemory) -> N
 def test_recall_and_reinforce_propositions_and_segments(
     ctx: TimelineMemory, store: Store, embedder: Embedder
 ) -> None:
-    texts = ["The museum reopened its east wing in May 2024.",
-             "Ticket prices at the museum rose to 20 euros."]  # fmt: skip
+    texts = [
+        "The museum reopened its east wing in May 2024.",
+        "Ticket prices at the museum rose to 20 euros.",
+    ]
     ids = ["prop_wing", "prop,price"]  # a comma cannot travel in the packed id string
     vecs = embedder.encode(texts)
     rows = [
-        {"id": i, "text": t, "date": "2024-05-10", "ts": ts("2024-05-10"), "vid": vector_id(i),
-         "embedding": v.tolist(), "created_at": ts("2026-01-01")}  # ingested much later
+        {
+            "id": i,
+            "text": t,
+            "date": "2024-05-10",
+            "ts": ts("2024-05-10"),
+            "vid": vector_id(i),
+            "embedding": v.tolist(),
+            "created_at": ts("2026-01-01"),
+        }  # ingested much later
         for i, t, v in zip(ids, texts, vecs, strict=True)
-    ]  # fmt: skip
+    ]
     store.write_batch(Q["timeline_test.create_propositions"], rows)
     ctx.vectors.add("Proposition", ids, [r["vid"] for r in rows], [r["ts"] for r in rows], vecs)
     event = add_event(ctx, "We visited the museum's new east wing.", "2024-05-20")
@@ -354,10 +367,16 @@ def test_recall_and_reinforce_propositions_and_segments(
     price = next(m for m in got if m.id == "prop,price")
     assert (price.n, price.t, price.g) == (1, 5.0, pytest.approx(next_g(1.0, 10.0)))
     assert [m.id for m in recall(ctx, "museum", "2024-05-25", labels=["Proposition"])] != []
-    assert all(m.label == "Proposition" for m in recall(ctx, "museum", "2024-05-25",
-                                                        labels=["Proposition"]))  # fmt: skip
-    store.write(Q["timeline_test.create_segment"], id="seg_1", start=ts("2024-01-01"),
-                summary="sales rose 5% in January")  # fmt: skip
+    assert all(
+        m.label == "Proposition"
+        for m in recall(ctx, "museum", "2024-05-25", labels=["Proposition"])
+    )
+    store.write(
+        Q["timeline_test.create_segment"],
+        id="seg_1",
+        start=ts("2024-01-01"),
+        summary="sales rose 5% in January",
+    )
     # decay counts from each memory's own date, not from a proposition's ingestion time
     stats = reinforce(ctx, ["prop_wing", "seg_1", event.id], "2024-05-30")
     assert [s.label for s in stats] == ["Proposition", "Segment", "Event"]
@@ -375,8 +394,12 @@ def test_reinforcing_a_segment_follows_the_formula_at_moderate_gaps(
 
     config = TimelineConfig(time_unit_seconds=3600)  # t in hours
     start = 1_700_000_000
-    store.write(Q[f"timeline_test.create_{label.lower()}"], id="mem", start=float(start),
-                summary="sales rose")  # fmt: skip
+    store.write(
+        Q[f"timeline_test.create_{label.lower()}"],
+        id="mem",
+        start=float(start),
+        summary="sales rose",
+    )
     g, now = 1.0, start
     for n, gap in enumerate([0.3, 1.0, 2.5], start=1):
         now += int(gap * 3600)
@@ -417,8 +440,11 @@ def test_time_unit_and_threshold_come_from_the_environment(store: Store, tmp_pat
     from graphmem.config import Settings
     from graphmem.services import Services
 
-    env = {"GRAPHMEM_HOME": str(tmp_path), "GRAPHMEM_TIME_UNIT": "hour",
-           "GRAPHMEM_RECALL_THRESHOLD": "0.3"}  # fmt: skip
+    env = {
+        "GRAPHMEM_HOME": str(tmp_path),
+        "GRAPHMEM_TIME_UNIT": "hour",
+        "GRAPHMEM_RECALL_THRESHOLD": "0.3",
+    }
     services = Services(Settings.from_env(env), store)
     try:
         memory = services.timeline()
@@ -542,11 +568,15 @@ def test_reinforce_in_can_skip_memories_dated_after_now(ctx: TimelineMemory, sto
 # --- the defaults (t in months, relevance rescaled from the cosine, threshold 0.7) -----------
 
 CHATTER = (
-    "Bought milk, eggs and bread at the corner shop.", "Went for a 5 km run by the river.",
-    "Cooked pasta with mushrooms for dinner.", "Watched a documentary about whales.",
-    "Walked the dog in the park for an hour.", "Paid the electricity bill.",
-    "Had coffee with Maya near the station.", "Planted tomatoes on the balcony.",
-)  # fmt: skip
+    "Bought milk, eggs and bread at the corner shop.",
+    "Went for a 5 km run by the river.",
+    "Cooked pasta with mushrooms for dinner.",
+    "Watched a documentary about whales.",
+    "Walked the dog in the park for an hour.",
+    "Paid the electricity bill.",
+    "Had coffee with Maya near the station.",
+    "Planted tomatoes on the balcony.",
+)
 
 
 @pytest.fixture
@@ -558,13 +588,21 @@ def defaults(store: Store, embedder: Embedder, tmp_path: Path) -> TimelineMemory
 def test_defaults_find_a_memory_weeks_or_months_old_among_recent_chatter(
     defaults: TimelineMemory,
 ) -> None:
-    dentist = add_event(defaults, "Booked a dentist appointment with Dr. Hugo for 2024-07-14 "
-                        "at 10:30.", "2024-04-20")  # fmt: skip
-    library = add_event(defaults, "Borrowed 'The Paper Fox' from the library; it is due back "
-                        "on 2024-06-28.", "2024-06-01")  # fmt: skip
+    dentist = add_event(
+        defaults,
+        "Booked a dentist appointment with Dr. Hugo for 2024-07-14 at 10:30.",
+        "2024-04-20",
+    )
+    library = add_event(
+        defaults,
+        "Borrowed 'The Paper Fox' from the library; it is due back on 2024-06-28.",
+        "2024-06-01",
+    )
     days = np.arange(np.datetime64("2024-04-21"), np.datetime64("2024-06-30"))
-    add_events(defaults, [{"text": CHATTER[i % len(CHATTER)], "date": str(day)}
-                          for i, day in enumerate(days)])  # fmt: skip
+    add_events(
+        defaults,
+        [{"text": CHATTER[i % len(CHATTER)], "date": str(day)} for i, day in enumerate(days)],
+    )
     # about two months after the note, with a newer and unrelated note and daily chatter since
     [top, *rest] = recall(defaults, "When is my dentist appointment?", "2024-06-25", k=5)
     assert top.id == dentist.id and top.t == pytest.approx(66 / 30)
@@ -578,12 +616,15 @@ def test_defaults_reinforce_what_ordinary_use_recalls(defaults: TimelineMemory) 
     wifi = add_event(defaults, "The wifi password at the cabin is 482913.", "2024-06-01")
     add_events(defaults, [{"text": text, "date": "2024-06-05"} for text in CHATTER])
     # asked in the words one would use, a week and a half later
-    [got, *_] = recall(defaults, "What's the wifi password at the cabin?", "2024-06-11",
-                       reinforce=True)  # fmt: skip
+    [got, *_] = recall(
+        defaults, "What's the wifi password at the cabin?", "2024-06-11", reinforce=True
+    )
     assert got.id == wifi.id and got.recalled and got.p >= TimelineConfig().threshold
     assert [s.recall_count for s in recall_stats(defaults, [wifi.id])] == [1]
-    assert not any(m.recalled for m in recall(defaults, "What's the wifi password at the "
-                                               "cabin?", "2024-06-11")[1:])  # fmt: skip
+    assert not any(
+        m.recalled
+        for m in recall(defaults, "What's the wifi password at the cabin?", "2024-06-11")[1:]
+    )
 
 
 def test_defaults_let_a_memory_recalled_often_outlast_one_never_recalled() -> None:
@@ -600,8 +641,9 @@ def test_defaults_let_a_memory_recalled_often_outlast_one_never_recalled() -> No
 
     # how long each stays recalled (p >= threshold) after its last recall, for r = 1
     def lasts(g: float) -> float:
-        return next(t for t in np.arange(0, 12, 0.01) if recall_probability(1.0, t, g) <
-                    config.threshold)  # fmt: skip
+        return next(
+            t for t in np.arange(0, 12, 0.01) if recall_probability(1.0, t, g) < config.threshold
+        )
 
     assert lasts(1.0) * 30 == pytest.approx(16, abs=0.5)  # days
     assert lasts(g) > 2 * lasts(1.0)

@@ -27,19 +27,37 @@ def test_identifiers_and_symbol_pairs_count_as_tokenizers_split_them() -> None:
 
 def test_tools_render_as_typed_signatures_with_their_descriptions() -> None:
     schemas = [
-        {"type": "function", "function": {"name": "list_all", "description": "Everything.",
-                                          "parameters": {"type": "object", "properties": {}}}},
-        {"type": "function", "function": {
-            "name": "build", "description": "Build one.",
-            "parameters": {"type": "object", "required": ["series"], "properties": {
-                "series": {"type": "string"},
-                "freq": {"type": "string", "enum": ["year", "month"], "description": "period"},
-                "ids": {"type": "array", "items": {"type": "string"}},
-                "k": {"type": "integer", "minimum": 1},
-                "full": {"type": "boolean"},
-            }},
-        }},
-    ]  # fmt: skip
+        {
+            "type": "function",
+            "function": {
+                "name": "list_all",
+                "description": "Everything.",
+                "parameters": {"type": "object", "properties": {}},
+            },
+        },
+        {
+            "type": "function",
+            "function": {
+                "name": "build",
+                "description": "Build one.",
+                "parameters": {
+                    "type": "object",
+                    "required": ["series"],
+                    "properties": {
+                        "series": {"type": "string"},
+                        "freq": {
+                            "type": "string",
+                            "enum": ["year", "month"],
+                            "description": "period",
+                        },
+                        "ids": {"type": "array", "items": {"type": "string"}},
+                        "k": {"type": "integer", "minimum": 1},
+                        "full": {"type": "boolean"},
+                    },
+                },
+            },
+        },
+    ]
     assert render_tools(schemas).splitlines() == [
         "namespace functions {",
         "",

@@ -91,9 +91,13 @@ def test_members_and_segments_tools(sales_store) -> None:
         ).content
     )
     assert year["n"] == 366 and year["members"] == 4
-    drops = rows_of(json.loads(run_tool(
-        store, "search_segments", {"series": series.id, "where": "slope<-0.05", "limit": 5}
-    ).content))  # fmt: skip
+    drops = rows_of(
+        json.loads(
+            run_tool(
+                store, "search_segments", {"series": series.id, "where": "slope<-0.05", "limit": 5}
+            ).content
+        )
+    )
     assert 0 < len(drops) <= 5 and all(d["slope"] <= -0.05 for d in drops)
     listed = rows_of(
         json.loads(run_tool(store, "list_meta_segments", {"series": series.id}).content)
@@ -208,8 +212,9 @@ def test_long_results_are_capped_with_a_note(sales_store) -> None:
     assert len(listed["rows"]) == 18 and listed["shown"] == "4001-4018"
     first = json.loads(run_tool(store, "list_meta_segments", {"series": series.name}).content)
     assert len(first["rows"]) == 20 and first["more"] == "call again with offset=20"
-    everything = json.loads(run_tool(store, "create_meta_segment_by_filter",
-                                     {"series": series.name}).content)  # fmt: skip
+    everything = json.loads(
+        run_tool(store, "create_meta_segment_by_filter", {"series": series.name}).content
+    )
     members = json.loads(
         run_tool(store, "get_members", {"meta_segment_id": everything["id"], "limit": 5}).content
     )
@@ -342,8 +347,11 @@ def test_members_of_mixed_kinds_come_in_time_order(sales_store) -> None:
     from graphmem.timeutil import parse_timestamp
 
     store, series, _ = sales_store
-    feb, _ = call_tool(store, Y, {"series": series.name, "start": "2016-02-01",
-                                  "end": "2016-02-29", "freq": "month"})  # fmt: skip
+    feb, _ = call_tool(
+        store,
+        Y,
+        {"series": series.name, "start": "2016-02-01", "end": "2016-02-29", "freq": "month"},
+    )
     segs = list_segments(store, series.id, limit=1000)
     before = [g for g in segs if g.end < float(parse_timestamp("2016-02-01"))][-1]
     after = next(g for g in segs if g.start > float(parse_timestamp("2016-03-01")))
@@ -365,8 +373,9 @@ def test_an_unexpected_failure_comes_back_in_words_and_is_recorded(
     def boom(env, args):
         raise RuntimeError("a bug")
 
-    monkeypatch.setitem(tools.TOOLS, "time_bounds", dataclasses.replace(TOOLS["time_bounds"],
-                                                                         handler=boom))  # fmt: skip
+    monkeypatch.setitem(
+        tools.TOOLS, "time_bounds", dataclasses.replace(TOOLS["time_bounds"], handler=boom)
+    )
     result = run_tool(store, "time_bounds", {"series": series.name}, "s-bug")
     assert not result.ok
     assert json.loads(result.content) == {
@@ -391,8 +400,13 @@ def test_members_that_overlap_or_span_two_series_are_refused(sales_store) -> Non
     assert not overlap.ok and "overlap in time" in json.loads(overlap.content)["error"]
     other = create_series(store, "other sales")
     append(store, other.id, data.ts[:400], data.xs[:400])
-    theirs = result_ids(run_tool(store, Y, {"series": "other sales", "start": "2010-01-01",
-                                            "end": "2010-12-31", "freq": "year"}))  # fmt: skip
+    theirs = result_ids(
+        run_tool(
+            store,
+            Y,
+            {"series": "other sales", "start": "2010-01-01", "end": "2010-12-31", "freq": "year"},
+        )
+    )
     mixed = run_tool(store, "create_meta_segment_from_members", {"member_ids": [theirs[0], march]})
     assert not mixed.ok
     assert "all members must belong to the same series" in json.loads(mixed.content)["error"]

@@ -151,8 +151,9 @@ def test_every_single_flipped_byte_is_caught_or_harmless(store: Store, tmp_path:
     good = VectorIndex.load(directory, LABEL, DIM, "test-model")
     expected = [good.search(v, 5) for v in items.vecs[:3]]
     with zipfile.ZipFile(side_path) as archive:  # where each member's bytes lie
-        contents = [(member_data_offset(side_path, m.filename), m.compress_size)
-                    for m in archive.infolist()]  # fmt: skip
+        contents = [
+            (member_data_offset(side_path, m.filename), m.compress_size) for m in archive.infolist()
+        ]
     for path in (faiss_path, side_path):
         original = path.read_bytes()
         for offset in range(len(original)):
@@ -204,8 +205,10 @@ def test_index_files_are_private_whatever_the_umask(store: Store, tmp_path: Path
         os.umask(old_umask)
     assert mode(directory) == 0o700
     assert {p.name: mode(p) for p in directory.iterdir()} == {
-        faiss_path.name: 0o600, side_path.name: 0o600, ".lock": 0o600,
-    }  # fmt: skip
+        faiss_path.name: 0o600,
+        side_path.name: 0o600,
+        ".lock": 0o600,
+    }
 
 
 def test_temp_files_are_private_and_removed_on_failure(tmp_path: Path) -> None:
@@ -272,8 +275,9 @@ def test_a_damaged_proposition_index_leaves_subgraph_recall_and_ingestion_workin
     _, clean_graph, clean_found = answer(tmp_path / "clean")
     assert graph == clean_graph and len(graph.anchors) == 3
     assert found == clean_found and found
-    report = add_propositions(damaged, [{"text": "The ferry got a new captain.",
-                                         "date": "2024-02-01"}])  # fmt: skip
+    report = add_propositions(
+        damaged, [{"text": "The ferry got a new captain.", "date": "2024-02-01"}]
+    )
     assert (report.added, report.existing) == (1, 0)
     assert len(damaged.vectors.index(LABEL)) == len(FACTS) + 1
     assert [str(side_path) in r.getMessage() for r in caplog.records] == [True]

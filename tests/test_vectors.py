@@ -348,8 +348,9 @@ def test_both_processes_saving_leave_a_complete_index(store: Store, tmp_path: Pa
     first.index("Proposition")
     second = open_vs(store, tmp_path)
     write(store, items, slice(10, 20))
-    second.add("Proposition", items.ids[10:20], items.vids[10:20], items.ts[10:20],
-               items.vecs[10:20])  # fmt: skip
+    second.add(
+        "Proposition", items.ids[10:20], items.vids[10:20], items.ts[10:20], items.vecs[10:20]
+    )
     second.close()
     write(store, items, slice(20, 30))
     first.add("Proposition", items.ids[20:], items.vids[20:], items.ts[20:], items.vecs[20:])
@@ -398,8 +399,12 @@ def test_vector_settings_from_the_environment_build_an_ivf_index(
 ) -> None:
     from graphmem.config import Settings
 
-    env = {"GRAPHMEM_HOME": str(tmp_path), "GRAPHMEM_VECTOR_INDEX": "IVF",
-           "GRAPHMEM_VECTOR_FLAT_MAX": "100", "GRAPHMEM_VECTOR_REFRESH_MS": "0"}  # fmt: skip
+    env = {
+        "GRAPHMEM_HOME": str(tmp_path),
+        "GRAPHMEM_VECTOR_INDEX": "IVF",
+        "GRAPHMEM_VECTOR_FLAT_MAX": "100",
+        "GRAPHMEM_VECTOR_REFRESH_MS": "0",
+    }
     config = VectorConfig.from_settings(Settings.from_env(env))
     assert (config.kind, config.flat_threshold, config.refresh_ms) == ("ivf", 100, 0)
     items = make_items(400, seed=21)
@@ -423,8 +428,13 @@ def test_services_use_the_vector_settings(store: Store, tmp_path: Path) -> None:
     from graphmem.config import Settings
     from graphmem.services import Services
 
-    settings = Settings.from_env({"GRAPHMEM_HOME": str(tmp_path), "GRAPHMEM_VECTOR_INDEX": "ivf",
-                                  "GRAPHMEM_VECTOR_FLAT_MAX": "5"})  # fmt: skip
+    settings = Settings.from_env(
+        {
+            "GRAPHMEM_HOME": str(tmp_path),
+            "GRAPHMEM_VECTOR_INDEX": "ivf",
+            "GRAPHMEM_VECTOR_FLAT_MAX": "5",
+        }
+    )
     services = Services(settings, store)
     try:
         assert services.vectors().config == VectorConfig.from_settings(settings)
@@ -462,8 +472,10 @@ def test_clock_says_which_re_embeddings_an_index_lacks() -> None:
 
 def embed_segments(store: Store, vectors: dict[str, np.ndarray], epoch: str = "e") -> None:
     """Set Segment embeddings with the production statement, which advances the clock."""
-    rows = [{"id": i, "vid": vector_id(i), "ts": 1_600_000_000, "embedding": v.tolist(),
-             "summary": i} for i, v in vectors.items()]  # fmt: skip
+    rows = [
+        {"id": i, "vid": vector_id(i), "ts": 1_600_000_000, "embedding": v.tolist(), "summary": i}
+        for i, v in vectors.items()
+    ]
     store.write_batch("vectors.set_embeddings_segment", rows, epoch=epoch)
 
 

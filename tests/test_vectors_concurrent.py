@@ -73,8 +73,12 @@ def test_searches_beside_adds_removals_and_rebuilds_return_only_real_items(kind:
     items = make_items(1200, seed=21)
     # flat up to 200 items, then ANN: the adds cross the threshold (a rebuild), and removals
     # past compact_ratio rebuild it again, while the searches go on
-    index = VectorIndex("Proposition", DIM, "test-model",
-                        VectorConfig(flat_threshold=200, kind=kind, compact_ratio=0.2))  # fmt: skip
+    index = VectorIndex(
+        "Proposition",
+        DIM,
+        "test-model",
+        VectorConfig(flat_threshold=200, kind=kind, compact_ratio=0.2),
+    )
     index.add(items.ids[:50], items.vids[:50], items.ts[:50], items.vecs[:50])
     writing = threading.Event()
     removed: list[int] = []
@@ -118,8 +122,12 @@ def test_a_search_does_not_wait_for_a_catch_up_held_in_the_store(
     assert len(serving.search("Proposition", items.vecs[0], 40)) == 20
     write(store, items, slice(20, 40))  # another process's writes: the next check diffs
     entered, release = threading.Event(), threading.Event()
-    around(store, "read_lists", "vectors.vids_proposition",
-           before=lambda: (entered.set(), release.wait(60)))  # fmt: skip
+    around(
+        store,
+        "read_lists",
+        "vectors.vids_proposition",
+        before=lambda: (entered.set(), release.wait(60)),
+    )
     with ThreadPoolExecutor(1) as pool:
         catching_up = pool.submit(serving.search, "Proposition", items.vecs[30], 1)
         assert entered.wait(60)
@@ -143,8 +151,9 @@ def test_graph_writes_and_adds_beside_catch_ups_leave_every_node_indexed(
         for start in range(part * 100, part * 100 + 100, 20):
             rows = slice(start, start + 20)
             write(store, items, rows)
-            serving.add("Proposition", items.ids[rows], items.vids[rows], items.ts[rows],
-                        items.vecs[rows])  # fmt: skip
+            serving.add(
+                "Proposition", items.ids[rows], items.vids[rows], items.ts[rows], items.vecs[rows]
+            )
 
     def search(seed: int) -> None:
         rng = np.random.default_rng(seed)

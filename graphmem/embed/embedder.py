@@ -76,8 +76,12 @@ class Embedder:
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:
         """The embedder GRAPHMEM_EMBED_MODEL, _EMBED_BACKEND and _MODEL_CACHE ask for."""
-        return cls(settings.embed_model, backend=settings.embed_backend,
-                   cache_dir=settings.model_cache, cached_ones=CACHED_ONES)  # fmt: skip
+        return cls(
+            settings.embed_model,
+            backend=settings.embed_backend,
+            cache_dir=settings.model_cache,
+            cached_ones=CACHED_ONES,
+        )
 
     @property
     def name(self) -> str:

@@ -165,8 +165,12 @@ def _checked(folder: Path) -> tuple[OnnxModel | None, str | None]:
 
 def build(name: str, pipeline: Pipeline, folder: Path) -> None:
     """Export with torch into a temporary folder, verify, then rename it into place."""
-    print(f"graphmem: exporting the embedding model {name!r} to ONNX and verifying it "
-          f"(once; cached in {folder.parent})", file=sys.stderr, flush=True)  # fmt: skip
+    print(
+        f"graphmem: exporting the embedding model {name!r} to ONNX and verifying it "
+        f"(once; cached in {folder.parent})",
+        file=sys.stderr,
+        flush=True,
+    )
     temp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     try:
         original = _sentence_transformer(pipeline, name)
@@ -175,10 +179,16 @@ def build(name: str, pipeline: Pipeline, folder: Path) -> None:
         reference = _reference(original, VERIFY_SENTENCES)
         np.save(temp / REFERENCE_FILE, reference)
         manifest = Manifest(
-            name=name, key=folder.name, dim=pipeline.dim, max_seq_length=pipeline.max_seq_length,
-            do_lower_case=pipeline.do_lower_case, inputs=inputs, sentences=VERIFY_SENTENCES,
-            min_cosine=0.0, versions=_versions(),
-        )  # fmt: skip
+            name=name,
+            key=folder.name,
+            dim=pipeline.dim,
+            max_seq_length=pipeline.max_seq_length,
+            do_lower_case=pipeline.do_lower_case,
+            inputs=inputs,
+            sentences=VERIFY_SENTENCES,
+            min_cosine=0.0,
+            versions=_versions(),
+        )
         manifest.write(temp)
         cosine = verify(OnnxModel(temp, manifest), reference)
         replace(manifest, min_cosine=cosine).write(temp)
@@ -214,8 +224,13 @@ def _sentence_transformer(pipeline: Pipeline, name: str) -> Any:
 
 
 def _reference(original: Any, sentences: tuple[str, ...]) -> np.ndarray:
-    vectors = original.encode(list(sentences), batch_size=len(sentences), show_progress_bar=False,
-                              convert_to_numpy=True, normalize_embeddings=True)  # fmt: skip
+    vectors = original.encode(
+        list(sentences),
+        batch_size=len(sentences),
+        show_progress_bar=False,
+        convert_to_numpy=True,
+        normalize_embeddings=True,
+    )
     return np.ascontiguousarray(vectors, dtype=np.float32)
 
 
@@ -250,9 +265,16 @@ def _export_graph(original: Any, pipeline: Pipeline, path: Path) -> tuple[str, .
     axes = {n: {0: "batch", 1: "tokens"} for n in (*inputs, "token_embeddings")}
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tracer warnings about shapes; verification decides
-        torch.onnx.export(TokenEmbeddings(), sample, str(path), dynamo=False, opset_version=OPSET,
-                          input_names=list(inputs), output_names=["token_embeddings"],
-                          dynamic_axes=axes)  # fmt: skip
+        torch.onnx.export(
+            TokenEmbeddings(),
+            sample,
+            str(path),
+            dynamo=False,
+            opset_version=OPSET,
+            input_names=list(inputs),
+            output_names=["token_embeddings"],
+            dynamic_axes=axes,
+        )
     return inputs
 
 

@@ -32,9 +32,12 @@ class TorchModel:
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         with self._lock:
             vectors = self.model.encode(
-                texts, batch_size=batch_size, show_progress_bar=False, convert_to_numpy=True,
+                texts,
+                batch_size=batch_size,
+                show_progress_bar=False,
+                convert_to_numpy=True,
                 normalize_embeddings=True,
-            )  # fmt: skip
+            )
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
     def close(self) -> None:

@@ -10,6 +10,12 @@ from graphmem.memory.series import Series
 from graphmem.memory.timeline import Timeline
 
 __all__ = [
-    "AsyncMemory", "AsyncPropositions", "AsyncSeries", "AsyncTimeline", "Memory", "Propositions",
-    "Series", "Timeline",
-]  # fmt: skip
+    "AsyncMemory",
+    "AsyncPropositions",
+    "AsyncSeries",
+    "AsyncTimeline",
+    "Memory",
+    "Propositions",
+    "Series",
+    "Timeline",
+]

@@ -55,9 +55,12 @@ class Memory:
 
     @classmethod
     def open(
-        cls, store_url: str | None = None, *, settings: Settings | None = None,
+        cls,
+        store_url: str | None = None,
+        *,
+        settings: Settings | None = None,
         space: str | None = None,
-    ) -> Memory:  # fmt: skip
+    ) -> Memory:
         """A Memory with its store open now, so a store that cannot be reached fails here."""
         memory = cls(store_url, settings=settings, space=space)
         memory.services()

@@ -41,8 +41,9 @@ class Propositions(Part):
         """Store a document and the propositions it states; the same document again is a
         no-op. `relate=False` stores them without relating them to earlier ones."""
         relate = checked_flag(relate, "relate")
-        return props.add_document(self._props(), text, date, source, relate=relate,
-                                  progress=progress)  # fmt: skip
+        return props.add_document(
+            self._props(), text, date, source, relate=relate, progress=progress
+        )
 
     def add(
         self,
@@ -54,8 +55,7 @@ class Propositions(Part):
         """Store already-extracted propositions, each {text, date, source?}; stored ones are
         counted as existing."""
         relate = checked_flag(relate, "relate")
-        return props.add_propositions(self._props(), propositions, relate=relate,
-                                      progress=progress)  # fmt: skip
+        return props.add_propositions(self._props(), propositions, relate=relate, progress=progress)
 
     def add_documents(
         self,

@@ -109,8 +109,12 @@ class Series(Part):
     ) -> builtins.list[MetaSegment]:
         """Meta-segments over [start, end]: one per whole `freq` period (year, quarter, month,
         week, day) touching it, or one in all. Cached; recorded as a tool call."""
-        arguments = {"series": series, "start": _when(start, "start"),
-                     "end": _when(end, "end"), "freq": freq}  # fmt: skip
+        arguments = {
+            "series": series,
+            "start": _when(start, "start"),
+            "end": _when(end, "end"),
+            "freq": freq,
+        }
         return self._build("create_meta_segment_by_datetime_range", arguments)
 
     def meta_by_filter(
@@ -125,8 +129,14 @@ class Series(Part):
     ) -> MetaSegment:
         """One meta-segment of the segments meeting `where` (e.g. "slope<-0.05 std>5") between
         start and end; with `text`, the k (10) of them closest to it in meaning."""
-        arguments = {"series": series, "where": where, "text": text, "k": k,
-                     "start": _when(start, "start"), "end": _when(end, "end")}  # fmt: skip
+        arguments = {
+            "series": series,
+            "where": where,
+            "text": text,
+            "k": k,
+            "start": _when(start, "start"),
+            "end": _when(end, "end"),
+        }
         return self._build("create_meta_segment_by_filter", arguments)[0]
 
     def meta_from_members(self, member_ids: Sequence[str], label: str | None = None) -> MetaSegment:
@@ -179,8 +189,9 @@ class Series(Part):
         agent.check_question(question, max_steps)  # the caller's mistakes before the LLM's
         services = self._services()
         llm = LLM(services.settings)
-        return agent.ask(services.store, llm, question, series, max_steps, on_step,
-                         env=services.tools())  # fmt: skip
+        return agent.ask(
+            services.store, llm, question, series, max_steps, on_step, env=services.tools()
+        )
 
     def plot(
         self, series: str, path: str | Path, start: When | None = None, end: When | None = None

@@ -53,8 +53,9 @@ class Timeline(Part):
         of those with p >= threshold.
         """
         reinforce = checked_flag(reinforce, "reinforce")
-        return timeline.recall(self._timeline(), query, now, k, threshold, labels,
-                               reinforce=reinforce)  # fmt: skip
+        return timeline.recall(
+            self._timeline(), query, now, k, threshold, labels, reinforce=reinforce
+        )
 
     def reinforce(self, ids: Sequence[str], now: When) -> list[RecallStats]:
         """Record one recall of each memory at `now` (once per now); their statistics after."""

@@ -52,8 +52,11 @@ class Candidate:
     @property
     def channels(self) -> tuple[str, ...]:
         """The channels that returned it."""
-        return tuple(name for name, rank in (("dense", self.dense_rank),
-                                             ("keyword", self.keyword_rank)) if rank)  # fmt: skip
+        return tuple(
+            name
+            for name, rank in (("dense", self.dense_rank), ("keyword", self.keyword_rank))
+            if rank
+        )
 
 
 def checked_channels(value: object, field: str = "channels") -> str:
@@ -88,11 +91,17 @@ def candidates(
     dense_rank = {h.node_id: i for i, h in enumerate(dense, start=1)}
     keyword_rank = {h.node_id: i for i, h in enumerate(keyword, start=1)}
     found = [
-        Candidate(pid, vids[pid], similarity[pid], dense_rank.get(pid), keyword_rank.get(pid),
-                  _fused(fusion, dense_rank.get(pid), keyword_rank.get(pid)))
+        Candidate(
+            pid,
+            vids[pid],
+            similarity[pid],
+            dense_rank.get(pid),
+            keyword_rank.get(pid),
+            _fused(fusion, dense_rank.get(pid), keyword_rank.get(pid)),
+        )
         for pid in vids
         if pid in similarity  # a keyword hit not yet in the vector index: caught up next time
-    ]  # fmt: skip
+    ]
     found.sort(key=lambda c: (-c.fused, -c.similarity, c.id))
     return found
 

@@ -128,8 +128,9 @@ def store_propositions(
         first_seen.setdefault(prop.id, i)
     ids = list(first_seen)
     existing = stored_ids(ctx, ids)
-    order = sorted((i for pid, i in first_seen.items() if pid not in existing),
-                   key=lambda i: (props[i].ts, i))  # fmt: skip
+    order = sorted(
+        (i for pid, i in first_seen.items() if pid not in existing), key=lambda i: (props[i].ts, i)
+    )
     backfill = newest_after(ctx, props[order[0]].ts) if relate and order else None
     position = {props[i].id: n for n, i in enumerate(order)}
     plan = _document_writes(docs, props, position, batch_size)
@@ -180,8 +181,16 @@ def store_propositions(
             doc_rows, states = plan.get(number, ([], []))
             settle()
             # in this context: the worker's statements keep the operation's deadline
-            pending = worker.submit(copy_context().run, _store_batch, ctx, doc_rows, rows,
-                                    states, relation_rows(found), vecs)  # fmt: skip
+            pending = worker.submit(
+                copy_context().run,
+                _store_batch,
+                ctx,
+                doc_rows,
+                rows,
+                states,
+                relation_rows(found),
+                vecs,
+            )
             ctx.recent.add(batch)  # candidates of later batches and calls, without a read
         settle()
     return IngestReport(None, tuple(ids), added, len(ids) - added, relations)
@@ -244,9 +253,11 @@ def _writer(batches: int) -> ThreadPoolExecutor | _Here:
 
 
 def _document_writes(
-    docs: Sequence[DocumentRow], props: list[Proposition], position: dict[str, int],
+    docs: Sequence[DocumentRow],
+    props: list[Proposition],
+    position: dict[str, int],
     batch_size: int,
-) -> dict[int, tuple[list[dict[str, Any]], list[dict[str, str]]]]:  # fmt: skip
+) -> dict[int, tuple[list[dict[str, Any]], list[dict[str, str]]]]:
     """Batch number → (Document rows, STATES rows) written with it: each document with the
     batch holding the last of its new propositions (`position`: a new one's place in the
     storing order), with the first batch if it has none."""
@@ -300,8 +311,15 @@ def write_batch(
 ) -> tuple[set[str], int]:
     """Run one batch's statement; the ids of the propositions and the count of relation edges
     it created (not those another writer stored first)."""
-    rows = ctx.store.write("props.write_batch", docs=docs, props=props or [], states=states,
-                           rels=rels or [], retire=retire or [], now=ctx.now())  # fmt: skip
+    rows = ctx.store.write(
+        "props.write_batch",
+        docs=docs,
+        props=props or [],
+        states=states,
+        rels=rels or [],
+        retire=retire or [],
+        now=ctx.now(),
+    )
     return set(rows[0]["created"]), int(rows[0]["relations"])
 
 
@@ -338,10 +356,17 @@ def _checked_embeddings(embeddings: Any, n: int, ctx: PropsMemory) -> np.ndarray
 def prop_rows(batch: list[Proposition], vecs: np.ndarray) -> list[dict[str, Any]]:
     """Rows for props.write_batch's $props."""
     return [
-        {"id": p.id, "text": p.text, "date": p.date, "ts": p.ts, "source": p.source,
-         "vid": vector_id(p.id), "embedding": emb}
+        {
+            "id": p.id,
+            "text": p.text,
+            "date": p.date,
+            "ts": p.ts,
+            "source": p.source,
+            "vid": vector_id(p.id),
+            "embedding": emb,
+        }
         for p, emb in zip(batch, embcodec.encode(vecs), strict=True)
-    ]  # fmt: skip
+    ]
 
 
 def _doc_row(doc: DocumentRow) -> dict[str, Any]:

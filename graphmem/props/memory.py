@@ -87,8 +87,9 @@ class PropsMemory:
     def __post_init__(self) -> None:
         if self.keywords is None:
             # beside the vector indexes: the space's derived-index dir (graphmem/spaces.py)
-            self.keywords = KeywordStore(self.store, self.vectors.directory.parent,
-                                         self.settings.vector_refresh_ms)  # fmt: skip
+            self.keywords = KeywordStore(
+                self.store, self.vectors.directory.parent, self.settings.vector_refresh_ms
+            )
 
     @classmethod
     def open(
@@ -122,9 +123,12 @@ class PropsMemory:
     # graphmem/props/edit.py and bulk.py, imported on call since they import this module.
 
     def ingest_documents(
-        self, documents: Sequence[Mapping[str, Any]], *, relate: bool = True,
+        self,
+        documents: Sequence[Mapping[str, Any]],
+        *,
+        relate: bool = True,
         progress: Progress | None = None,
-    ) -> DocumentsReport:  # fmt: skip
+    ) -> DocumentsReport:
         """Store documents [{text, date, source?}] in bulk, resumably (bulk.add_documents)."""
         from graphmem.props.bulk import add_documents
 
@@ -143,9 +147,12 @@ class PropsMemory:
         return delete_proposition(self, prop_id)
 
     def update_proposition(
-        self, prop_id: str, text: str | None = None, date: str | None = None,
+        self,
+        prop_id: str,
+        text: str | None = None,
+        date: str | None = None,
         source: str | None = None,
-    ) -> Proposition:  # fmt: skip
+    ) -> Proposition:
         """Correct a proposition; re-embedded and re-related if its text or date changed."""
         from graphmem.props.edit import update_proposition
 

@@ -38,9 +38,13 @@ class Proposition:
     def from_row(cls, row: dict[str, Any]) -> Proposition:
         """Build from a graph row with id, text, date, ts and optionally source."""
         return cls(
-            row["id"], row["text"], row["date"], int(row["ts"]), row.get("source"),
+            row["id"],
+            row["text"],
+            row["date"],
+            int(row["ts"]),
+            row.get("source"),
             row.get("doc_id"),
-        )  # fmt: skip
+        )
 
 
 @dataclass(frozen=True)
@@ -60,10 +64,15 @@ class Relation:
     def from_row(cls, row: dict[str, Any]) -> Relation:
         """Build from a graph row (id, src, dst, type, confidence, model, refined, created_at)."""
         return cls(
-            row["id"], row["src"], row["dst"], KIND_OF_TYPE[row["type"]],
-            float(row["confidence"]), row.get("model") or "", bool(row.get("refined")),
+            row["id"],
+            row["src"],
+            row["dst"],
+            KIND_OF_TYPE[row["type"]],
+            float(row["confidence"]),
+            row.get("model") or "",
+            bool(row.get("refined")),
             int(row.get("created_at") or 0),
-        )  # fmt: skip
+        )
 
 
 def clean_text(text: str) -> str:

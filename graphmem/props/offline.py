@@ -146,8 +146,7 @@ def _idents_clash(a: frozenset[str], b: frozenset[str]) -> bool:
     ia = {i for i in map(_ident, a) if i}
     ib = {i for i in map(_ident, b) if i}
     kinds = {k for k, _ in ia} & {k for k, _ in ib}
-    return any({i for i in ia if i[0] == k}.isdisjoint({i for i in ib if i[0] == k})
-               for k in kinds)  # fmt: skip
+    return any({i for i in ia if i[0] == k}.isdisjoint({i for i in ib if i[0] == k}) for k in kinds)
 
 
 def _overlaps(a: frozenset[str], b: frozenset[str]) -> tuple[float, float]:
@@ -357,9 +356,12 @@ def _same_switch(p: _Pair) -> bool:
         new.polarity != 0
         and new.polarity == old.polarity
         and bool(families)
-        and ("" in objects or len(objects) == 1
-             or not objects.isdisjoint(p.new_frame | p.old_frame | p.new_names | p.old_names))
-    )  # fmt: skip
+        and (
+            "" in objects
+            or len(objects) == 1
+            or not objects.isdisjoint(p.new_frame | p.old_frame | p.new_names | p.old_names)
+        )
+    )
 
 
 def _frame_replaced(p: _Pair) -> bool:
@@ -434,19 +436,64 @@ def _changed(p: _Pair) -> tuple[str, float]:
 
 # the signals the learned model weighs (graphmem/props/pairmodel.py), in vector order
 FEATURES = (
-    "cosine", "rule_updates", "rule_contradicts", "rule_supports", "subject_shared", "topic",
-    "frame_least", "frame_dice", "names_changed", "numbers_changed", "numbers_shared",
-    "owners_differ", "adds", "replaces", "former", "new_hedged", "old_hedged",
-    "hedged_new_only", "hedged_old_only", "new_denial", "old_denial", "denies_old_number",
-    "same_polarity", "opposite_polarity", "both_office", "both_status", "new_change",
-    "new_future", "old_future", "same_trend", "opposite_trend", "periods_disjoint",
-    "idents_clash", "same_switch", "frame_replaced", "denies_claim", "retracts", "corrects",
-    "refutes_speaker", "frame_shared", "frame_new_only", "frame_old_only", "names_shared",
-    "names_new_only", "names_old_only", "same_subject", "new_confirms", "new_again",
-    "new_remains", "new_corrects", "old_hedged_changed", "old_hedged_confirmed",
-    "old_hedged_denied", "plan_after_fact", "cos_rule_updates", "cos_rule_supports",
+    "cosine",
+    "rule_updates",
+    "rule_contradicts",
+    "rule_supports",
+    "subject_shared",
+    "topic",
+    "frame_least",
+    "frame_dice",
+    "names_changed",
+    "numbers_changed",
+    "numbers_shared",
+    "owners_differ",
+    "adds",
+    "replaces",
+    "former",
+    "new_hedged",
+    "old_hedged",
+    "hedged_new_only",
+    "hedged_old_only",
+    "new_denial",
+    "old_denial",
+    "denies_old_number",
+    "same_polarity",
+    "opposite_polarity",
+    "both_office",
+    "both_status",
+    "new_change",
+    "new_future",
+    "old_future",
+    "same_trend",
+    "opposite_trend",
+    "periods_disjoint",
+    "idents_clash",
+    "same_switch",
+    "frame_replaced",
+    "denies_claim",
+    "retracts",
+    "corrects",
+    "refutes_speaker",
+    "frame_shared",
+    "frame_new_only",
+    "frame_old_only",
+    "names_shared",
+    "names_new_only",
+    "names_old_only",
+    "same_subject",
+    "new_confirms",
+    "new_again",
+    "new_remains",
+    "new_corrects",
+    "old_hedged_changed",
+    "old_hedged_confirmed",
+    "old_hedged_denied",
+    "plan_after_fact",
+    "cos_rule_updates",
+    "cos_rule_supports",
     "cos_rule_contradicts",
-)  # fmt: skip
+)
 
 
 def pair_features(
@@ -459,20 +506,46 @@ def pair_features(
     least, dice = _overlaps(p.new_frame, p.old_frame)
     names, numbers = _names_changed(p), _numbers_changed(p)
     values = (
-        cosine, label == "updates", label == "contradicts", label == "supports",
-        _subject_shared(p, rules), _topic(p, rules), least, dice, names, numbers,
-        bool(new.numbers & old.numbers), _owners_differ(p), _adds(p),
-        _replaces(p), bool(new.former), new.hedged, old.hedged,
-        new.hedged and not old.hedged, old.hedged and not new.hedged, new.denial, old.denial,
-        bool(new.denied_numbers & old.numbers), bool(pol_new) and pol_new == pol_old,
-        pol_new * pol_old < 0, "@office" in new.frame and "@office" in old.frame,
-        "@status" in new.frame and "@status" in old.frame, new.change, new.future, old.future,
-        new.trend * old.trend > 0, new.trend * old.trend < 0,
+        cosine,
+        label == "updates",
+        label == "contradicts",
+        label == "supports",
+        _subject_shared(p, rules),
+        _topic(p, rules),
+        least,
+        dice,
+        names,
+        numbers,
+        bool(new.numbers & old.numbers),
+        _owners_differ(p),
+        _adds(p),
+        _replaces(p),
+        bool(new.former),
+        new.hedged,
+        old.hedged,
+        new.hedged and not old.hedged,
+        old.hedged and not new.hedged,
+        new.denial,
+        old.denial,
+        bool(new.denied_numbers & old.numbers),
+        bool(pol_new) and pol_new == pol_old,
+        pol_new * pol_old < 0,
+        "@office" in new.frame and "@office" in old.frame,
+        "@status" in new.frame and "@status" in old.frame,
+        new.change,
+        new.future,
+        old.future,
+        new.trend * old.trend > 0,
+        new.trend * old.trend < 0,
         bool(new.periods and old.periods and new.periods.isdisjoint(old.periods)),
-        _idents_clash(p.new_names, p.old_names), _same_switch(p), _frame_replaced(p),
-        _denies_claim(p, rules), _retracts(p, rules), _corrects(p, rules),
+        _idents_clash(p.new_names, p.old_names),
+        _same_switch(p),
+        _frame_replaced(p),
+        _denies_claim(p, rules),
+        _retracts(p, rules),
+        _corrects(p, rules),
         _refutes_speaker(new, old),
-    )  # fmt: skip
+    )
     new_content, old_content = p.new_frame - FAMILIES, p.old_frame - FAMILIES
     shared = [n for n in p.new_names if _matched(n, p.old_names)]
     changed = names or numbers
@@ -480,16 +553,25 @@ def pair_features(
     confirms = not CONFIRMS.isdisjoint(new.words)
     same_subject = bool(new.subject and old.subject) and _same(new.subject, old.subject)
     extra = (
-        _count(new_content & old_content), _count(new_content - old_content),
-        _count(old_content - new_content), _count(shared), _count(set(p.new_names) - set(shared)),
+        _count(new_content & old_content),
+        _count(new_content - old_content),
+        _count(old_content - new_content),
+        _count(shared),
+        _count(set(p.new_names) - set(shared)),
         _count([n for n in p.old_names if not _matched(n, p.new_names)]),
-        same_subject, confirms,
-        not AGAIN.isdisjoint(new.words), not REMAINS.isdisjoint(new.words),
-        not CORRECTS.isdisjoint(new.words), old_claim and changed, old_claim and confirms,
-        old_claim and new.denial, new.future and not old.future,
-        cosine * (label == "updates"), cosine * (label == "supports"),
+        same_subject,
+        confirms,
+        not AGAIN.isdisjoint(new.words),
+        not REMAINS.isdisjoint(new.words),
+        not CORRECTS.isdisjoint(new.words),
+        old_claim and changed,
+        old_claim and confirms,
+        old_claim and new.denial,
+        new.future and not old.future,
+        cosine * (label == "updates"),
+        cosine * (label == "supports"),
         cosine * (label == "contradicts"),
-    )  # fmt: skip
+    )
     return [float(v) for v in (*values, *extra)]
 
 

@@ -61,9 +61,18 @@ HEDGE_NOUNS = _words(
 )
 HEDGE_VERBS = _words("claims claimed claiming alleges alleged alleging")
 HEDGED_SOURCES = (
-    "blog", "forum", "rumo", "gossip", "tabloid", "leaflet", "unnamed", "anonymous", "social",
-    "twitter", "reddit",
-)  # fmt: skip
+    "blog",
+    "forum",
+    "rumo",
+    "gossip",
+    "tabloid",
+    "leaflet",
+    "unnamed",
+    "anonymous",
+    "social",
+    "twitter",
+    "reddit",
+)
 # "dismissed reports that ...", "rejected claims that ...": a denial, not a dismissal
 DISMISS = _words("dismiss dismissed dismisses reject rejected rejects")
 DISMISSED = _words(
@@ -102,11 +111,21 @@ STATUS_OFF = _words(
 )  # past forms only for words that are also common nouns (end, stop, lift, ground)
 # two- and three-word on/off phrases: (words) → sign
 STATUS_PHRASES = {
-    ("bring", "back"): 1, ("brings", "back"): 1, ("brought", "back"): 1, ("in", "force"): 1,
-    ("into", "force"): 1, ("in", "service"): 1, ("into", "service"): 1, ("in", "operation"): 1,
-    ("into", "operation"): 1, ("out", "of", "service"): -1, ("out", "of", "operation"): -1,
-    ("called", "off"): -1, ("call", "off"): -1, ("on", "hold"): -1,
-}  # fmt: skip
+    ("bring", "back"): 1,
+    ("brings", "back"): 1,
+    ("brought", "back"): 1,
+    ("in", "force"): 1,
+    ("into", "force"): 1,
+    ("in", "service"): 1,
+    ("into", "service"): 1,
+    ("in", "operation"): 1,
+    ("into", "operation"): 1,
+    ("out", "of", "service"): -1,
+    ("out", "of", "operation"): -1,
+    ("called", "off"): -1,
+    ("call", "off"): -1,
+    ("on", "hold"): -1,
+}
 STEP = _words("step steps stepped stepping stand stands stood standing bow bows bowed")
 # "withdrew its statement" retracts; "withdrew the drug from sale" switches something off
 WITHDRAW = _words("withdraw withdraws withdrew withdrawn")
@@ -117,12 +136,24 @@ STATEMENTS = _words(
 )
 # adjectives whose "un-" / "in-" form negates them
 ANTONYMS = {
-    "unsafe": "safe", "unfit": "fit", "unable": "able", "unavailable": "available",
-    "unprofitable": "profitable", "unlawful": "lawful", "illegal": "legal", "invalid": "valid",
-    "inactive": "active", "incomplete": "complete", "insolvent": "solvent",
-    "unstable": "stable", "unhealthy": "healthy", "unsuccessful": "successful",
-    "unpaid": "paid", "ineligible": "eligible", "unsound": "sound",
-}  # fmt: skip
+    "unsafe": "safe",
+    "unfit": "fit",
+    "unable": "able",
+    "unavailable": "available",
+    "unprofitable": "profitable",
+    "unlawful": "lawful",
+    "illegal": "legal",
+    "invalid": "valid",
+    "inactive": "active",
+    "incomplete": "complete",
+    "insolvent": "solvent",
+    "unstable": "stable",
+    "unhealthy": "healthy",
+    "unsuccessful": "successful",
+    "unpaid": "paid",
+    "ineligible": "eligible",
+    "unsound": "sound",
+}
 LOCATIVE = _words("in at to from into near towards via between and outside inside across")
 TAKE = _words("take takes took taking")
 # aspect verbs say how far along something is, not what it is about
@@ -217,46 +248,138 @@ IDENT_KINDS = _words(
     """
 )
 NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30,
-    "forty": 40, "fifty": 50, "once": 1, "twice": 2,
-    "first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th",
-}  # fmt: skip
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "once": 1,
+    "twice": 2,
+    "first": "1st",
+    "second": "2nd",
+    "third": "3rd",
+    "fourth": "4th",
+    "fifth": "5th",
+}
 FREQUENCY = {
-    "hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week",
-    "fortnightly": "fortnight", "monthly": "month", "yearly": "year", "annually": "year",
-}  # fmt: skip
+    "hourly": "hour",
+    "daily": "day",
+    "nightly": "night",
+    "weekly": "week",
+    "fortnightly": "fortnight",
+    "monthly": "month",
+    "yearly": "year",
+    "annually": "year",
+}
 TIME_UNITS = {
-    "minute": "minute", "minutes": "minute", "hour": "hour", "hours": "hour", "day": "day",
-    "days": "day", "night": "night", "nights": "night", "week": "week", "weeks": "week",
-    "fortnight": "fortnight", "month": "month", "months": "month", "year": "year",
+    "minute": "minute",
+    "minutes": "minute",
+    "hour": "hour",
+    "hours": "hour",
+    "day": "day",
+    "days": "day",
+    "night": "night",
+    "nights": "night",
+    "week": "week",
+    "weeks": "week",
+    "fortnight": "fortnight",
+    "month": "month",
+    "months": "month",
+    "year": "year",
     "years": "year",
-}  # fmt: skip
+}
 SCALE = {
-    "thousand": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "m": 1e6, "mn": 1e6,
-    "billion": 1e9, "billions": 1e9, "bn": 1e9,
-}  # fmt: skip
+    "thousand": 1e3,
+    "k": 1e3,
+    "million": 1e6,
+    "millions": 1e6,
+    "m": 1e6,
+    "mn": 1e6,
+    "billion": 1e9,
+    "billions": 1e9,
+    "bn": 1e9,
+}
 # words for one attribute, merged to one stem
 SYNONYMS = {
-    "resident": "population", "inhabitant": "population", "population": "population",
-    "headquarter": "place", "hq": "place", "based": "place", "held": "place",
-    "located": "place", "employ": "staff", "employee": "staff", "workforce": "staff",
-    "job": "staff", "worker": "staff", "researcher": "staff", "price": "price",
-    "cost": "price", "fare": "price", "capacity": "capacity", "spectator": "capacity",
-    "seat": "capacity", "sale": "sell", "sell": "sell", "sold": "sell",
-    "acquir": "acquire", "acquisition": "acquire", "takeover": "acquire", "buy": "acquire",
-    "bought": "acquire", "purchas": "acquire", "deal": "acquire", "fleet": "fleet",
-    "aircraft": "fleet", "plane": "fleet", "vessel": "fleet", "ship": "fleet",
-    "funding": "fund", "fund": "fund", "grant": "fund", "ceo": "chief", "executive": "chief",
-    "executiv": "chief", "manager": "coach", "wide": "size", "width": "size", "long": "size",
+    "resident": "population",
+    "inhabitant": "population",
+    "population": "population",
+    "headquarter": "place",
+    "hq": "place",
+    "based": "place",
+    "held": "place",
+    "located": "place",
+    "employ": "staff",
+    "employee": "staff",
+    "workforce": "staff",
+    "job": "staff",
+    "worker": "staff",
+    "researcher": "staff",
+    "price": "price",
+    "cost": "price",
+    "fare": "price",
+    "capacity": "capacity",
+    "spectator": "capacity",
+    "seat": "capacity",
+    "sale": "sell",
+    "sell": "sell",
+    "sold": "sell",
+    "acquir": "acquire",
+    "acquisition": "acquire",
+    "takeover": "acquire",
+    "buy": "acquire",
+    "bought": "acquire",
+    "purchas": "acquire",
+    "deal": "acquire",
+    "fleet": "fleet",
+    "aircraft": "fleet",
+    "plane": "fleet",
+    "vessel": "fleet",
+    "ship": "fleet",
+    "funding": "fund",
+    "fund": "fund",
+    "grant": "fund",
+    "ceo": "chief",
+    "executive": "chief",
+    "executiv": "chief",
+    "manager": "coach",
+    "wide": "size",
+    "width": "size",
+    "long": "size",
     "length": "size",
-}  # fmt: skip
+}
 _SUFFIXES = ("ations", "ation", "ions", "ion", "ings", "ing", "ies", "ied", "es", "ed", "s")
 _CUES = (
-    NEGATION | DENIAL | HEDGE_ADVERBS | HEDGE_NOUNS | HEDGE_VERBS | OFFICE_ON | OFFICE_OFF
-    | STATUS_ON | STATUS_OFF | STEP | WITHDRAW | CHANGE | REPORTING | FUTURE | UNITS | ASPECT
-    | frozenset(NUMBER_WORDS) | frozenset(FREQUENCY)
-)  # fmt: skip
+    NEGATION
+    | DENIAL
+    | HEDGE_ADVERBS
+    | HEDGE_NOUNS
+    | HEDGE_VERBS
+    | OFFICE_ON
+    | OFFICE_OFF
+    | STATUS_ON
+    | STATUS_OFF
+    | STEP
+    | WITHDRAW
+    | CHANGE
+    | REPORTING
+    | FUTURE
+    | UNITS
+    | ASPECT
+    | frozenset(NUMBER_WORDS)
+    | frozenset(FREQUENCY)
+)
 
 
 @dataclass(frozen=True)
@@ -365,11 +488,12 @@ def _dates(tokens: list[_Token]) -> set[int]:
     """Indices of calendar dates: days next to a month, and an opening "In March 2021," whose
     year dates the statement rather than naming a period ("sales in 2017")."""
     out = {
-        i for i, t in enumerate(tokens)
-        if t.kind == "num" and not _is_year(t.text) and any(
-            0 <= j < len(tokens) and tokens[j].lower in MONTHS for j in (i - 1, i + 1)
-        )
-    }  # fmt: skip
+        i
+        for i, t in enumerate(tokens)
+        if t.kind == "num"
+        and not _is_year(t.text)
+        and any(0 <= j < len(tokens) and tokens[j].lower in MONTHS for j in (i - 1, i + 1))
+    }
     first = next((i for i, t in enumerate(tokens) if t.kind == "brk"), 0)
     opening = tokens[:first]
     if (
@@ -593,9 +717,13 @@ def _polarity(parse: _Parse, word: str, nxt: str, clause: int, longer: bool, i: 
     phrase, span = _phrase(parse.tokens, i)
     on = word in OFFICE_ON or word in STATUS_ON or took_over or phrase > 0
     off = (
-        word in OFFICE_OFF or word in STATUS_OFF or word in WITHDRAW or longer
-        or (word in STEP and nxt in ("down", "aside", "out")) or phrase < 0
-    )  # fmt: skip
+        word in OFFICE_OFF
+        or word in STATUS_OFF
+        or word in WITHDRAW
+        or longer
+        or (word in STEP and nxt in ("down", "aside", "out"))
+        or phrase < 0
+    )
     if not (on or off) or nxt[:1].isdigit():  # "leaving 1,800 employees" is no departure
         return
     office = word in OFFICE_ON or word in OFFICE_OFF or word in STEP or longer or took_over
@@ -666,8 +794,10 @@ def _roles(parse: _Parse) -> _Roles:
             t.lower in FORMER_BEFORE and t.clause == tokens[back].clause for t in tokens[:back]
         )  # "X was replaced (as chief executive) by Y"
         # "X was replaced by Y", "X handed over to Y": X is the former one
-        if (passive or (before == "to" and two == "over" and back > 1
-                        and tokens[back - 2].lower in HAND)) and first:  # fmt: skip
+        if (
+            passive
+            or (before == "to" and two == "over" and back > 1 and tokens[back - 2].lower in HAND)
+        ) and first:
             former.add(first)
         elif (
             before in FORMER_BEFORE
@@ -680,9 +810,12 @@ def _roles(parse: _Parse) -> _Roles:
         if denial_at is not None and pos > denial_at:
             denied.add(name)
     return _Roles(
-        frozenset(anchors), frozenset(anchors | owners), frozenset(places), frozenset(former),
-        frozenset(denied)
-    )  # fmt: skip
+        frozenset(anchors),
+        frozenset(anchors | owners),
+        frozenset(places),
+        frozenset(former),
+        frozenset(denied),
+    )
 
 
 FAMILIES = frozenset({"@office", "@status"})

@@ -78,8 +78,9 @@ def pairings(
     in_batch = vectors @ vectors.T if len(new) else np.zeros((0, 0))
     forward: list[list[tuple[float, str]]] = []
     later: dict[str, list[tuple[float, int]]] = defaultdict(list)  # stored id → (sim, new index)
-    for i, (prop, hits) in enumerate(zip(new, _earlier_hits(ctx, new, vectors, backfill_before, k),
-                                         strict=True)):  # fmt: skip
+    for i, (prop, hits) in enumerate(
+        zip(new, _earlier_hits(ctx, new, vectors, backfill_before, k), strict=True)
+    ):
         # an index out of step with the graph could still list a new id: never pair with it
         scored = [(h.score, h.node_id) for h in hits if h.node_id not in batch_ids]
         earlier = in_batch[i, :i]
@@ -104,10 +105,11 @@ def pairings(
     stored |= fetched
     everything = {**stored, **batch_ids}
     out = [
-        Pairing(p, tuple(Candidate(everything[nid], sim) for sim, nid in scored
-                         if nid in everything))
+        Pairing(
+            p, tuple(Candidate(everything[nid], sim) for sim, nid in scored if nid in everything)
+        )
         for p, scored in zip(new, forward, strict=True)
-    ]  # fmt: skip
+    ]
     for stored_id in sorted(later):
         if stored_id in stored:
             pairs = sorted(later[stored_id], key=lambda s: (-s[0], new[s[1]].id))[:k]
@@ -137,9 +139,17 @@ def judge(classifier: Classifier, todo: Sequence[Pairing], now: int) -> list[Rel
                 older = pairing.candidates[j.index].prop
                 rid = relation_id(pairing.newer.id, older.id)
                 out.append(
-                    Relation(rid, pairing.newer.id, older.id, j.label, j.confidence,
-                             classifier.name, refined=False, created_at=now)
-                )  # fmt: skip
+                    Relation(
+                        rid,
+                        pairing.newer.id,
+                        older.id,
+                        j.label,
+                        j.confidence,
+                        classifier.name,
+                        refined=False,
+                        created_at=now,
+                    )
+                )
     return out
 
 
@@ -154,10 +164,16 @@ def _checked(judgements: list[Judgement], n: int, classifier: Classifier) -> lis
 def relation_rows(relations: Sequence[Relation]) -> list[dict]:
     """Rows for props.write_batch's $rels."""
     return [
-        {"id": r.id, "src": r.src, "dst": r.dst, "kind": r.kind,
-         "confidence": r.confidence, "model": r.model}
+        {
+            "id": r.id,
+            "src": r.src,
+            "dst": r.dst,
+            "kind": r.kind,
+            "confidence": r.confidence,
+            "model": r.model,
+        }
         for r in relations
-    ]  # fmt: skip
+    ]
 
 
 def fetch_relations(ctx: PropsMemory, edge_ids: Sequence[str]) -> list[Relation]:
@@ -209,9 +225,15 @@ def refine(
             changed += j.label != edge.kind and j.label != "norel"
             removed += j.label == "norel"
             rows.append(
-                {"id": edge.id, "src": edge.src, "dst": edge.dst, "kind": j.label,
-                 "confidence": j.confidence, "model": classifier.name}
-            )  # fmt: skip
+                {
+                    "id": edge.id,
+                    "src": edge.src,
+                    "dst": edge.dst,
+                    "kind": j.label,
+                    "confidence": j.confidence,
+                    "model": classifier.name,
+                }
+            )
     ctx.store.write("props.replace_relations", rows=rows, now=ctx.now())
     return RefineReport(len(rows), changed, removed)
 

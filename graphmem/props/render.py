@@ -108,8 +108,10 @@ class _Labels:
 
     def refs(self, ids: Sequence[str]) -> str:
         """'P3 (date), P5 (date) and 1 later proposition not shown' (all are later ones)."""
-        shown = [self.ref(i) for i in sorted((i for i in ids if i in self.number),
-                                             key=self.number.__getitem__)]  # fmt: skip
+        shown = [
+            self.ref(i)
+            for i in sorted((i for i in ids if i in self.number), key=self.number.__getitem__)
+        ]
         hidden = sum(i not in self.number for i in ids)
         if hidden:
             shown.append(f"{hidden} later proposition{'s' if hidden > 1 else ''} not shown")
@@ -144,8 +146,9 @@ def status_text(status: Status, labels: _Labels) -> str:
     if not parts:
         text = "current."
     else:
-        text = " and ".join(parts) + (": no longer current." if status.updated_by
-                                      else ": not current.")  # fmt: skip
+        text = " and ".join(parts) + (
+            ": no longer current." if status.updated_by else ": not current."
+        )
     if status.discounted:
         text += f" Not counted: {labels.refs(status.discounted)}, itself contradicted."
     return text
@@ -159,8 +162,11 @@ def _relations(graph: Subgraph, node: Node, labels: _Labels, refuted: set[str]) 
             others = [e.dst for e in graph.edges if e.src == pid and e.kind == kind]
         else:
             others = [e.src for e in graph.edges if e.dst == pid and e.kind == kind]
-        shown = sorted((o for o in others if o in labels.number), key=labels.number.__getitem__,
-                       reverse=outgoing)  # fmt: skip
+        shown = sorted(
+            (o for o in others if o in labels.number),
+            key=labels.number.__getitem__,
+            reverse=outgoing,
+        )
         if not shown:
             continue
         void = set(node.status.discounted) if not outgoing else set()

@@ -179,8 +179,9 @@ def subgraph_for_vector(
     checked_channels(channels)
     day, as_of_ts = (None, NO_LIMIT_TS) if as_of is None else checked_date(as_of, "as_of")
     pool = max(5 * k, k + POOL_EXTRA)
-    found = candidates(ctx, vector, question, None if day is None else as_of_ts, pool, channels,
-                       fusion)  # fmt: skip
+    found = candidates(
+        ctx, vector, question, None if day is None else as_of_ts, pool, channels, fusion
+    )
     anchors = _choose(ctx, found, k, ranker)
     asked = _Asked(question, vector, day, as_of_ts)
     graph = _collect(ctx, asked, anchors, found, expand)
@@ -208,11 +209,17 @@ def _choose(ctx: PropsMemory, found: list[Candidate], k: int, ranker: Ranker | N
         return [c.id for c in found[:k]]
     rows = {r["id"]: r for r in ctx.store.read("props.fetch", ids=[c.id for c in found])}
     pool = [
-        Scored(Proposition.from_row(rows[c.id]), c.similarity,
-               int(rows[c.id].get("recall_count") or 0), float(rows[c.id].get("g") or 1.0),
-               rows[c.id].get("last_recalled_at"), rows[c.id].get("created_at"))
-        for c in found if c.id in rows
-    ]  # fmt: skip
+        Scored(
+            Proposition.from_row(rows[c.id]),
+            c.similarity,
+            int(rows[c.id].get("recall_count") or 0),
+            float(rows[c.id].get("g") or 1.0),
+            rows[c.id].get("last_recalled_at"),
+            rows[c.id].get("created_at"),
+        )
+        for c in found
+        if c.id in rows
+    ]
     ranks = list(ranker(pool))
     if len(ranks) != len(pool):
         raise InvalidInput("ranker", f"returned {len(ranks)} scores for {len(pool)} candidates")
@@ -243,9 +250,17 @@ def _collect(
     for pid, row in members.items():
         hit = by_id.get(pid)
         score = hit.similarity if hit else context.get(pid)
-        nodes.append(Node(Proposition.from_row(row), pid in rank, score, states[pid],
-                          rank.get(pid), hit.channels if hit and pid in rank else (),
-                          via[pid]))  # fmt: skip
+        nodes.append(
+            Node(
+                Proposition.from_row(row),
+                pid in rank,
+                score,
+                states[pid],
+                rank.get(pid),
+                hit.channels if hit and pid in rank else (),
+                via[pid],
+            )
+        )
     nodes.sort(key=lambda n: (n.prop.date, n.prop.id))
     edges = {}
     for row in members.values():
@@ -266,8 +281,9 @@ def _siblings(
     to the question first (best anchors choose first); id → cosine similarity."""
     if SIBLINGS < 1:
         return {}
-    rows = ctx.store.read("retrieve.siblings", ids=anchors, as_of=asked.as_of_ts, members=taken,
-                          cap=SIBLINGS_READ)  # fmt: skip
+    rows = ctx.store.read(
+        "retrieve.siblings", ids=anchors, as_of=asked.as_of_ts, members=taken, cap=SIBLINGS_READ
+    )
     of_anchor = {row["id"]: row["vids"] for row in rows}
     vids = sorted({vid for row in rows for vid in row["vids"]})
     if not vids:
@@ -276,8 +292,10 @@ def _siblings(
     hits = {h.vid: h for h in ctx.vectors.search(LABEL, asked.vector, len(vids), among=vids)}
     chosen: dict[str, float] = {}
     for pid in anchors:
-        ranked = sorted((hits[v] for v in of_anchor.get(pid, ()) if v in hits),
-                        key=lambda h: (-h.score, h.node_id))  # fmt: skip
+        ranked = sorted(
+            (hits[v] for v in of_anchor.get(pid, ()) if v in hits),
+            key=lambda h: (-h.score, h.node_id),
+        )
         fresh = [h for h in ranked if h.node_id not in chosen][:SIBLINGS]
         chosen.update((h.node_id, h.score) for h in fresh)
     return chosen
@@ -296,8 +314,15 @@ def _with_incoming(
     `supporters`: SUPPORTS edges from outside `members` count too (anchors: their supporters
     may become neighbours).
     """
-    return ctx.store.read("props.with_incoming", ids=ids, as_of=as_of_ts, members=members,
-                          supporters=supporters, cap=INCOMING, targets=targets)  # fmt: skip
+    return ctx.store.read(
+        "props.with_incoming",
+        ids=ids,
+        as_of=as_of_ts,
+        members=members,
+        supporters=supporters,
+        cap=INCOMING,
+        targets=targets,
+    )
 
 
 def _neighbours(
@@ -308,8 +333,10 @@ def _neighbours(
     taken = set(members)
     extra: list[str] = []
     for row in rows:
-        ranked = sorted(row["incoming"], key=lambda e: (
-            e["rank"], -e["src_ts"], -_similarity(by_id, e["src"]), e["src"]))  # fmt: skip
+        ranked = sorted(
+            row["incoming"],
+            key=lambda e: (e["rank"], -e["src_ts"], -_similarity(by_id, e["src"]), e["src"]),
+        )
         fresh = [e["src"] for e in ranked if e["src"] not in taken][:NEIGHBOURS]
         taken.update(fresh)
         extra += fresh

@@ -25,9 +25,17 @@ from graphmem.errors import InvalidInput
 _NROWS = 18
 _N_STORED = 10  # rows that make up the state; the rest is scratch
 _STATE_ROWS = {
-    "log_prob": _LP, "level": _L, "slope": _SL, "p00": _P00, "p01": _P01, "p11": _P11,
-    "alpha": _A, "beta": _B, "d": _D, "age": _AGE,
-}  # fmt: skip
+    "log_prob": _LP,
+    "level": _L,
+    "slope": _SL,
+    "p00": _P00,
+    "p01": _P01,
+    "p11": _P11,
+    "alpha": _A,
+    "beta": _B,
+    "d": _D,
+    "age": _AGE,
+}
 # Slots of the parameter row, the workspace's last row (one array keeps the call overhead low):
 # prior, cached logs, running normaliser, level and slope, then hypothesis count, points
 # processed, capacity, cp window, protected age and the track_level flag (integers stored exactly).
@@ -183,8 +191,15 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
     lp, ll, sl, p00, p01, p11 = hyp[_LP], hyp[_L], hyp[_SL], hyp[_P00], hyp[_P01], hyp[_P11]
     aa, bb, dd, age = hyp[_A], hyp[_B], hyp[_D], hyp[_AGE]
     v, err, ss, q00, q01, q11, ql, outl = (
-        hyp[_V], hyp[_ERR], hyp[_S], hyp[_Q00], hyp[_Q01], hyp[_Q11], hyp[_QL], hyp[_OUT]
-    )  # fmt: skip
+        hyp[_V],
+        hyp[_ERR],
+        hyp[_S],
+        hyp[_Q00],
+        hyp[_Q01],
+        hyp[_Q11],
+        hyp[_QL],
+        hyp[_OUT],
+    )
     pk0 = 1.0 / kappa0
     for j in range(xs.shape[0]):
         x = xs[j]
@@ -358,9 +373,16 @@ _PRIOR_RANGES = {
     "slope_noise": (0.0, 1e8),
 }
 _PRIOR_FIELDS = (
-    "mu0", "kappa0", "alpha0", "beta0", "slope_var", "level_noise", "slope_prob", "slope_noise",
+    "mu0",
+    "kappa0",
+    "alpha0",
+    "beta0",
+    "slope_var",
+    "level_noise",
+    "slope_prob",
+    "slope_noise",
     "slope0",
-)  # fmt: skip
+)
 
 
 @dataclass(frozen=True)

@@ -49,14 +49,27 @@ def table(
 def meta_row(m: MetaSegment) -> list[Any]:
     """A meta-segment as a row of META_COLS: enough to compare periods at a glance."""
     f = m.features
-    return [m.id, m.label, f.n, rnd(f.mean), rnd(f.slope_per_day, BRIEF),
-            rnd(m.pct_change_prev, BRIEF)]  # fmt: skip
+    return [
+        m.id,
+        m.label,
+        f.n,
+        rnd(f.mean),
+        rnd(f.slope_per_day, BRIEF),
+        rnd(m.pct_change_prev, BRIEF),
+    ]
 
 
 def segment_row(g: Segment) -> list[Any]:
     f = g.features
-    return [g.id, iso_date(g.start), iso_date(g.end), f.n, rnd(f.mean), rnd(f.std, BRIEF),
-            rnd(f.slope_per_day, BRIEF)]  # fmt: skip
+    return [
+        g.id,
+        iso_date(g.start),
+        iso_date(g.end),
+        f.n,
+        rnd(f.mean),
+        rnd(f.std, BRIEF),
+        rnd(f.slope_per_day, BRIEF),
+    ]
 
 
 def member_row(x: MetaSegment | Segment) -> list[Any]:
@@ -69,10 +82,20 @@ def member_row(x: MetaSegment | Segment) -> list[Any]:
 def segment_view(g: Segment) -> dict[str, Any]:
     """One segment in full: dates, features, summary."""
     f = g.features
-    view = {"id": g.id, "start": iso_date(g.start), "end": iso_date(g.end), "n": f.n,
-            "mean": rnd(f.mean), "std": rnd(f.std), "min": rnd(f.min), "max": rnd(f.max),
-            "slope": rnd(f.slope_per_day, BRIEF), "change": rnd(f.change),
-            "pct_change": rnd(f.pct_change, BRIEF), "summary": g.summary}  # fmt: skip
+    view = {
+        "id": g.id,
+        "start": iso_date(g.start),
+        "end": iso_date(g.end),
+        "n": f.n,
+        "mean": rnd(f.mean),
+        "std": rnd(f.std),
+        "min": rnd(f.min),
+        "max": rnd(f.max),
+        "slope": rnd(f.slope_per_day, BRIEF),
+        "change": rnd(f.change),
+        "pct_change": rnd(f.pct_change, BRIEF),
+        "summary": g.summary,
+    }
     if g.open:
         view["open"] = True
     return view
@@ -84,17 +107,32 @@ def meta_view(m: MetaSegment, full: bool = False) -> dict[str, Any]:
     view: dict[str, Any] = {"label": m.label}
     if full or not m.is_period:  # a period's label already says when it is
         view |= {"start": iso_date(m.stats.t_first), "end": iso_date(m.stats.t_last)}
-    view |= {"n": f.n, "mean": rnd(f.mean), "std": rnd(f.std), "min": rnd(f.min),
-             "max": rnd(f.max), "slope": rnd(f.slope_per_day, BRIEF),
-             "slope_mean": rnd(m.slope_mean, BRIEF), "members": m.member_count}  # fmt: skip
+    view |= {
+        "n": f.n,
+        "mean": rnd(f.mean),
+        "std": rnd(f.std),
+        "min": rnd(f.min),
+        "max": rnd(f.max),
+        "slope": rnd(f.slope_per_day, BRIEF),
+        "slope_mean": rnd(m.slope_mean, BRIEF),
+        "members": m.member_count,
+    }
     if m.pct_change_prev is not None:
         view["pct_prev"] = rnd(m.pct_change_prev, BRIEF)
     if full:
-        view |= {"id": m.id, "kind": m.kind, "prev": m.prev_label,
-                 "change_prev": rnd(m.change_prev), "first": rnd(f.first), "last": rnd(f.last),
-                 "change": rnd(f.change), "pct_change": rnd(f.pct_change, BRIEF),
-                 "r2": rnd(f.r2, BRIEF), "days": rnd(f.duration_days),
-                 "coverage": rnd(m.coverage, BRIEF)}  # fmt: skip
+        view |= {
+            "id": m.id,
+            "kind": m.kind,
+            "prev": m.prev_label,
+            "change_prev": rnd(m.change_prev),
+            "first": rnd(f.first),
+            "last": rnd(f.last),
+            "change": rnd(f.change),
+            "pct_change": rnd(f.pct_change, BRIEF),
+            "r2": rnd(f.r2, BRIEF),
+            "days": rnd(f.duration_days),
+            "coverage": rnd(m.coverage, BRIEF),
+        }
     return view
 
 

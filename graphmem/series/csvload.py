@@ -71,23 +71,25 @@ def _pick(header: list[str], wanted: Column, role: str) -> int:
     if isinstance(wanted, int):
         if not 0 <= wanted < len(header):
             raise InvalidInput(
-                "line 1", f"{role} column {wanted} does not exist: the header {shown!r} has "
-                f"{len(header)} columns, numbered from 0"
-            )  # fmt: skip
+                "line 1",
+                f"{role} column {wanted} does not exist: the header {shown!r} has "
+                f"{len(header)} columns, numbered from 0",
+            )
         return wanted
     key = wanted.strip().lower()
     found = [i for i, name in enumerate(names) if name == key]
     if not found:
         raise InvalidInput(
-            "line 1", f"header {shown!r} has no {role} column {wanted!r}; expected "
+            "line 1",
+            f"header {shown!r} has no {role} column {wanted!r}; expected "
             f"{','.join(HEADER)!r}, or name the columns: time_col, value_col "
-            "(--time-col, --value-col)"
-        )  # fmt: skip
+            "(--time-col, --value-col)",
+        )
     if len(found) > 1:
         raise InvalidInput(
-            "line 1", f"header {shown!r} has {len(found)} columns named {wanted!r}; "
-            "choose one by its index"
-        )  # fmt: skip
+            "line 1",
+            f"header {shown!r} has {len(found)} columns named {wanted!r}; choose one by its index",
+        )
     return found[0]
 
 
@@ -168,8 +170,10 @@ def _read_rows(handle: TextIO, time_col: Column, value_col: Column, delimiter: s
 
 def _checked_delimiter(delimiter: str | None) -> str | None:
     if delimiter is not None and (len(delimiter) != 1 or delimiter in '"\r\n'):
-        raise InvalidInput("delimiter", f"must be one character other than a quote or a "
-                           f"line break, not {delimiter!r}")  # fmt: skip
+        raise InvalidInput(
+            "delimiter",
+            f"must be one character other than a quote or a line break, not {delimiter!r}",
+        )
     return delimiter
 
 

@@ -180,6 +180,11 @@ def get_meta(store: Store, meta_id_: str) -> MetaSegment:
     return found[meta_id_]
 
 
+def tool_calls_of(store: Store, meta_id_: str) -> list[dict[str, Any]]:
+    """The ToolCall nodes that built or read a meta-segment ({t: node, how}), oldest first."""
+    return store.read("meta.tool_calls", id=meta_id_)
+
+
 def list_metas(
     store: Store,
     series_ref: str,

@@ -169,10 +169,14 @@ def build_range(
     else:
         periods = periods_between(lo, hi, check_freq(freq))
         intervals = [
-            _Interval(p.start, p.end, p.label,
-                      {"kind": "range", "series_id": sid, "freq": freq, "start": p.start})
+            _Interval(
+                p.start,
+                p.end,
+                p.label,
+                {"kind": "range", "series_id": sid, "freq": freq, "start": p.start},
+            )
             for p in periods
-        ]  # fmt: skip
+        ]
         first_prev = previous(periods[0])
     ids, built = _ensure(store, ctx, intervals, first_prev)
     if not ids:
@@ -208,9 +212,10 @@ def _ensure(
     light = currency(store, ids)
     n_points = ctx.state.n_points
     todo = [
-        k for k, (iv, mid) in enumerate(zip(intervals, ids, strict=True))
+        k
+        for k, (iv, mid) in enumerate(zip(intervals, ids, strict=True))
         if mid not in light or not is_current(*light[mid], iv.b, n_points)
-    ]  # fmt: skip
+    ]
     if not todo:
         return ids, {}
     # full nodes only where needed: to extend a stale one, or as the previous period of one
@@ -270,14 +275,25 @@ def _build_one(
         change = stats.mx - prev_mean
         pct = None if prev_mean == 0 else 100 * change / abs(prev_mean)
     return MetaSegment(
-        id=mid, series_id=ctx.series.id, kind=iv.spec["kind"], label=iv.label, spec=iv.spec,
-        start=iv.a, end=min(iv.b, iv.spec.get("end", iv.b)), stats=stats,
-        member_count=len(members), slope_mean=_slope_mean(segs.overlapping(iv.a, iv.b)),
-        change_prev=change, pct_change_prev=pct,
+        id=mid,
+        series_id=ctx.series.id,
+        kind=iv.spec["kind"],
+        label=iv.label,
+        spec=iv.spec,
+        start=iv.a,
+        end=min(iv.b, iv.spec.get("end", iv.b)),
+        stats=stats,
+        member_count=len(members),
+        slope_mean=_slope_mean(segs.overlapping(iv.a, iv.b)),
+        change_prev=change,
+        pct_change_prev=pct,
         prev_label=prev_label if change is not None else None,
-        built_n_points=ctx.state.n_points, built_at=int(time.time()),
-        stable_before=stable_before, built_end=ctx.end_ts, member_ids=tuple(members),
-    )  # fmt: skip
+        built_n_points=ctx.state.n_points,
+        built_at=int(time.time()),
+        stable_before=stable_before,
+        built_end=ctx.end_ts,
+        member_ids=tuple(members),
+    )
 
 
 def build_by_filter(store: Store, series_ref: str, filt: SegmentFilter) -> MetaSegment:
@@ -294,8 +310,10 @@ def build_by_filter(store: Store, series_ref: str, filt: SegmentFilter) -> MetaS
 
 def _condition_texts(conditions: dict[str, float]) -> list[str]:
     """'name=value' per condition for labels (the LLM reads them): time bounds as dates."""
-    return [f"{k}={iso_date(v) if k in ('start', 'end') else format(v, 'g')}"
-            for k, v in sorted(conditions.items())]  # fmt: skip
+    return [
+        f"{k}={iso_date(v) if k in ('start', 'end') else format(v, 'g')}"
+        for k, v in sorted(conditions.items())
+    ]
 
 
 def build_from_members(
@@ -342,8 +360,14 @@ def build_by_text(
         raise NotFound("text: no segment meeting the conditions is similar enough")
     segs = sorted(get_segments(store, [i for i, _ in ranked[:k]]), key=lambda g: g.start)
     conditions = filt.conditions if filt else {}
-    spec = {"kind": "text", "series_id": ctx.series.id, "text": text.strip(), "k": k,
-            "min_score": min_score, **conditions}  # fmt: skip
+    spec = {
+        "kind": "text",
+        "series_id": ctx.series.id,
+        "text": text.strip(),
+        "k": k,
+        "min_score": min_score,
+        **conditions,
+    }
     where = "".join(f", {text}" for text in _condition_texts(conditions))
     return _group(store, ctx, spec, f"segments like {text.strip()!r}{where}", segs, [])
 
@@ -371,11 +395,19 @@ def _group(
         m.slope_mean for m in metas if m.slope_mean is not None
     ]
     meta = MetaSegment(
-        id=meta_id(spec), series_id=ctx.series.id, kind=spec["kind"], label=label, spec=spec,
-        start=spans[0][0], end=spans[-1][1], stats=stats, member_count=len(spans),
+        id=meta_id(spec),
+        series_id=ctx.series.id,
+        kind=spec["kind"],
+        label=label,
+        spec=spec,
+        start=spans[0][0],
+        end=spans[-1][1],
+        stats=stats,
+        member_count=len(spans),
         slope_mean=float(np.mean(slopes)) if slopes else None,
-        built_n_points=ctx.state.n_points, built_at=int(time.time()),
+        built_n_points=ctx.state.n_points,
+        built_at=int(time.time()),
         member_ids=tuple(s[2] for s in spans),
-    )  # fmt: skip
+    )
     save_metas(store, [meta], ctx.series.unit)
     return meta

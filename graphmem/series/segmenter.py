@@ -213,9 +213,17 @@ class OnlineSegmenter:
         cfg = self.config
         found = np.empty(len(out), dtype=np.int64)
         n, _ = _confirm(
-            out.map_run_length, out.oldest_run_length, out.start, self._hist, self._first,
-            self._last, cfg.min_segment_length, cfg.min_lag, cfg.tolerance, found,
-        )  # fmt: skip
+            out.map_run_length,
+            out.oldest_run_length,
+            out.start,
+            self._hist,
+            self._first,
+            self._last,
+            cfg.min_segment_length,
+            cfg.min_lag,
+            cfg.tolerance,
+            found,
+        )
         return self._record(found[:n].tolist())
 
     def close(self) -> list[int]:
@@ -284,8 +292,16 @@ def _upgrade_state(state: dict[str, Any]) -> dict[str, Any]:
     """A version-1 state (fixed-lag confirmation) as version 2: the series keeps its detector
     (the constant-mean model it started with) and confirms from here on by the new rule."""
     old = state["config"]
-    keep = ("hazard_lambda", "tolerance", "min_segment_length", "warmup", "prune_threshold",
-            "max_run_lengths", "protect_recent", "track_level")  # fmt: skip
+    keep = (
+        "hazard_lambda",
+        "tolerance",
+        "min_segment_length",
+        "warmup",
+        "prune_threshold",
+        "max_run_lengths",
+        "protect_recent",
+        "track_level",
+    )
     config = {k: old[k] for k in keep if k in old}
     config.update(trend=False, outlier_prob=0.0)
     detector = state["detector"]

@@ -108,8 +108,9 @@ def list_segments(
 ) -> list[Segment]:
     """Segments of a series overlapping [start, end], in time order."""
     checked_page(limit, offset, MAX_LIMIT)
-    rows = store.read("segments.in_range", **_in_range(store, series_ref, start, end),
-                      limit=limit, offset=offset)  # fmt: skip
+    rows = store.read(
+        "segments.in_range", **_in_range(store, series_ref, start, end), limit=limit, offset=offset
+    )
     return [Segment.from_node(r["g"]) for r in rows]
 
 
@@ -128,8 +129,11 @@ def _in_range(
     if start is not None and end is not None and end < start:
         raise InvalidInput("end", "must not be before start")
     series = get_series(store, series_ref)
-    return {"series_id": series.id, "start": -1e18 if start is None else start,
-            "end": 1e18 if end is None else end}  # fmt: skip
+    return {
+        "series_id": series.id,
+        "start": -1e18 if start is None else start,
+        "end": 1e18 if end is None else end,
+    }
 
 
 def get_segment(store: Store, segment_id: str) -> Segment:

@@ -38,9 +38,13 @@ class SegmentFilter:
         for name, value in asdict(self).items():
             if value is not None and (isinstance(value, bool) or not math.isfinite(value)):
                 raise InvalidInput(name, f"{value!r} is not a finite number")
-        for lo, hi in (("slope_min", "slope_max"), ("std_min", "std_max"),
-                       ("mean_min", "mean_max"), ("duration_min", "duration_max"),
-                       ("start", "end")):  # fmt: skip
+        for lo, hi in (
+            ("slope_min", "slope_max"),
+            ("std_min", "std_max"),
+            ("mean_min", "mean_max"),
+            ("duration_min", "duration_max"),
+            ("start", "end"),
+        ):
             a, b = getattr(self, lo), getattr(self, hi)
             if a is not None and b is not None and b < a:
                 raise InvalidInput(hi, f"must not be below {lo}")
@@ -97,8 +101,14 @@ def segments_between(store: Store, series_id: str, start: float, end: float) -> 
     """Every segment with a point in [start, end], in time order, read page by page."""
     out: list[Segment] = []
     while True:
-        rows = store.read("segments.in_range", series_id=series_id, start=start, end=end,
-                          limit=PAGE, offset=len(out))  # fmt: skip
+        rows = store.read(
+            "segments.in_range",
+            series_id=series_id,
+            start=start,
+            end=end,
+            limit=PAGE,
+            offset=len(out),
+        )
         out.extend(Segment.from_node(r["g"]) for r in rows)
         if len(rows) < PAGE:
             return out
@@ -108,8 +118,9 @@ def filtered_page(
     store: Store, series_id: str, filt: SegmentFilter, offset: int, limit: int
 ) -> list[Segment]:
     """One page of the segments meeting `filt`, in time order."""
-    rows = store.read("meta.segments_filtered", series_id=series_id, offset=offset, limit=limit,
-                      **_params(filt))  # fmt: skip
+    rows = store.read(
+        "meta.segments_filtered", series_id=series_id, offset=offset, limit=limit, **_params(filt)
+    )
     return [Segment.from_node(r["g"]) for r in rows]
 
 

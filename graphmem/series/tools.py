@@ -187,8 +187,9 @@ def _time_bounds(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
 def _search_segments(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
     store = env.store
     s = catalog.get_series(store, args["series"])
-    filt = parse_where(args.get("where"), time_arg(args.get("start"), "start"),
-                       time_arg(args.get("end"), "end"))  # fmt: skip
+    filt = parse_where(
+        args.get("where"), time_arg(args.get("start"), "start"), time_arg(args.get("end"), "end")
+    )
     limit, offset = _page(args)
     if args.get("text"):  # rank every segment meeting the conditions, then page
         ranked = ranked_by_text(env.search(), s.id, args["text"], filt)
@@ -221,8 +222,9 @@ def _by_range(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
 
 
 def _by_filter(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
-    filt = parse_where(args.get("where"), time_arg(args.get("start"), "start"),
-                       time_arg(args.get("end"), "end"))  # fmt: skip
+    filt = parse_where(
+        args.get("where"), time_arg(args.get("start"), "start"), time_arg(args.get("end"), "end")
+    )
     return filter_output(env, args["series"], filt, args.get("text"), args.get("k"))
 
 
@@ -278,39 +280,83 @@ TOOLS: dict[str, Tool] = {
     t.name: t
     for t in [
         Tool("list_series", "Stored series and their bounds.", _obj([]), _list_series),
-        Tool("time_bounds", "First and last date, points and segments of a series.",
-             _obj(["series"], series=STR), _time_bounds),
-        Tool("search_segments",
-             "Segments from start to end meeting where; with text, most similar first.",
-             _obj(["series"], series=STR, start=STR, end=STR, where=WHERE, text=TEXT,
-                  limit=PAGE, offset=OFFSET), _search_segments),
-        Tool("get_segment", "One segment's features and summary (std: population std).",
-             _obj(["segment_id"], segment_id=STR), _get_segment),
-        Tool("create_meta_segment_by_datetime_range",
-             "Group segments: one meta-segment per whole freq period touching start..end "
-             "(no freq: one for start..end). slope: per day; pct_prev: % change of mean vs "
-             "previous period.",
-             _obj(["series", "start", "end"], series=STR, start=STR, end=STR, freq=FREQ),
-             _by_range),
-        Tool("create_meta_segment_by_filter",
-             "One meta-segment of the segments search_segments finds (with text: the k best).",
-             _obj(["series"], series=STR, start=STR, end=STR, where=STR, text=STR,
-                  k={"type": "integer", "minimum": 1, "maximum": 200}), _by_filter),
-        Tool("create_meta_segment_from_members",
-             "One meta-segment of given members, e.g. months into a quarter.",
-             _obj(["member_ids"], member_ids={"type": "array", "items": STR, "minItems": 1},
-                  label=STR), _from_members),
-        Tool("get_meta_features",
-             "Features of a meta-segment (std: population std); full: all of them.",
-             _obj(["meta_segment_id"], meta_segment_id=STR, full={"type": "boolean"}),
-             _features),
-        Tool("get_members", "What a meta-segment groups.",
-             _obj(["meta_segment_id"], meta_segment_id=STR, limit=PAGE, offset=OFFSET),
-             _members),
-        Tool("list_meta_segments", "Meta-segments built for a series.",
-             _obj(["series"], series=STR, limit=PAGE, offset=OFFSET), _list_metas),
+        Tool(
+            "time_bounds",
+            "First and last date, points and segments of a series.",
+            _obj(["series"], series=STR),
+            _time_bounds,
+        ),
+        Tool(
+            "search_segments",
+            "Segments from start to end meeting where; with text, most similar first.",
+            _obj(
+                ["series"],
+                series=STR,
+                start=STR,
+                end=STR,
+                where=WHERE,
+                text=TEXT,
+                limit=PAGE,
+                offset=OFFSET,
+            ),
+            _search_segments,
+        ),
+        Tool(
+            "get_segment",
+            "One segment's features and summary (std: population std).",
+            _obj(["segment_id"], segment_id=STR),
+            _get_segment,
+        ),
+        Tool(
+            "create_meta_segment_by_datetime_range",
+            "Group segments: one meta-segment per whole freq period touching start..end "
+            "(no freq: one for start..end). slope: per day; pct_prev: % change of mean vs "
+            "previous period.",
+            _obj(["series", "start", "end"], series=STR, start=STR, end=STR, freq=FREQ),
+            _by_range,
+        ),
+        Tool(
+            "create_meta_segment_by_filter",
+            "One meta-segment of the segments search_segments finds (with text: the k best).",
+            _obj(
+                ["series"],
+                series=STR,
+                start=STR,
+                end=STR,
+                where=STR,
+                text=STR,
+                k={"type": "integer", "minimum": 1, "maximum": 200},
+            ),
+            _by_filter,
+        ),
+        Tool(
+            "create_meta_segment_from_members",
+            "One meta-segment of given members, e.g. months into a quarter.",
+            _obj(
+                ["member_ids"], member_ids={"type": "array", "items": STR, "minItems": 1}, label=STR
+            ),
+            _from_members,
+        ),
+        Tool(
+            "get_meta_features",
+            "Features of a meta-segment (std: population std); full: all of them.",
+            _obj(["meta_segment_id"], meta_segment_id=STR, full={"type": "boolean"}),
+            _features,
+        ),
+        Tool(
+            "get_members",
+            "What a meta-segment groups.",
+            _obj(["meta_segment_id"], meta_segment_id=STR, limit=PAGE, offset=OFFSET),
+            _members,
+        ),
+        Tool(
+            "list_meta_segments",
+            "Meta-segments built for a series.",
+            _obj(["series"], series=STR, limit=PAGE, offset=OFFSET),
+            _list_metas,
+        ),
     ]
-}  # fmt: skip
+}
 
 
 def built_metas(

@@ -355,8 +355,9 @@ class Store(ABC):
     def _existing_schema(self) -> set[tuple[str, str, tuple[str, ...]]]:
         """The SchemaItem keys (what, label, properties) of every index and constraint in place."""
         dialect = self.dialect
-        indexes = self._run(statement(dialect.list_indexes).text, {}, write=False,
-                            what="listing indexes")  # fmt: skip
+        indexes = self._run(
+            statement(dialect.list_indexes).text, {}, write=False, what="listing indexes"
+        )
         have = {
             ("edge_index" if row["entity"] == "RELATIONSHIP" else "index", row["label"], (prop,))
             for row in indexes

@@ -36,13 +36,23 @@ class Dialect:
 
     def template(self, what: str) -> str | None:
         """The DDL template for a schema item kind ('index', 'edge_index', 'unique')."""
-        return {"index": self.index_ddl, "edge_index": self.edge_index_ddl,
-                "unique": self.unique_ddl}[what]  # fmt: skip
+        return {
+            "index": self.index_ddl,
+            "edge_index": self.edge_index_ddl,
+            "unique": self.unique_ddl,
+        }[what]
 
     def schema_statements(self) -> tuple[str, ...]:
         """The statements of cypher/schema.cypher this engine is sent (templates and lists)."""
-        names = (self.index_ddl, self.edge_index_ddl, self.unique_ddl, self.drop_unique_ddl,
-                 self.list_indexes, self.list_uniques, MIGRATE_SPACE)  # fmt: skip
+        names = (
+            self.index_ddl,
+            self.edge_index_ddl,
+            self.unique_ddl,
+            self.drop_unique_ddl,
+            self.list_indexes,
+            self.list_uniques,
+            MIGRATE_SPACE,
+        )
         return tuple(n for n in names if n is not None)
 
 

@@ -132,8 +132,9 @@ class EmbeddedServer:
         try:
             left = None if wait is None else wait - (time.monotonic() - began)
             if _ensure(self, lambda: self._register(client), left):
-                log.warning("FalkorDB for %s restarted in %.1f s", self.data_dir,
-                            time.monotonic() - began)  # fmt: skip
+                log.warning(
+                    "FalkorDB for %s restarted in %.1f s", self.data_dir, time.monotonic() - began
+                )
                 self.compact()
         finally:
             self._healing.release()
@@ -278,8 +279,11 @@ def _warn_if_shared(data_dir: Path) -> None:
     if mode & 0o077:
         log.warning(
             "data dir %s has mode %04o: other local users can read the whole graph; "
-            "run `chmod 700 %s`", data_dir, mode, data_dir,
-        )  # fmt: skip
+            "run `chmod 700 %s`",
+            data_dir,
+            mode,
+            data_dir,
+        )
 
 
 @contextlib.contextmanager
@@ -329,8 +333,13 @@ def _await_ready(
         if status.state == proc.STARTING and now - began > START_TIMEOUT:
             _abandon_start(data_dir, child)
         if status.state == proc.LOADING and now >= note:
-            log.warning("FalkorDB for %s is loading: %s, %.1f s so far (limit %g s)",
-                        data_dir, status.detail, now - began, limit)  # fmt: skip
+            log.warning(
+                "FalkorDB for %s is loading: %s, %.1f s so far (limit %g s)",
+                data_dir,
+                status.detail,
+                now - began,
+                limit,
+            )
             note = now + PROGRESS_EVERY
         if now >= deadline:
             raise StoreUnavailable(_still_busy(data_dir, status, limit))

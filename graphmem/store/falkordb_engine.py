@@ -184,9 +184,16 @@ class FalkorDBStore(Store):
     def _constraint(self, verb: str, label: str, props: tuple[str, ...]) -> None:
         try:
             self._client.connection.execute_command(
-                "GRAPH.CONSTRAINT", verb, self.graph_name, "UNIQUE", "NODE", label,
-                "PROPERTIES", len(props), *props,
-            )  # fmt: skip
+                "GRAPH.CONSTRAINT",
+                verb,
+                self.graph_name,
+                "UNIQUE",
+                "NODE",
+                label,
+                "PROPERTIES",
+                len(props),
+                *props,
+            )
         except redis.exceptions.RedisError as error:
             raise translate(error, f"unique constraint on {label}{props}") from error
 

@@ -99,9 +99,11 @@ class Neo4jStore(Store):
     ) -> None:
         try:
             self._driver = neo4j.GraphDatabase.driver(
-                uri, auth=auth, connection_timeout=connect_timeout,
+                uri,
+                auth=auth,
+                connection_timeout=connect_timeout,
                 notifications_disabled_classifications=QUIET,
-            )  # fmt: skip
+            )
         except (ne.ConfigurationError, ValueError) as error:
             raise InvalidInput("store url", f"Neo4j refuses {uri}: {error}") from None
         self._bookmarks = neo4j.GraphDatabase.bookmark_manager()

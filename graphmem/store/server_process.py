@@ -56,8 +56,12 @@ def private(path: Path, flags: int) -> int:
 
 def control(socket_path: Path, timeout: float | None) -> redis.Redis:
     # no retries: a server that is gone should be reported at once, not after back-off
-    return redis.Redis(unix_socket_path=str(socket_path), client_name=CONTROL_NAME,
-                       socket_timeout=timeout, retry=Retry(NoBackoff(), 0))  # fmt: skip
+    return redis.Redis(
+        unix_socket_path=str(socket_path),
+        client_name=CONTROL_NAME,
+        socket_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
+    )
 
 
 def status(data_dir: Path, timeout: float = PROBE_TIMEOUT) -> Status:
@@ -192,25 +196,49 @@ def start(data_dir: Path, appendfsync: str) -> subprocess.Popen[bytes]:
     """Launch the server (it answers once loaded) and write its pid file."""
     server, module = binaries()
     args = [
-        server, "--port", "0", "--unixsocket", str(data_dir / SOCKET), "--unixsocketperm", "700",
-        "--dir", str(data_dir), "--appendonly", "yes", "--appendfsync", appendfsync,
-        "--save", "", "--logfile", LOGFILE, "--loadmodule", module,
+        server,
+        "--port",
+        "0",
+        "--unixsocket",
+        str(data_dir / SOCKET),
+        "--unixsocketperm",
+        "700",
+        "--dir",
+        str(data_dir),
+        "--appendonly",
+        "yes",
+        "--appendfsync",
+        appendfsync,
+        "--save",
+        "",
+        "--logfile",
+        LOGFILE,
+        "--loadmodule",
+        module,
         # any TIMEOUT_MAX makes a statement's TIMEOUT (an operation's deadline) apply to
         # writes too, which the server then undoes; without one writes never time out
-        "TIMEOUT_MAX", str(TIMEOUT_MAX_MS),
+        "TIMEOUT_MAX",
+        str(TIMEOUT_MAX_MS),
         # compaction: the rewritten file is an RDB snapshot plus a tail of commands; redis
         # rewrites it once the tail exceeds half the snapshot and 64 MB (EmbeddedServer.compact)
-        "--aof-use-rdb-preamble", "yes",
-        "--auto-aof-rewrite-percentage", str(int(COMPACT_AT * 100)),
-        "--auto-aof-rewrite-min-size", "64mb",
-    ]  # fmt: skip
+        "--aof-use-rdb-preamble",
+        "yes",
+        "--auto-aof-rewrite-percentage",
+        str(int(COMPACT_AT * 100)),
+        "--auto-aof-rewrite-min-size",
+        "64mb",
+    ]
     try:
         with os.fdopen(private(data_dir / LOGFILE, os.O_WRONLY | os.O_APPEND), "ab") as log:
             process = subprocess.Popen(
-                args, cwd=data_dir, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                args,
+                cwd=data_dir,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
                 start_new_session=True,  # Ctrl-C reaches us, and we shut it down cleanly
                 umask=0o077,  # its AOF holds the whole graph: owner only
-            )  # fmt: skip
+            )
     except OSError as error:
         raise StoreUnavailable(f"cannot run FalkorDB server {server}: {error.strerror}") from None
     with os.fdopen(private(data_dir / PIDFILE, os.O_WRONLY | os.O_TRUNC), "w") as pidfile:

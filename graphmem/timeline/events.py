@@ -96,18 +96,25 @@ def add_events(
         fresh = np.ascontiguousarray(fresh, dtype=np.float32)
         rows: list[dict[str, Any]] = [
             {
-                "id": events[i].id, "text": events[i].text, "date": events[i].date,
-                "ts": events[i].ts, "source": events[i].source, "vid": vector_id(events[i].id),
+                "id": events[i].id,
+                "text": events[i].text,
+                "date": events[i].date,
+                "ts": events[i].ts,
+                "source": events[i].source,
+                "vid": vector_id(events[i].id),
                 "embedding": emb,
             }
             for i, emb in zip(new, embcodec.encode(fresh), strict=True)
-        ]  # fmt: skip
+        ]
         ctx.store.write_batch("timeline.add_events", rows)
         metrics.count(metrics.EVENTS, len(rows))
         ctx.vectors.add(
-            LABEL, [r["id"] for r in rows], [r["vid"] for r in rows], [r["ts"] for r in rows],
+            LABEL,
+            [r["id"] for r in rows],
+            [r["vid"] for r in rows],
+            [r["ts"] for r in rows],
             fresh,
-        )  # fmt: skip
+        )
     return [events[i] for i in sorted(first.values())]
 
 

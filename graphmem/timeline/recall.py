@@ -103,8 +103,9 @@ def _checked(
     now_ts = checked_now(now)
     k = checked_count(k, "k", MAX_K)
     cutoff = checked_threshold(config.threshold if threshold is None else threshold)
-    pool = checked_count(config.candidates if candidates is None else candidates,
-                         "candidates", 100_000)  # fmt: skip
+    pool = checked_count(
+        config.candidates if candidates is None else candidates, "candidates", 100_000
+    )
     return now_ts, k, cutoff, checked_labels(labels), max(pool, k)
 
 
@@ -150,14 +151,24 @@ def _recall(
     details = {row["id"]: row for row in ctx.store.read("timeline.details", **per_label(top))}
     out = [
         Recalled(
-            hits[i][0], ids[i], details[ids[i]]["text"],
-            details[ids[i]]["date"] or iso_date(hits[i][1].ts), hits[i][1].ts, float(r[i]),
-            float(t[i]), int(n[i]), float(g[i]), float(p[i]), bool(p[i] >= threshold),
-            last.get(i), details[ids[i]]["source"], float(cosine[i]),
+            hits[i][0],
+            ids[i],
+            details[ids[i]]["text"],
+            details[ids[i]]["date"] or iso_date(hits[i][1].ts),
+            hits[i][1].ts,
+            float(r[i]),
+            float(t[i]),
+            int(n[i]),
+            float(g[i]),
+            float(p[i]),
+            bool(p[i] >= threshold),
+            last.get(i),
+            details[ids[i]]["source"],
+            float(cosine[i]),
         )
         for i in order
         if ids[i] in details  # deleted since the search
-    ]  # fmt: skip
+    ]
     chosen = [m.id for m in out if m.recalled]
     if reinforce and chosen:
         record_recall(ctx, chosen, now)

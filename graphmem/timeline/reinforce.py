@@ -80,16 +80,19 @@ def reinforce_in(
     if not due:
         return [before[i] for i in wanted]
     [row] = store.write(
-        "timeline.reinforce", now=now_ts, unit=float(config.time_unit_seconds),
+        "timeline.reinforce",
+        now=now_ts,
+        unit=float(config.time_unit_seconds),
         **per_label(due),
-    )  # fmt: skip
+    )
     changed = set(row["changed"])  # by this call: a concurrent one may have got there first
     after = _locate(store, wanted, missing_ok=True)
     out = []
     for i in wanted:
         s = after.get(i, before[i])
-        out.append(RecallStats(s.label, s.id, s.ts, s.recall_count, s.g, s.last_recalled_at,
-                               i in changed))  # fmt: skip
+        out.append(
+            RecallStats(s.label, s.id, s.ts, s.recall_count, s.g, s.last_recalled_at, i in changed)
+        )
     return out
 
 
@@ -100,9 +103,13 @@ def _locate(store: Store, ids: list[str], missing_ok: bool = False) -> dict[str,
             continue  # no time of its own: not a timeline memory
         last = row["last_recalled_at"]
         found[row["id"]] = RecallStats(
-            row["label"], row["id"], int(row["ts"]), int(row["recall_count"]), float(row["g"]),
+            row["label"],
+            row["id"],
+            int(row["ts"]),
+            int(row["recall_count"]),
+            float(row["g"]),
             None if last is None else int(last),
-        )  # fmt: skip
+        )
     missing = [i for i in ids if i not in found]
     if missing and not missing_ok:
         more = f" and {len(missing) - _SHOWN} more" if len(missing) > _SHOWN else ""

@@ -69,13 +69,19 @@ def timeline(
     kept = probabilities(np.ones(len(rows)), t, g)
     return [
         TimelineItem(
-            row["label"], row["id"], row["text"], row["date"] or iso_date(row["ts"]),
-            int(row["ts"]), int(row["recall_count"]), float(row["g"]),
+            row["label"],
+            row["id"],
+            row["text"],
+            row["date"] or iso_date(row["ts"]),
+            int(row["ts"]),
+            int(row["recall_count"]),
+            float(row["g"]),
             None if row["last_recalled_at"] is None else int(row["last_recalled_at"]),
-            float(t[i]), float(kept[i]),
+            float(t[i]),
+            float(kept[i]),
         )
         for i, row in enumerate(rows)
-    ]  # fmt: skip
+    ]
 
 
 def count_timeline(
@@ -132,16 +138,30 @@ def plot_timeline(
         for label in dict.fromkeys(m.label for m in items):
             idx = [i for i, m in enumerate(items) if m.label == label]
             shown = ax.scatter(
-                [when[i] for i in idx], [importance[i] for i in idx],
-                c=[importance[i] for i in idx], cmap="viridis", vmin=0.0, vmax=1.0,
-                marker=markers[label], s=36, edgecolors="#333", linewidths=0.4, label=label,
-            )  # fmt: skip
+                [when[i] for i in idx],
+                [importance[i] for i in idx],
+                c=[importance[i] for i in idx],
+                cmap="viridis",
+                vmin=0.0,
+                vmax=1.0,
+                marker=markers[label],
+                s=36,
+                edgecolors="#333",
+                linewidths=0.4,
+                label=label,
+            )
         if shown is not None:
             fig.colorbar(shown, ax=ax, label="importance (retention p at r = 1)")
         for i in sorted(range(len(items)), key=lambda i: -importance[i])[:top]:
             text = items[i].text if len(items[i].text) <= 40 else items[i].text[:39] + "…"
-            ax.annotate(text, (when[i], importance[i]), textcoords="offset points",
-                        xytext=(4, 6), fontsize=7, rotation=15)  # fmt: skip
+            ax.annotate(
+                text,
+                (when[i], importance[i]),
+                textcoords="offset points",
+                xytext=(4, 6),
+                fontsize=7,
+                rotation=15,
+            )
         ax.legend(loc="upper left")
     now = mdates.date2num(dt.datetime.fromtimestamp(now_ts, dt.UTC))
     ax.axvline(now, color="#d1495b", lw=1, ls="--")

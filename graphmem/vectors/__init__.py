@@ -24,7 +24,18 @@ from graphmem.vectors.persist import saved_watermark
 from graphmem.vectors.store import LABELS, VectorStore
 
 __all__ = [
-    "KEYWORD_LABELS", "LABELS", "Clock", "DamagedIndexFile", "Hit", "KeywordHit",
-    "KeywordIndex", "KeywordStore", "VectorConfig", "VectorIndex",
-    "VectorIndexError", "VectorStore", "saved_watermark", "vector_id",
-]  # fmt: skip
+    "KEYWORD_LABELS",
+    "LABELS",
+    "Clock",
+    "DamagedIndexFile",
+    "Hit",
+    "KeywordHit",
+    "KeywordIndex",
+    "KeywordStore",
+    "VectorConfig",
+    "VectorIndex",
+    "VectorIndexError",
+    "VectorStore",
+    "saved_watermark",
+    "vector_id",
+]

@@ -57,7 +57,7 @@ _STOP = """a about above after again against all am an and any are as at be beca
     ourselves out over own same she should so some such than that the their theirs them
     themselves then there these they this those through to too under until up very was we were
     what when where which while who whom why will with would you your yours yourself
-    yourselves"""  # fmt: skip
+    yourselves"""
 STOPWORDS = frozenset(_STOP.split())
 _stemmer = Stemmer.Stemmer("english")
 _stem_lock = threading.Lock()  # a PyStemmer object is not safe across threads
@@ -158,8 +158,9 @@ class KeywordIndex:
         ts_arr = _checked_ints("ts", ts, n, -(1 << 63), _MAX_VID)
         if isinstance(texts, str) or len(texts) != n:
             raise InvalidInput("texts", f"must be a list of {n} strings")
-        for i, (node_id, vid, text) in enumerate(zip(node_ids, vid_arr.tolist(), texts,
-                                                     strict=True)):  # fmt: skip
+        for i, (node_id, vid, text) in enumerate(
+            zip(node_ids, vid_arr.tolist(), texts, strict=True)
+        ):
             if vector_id(node_id) != vid:
                 raise InvalidInput(f"vids[{i}]", f"is not vector_id({node_id!r})")
             if not isinstance(text, str):
@@ -172,8 +173,12 @@ class KeywordIndex:
             keep = list(first.values())
             if not keep:
                 return 0
-            self._append([node_ids[i] for i in keep], vid_arr[keep], ts_arr[keep],
-                         [terms(texts[i]) for i in keep])  # fmt: skip
+            self._append(
+                [node_ids[i] for i in keep],
+                vid_arr[keep],
+                ts_arr[keep],
+                [terms(texts[i]) for i in keep],
+            )
             return len(keep)
 
     def _append(
@@ -185,10 +190,14 @@ class KeywordIndex:
         flat = np.fromiter((term_of(w) for doc in docs for w in doc), np.int64, int(lengths.sum()))
         # one posting per (document, term), its count the term frequency
         width = max(len(self._words), 1)
-        pairs, tf = np.unique(np.repeat(np.arange(len(docs)), lengths) * width + flat,
-                              return_counts=True)  # fmt: skip
-        chunk = ((pairs % width).astype(np.int32), (start + pairs // width).astype(np.int32),
-                 tf.astype(np.float32))  # fmt: skip
+        pairs, tf = np.unique(
+            np.repeat(np.arange(len(docs)), lengths) * width + flat, return_counts=True
+        )
+        chunk = (
+            (pairs % width).astype(np.int32),
+            (start + pairs // width).astype(np.int32),
+            tf.astype(np.float32),
+        )
         self._vids = np.concatenate([self._vids, vids])
         self._ts = np.concatenate([self._ts, ts])
         self._alive = np.concatenate([self._alive, np.ones(len(docs), dtype=bool)])
@@ -288,10 +297,11 @@ class KeywordIndex:
                 slots, scores = slots[front], scores[front]
             order = np.lexsort((-self._ts[slots], -scores))[:k]
             return [
-                KeywordHit(self._node_ids[s], int(self._vids[s]), float(scores[i]),
-                           int(self._ts[s]))
+                KeywordHit(
+                    self._node_ids[s], int(self._vids[s]), float(scores[i]), int(self._ts[s])
+                )
                 for i, s in ((i, int(slots[i])) for i in order.tolist())
-            ]  # fmt: skip
+            ]
 
     def _scores(self, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(slots, BM25 scores) of every document holding one of the term ids `wanted`."""
@@ -300,14 +310,19 @@ class KeywordIndex:
         df = self._df[wanted]
         idf = np.log1p((n - df + 0.5) / (df + 0.5))
         parts_s, parts_w = [], []
-        base = [np.arange(self._starts[t], self._starts[t + 1])
-                for t in wanted.tolist() if t + 1 < len(self._starts)]  # fmt: skip
+        base = [
+            np.arange(self._starts[t], self._starts[t + 1])
+            for t in wanted.tolist()
+            if t + 1 < len(self._starts)
+        ]
         picks = [(self._terms, self._slots, self._tf, np.concatenate(base))] if base else []
         if self._tail:
-            tail_terms, tail_slots, tail_tf = (np.concatenate([c[i] for c in self._tail])
-                                               for i in range(3))  # fmt: skip
-            picks.append((tail_terms, tail_slots, tail_tf, np.flatnonzero(
-                np.isin(tail_terms, wanted))))  # fmt: skip
+            tail_terms, tail_slots, tail_tf = (
+                np.concatenate([c[i] for c in self._tail]) for i in range(3)
+            )
+            picks.append(
+                (tail_terms, tail_slots, tail_tf, np.flatnonzero(np.isin(tail_terms, wanted)))
+            )
         for term_arr, slot_arr, tf_arr, at in picks:
             slot, tf = slot_arr[at], tf_arr[at]
             weight = idf[np.searchsorted(wanted, term_arr[at])]
@@ -317,8 +332,9 @@ class KeywordIndex:
         if not parts_s:
             return np.empty(0, dtype=np.int64), np.empty(0)
         # summed per document over a dense array: no sort of the postings (every weight is > 0)
-        total = np.bincount(np.concatenate(parts_s), weights=np.concatenate(parts_w),
-                            minlength=len(self._alive))  # fmt: skip
+        total = np.bincount(
+            np.concatenate(parts_s), weights=np.concatenate(parts_w), minlength=len(self._alive)
+        )
         slots = np.flatnonzero(total)
         return slots, total[slots]
 
@@ -331,14 +347,25 @@ class KeywordIndex:
             if self._tail:
                 self._merge()
             arrays = {
-                "vids": self._vids, "ts": self._ts, "alive": self._alive,
-                "lengths": self._lengths, "node_ids": np.array(self._node_ids, dtype=np.str_),
-                "vocab": np.array(self._words, dtype=np.str_), "terms": self._terms,
-                "slots": self._slots, "tf": self._tf,
-            }  # fmt: skip
-            meta = {"label": self.label, "tokenizer": TOKENIZER, "count": len(self._pos),
-                    "saved_at": int(time.time()), "synced_at": synced_at, "rev": clock.rev,
-                    "epoch": clock.epoch}  # fmt: skip
+                "vids": self._vids,
+                "ts": self._ts,
+                "alive": self._alive,
+                "lengths": self._lengths,
+                "node_ids": np.array(self._node_ids, dtype=np.str_),
+                "vocab": np.array(self._words, dtype=np.str_),
+                "terms": self._terms,
+                "slots": self._slots,
+                "tf": self._tf,
+            }
+            meta = {
+                "label": self.label,
+                "tokenizer": TOKENIZER,
+                "count": len(self._pos),
+                "saved_at": int(time.time()),
+                "synced_at": synced_at,
+                "rev": clock.rev,
+                "epoch": clock.epoch,
+            }
             write_arrays(path, arrays, meta)
             self.dirty = False
 
@@ -349,8 +376,9 @@ class KeywordIndex:
         if meta.get("label") != label:
             raise VectorIndexError(f"saved keyword index {path} holds label {meta.get('label')!r}")
         if meta.get("tokenizer") != TOKENIZER:
-            raise VectorIndexError(f"{path} was made by tokenizer {meta.get('tokenizer')!r}, "
-                                   f"not {TOKENIZER}")  # fmt: skip
+            raise VectorIndexError(
+                f"{path} was made by tokenizer {meta.get('tokenizer')!r}, not {TOKENIZER}"
+            )
         index = cls(label)
         index._adopt(path, meta, arrays)
         return index
@@ -359,8 +387,13 @@ class KeywordIndex:
         vids, terms_ = arrays["vids"].astype(np.int64), arrays["terms"].astype(np.int32)
         slots, words = arrays["slots"].astype(np.int32), arrays["vocab"].tolist()
         n = len(vids)
-        same = {n, len(arrays["ts"]), len(arrays["alive"]), len(arrays["lengths"]),
-                len(arrays["node_ids"])}  # fmt: skip
+        same = {
+            n,
+            len(arrays["ts"]),
+            len(arrays["alive"]),
+            len(arrays["lengths"]),
+            len(arrays["node_ids"]),
+        }
         # the checksum passed, so a disagreement means a file written by something else
         if (
             len(same) != 1

@@ -47,8 +47,12 @@ class KeywordStore(SyncedIndexes[KeywordIndex]):
         added = 0
         for start in range(0, len(node_ids), FETCH_BATCH):
             rows = self.store.read(_FETCH[label], ids=node_ids[start : start + FETCH_BATCH])
-            added += index.add([r["id"] for r in rows], [r["vid"] for r in rows],
-                               [r["ts"] for r in rows], [r["text"] for r in rows])  # fmt: skip
+            added += index.add(
+                [r["id"] for r in rows],
+                [r["vid"] for r in rows],
+                [r["ts"] for r in rows],
+                [r["text"] for r in rows],
+            )
         return added
 
     def _write(

@@ -40,10 +40,12 @@ def embed_summaries(
     ts = [int(r["start"]) for r in rows]
     store.write_batch(
         _SET[label],
-        [{"id": i, "vid": v, "ts": t, "embedding": e, "summary": r["summary"]}
-         for i, v, t, e, r in zip(ids, vids, ts, embcodec.encode(vecs), rows, strict=True)],
+        [
+            {"id": i, "vid": v, "ts": t, "embedding": e, "summary": r["summary"]}
+            for i, v, t, e, r in zip(ids, vids, ts, embcodec.encode(vecs), rows, strict=True)
+        ],
         epoch=uuid.uuid4().hex,  # names the label's vector clock if this write creates it
-    )  # fmt: skip
+    )
     # whatever the index holds under these vids is stale: a summary changed (the open segment
     # grew, a meta-segment was extended), or a deleted series was re-created with the same
     # name (same ids, same vids); `add` would keep the old vector of a vid it already has

@@ -346,8 +346,9 @@ class SyncedIndexes(Generic[I]):
         with self._syncing[label], file_lock(self.directory):
             theirs = self._saved_watermark(label)
             if theirs is not None and (mine is None or theirs > mine):
-                self._log.info("%s %s on disk is newer than this process's: not replaced",
-                         label, self.what)  # fmt: skip
+                self._log.info(
+                    "%s %s on disk is newer than this process's: not replaced", label, self.what
+                )
                 index.dirty = False
                 return
             seen = self._seen.get(label)
