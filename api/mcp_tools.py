@@ -21,7 +21,7 @@ from graphmem.kinds import labels
 from graphmem.limits import ENV, Limits
 from graphmem.props.retrieve import MAX_K as SUBGRAPH_K
 from graphmem.props.retrieve import RANK_BY, anchor_ranker
-from graphmem.series.tools import TOOLS, failure_words, run_tool
+from graphmem.series.meta.tools import TOOLS, failure_words, run_tool
 from graphmem.services import Services
 from graphmem.timeline.recall import MAX_K as RECALL_K
 

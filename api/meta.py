@@ -31,9 +31,9 @@ from graphmem import agent
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.llm import LLM
 from graphmem.series import catalog, meta
-from graphmem.series.metafresh import fresh
-from graphmem.series.segquery import SegmentFilter
-from graphmem.series.tools import Run, ToolEnv, ToolOutput, call_tool, filter_output
+from graphmem.series.meta.fresh import fresh
+from graphmem.series.meta.query import SegmentFilter
+from graphmem.series.meta.tools import Run, ToolEnv, ToolOutput, call_tool, filter_output
 from graphmem.timeutil import iso
 
 

@@ -13,7 +13,7 @@ from api.common import LIMIT, Limit, Offset, Page, at, epoch, maybe_at
 from api.context import Info
 from api.errors import request_names
 from graphmem.errors import InvalidInput, NotFound
-from graphmem.series import ingest, segments
+from graphmem.series.detect import ingest, segments
 
 
 @strawberry.type(

@@ -1,9 +1,9 @@
 """OnlineBOCPD throughput and memory, and a comparison with two PyPI BOCPD packages.
 
-Signal: graphmem.series.synthetic.piecewise_gaussian (segments of 100-400 points, mean shifts of
-1-3 stds, std ratios 2-4 at half the changes). Changepoints of every detector are derived the
-same way: its MAP run length per point (converted to r_t = points of the current segment before
-x_t) is read back as a closed stream is (boundaries_from_run_lengths, defaults).
+Signal: graphmem.series.detect.synthetic.piecewise_gaussian (segments of 100-400 points, mean
+shifts of 1-3 stds, std ratios 2-4 at half the changes). Changepoints of every detector are
+derived the same way: its MAP run length per point (converted to r_t = points of the current
+segment before x_t) is read back as a closed stream is (boundaries_from_run_lengths, defaults).
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_cp_quality import long_signal  # noqa: E402
 
-from graphmem.series.bocpd import (  # noqa: E402
+from graphmem.series.detect.bocpd import (  # noqa: E402
     DEFAULT_MAX_RUN_LENGTHS,
     DEFAULT_PROTECT_RECENT,
     DEFAULT_PRUNE_THRESHOLD,
     OnlineBOCPD,
     prior_from_warmup,
 )
-from graphmem.series.cpmetrics import f1_score  # noqa: E402
-from graphmem.series.segmenter import boundaries_from_run_lengths, segment_all  # noqa: E402
+from graphmem.series.detect.cpmetrics import f1_score  # noqa: E402
+from graphmem.series.detect.segmenter import boundaries_from_run_lengths, segment_all  # noqa: E402
 
 HAZARD = 250.0
 

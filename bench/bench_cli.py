@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphmem.props.demo_corpus import AS_OF, DOCUMENTS, QUESTION
-from graphmem.series.synthetic import sales_series
+from graphmem.series.detect.synthetic import sales_series
 from graphmem.timeutil import iso_date
 
 MODEL_RUNTIMES = ("onnxruntime", "torch")

@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from cp_baselines import tcpdbench_bocpd, zero  # noqa: E402
 
-from graphmem.series.cpmetrics import covering, f1_score  # noqa: E402
-from graphmem.series.segmenter import SegmenterConfig, segment_all  # noqa: E402
-from graphmem.series.synthetic import family_series, piecewise_gaussian  # noqa: E402
+from graphmem.series.detect.cpmetrics import covering, f1_score  # noqa: E402
+from graphmem.series.detect.segmenter import SegmenterConfig, segment_all  # noqa: E402
+from graphmem.series.detect.synthetic import family_series, piecewise_gaussian  # noqa: E402
 
 TCPD = Path(__file__).resolve().parent.parent / "tests" / "data" / "tcpd"
 # The split. Defaults are chosen on TUNED only; HELD is looked at to report, never to choose.
@@ -238,7 +238,7 @@ def main() -> None:
         "BOCPD (TCPDB.)": tcpdbench_bocpd,
     }
     print("F1 (margin 5) / covering; rows: TCPD series, then synthetic families")
-    print("(graphmem.series.synthetic); (n|n): series per row, tuned | held-back")
+    print("(graphmem.series.detect.synthetic); (n|n): series per row, tuned | held-back")
     scores = split_table(detectors)
     goal_check(scores["held-back"], "graphmem")
     print()

@@ -14,9 +14,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import temp_store  # noqa: E402
 
 from graphmem.series.catalog import create_series  # noqa: E402
-from graphmem.series.ingest import append  # noqa: E402
-from graphmem.series.segments import time_bounds  # noqa: E402
-from graphmem.series.synthetic import piecewise_gaussian  # noqa: E402
+from graphmem.series.detect.ingest import append  # noqa: E402
+from graphmem.series.detect.segments import time_bounds  # noqa: E402
+from graphmem.series.detect.synthetic import piecewise_gaussian  # noqa: E402
 
 
 def signal(n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -17,12 +17,12 @@ from common import percentiles_ms, temp_store, timed  # noqa: E402
 
 from graphmem.agent import SYSTEM, describe_series  # noqa: E402
 from graphmem.series.catalog import create_series  # noqa: E402
-from graphmem.series.compact import ROW_CAP  # noqa: E402
-from graphmem.series.ingest import append, ingest_all  # noqa: E402
+from graphmem.series.detect.ingest import append, ingest_all  # noqa: E402
+from graphmem.series.detect.synthetic import piecewise_gaussian, sales_series  # noqa: E402
 from graphmem.series.meta import get_meta  # noqa: E402
-from graphmem.series.metabuild import build_by_range, build_range  # noqa: E402
-from graphmem.series.synthetic import piecewise_gaussian, sales_series  # noqa: E402
-from graphmem.series.tools import run_tool, tool_schemas  # noqa: E402
+from graphmem.series.meta.build import build_by_range, build_range  # noqa: E402
+from graphmem.series.meta.compact import ROW_CAP  # noqa: E402
+from graphmem.series.meta.tools import run_tool, tool_schemas  # noqa: E402
 from graphmem.store import Store  # noqa: E402
 from graphmem.tokens import estimate_tokens, render_tools  # noqa: E402
 

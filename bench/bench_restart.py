@@ -1,6 +1,6 @@
 """Restart time of an embedded store of 10^6 points and 10^5 propositions, with/without compaction.
 
-Points go through the real ingestion (graphmem.series.ingest.append, batches of 10,000).
+Points go through the real ingestion (graphmem.series.detect.ingest.append, batches of 10,000).
 Propositions, one document per batch and relation edges are written with the real ingestion
 statement (props.write_batch, 256 propositions per batch as graphmem.props.ingest sends them)
 but with synthetic embeddings and relations: embedding 10^5 texts with the real model takes
@@ -36,7 +36,7 @@ from graphmem.config import Settings  # noqa: E402
 from graphmem.cypher import load_dir  # noqa: E402
 from graphmem.props.model import make_proposition  # noqa: E402
 from graphmem.series.catalog import create_series  # noqa: E402
-from graphmem.series.ingest import append  # noqa: E402
+from graphmem.series.detect.ingest import append  # noqa: E402
 from graphmem.store import Store, embedded, open_store  # noqa: E402
 from graphmem.store import server_process as proc  # noqa: E402
 from graphmem.vectors import vector_id  # noqa: E402

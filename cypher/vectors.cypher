@@ -76,7 +76,7 @@ MATCH (n:<Kind> {space: $space, id: node_id})
 WHERE n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
 RETURN n.id AS id, n.vid AS vid, n.ts AS ts, toJSON(n.embedding) AS embedding
 
-// Lazy embeddings of summaries (graphmem/series/textsearch.py): memories of every series whose
+// Lazy embeddings of summaries (graphmem/vectors/summaries.py): memories of every series whose
 // summary has no embedding yet, or changed since it was embedded. A (meta-)segment's time is
 // its start (see cypher/segments.cypher).
 // name: unembedded_<kind> with reembedded

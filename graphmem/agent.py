@@ -15,9 +15,9 @@ import numpy as np
 from graphmem.errors import GraphmemError, InvalidInput, LLMError
 from graphmem.llm import LLM
 from graphmem.series import catalog
-from graphmem.series.archive import read_index_range
-from graphmem.series.segments import time_bounds
-from graphmem.series.tools import TOOLS, ToolEnv, ToolResult, run_tool, tool_schemas
+from graphmem.series.detect.archive import read_index_range
+from graphmem.series.detect.segments import time_bounds
+from graphmem.series.meta.tools import TOOLS, ToolEnv, ToolResult, run_tool, tool_schemas
 from graphmem.store import Store
 from graphmem.strings import MAX_QUERY, checked_str
 from graphmem.timeutil import iso, iso_date

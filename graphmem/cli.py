@@ -16,9 +16,9 @@ from graphmem.errors import GraphmemError, InvalidInput, ReadOnlyViolation
 from graphmem.tables import FORMATS, formatted, render, with_times
 
 if TYPE_CHECKING:  # the store and what it pulls in load only for the commands that use them
+    from graphmem.series.detect.segments import Segment
     from graphmem.series.meta import MetaSegment
-    from graphmem.series.segments import Segment
-    from graphmem.series.tools import ToolEnv
+    from graphmem.series.meta.tools import ToolEnv
     from graphmem.services import Services
     from graphmem.store import Store
 
@@ -151,11 +151,11 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
     """Load a CSV's time and value columns into a series in atomic batches; a bar on a tty."""
     from tqdm import tqdm
 
-    from graphmem.series.batch import validate_batch
     from graphmem.series.catalog import ensure_series
-    from graphmem.series.csvload import load_csv
-    from graphmem.series.ingest import close_series, ingest_all
-    from graphmem.series.segments import time_bounds
+    from graphmem.series.detect.batch import validate_batch
+    from graphmem.series.detect.csvload import load_csv
+    from graphmem.series.detect.ingest import close_series, ingest_all
+    from graphmem.series.detect.segments import time_bounds
 
     data = load_csv(args.file, args.time_col, args.value_col, args.delimiter)
     if len(data.ts) == 0:
@@ -185,7 +185,7 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_segments(args: argparse.Namespace, settings: Settings) -> int:
     """Print the segments of a series."""
-    from graphmem.series.segments import list_segments
+    from graphmem.series.detect.segments import list_segments
 
     with _open(args, settings) as store:
         segs = list_segments(store, args.series, limit=args.limit)
@@ -207,7 +207,7 @@ def cmd_segments(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_plot(args: argparse.Namespace, settings: Settings) -> int:
     """Plot a series with its segments to a PNG, all of it or from --start to --end."""
     from graphmem.plot import plot_series
-    from graphmem.series.segquery import time_arg
+    from graphmem.series.meta.query import time_arg
 
     start, end = time_arg(args.start, "--start"), time_arg(args.end, "--end")
     with _open(args, settings) as store:
@@ -240,7 +240,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 @contextlib.contextmanager
 def _tool_env(args: argparse.Namespace, settings: Settings) -> Iterator[ToolEnv]:
     """The series tools on the store; the embedding model loads only if text search is used."""
-    from graphmem.series.tools import ToolEnv
+    from graphmem.series.meta.tools import ToolEnv
 
     with _open(args, settings) as store:
         env = ToolEnv(store, settings)
@@ -297,7 +297,7 @@ def _build_metas(
     args: argparse.Namespace, settings: Settings, tool: str, arguments: dict[str, Any]
 ) -> int:
     """Run a build tool (recorded as a ToolCall of session `cli`); print what it built."""
-    from graphmem.series.tools import built_metas
+    from graphmem.series.meta.tools import built_metas
 
     with _tool_env(args, settings) as env:
         metas = built_metas(env, tool, arguments, SESSION)
@@ -343,7 +343,7 @@ def cmd_meta_list(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_meta_show(args: argparse.Namespace, settings: Settings) -> int:
     """A meta-segment in full (first brought up to date), or with --members what it groups."""
     from graphmem.series.meta import get_members, get_meta
-    from graphmem.series.metafresh import fresh
+    from graphmem.series.meta.fresh import fresh
 
     with _tool_env(args, settings) as env:
         found = fresh(env.store, get_meta(env.store, args.id), env.search)
@@ -710,7 +710,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--series", required=True, help="series name (created if missing)")
     ingest.add_argument("--unit", help="unit, when the series is created")
     ingest.add_argument("--description", help="description, when the series is created")
-    batch_size = int_arg(1, limit("graphmem.series.batch", "MAX_BATCH"))
+    batch_size = int_arg(1, limit("graphmem.series.detect.batch", "MAX_BATCH"))
     ingest.add_argument("--batch-size", type=batch_size, default=10_000, help="points per write")
     ingest.add_argument(
         "--no-close",
@@ -723,7 +723,9 @@ def build_parser() -> argparse.ArgumentParser:
     segs = sub.add_parser("segments", help="print the segments of a series")
     segs.add_argument("series", help="series name or id")
     segs.add_argument(
-        "--limit", type=int_arg(1, limit("graphmem.series.segments", "MAX_LIMIT")), default=1000
+        "--limit",
+        type=int_arg(1, limit("graphmem.series.detect.segments", "MAX_LIMIT")),
+        default=1000,
     )
     segs.set_defaults(handler=cmd_segments)
 

@@ -10,10 +10,10 @@ from graphmem.config import Settings
 from graphmem.errors import LLMError
 from graphmem.llm import LLM, llm_or_none
 from graphmem.series.catalog import SeriesInfo, ensure_series
-from graphmem.series.ingest import ingest_all
-from graphmem.series.segments import list_segments, time_bounds
-from graphmem.series.synthetic import sales_series
-from graphmem.series.tools import run_tool
+from graphmem.series.detect.ingest import ingest_all
+from graphmem.series.detect.segments import list_segments, time_bounds
+from graphmem.series.detect.synthetic import sales_series
+from graphmem.series.meta.tools import run_tool
 from graphmem.services import Services
 from graphmem.store import Store
 from graphmem.tables import render

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from graphmem.errors import InvalidInput
-from graphmem.series.archive import read_time_range
 from graphmem.series.catalog import get_series
-from graphmem.series.segments import list_segments, time_bounds
+from graphmem.series.detect.archive import read_time_range
+from graphmem.series.detect.segments import list_segments, time_bounds
 from graphmem.store import Store
 from graphmem.timeutil import iso
 

@@ -21,7 +21,7 @@ from graphmem.store import Store, open_store
 if TYPE_CHECKING:
     from graphmem.embed import Embedder
     from graphmem.props.memory import PropsMemory
-    from graphmem.series.tools import ToolEnv
+    from graphmem.series.meta.tools import ToolEnv
     from graphmem.timeline import TimelineMemory
     from graphmem.vectors import VectorStore
 
@@ -152,8 +152,8 @@ class Services:
     def tools(self) -> ToolEnv:
         with self._opening():
             if self._tools is None:
-                from graphmem.series.textsearch import SegmentSearch
-                from graphmem.series.tools import ToolEnv
+                from graphmem.series.meta.textsearch import SegmentSearch
+                from graphmem.series.meta.tools import ToolEnv
 
                 search = SegmentSearch(self.store, self.embedder(), self.vectors())
                 self._tools = ToolEnv(self.store, self.settings, search, owns_search=False)

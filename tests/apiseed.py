@@ -17,7 +17,7 @@ import graphql
 import httpx
 
 from graphmem.props.model import document_id, proposition_id
-from graphmem.series.synthetic import sales_series
+from graphmem.series.detect.synthetic import sales_series
 from graphmem.timeline import make_event
 from graphmem.timeutil import iso
 

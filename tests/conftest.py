@@ -186,8 +186,8 @@ def llm_settings(llm_server) -> Settings:
 def sales_store(store: Store):
     """The store holding the synthetic sales series (seed 0), as `graphmem demo` has it."""
     from graphmem.series.catalog import create_series
-    from graphmem.series.ingest import append
-    from graphmem.series.synthetic import sales_series
+    from graphmem.series.detect.ingest import append
+    from graphmem.series.detect.synthetic import sales_series
 
     data = sales_series(seed=0)
     series = create_series(store, data.name, data.unit, data.description)

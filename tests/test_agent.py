@@ -13,7 +13,7 @@ from graphmem.cypher import load_dir
 from graphmem.errors import LLMError
 from graphmem.llm import LLM
 from graphmem.series.meta import meta_id
-from graphmem.series.periods import period_of
+from graphmem.series.meta.periods import period_of
 from graphmem.timeutil import parse_timestamp
 
 Y = "create_meta_segment_by_datetime_range"

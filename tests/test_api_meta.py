@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from llm_server import tool_call
 
-from graphmem.series.segments import list_segments
+from graphmem.series.detect.segments import list_segments
 
 BUILD = """
 mutation($spec: MetaSpecInput!) {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphmem.series.synthetic import piecewise_gaussian
+from graphmem.series.detect.synthetic import piecewise_gaussian
 from graphmem.timeutil import iso
 
 APPEND = """

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from graphmem.errors import InvalidInput
-from graphmem.series.bocpd import (
+from graphmem.series.detect.bocpd import (
     NormalGammaPrior,
     OnlineBOCPD,
     log_scale_from_warmup,

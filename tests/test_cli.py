@@ -81,7 +81,7 @@ def test_serve_answers_graphql_on_the_embedded_store(short_tmp: Path) -> None:
 def test_ingest_series_csv_then_segments_and_plot(
     cli_env: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from graphmem.series.synthetic import sales_series
+    from graphmem.series.detect.synthetic import sales_series
 
     data = sales_series(seed=1, start="2015-01-01", end="2017-12-31")
     lines = ["timestamp,value"] + [
@@ -121,8 +121,8 @@ def test_ask_prints_the_trace_and_the_answer(
 ) -> None:
     from llm_server import tool_call
 
-    from graphmem.series.ingest import append
-    from graphmem.series.synthetic import sales_series
+    from graphmem.series.detect.ingest import append
+    from graphmem.series.detect.synthetic import sales_series
 
     data = sales_series(seed=0)
     series = create_series(cli_env, data.name, data.unit)
@@ -214,7 +214,7 @@ def test_demo_prints_the_stored_segments(
     short_tmp: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from graphmem.series.segments import list_segments
+    from graphmem.series.detect.segments import list_segments
 
     monkeypatch.setenv("GRAPHMEM_STORE", store_url)
     monkeypatch.setenv("GRAPHMEM_HOME", str(short_tmp / "cli-demo"))
@@ -292,7 +292,7 @@ def test_ingest_series_checks_every_point_before_creating_the_series(
 def test_ingest_series_closes_the_stream_unless_told_not_to(
     cli_env: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from graphmem.series.segments import list_segments
+    from graphmem.series.detect.segments import list_segments
 
     # a 3-sigma step 15 days before the end: only closing the stream confirms it
     rng = np.random.default_rng(8)

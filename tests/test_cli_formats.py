@@ -10,8 +10,8 @@ import pytest
 
 from graphmem.cli import main
 from graphmem.series.catalog import create_series
-from graphmem.series.ingest import append
-from graphmem.series.segments import list_segments
+from graphmem.series.detect.ingest import append
+from graphmem.series.detect.segments import list_segments
 from graphmem.store import Store
 from graphmem.tables import formatted, is_epoch_name, number_text, with_times
 from graphmem.timeutil import iso

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from graphmem.cli import main
-from graphmem.series.archive import read_time_range
 from graphmem.series.catalog import get_series
+from graphmem.series.detect.archive import read_time_range
 from graphmem.store import Store
 from graphmem.timeutil import parse_timestamp
 

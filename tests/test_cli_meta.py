@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from graphmem.cli import STD_NOTE, main
-from graphmem.series.segments import list_segments
+from graphmem.series.detect.segments import list_segments
 from graphmem.timeutil import parse_timestamp
 
 

@@ -14,7 +14,7 @@ import pytest
 from graphmem.cli import main
 from graphmem.cypher import load_dir
 from graphmem.series.catalog import create_series, list_series
-from graphmem.series.ingest import append
+from graphmem.series.detect.ingest import append
 from graphmem.store import Store
 
 Q = load_dir(Path(__file__).parent / "cypher")

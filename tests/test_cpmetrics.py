@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from graphmem.errors import InvalidInput
-from graphmem.series.cpmetrics import clean_predictions, covering, f1_details, f1_score
+from graphmem.series.detect.cpmetrics import clean_predictions, covering, f1_details, f1_score
 
 
 def _ref_f1(annotations, predictions, n_obs, margin=5):

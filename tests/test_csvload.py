@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from graphmem.errors import InvalidInput
-from graphmem.series.csvload import load_csv, parse_timestamp
+from graphmem.series.detect.csvload import load_csv, parse_timestamp
 
 T_2016 = 1451606400  # 2016-01-01T00:00:00Z
 DAY = 86400

@@ -12,10 +12,10 @@ import pytest
 
 from graphmem import embcodec
 from graphmem.cypher import load_dir
-from graphmem.series.archive import read_time_range
 from graphmem.series.catalog import create_series
-from graphmem.series.ingest import append
-from graphmem.series.synthetic import sales_series
+from graphmem.series.detect.archive import read_time_range
+from graphmem.series.detect.ingest import append
+from graphmem.series.detect.synthetic import sales_series
 from graphmem.store import Store
 from graphmem.store.base import json_columns
 from graphmem.store.schema import EDGE_INDEXES, INDEXES, UNIQUE
@@ -121,7 +121,7 @@ def test_points_read_back_exactly_either_way(lists_store: Store) -> None:
     append(lists_store, series.id, data.ts[:3000], data.xs[:3000])
     points = read_time_range(lists_store, series.id, data.ts[1000], data.ts[2500])
     assert np.array_equal(points.ts, data.ts[1000:2501])
-    # stored with 15 significant digits, what FalkorDB returns (graphmem/series/batch.py)
+    # stored with 15 significant digits, what FalkorDB returns (graphmem/series/detect/batch.py)
     np.testing.assert_allclose(points.xs, data.xs[1000:2501], rtol=1e-14)
 
 

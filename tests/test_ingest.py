@@ -12,13 +12,13 @@ import pytest
 
 from graphmem.cypher import load_dir
 from graphmem.errors import AlreadyExists, InvalidInput, NotFound
-from graphmem.series import ingest
-from graphmem.series.archive import CHUNK_SIZE, range_stats, read_index_range
-from graphmem.series.batch import quantize
 from graphmem.series.catalog import create_series, delete_series
-from graphmem.series.segments import get_segment, list_segments, time_bounds
-from graphmem.series.stats import SuffStats, features
-from graphmem.series.synthetic import piecewise_gaussian, sales_series
+from graphmem.series.detect import ingest
+from graphmem.series.detect.archive import CHUNK_SIZE, range_stats, read_index_range
+from graphmem.series.detect.batch import quantize
+from graphmem.series.detect.segments import get_segment, list_segments, time_bounds
+from graphmem.series.detect.stats import SuffStats, features
+from graphmem.series.detect.synthetic import piecewise_gaussian, sales_series
 from graphmem.store import Store
 
 Q = load_dir(Path(__file__).parent / "cypher")
@@ -92,7 +92,7 @@ def test_batches_in_separate_processes_equal_one_pass(store: Store, store_url: s
     for part in np.array_split(np.arange(len(sales.ts)), 10):
         code = (
             "import json, sys; from graphmem.store import open_store; "
-            "from graphmem.series.ingest import append; "
+            "from graphmem.series.detect.ingest import append; "
             f"s = open_store({store_url!r}); d = json.load(sys.stdin); "
             "append(s, d['series'], d['ts'], d['xs']); s.close()"
         )
@@ -466,8 +466,8 @@ def test_close_of_an_empty_or_unknown_series(store: Store) -> None:
 
 
 def test_a_filter_grouping_is_rebuilt_over_the_segments_a_close_made(store: Store) -> None:
-    from graphmem.series.metabuild import SegmentFilter, build_by_filter
-    from graphmem.series.tools import run_tool
+    from graphmem.series.meta.build import SegmentFilter, build_by_filter
+    from graphmem.series.meta.tools import run_tool
 
     series = create_series(store, "regrouped")
     ts, xs = _step_near_the_end()

@@ -9,9 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from races import around
 
-from graphmem.series import ingest
 from graphmem.series.catalog import create_series
-from graphmem.series.segments import time_bounds
+from graphmem.series.detect import ingest
+from graphmem.series.detect.segments import time_bounds
 from graphmem.store import Store
 
 N = 50  # points per batch

@@ -30,7 +30,7 @@ from test_tools import rows_of
 from graphmem.config import Settings
 from graphmem.limits import Limits
 from graphmem.series.meta import list_metas
-from graphmem.series.tools import TOOLS
+from graphmem.series.meta.tools import TOOLS
 from graphmem.store import Store
 
 WRITER, READER = "mcp-writer-token-0123456789", "mcp-reader-token-0123456789"

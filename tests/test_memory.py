@@ -25,9 +25,9 @@ from graphmem.memory import (
     Timeline,
 )
 from graphmem.props.demo_corpus import AS_OF, DOCUMENTS
+from graphmem.series.detect.segments import list_segments
+from graphmem.series.detect.synthetic import sales_series
 from graphmem.series.meta import get_members
-from graphmem.series.segments import list_segments
-from graphmem.series.synthetic import sales_series
 from graphmem.store import Store
 from graphmem.timeline.demo_corpus import HALLOWEEN, NOW, QUESTION, WARD_RECALLS
 

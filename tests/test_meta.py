@@ -9,11 +9,11 @@ import pytest
 
 from graphmem.cypher import load_dir
 from graphmem.errors import InvalidInput, NotFound
-from graphmem.series.batch import quantize
 from graphmem.series.catalog import create_series
-from graphmem.series.ingest import append
+from graphmem.series.detect.batch import quantize
+from graphmem.series.detect.ingest import append
 from graphmem.series.meta import get_members, get_meta, list_metas
-from graphmem.series.metabuild import (
+from graphmem.series.meta.build import (
     SegmentFilter,
     build_by_filter,
     build_by_range,
@@ -110,7 +110,7 @@ def test_overlapping_members_are_refused(sales_store) -> None:
 
 
 def test_extension_after_appending_points(store) -> None:
-    from graphmem.series.synthetic import sales_series
+    from graphmem.series.detect.synthetic import sales_series
 
     data = sales_series(seed=2)
     series = create_series(store, "growing")
@@ -175,9 +175,9 @@ def test_meta_segment_by_text_over_summaries(sales_store, short_tmp) -> None:
     import json
 
     from graphmem.config import Settings
-    from graphmem.series.metabuild import build_by_text
-    from graphmem.series.segments import list_segments
-    from graphmem.series.tools import ToolEnv, run_tool
+    from graphmem.series.detect.segments import list_segments
+    from graphmem.series.meta.build import build_by_text
+    from graphmem.series.meta.tools import ToolEnv, run_tool
 
     store, series, data = sales_store
     env = ToolEnv(store, Settings(home=short_tmp / "text-search"))
@@ -209,7 +209,8 @@ def test_meta_segment_by_text_over_summaries(sales_store, short_tmp) -> None:
 
 def test_statistics_stay_exact_beyond_one_page_of_segments(sales_store, monkeypatch) -> None:
     """Segments are read page by page: a page of 10 still gives every point."""
-    from graphmem.series import meta, segquery
+    from graphmem.series import meta
+    from graphmem.series.meta import query as segquery
 
     store, series, data = sales_store
     monkeypatch.setattr(segquery, "PAGE", 10)
@@ -233,7 +234,7 @@ def test_statistics_stay_exact_beyond_one_page_of_segments(sales_store, monkeypa
 
 def _spy(monkeypatch, store):
     """Record the store's statements (name, params) and the archive's time-range reads."""
-    from graphmem.series import metabuild
+    from graphmem.series.meta import build as metabuild
 
     calls: dict[str, list] = {"read": [], "write": [], "ranges": []}
     for kind in ("read", "write"):
@@ -255,8 +256,8 @@ def _spy(monkeypatch, store):
 
 
 def test_extension_reads_only_new_points_and_rewrites_only_open_periods(store, monkeypatch) -> None:
-    from graphmem.series.segments import list_segments
-    from graphmem.series.synthetic import sales_series
+    from graphmem.series.detect.segments import list_segments
+    from graphmem.series.detect.synthetic import sales_series
 
     data = sales_series(seed=3)
     series = create_series(store, "growing-months")
@@ -285,7 +286,7 @@ def test_extension_reads_only_new_points_and_rewrites_only_open_periods(store, m
 
 
 def test_a_cache_hit_reads_only_ids_and_writes_nothing(sales_store, monkeypatch) -> None:
-    from graphmem.series.metabuild import build_range
+    from graphmem.series.meta.build import build_range
 
     store, series, _ = sales_store
     first = build_by_range(store, series.id, 0, T("2021-01-01"), "week")
@@ -303,9 +304,9 @@ def test_text_and_conditions_combine(sales_store, short_tmp) -> None:
     import json
 
     from graphmem.config import Settings
-    from graphmem.series.metabuild import build_by_text
-    from graphmem.series.segquery import filtered_all
-    from graphmem.series.tools import ToolEnv, run_tool
+    from graphmem.series.meta.build import build_by_text
+    from graphmem.series.meta.query import filtered_all
+    from graphmem.series.meta.tools import ToolEnv, run_tool
 
     store, series, _ = sales_store
     env = ToolEnv(store, Settings(home=short_tmp / "text-and-filter"))
@@ -340,7 +341,7 @@ def test_text_and_conditions_combine(sales_store, short_tmp) -> None:
 
 
 def _second_series(store, name: str, seed: int):
-    from graphmem.series.synthetic import sales_series
+    from graphmem.series.detect.synthetic import sales_series
 
     data = sales_series(seed=seed)
     series = create_series(store, name, data.unit)
@@ -353,9 +354,9 @@ def test_text_search_sees_other_writers_and_scores_only_the_series(
 ) -> None:
     """Segments embedded by another process are found; only the series' vectors are scored."""
     from graphmem.config import Settings
-    from graphmem.series.segments import list_segments
-    from graphmem.series.segquery import ranked_by_text
-    from graphmem.series.tools import ToolEnv
+    from graphmem.series.detect.segments import list_segments
+    from graphmem.series.meta.query import ranked_by_text
+    from graphmem.series.meta.tools import ToolEnv
     from graphmem.vectors import VectorIndex
 
     store, series, _ = sales_store
@@ -391,9 +392,9 @@ def test_a_recreated_series_is_searched_by_its_new_summaries(store, short_tmp) -
     """Same name → same segment ids and vids: the old vectors must not survive re-embedding."""
     from graphmem.config import Settings
     from graphmem.series.catalog import delete_series
-    from graphmem.series.segments import list_segments
-    from graphmem.series.segquery import ranked_by_text
-    from graphmem.series.tools import ToolEnv
+    from graphmem.series.detect.segments import list_segments
+    from graphmem.series.meta.query import ranked_by_text
+    from graphmem.series.meta.tools import ToolEnv
 
     env = ToolEnv(store, Settings(home=short_tmp / "text-recreated", vector_refresh_ms=0))
     try:
@@ -418,8 +419,8 @@ def test_a_recreated_series_is_searched_by_its_new_summaries(store, short_tmp) -
 def test_labels_name_time_bounds_as_dates(sales_store, short_tmp) -> None:
     """The LLM reads labels: 'start=2012-01-01', never epoch seconds like 'start=1.326e+09'."""
     from graphmem.config import Settings
-    from graphmem.series.metabuild import build_by_text
-    from graphmem.series.tools import ToolEnv
+    from graphmem.series.meta.build import build_by_text
+    from graphmem.series.meta.tools import ToolEnv
 
     store, series, _ = sales_store
     filt = SegmentFilter(slope_min=0.02, start=T("2012-01-01"), end=T("2013-06-30"))
@@ -436,7 +437,7 @@ def test_labels_name_time_bounds_as_dates(sales_store, short_tmp) -> None:
 
 
 def test_coverage_is_whole_for_full_periods_and_a_share_for_partial_ones(store) -> None:
-    from graphmem.series.synthetic import sales_series
+    from graphmem.series.detect.synthetic import sales_series
 
     data = sales_series(seed=1)
     series = create_series(store, "covered")
@@ -454,9 +455,9 @@ def test_a_segment_re_embedded_by_another_process_is_searched_by_its_new_summary
     """The open segment keeps its id and vid as it grows: its new vector must reach the
     indexes other processes hold, in memory and on disk."""
     from graphmem.config import Settings
-    from graphmem.series.segments import list_segments
-    from graphmem.series.segquery import ranked_by_text
-    from graphmem.series.tools import ToolEnv
+    from graphmem.series.detect.segments import list_segments
+    from graphmem.series.meta.query import ranked_by_text
+    from graphmem.series.meta.tools import ToolEnv
 
     settings = Settings(home=short_tmp / "text-reembedded", vector_refresh_ms=0)
     series, append_days = sales_series_for(store, "growing open")
@@ -496,7 +497,7 @@ def test_a_segment_re_embedded_by_another_process_is_searched_by_its_new_summary
 
 def sales_series_for(store, name: str):
     """A series holding 2010-2012 of the sales data, and a function appending n more days."""
-    from graphmem.series.synthetic import sales_series
+    from graphmem.series.detect.synthetic import sales_series
 
     data = sales_series(seed=3)
     series = create_series(store, name, data.unit)
@@ -512,8 +513,8 @@ def sales_series_for(store, name: str):
 
 def test_statistics_stored_as_raw_sums_are_read_then_replaced(store) -> None:
     """Nodes written by versions that stored raw power sums keep working and are upgraded."""
-    from graphmem.series.segments import get_segment, list_segments
-    from graphmem.series.stats import SuffStats
+    from graphmem.series.detect.segments import get_segment, list_segments
+    from graphmem.series.detect.stats import SuffStats
 
     def make_legacy(node_id: str, s: SuffStats) -> None:
         sx, st = s.mx * s.n, s.mt * s.n

@@ -9,16 +9,16 @@ import pytest
 from test_meta import T, numpy_stats
 
 from graphmem.series.catalog import create_series
-from graphmem.series.ingest import append
+from graphmem.series.detect.ingest import append
+from graphmem.series.detect.synthetic import sales_series
 from graphmem.series.meta import get_meta, list_metas
-from graphmem.series.metabuild import (
+from graphmem.series.meta.build import (
     SegmentFilter,
     build_by_filter,
     build_by_range,
     build_from_members,
 )
-from graphmem.series.synthetic import sales_series
-from graphmem.series.tools import run_tool
+from graphmem.series.meta.tools import run_tool
 
 
 @pytest.fixture
@@ -103,7 +103,7 @@ def test_graphql_reads_a_meta_segment_brought_up_to_date(gql, half) -> None:
 def test_a_grouping_whose_members_grew_into_each_other_is_read_as_built(half) -> None:
     """A filter grouping gains later segments and now overlaps its fellow member: the
     grouping of both cannot be rebuilt, so it is read as it was built, not as an error."""
-    from graphmem.series.segments import list_segments
+    from graphmem.series.detect.segments import list_segments
 
     store, series, _, rest = half
     segments = list_segments(store, series.id, limit=1000)

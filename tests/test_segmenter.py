@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from graphmem.errors import InvalidInput
-from graphmem.series.cpmetrics import covering, f1_score
-from graphmem.series.segmenter import (
+from graphmem.series.detect.cpmetrics import covering, f1_score
+from graphmem.series.detect.segmenter import (
     OnlineSegmenter,
     SegmenterConfig,
     boundaries_from_run_lengths,
     segment_all,
 )
-from graphmem.series.synthetic import family_series, piecewise_gaussian
+from graphmem.series.detect.synthetic import family_series, piecewise_gaussian
 
 TCPD = Path(__file__).parent / "data" / "tcpd"
 TCPD_SERIES = ["well_log"] + [f"quality_control_{i}" for i in range(1, 6)]

@@ -19,7 +19,7 @@ from graphmem.config import Settings
 from graphmem.cypher import load_dir
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.props.demo_corpus import AS_OF, DOCUMENTS
-from graphmem.series.synthetic import sales_series
+from graphmem.series.detect.synthetic import sales_series
 from graphmem.spaces import DEFAULT_SPACE, checked_space, index_dir
 from graphmem.store import Store
 from graphmem.store.schema import SchemaItem

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from graphmem.errors import InvalidInput
-from graphmem.series.stats import Features, SuffStats, features
+from graphmem.series.detect.stats import Features, SuffStats, features
 
 DAY = 86400
 T_2010 = 1262304000  # 2010-01-01T00:00:00Z

@@ -25,8 +25,8 @@ from graphmem.config import Settings
 from graphmem.cypher import load_dir
 from graphmem.errors import InvalidInput, StoreUnavailable
 from graphmem.series.catalog import create_series, list_series
-from graphmem.series.ingest import append
-from graphmem.series.synthetic import sales_series
+from graphmem.series.detect.ingest import append
+from graphmem.series.detect.synthetic import sales_series
 from graphmem.store import Store, embedded, falkordb_engine, open_store
 from graphmem.store import server_process as proc
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from graphmem.errors import InvalidInput
-from graphmem.series.stats import Features, SuffStats, features
-from graphmem.series.summary import fmt_num, summarize_segment
+from graphmem.series.detect.stats import Features, SuffStats, features
+from graphmem.series.detect.summary import fmt_num, summarize_segment
 
 DAY = 86400
 T_2016 = 1451606400  # 2016-01-01T00:00:00Z

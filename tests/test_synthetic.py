@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from graphmem.errors import InvalidInput
-from graphmem.series.synthetic import piecewise_gaussian, sales_series
+from graphmem.series.detect.synthetic import piecewise_gaussian, sales_series
 from graphmem.timeutil import iso
 
 SEEDS = (0, 1, 2, 3, 4)

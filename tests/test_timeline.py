@@ -485,8 +485,8 @@ def test_bad_timeline_settings_name_the_variable(name: str, value: str) -> None:
 def test_segments_and_meta_segments_in_recall_and_timeline(
     sales_store, embedder: Embedder, tmp_path: Path
 ) -> None:
-    from graphmem.series.metabuild import build_by_range
-    from graphmem.series.segments import list_segments, time_bounds
+    from graphmem.series.detect.segments import list_segments, time_bounds
+    from graphmem.series.meta.build import build_by_range
 
     store, series, _ = sales_store
     bounds = time_bounds(store, series.id)

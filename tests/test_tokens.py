@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from graphmem.series.tools import tool_schemas
+from graphmem.series.meta.tools import tool_schemas
 from graphmem.tokens import estimate_tokens, render_tools
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from graphmem.errors import GraphmemError
-from graphmem.series.tools import TOOLS, call_tool, run_tool, tool_schemas
+from graphmem.series.meta.tools import TOOLS, call_tool, run_tool, tool_schemas
 
 Y = "create_meta_segment_by_datetime_range"
 
@@ -237,7 +237,7 @@ def test_tools_work_on_a_series_dated_in_the_future(store) -> None:
     import numpy as np
 
     from graphmem.series.catalog import create_series
-    from graphmem.series.ingest import append
+    from graphmem.series.detect.ingest import append
     from graphmem.timeutil import parse_timestamp
 
     series = create_series(store, "future", unit="kW")
@@ -262,7 +262,7 @@ def gap_series(store, name: str = "gappy"):
     import numpy as np
 
     from graphmem.series.catalog import create_series
-    from graphmem.series.ingest import append
+    from graphmem.series.detect.ingest import append
     from graphmem.timeutil import parse_timestamp
 
     series = create_series(store, name, unit="kW")
@@ -322,8 +322,8 @@ def test_tool_reads_reinforce_in_the_configured_time_unit(store, monkeypatch, ho
 
     from graphmem.config import Settings
     from graphmem.series.catalog import create_series
-    from graphmem.series.ingest import append
-    from graphmem.series.tools import ToolEnv
+    from graphmem.series.detect.ingest import append
+    from graphmem.series.meta.tools import ToolEnv
 
     series = create_series(store, "recent", unit="kW")
     ts = time.time() - 3600.0 * np.arange(40, 0, -1)  # hourly, the last 40 hours
@@ -343,7 +343,7 @@ def test_tool_reads_reinforce_in_the_configured_time_unit(store, monkeypatch, ho
 
 
 def test_members_of_mixed_kinds_come_in_time_order(sales_store) -> None:
-    from graphmem.series.segments import list_segments
+    from graphmem.series.detect.segments import list_segments
     from graphmem.timeutil import parse_timestamp
 
     store, series, _ = sales_store
@@ -366,7 +366,7 @@ def test_an_unexpected_failure_comes_back_in_words_and_is_recorded(
 ) -> None:
     import dataclasses
 
-    from graphmem.series import tools
+    from graphmem.series.meta import tools
 
     store, series, _ = sales_store
 
@@ -390,7 +390,7 @@ def test_an_unexpected_failure_comes_back_in_words_and_is_recorded(
 
 def test_members_that_overlap_or_span_two_series_are_refused(sales_store) -> None:
     from graphmem.series.catalog import create_series
-    from graphmem.series.ingest import append
+    from graphmem.series.detect.ingest import append
 
     store, series, data = sales_store
     args = {"series": series.name, "start": "2015-01-01", "end": "2015-12-31"}

@@ -9,19 +9,20 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem.errors import InvalidInput
 from graphmem.memory.part import Part, When, checked_path
-from graphmem.series import catalog, ingest, meta, segments
+from graphmem.series import catalog, meta
 from graphmem.series.catalog import SeriesInfo
-from graphmem.series.ingest import AppendResult
+from graphmem.series.detect import ingest, segments
+from graphmem.series.detect.ingest import AppendResult
+from graphmem.series.detect.segments import Segment, TimeBounds
 from graphmem.series.meta import Members, MetaSegment
-from graphmem.series.metafresh import fresh
-from graphmem.series.segments import Segment, TimeBounds
-from graphmem.series.segquery import time_arg
-from graphmem.series.tools import ToolResult, built_metas, run_tool, tool_schemas
+from graphmem.series.meta.fresh import fresh
+from graphmem.series.meta.query import time_arg
+from graphmem.series.meta.tools import ToolResult, built_metas, run_tool, tool_schemas
 from graphmem.timeutil import iso, parse_timestamp
 
 if TYPE_CHECKING:
     from graphmem.agent import Answer, Step
-    from graphmem.series.segmenter import SegmenterConfig
+    from graphmem.series.detect.segmenter import SegmenterConfig
 
 SESSION = "python"  # the session of the ToolCall nodes that record builds made here
 

@@ -1,5 +1,5 @@
 // What tests/test_api_fuzz.py compares before and after a refused request. ToolCall nodes are
-// left out: a tool call is recorded, failed or not, as provenance (graphmem/series/tools.py).
+// left out: a tool call is recorded, failed or not, as provenance (graphmem/series/meta/tools.py).
 
 // name: nodes
 MATCH (n) WHERE NOT n:ToolCall RETURN labels(n) AS labels, properties(n) AS props

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from graphmem.errors import InvalidInput
-from graphmem.series.bocpd import (
+from graphmem.series.detect.bocpd import (
     DEFAULT_MAX_RUN_LENGTHS,
     DEFAULT_OUTLIER_PROB,
     DEFAULT_OUTLIER_SCALE,

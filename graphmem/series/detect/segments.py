@@ -7,8 +7,8 @@ from typing import Any
 
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.series.catalog import SeriesInfo, checked_page, get_series
-from graphmem.series.stats import Features, SuffStats, features
-from graphmem.series.summary import summarize_segment
+from graphmem.series.detect.stats import Features, SuffStats, features
+from graphmem.series.detect.summary import summarize_segment
 from graphmem.store import Store
 from graphmem.timeutil import iso
 

@@ -9,9 +9,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphmem.errors import InvalidInput, NotFound
-from graphmem.series.archive import Points, read_index_range, read_time_ranges
 from graphmem.series.catalog import SeriesInfo, get_series
-from graphmem.series.ingest import IngestState
+from graphmem.series.detect.archive import Points, read_index_range, read_time_ranges
+from graphmem.series.detect.ingest import IngestState
+from graphmem.series.detect.segments import Segment, get_segment, segment_id
+from graphmem.series.detect.stats import SuffStats
 from graphmem.series.meta import (
     MetaSegment,
     currency,
@@ -20,17 +22,15 @@ from graphmem.series.meta import (
     meta_id,
     save_metas,
 )
-from graphmem.series.periods import Period, check_freq, periods_between, previous
-from graphmem.series.segments import Segment, get_segment, segment_id
-from graphmem.series.segquery import (
+from graphmem.series.meta.periods import Period, check_freq, periods_between, previous
+from graphmem.series.meta.query import (
     SegmentFilter,
     filtered_all,
     get_segments,
     ranked_by_text,
     segments_between,
 )
-from graphmem.series.stats import SuffStats
-from graphmem.series.textsearch import SegmentSearch
+from graphmem.series.meta.textsearch import SegmentSearch
 from graphmem.store import Store
 from graphmem.strings import MAX_LABEL, MAX_QUERY, checked_name, checked_str
 from graphmem.timeutil import iso_date

@@ -11,12 +11,12 @@ import numpy as np
 
 from graphmem import metrics
 from graphmem.errors import InvalidInput, StoreError
-from graphmem.series.archive import CHUNK_SIZE, Points, chunk_rows, read_index_range
-from graphmem.series.batch import MAX_BATCH, Batch, check_follows, validate_batch
 from graphmem.series.catalog import SeriesInfo, get_series
-from graphmem.series.segmenter import OnlineSegmenter, SegmenterConfig
-from graphmem.series.segments import Segment, build_segment, segment_id
-from graphmem.series.stats import SuffStats
+from graphmem.series.detect.archive import CHUNK_SIZE, Points, chunk_rows, read_index_range
+from graphmem.series.detect.batch import MAX_BATCH, Batch, check_follows, validate_batch
+from graphmem.series.detect.segmenter import OnlineSegmenter, SegmenterConfig
+from graphmem.series.detect.segments import Segment, build_segment, segment_id
+from graphmem.series.detect.stats import SuffStats
 from graphmem.store import Store
 
 

@@ -8,8 +8,8 @@ import re
 from dataclasses import asdict, dataclass, fields
 
 from graphmem.errors import InvalidInput
-from graphmem.series.segments import Segment
-from graphmem.series.textsearch import LABEL, SegmentSearch
+from graphmem.series.detect.segments import Segment
+from graphmem.series.meta.textsearch import LABEL, SegmentSearch
 from graphmem.store import Store
 from graphmem.timeutil import parse_timestamp
 from graphmem.vectors import vector_id

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.errors import InvalidInput
-from graphmem.series.bocpd import MAX_ABS_VALUE
+from graphmem.series.detect.bocpd import MAX_ABS_VALUE
 from graphmem.timeutil import iso, parse_timestamp
 
 MAX_BATCH = 1_000_000

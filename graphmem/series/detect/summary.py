@@ -7,7 +7,7 @@ import math
 import numbers
 
 from graphmem.errors import InvalidInput
-from graphmem.series.stats import Features
+from graphmem.series.detect.stats import Features
 from graphmem.timeutil import iso_date
 
 # A change smaller than this fraction of the level (or of the std, if larger) reads as flat.

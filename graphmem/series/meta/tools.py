@@ -20,8 +20,10 @@ from typing import Any
 from graphmem.config import Settings
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.jsonargs import parse_arguments, validate
-from graphmem.series import catalog, meta, metabuild, segments
-from graphmem.series.compact import (
+from graphmem.series import catalog, meta
+from graphmem.series.detect import segments
+from graphmem.series.meta import build as metabuild
+from graphmem.series.meta.compact import (
     BRIEF,
     MEMBER_COLS,
     META_COLS,
@@ -36,9 +38,9 @@ from graphmem.series.compact import (
     segment_view,
     table,
 )
-from graphmem.series.metafresh import fresh
-from graphmem.series.periods import FREQUENCIES
-from graphmem.series.segquery import (
+from graphmem.series.meta.fresh import fresh
+from graphmem.series.meta.periods import FREQUENCIES
+from graphmem.series.meta.query import (
     WHERE_HELP,
     SegmentFilter,
     filtered_page,
@@ -47,7 +49,7 @@ from graphmem.series.segquery import (
     ranked_by_text,
     time_arg,
 )
-from graphmem.series.textsearch import SegmentSearch
+from graphmem.series.meta.textsearch import SegmentSearch
 from graphmem.store import Store
 from graphmem.timeline.formula import TimelineConfig
 from graphmem.timeline.reinforce import reinforce_in

@@ -9,10 +9,10 @@ from typing import Any
 
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.series.catalog import checked_page, get_series
-from graphmem.series.periods import check_freq
-from graphmem.series.segments import Segment
-from graphmem.series.stats import Features, SuffStats, features
-from graphmem.series.summary import fmt_num, summarize_segment
+from graphmem.series.detect.segments import Segment
+from graphmem.series.detect.stats import Features, SuffStats, features
+from graphmem.series.detect.summary import fmt_num, summarize_segment
+from graphmem.series.meta.periods import check_freq
 from graphmem.store import Store
 from graphmem.timeutil import iso
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.errors import InvalidInput
-from graphmem.series.stats import SuffStats
+from graphmem.series.detect.stats import SuffStats
 from graphmem.store import Store
 from graphmem.store.base import Floats
 

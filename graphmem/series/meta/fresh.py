@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import fields
 
 from graphmem.errors import GraphmemError
-from graphmem.series import metabuild
 from graphmem.series.meta import MetaSegment, get_metas
-from graphmem.series.segquery import SegmentFilter
-from graphmem.series.textsearch import SegmentSearch
+from graphmem.series.meta import build as metabuild
+from graphmem.series.meta.query import SegmentFilter
+from graphmem.series.meta.textsearch import SegmentSearch
 from graphmem.store import Store
 
 log = logging.getLogger(__name__)

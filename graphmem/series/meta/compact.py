@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphmem.series.detect.segments import Segment, TimeBounds
 from graphmem.series.meta import MetaSegment
-from graphmem.series.segments import Segment, TimeBounds
 from graphmem.timeutil import iso_date
 
 ROW_CAP = 60  # rows a tool returns at most; the rest is built and can be paged through
