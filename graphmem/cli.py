@@ -348,9 +348,7 @@ def cmd_meta_show(args: argparse.Namespace, settings: Settings) -> int:
     with _tool_env(args, settings) as env:
         found = fresh(env.store, get_meta(env.store, args.id), env.search)
         if args.members:
-            held = get_members(env.store, found.id)
-            both: list[Segment | MetaSegment] = [*held.metas, *held.segments]
-            members = sorted(both, key=lambda x: (x.start, x.id))
+            members = get_members(env.store, found.id).in_time_order()
     if args.members:
         _print_rows(args, [_stats_row(x) for x in members], STD_NOTE)
     else:

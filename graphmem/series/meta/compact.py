@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphmem.series.detect.segments import Segment, TimeBounds
+from graphmem.series.detect.stats import Features
 from graphmem.series.meta import MetaSegment
 from graphmem.timeutil import iso_date
 
@@ -79,6 +80,18 @@ def member_row(x: MetaSegment | Segment) -> list[Any]:
     return [x.id, label, f.n, rnd(f.mean), rnd(f.slope_per_day, BRIEF)]
 
 
+def _spread(f: Features) -> dict[str, Any]:
+    """What a segment and a meta-segment both show of their points: count, level, spread, slope."""
+    return {
+        "n": f.n,
+        "mean": rnd(f.mean),
+        "std": rnd(f.std),
+        "min": rnd(f.min),
+        "max": rnd(f.max),
+        "slope": rnd(f.slope_per_day, BRIEF),
+    }
+
+
 def segment_view(g: Segment) -> dict[str, Any]:
     """One segment in full: dates, features, summary."""
     f = g.features
@@ -86,12 +99,7 @@ def segment_view(g: Segment) -> dict[str, Any]:
         "id": g.id,
         "start": iso_date(g.start),
         "end": iso_date(g.end),
-        "n": f.n,
-        "mean": rnd(f.mean),
-        "std": rnd(f.std),
-        "min": rnd(f.min),
-        "max": rnd(f.max),
-        "slope": rnd(f.slope_per_day, BRIEF),
+        **_spread(f),
         "change": rnd(f.change),
         "pct_change": rnd(f.pct_change, BRIEF),
         "summary": g.summary,
@@ -108,12 +116,7 @@ def meta_view(m: MetaSegment, full: bool = False) -> dict[str, Any]:
     if full or not m.is_period:  # a period's label already says when it is
         view |= {"start": iso_date(m.stats.t_first), "end": iso_date(m.stats.t_last)}
     view |= {
-        "n": f.n,
-        "mean": rnd(f.mean),
-        "std": rnd(f.std),
-        "min": rnd(f.min),
-        "max": rnd(f.max),
-        "slope": rnd(f.slope_per_day, BRIEF),
+        **_spread(f),
         "slope_mean": rnd(m.slope_mean, BRIEF),
         "members": m.member_count,
     }

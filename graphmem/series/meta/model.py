@@ -225,6 +225,11 @@ class Members:
     segments: list[Segment]
     metas: list[MetaSegment]
 
+    def in_time_order(self) -> list[Segment | MetaSegment]:
+        """Both kinds in the order they were read (start, then id), which the split lost."""
+        both: list[Segment | MetaSegment] = [*self.metas, *self.segments]
+        return sorted(both, key=lambda x: (x.start, x.id))
+
 
 def get_members(store: Store, meta_id_: str, limit: int | None = None, offset: int = 0) -> Members:
     """Members in time order: all of them, or `limit` of them from `offset`."""

@@ -259,10 +259,7 @@ def _members(env: ToolEnv, args: dict[str, Any]) -> ToolOutput:
     limit, offset = _page(args)
     fresh(env.store, meta.get_meta(env.store, args["meta_segment_id"]), env.search)
     found = meta.get_members(env.store, args["meta_segment_id"], limit, offset)
-    # the order of the read (start, then id), which the split by kind lost
-    both: list[meta.MetaSegment | segments.Segment] = [*found.metas, *found.segments]
-    members = sorted(both, key=lambda x: (x.start, x.id))
-    rows = [member_row(x) for x in members]
+    rows = [member_row(x) for x in found.in_time_order()]
     owner = found.meta
     result = table(MEMBER_COLS, rows, offset, total=owner.member_count)
     read = [owner.id] + [g.id for g in found.segments] + [m.id for m in found.metas]
