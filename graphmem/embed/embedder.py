@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -71,7 +70,8 @@ class Embedder:
         self._cache_dir = None if cache_dir is None else Path(cache_dir)
         self._model: Backend | None = None
         self._lock = threading.Lock()
-        self._ones = _Recent(cached_ones)
+        # least recently used go; maxsize 0 keeps nothing
+        self._kept_one = functools.lru_cache(maxsize=cached_ones)(self._encode_new)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Embedder:
@@ -131,11 +131,11 @@ class Embedder:
             raise InvalidInput("text", f"must be a string, not {type(text).__name__}")
         if not text.strip():
             raise InvalidInput("text", "is empty")
-        vector = self._ones.get(text)
-        if vector is None:
-            vector = self.encode([text])[0]
-            self._ones.put(text, vector)
-        return vector.copy()  # the kept one stays as the model made it
+        embed = self._kept_one if len(text) <= CACHED_LONGEST else self._encode_new
+        return embed(text).copy()  # the kept one stays as the model made it
+
+    def _encode_new(self, text: str) -> np.ndarray:
+        return self.encode([text])[0]
 
     def _loaded(self) -> Backend:
         if self._model is None:
@@ -158,32 +158,6 @@ class Embedder:
                 _FELL_BACK.add((self._cache_dir, self._name))
                 log.warning("embedding model %r runs on torch: %s", self._name, error)
             return shared_model(self._name, self._device)
-
-
-class _Recent:
-    """The vectors of the `size` texts used last; safe to share between threads."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, text: str) -> np.ndarray | None:
-        if not self._size:
-            return None
-        with self._lock:
-            vector = self._vectors.get(text)
-            if vector is not None:
-                self._vectors.move_to_end(text)
-            return vector
-
-    def put(self, text: str, vector: np.ndarray) -> None:
-        if not self._size or len(text) > CACHED_LONGEST:
-            return
-        with self._lock:
-            self._vectors[text] = vector
-            while len(self._vectors) > self._size:
-                self._vectors.popitem(last=False)
 
 
 def shared_export(name: str, cache_dir: Path | None = None) -> Backend:
