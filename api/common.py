@@ -34,15 +34,22 @@ def _parser(parse: Callable[[str], Any], what: str) -> Callable[[object], Any]:
     return parsed
 
 
-def _iso_time(value: dt.datetime) -> str:
-    return value.isoformat().replace("+00:00", "Z")
+def _iso_time(value: dt.datetime | float) -> str:
+    """An instant in ISO 8601 UTC; the library's epoch seconds too (derived types hold those)."""
+    instant = value if isinstance(value, dt.datetime) else at(value)
+    return instant.isoformat().replace("+00:00", "Z")
+
+
+def _iso_date(value: dt.date | str) -> str:
+    """A date as YYYY-MM-DD; the library's dates are that text already."""
+    return value if isinstance(value, str) else value.isoformat()
 
 
 DATE = ScalarDefinition(
     name="Date",
     description="A calendar date, ISO 8601: YYYY-MM-DD",
     specified_by_url=None,
-    serialize=dt.date.isoformat,
+    serialize=_iso_date,
     parse_value=_parser(dt.date.fromisoformat, "a date YYYY-MM-DD"),
     parse_literal=None,
     origin=dt.date,

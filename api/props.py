@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 
@@ -21,10 +21,11 @@ from api.common import (
     epoch,
 )
 from api.context import Info
+from api.derive import derived
 from api.errors import request_names
 from graphmem import props
 from graphmem.errors import InvalidInput
-from graphmem.props import listing
+from graphmem.props import bulk, listing
 from graphmem.props.model import checked_date
 from graphmem.props.retrieve import anchor_ranker
 from graphmem.series.catalog import checked_page
@@ -34,26 +35,35 @@ DateArg = Annotated[dt.date, strawberry.argument(description="The date it is dat
 PropId = Annotated[strawberry.ID, strawberry.argument(description="The proposition's id")]
 
 
-@strawberry.type(description="A dated statement, stored once however many documents state it")
-class Proposition:
-    id: strawberry.ID = strawberry.field(description="Its id (from its wording and date)")
-    text: str = strawberry.field(description="The statement")
-    date: dt.date = strawberry.field(description="The date it holds from")
-    source: str | None = strawberry.field(description="Where it came from, if given")
-
-
-@strawberry.type(description="What an ingestion stored")
-class IngestResult:
-    document_id: strawberry.ID | None = strawberry.field(
-        description="The document stored (ingestDocument), else null"
+if TYPE_CHECKING:  # resolvers return the library's objects; the schema reads the derived types
+    from graphmem.props import DeletedDocument, IngestReport, Proposition, Relation
+    from graphmem.props.bulk import DocumentsReport
+else:
+    Proposition = derived(
+        props.Proposition,
+        "A dated statement, stored once however many documents state it",
+        {
+            "id": "Its id (from its wording and date)",
+            "text": "The statement",
+            "date": "The date it holds from",
+            "source": "Where it came from, if given",
+        },
+        types={"id": strawberry.ID, "date": dt.date},
+        hidden=("ts", "doc_id"),  # the date as epoch seconds; the document read while ingesting
     )
-    proposition_ids: list[strawberry.ID] = strawberry.field(
-        description="The propositions stated, in input order"
+    IngestReport = derived(
+        props.IngestReport,
+        "What an ingestion stored",
+        {
+            "document_id": "The document stored (ingestDocument), else null",
+            "proposition_ids": "The propositions stated, in input order",
+            "added": "Propositions stored by this call",
+            "existing": "Already stored before: left untouched",
+            "relations": "Relation edges created",
+        },
+        name="IngestResult",
+        types={"document_id": strawberry.ID | None, "proposition_ids": list[strawberry.ID]},
     )
-    added: int = strawberry.field(description="Propositions stored by this call")
-    existing: int = strawberry.field(description="Already stored before: left untouched")
-    relations: int = strawberry.field(description="Relation edges created")
-
 
 @strawberry.type(description="A proposition in a subgraph, with its status as of the date")
 class SubgraphNode:
@@ -72,27 +82,22 @@ class SubgraphNode:
     )
 
 
-@strawberry.type(description="A relation edge from a newer proposition to an older one")
-class Relation:
-    id: strawberry.ID = strawberry.field(description="The edge's id")
-    src: strawberry.ID = strawberry.field(description="The newer proposition")
-    dst: strawberry.ID = strawberry.field(description="The older proposition")
-    kind: RelationKind = strawberry.field(description="How src relates to dst")
-    confidence: float = strawberry.field(description="The classifier's confidence (0 to 1)")
-    model: str = strawberry.field(description="The model that judged it")
-    refined: bool = strawberry.field(description="Judged again by the LLM")
-
-    @classmethod
-    def of(cls, e: props.Relation) -> Relation:
-        return cls(
-            id=strawberry.ID(e.id),
-            src=strawberry.ID(e.src),
-            dst=strawberry.ID(e.dst),
-            kind=RelationKind(e.kind),
-            confidence=e.confidence,
-            model=e.model,
-            refined=e.refined,
-        )
+if not TYPE_CHECKING:
+    Relation = derived(
+        props.Relation,
+        "A relation edge from a newer proposition to an older one",
+        {
+            "id": "The edge's id",
+            "src": "The newer proposition",
+            "dst": "The older proposition",
+            "kind": "How src relates to dst",
+            "confidence": "The classifier's confidence (0 to 1)",
+            "model": "The model that judged it",
+            "refined": "Judged again by the LLM",
+        },
+        types={"id": strawberry.ID, "src": strawberry.ID, "dst": strawberry.ID, "kind": RelationKind},
+        hidden=("created_at",),  # when the edge was stored: not part of the API
+    )
 
 
 @strawberry.type(description="Anchors, their neighbours and the relations among them")
@@ -129,22 +134,28 @@ class DocumentInput:
     source: str | None = strawberry.field(default=None, description="Where it came from")
 
 
-@strawberry.type(description="What an ingestDocuments call stored")
-class IngestDocumentsResult:
-    document_ids: list[strawberry.ID] = strawberry.field(
-        description="Input order, each document once"
+if not TYPE_CHECKING:
+    DocumentsReport = derived(
+        bulk.DocumentsReport,
+        "What an ingestDocuments call stored",
+        {
+            "document_ids": "Input order, each document once",
+            "skipped": "Documents already stored: left untouched",
+            "added": "Propositions stored by this call",
+            "existing": "Their propositions already stored before",
+            "relations": "Relation edges created",
+        },
+        name="IngestDocumentsResult",
+        types={"document_ids": list[strawberry.ID]},
     )
-    skipped: int = strawberry.field(description="Documents already stored: left untouched")
-    added: int = strawberry.field(description="Propositions stored by this call")
-    existing: int = strawberry.field(description="Their propositions already stored before")
-    relations: int = strawberry.field(description="Relation edges created")
-
-
-@strawberry.type(description="A deleted document")
-class DeletedDocument:
-    id: strawberry.ID = strawberry.field(description="The document's id")
-    proposition_ids: list[strawberry.ID] = strawberry.field(
-        description="The propositions deleted with it: those no other document states"
+    DeletedDocument = derived(
+        props.DeletedDocument,
+        "A deleted document",
+        {
+            "id": "The document's id",
+            "proposition_ids": "The propositions deleted with it: those no other document states",
+        },
+        types={"id": strawberry.ID, "proposition_ids": list[strawberry.ID]},
     )
 
 
@@ -154,20 +165,6 @@ class PropositionFilter:
     start: dt.date | None = strawberry.field(default=None, description="Dated on or after this")
     end: dt.date | None = strawberry.field(default=None, description="Dated on or before this")
     contains: str | None = strawberry.field(default=None, description="text contains (any case)")
-
-
-def _report(r: props.IngestReport) -> IngestResult:
-    return IngestResult(
-        document_id=None if r.document_id is None else strawberry.ID(r.document_id),
-        proposition_ids=[strawberry.ID(i) for i in r.proposition_ids],
-        added=r.added,
-        existing=r.existing,
-        relations=r.relations,
-    )
-
-
-def _proposition(p: props.Proposition) -> Proposition:
-    return Proposition(id=strawberry.ID(p.id), text=p.text, date=_date(p.date), source=p.source)
 
 
 def _date(text: str) -> dt.date:
@@ -189,7 +186,7 @@ def _subgraph(graph: props.Subgraph, as_of: dt.date | None) -> Subgraph:
         )
         for n in graph.nodes
     ]
-    edges = [Relation.of(e) for e in graph.edges]
+    edges = list(graph.edges)
     return Subgraph(question=graph.question, as_of=as_of, nodes=nodes, edges=edges, graph=graph)
 
 
@@ -209,8 +206,7 @@ def propositions(
         source, _ts(f.start, "filter.start"), _ts(f.end, "filter.end"), contains
     )
     found = listing.list_propositions(info.context.store, where, limit, offset)
-    items = [_proposition(p) for p in found.items]
-    return Page(items=items, total=found.total, limit=limit, offset=offset)
+    return Page(items=list(found.items), total=found.total, limit=limit, offset=offset)
 
 
 def _ts(day: dt.date | None, field: str) -> int | None:
@@ -240,8 +236,7 @@ def relations(
         limit,
         offset,
     )
-    items = [Relation.of(r) for r in found.items]
-    return Page(items=items, total=found.total, limit=limit, offset=offset)
+    return Page(items=list(found.items), total=found.total, limit=limit, offset=offset)
 
 
 def subgraph(
@@ -295,9 +290,9 @@ class PropsMutation:
     @strawberry.mutation(description="Store a document and the dated propositions it states")
     def ingest_document(
         self, info: Info, text: Text, date: DateArg, source: Source = None
-    ) -> IngestResult:
+    ) -> IngestReport:
         memory = info.context.services.props()
-        return _report(props.add_document(memory, text, date.isoformat(), source))
+        return props.add_document(memory, text, date.isoformat(), source)
 
     @strawberry.mutation(
         description="Store many documents at once; those already stored are skipped, so "
@@ -307,15 +302,8 @@ class PropsMutation:
         self,
         info: Info,
         documents: Annotated[list[DocumentInput], strawberry.argument(description="In order")],
-    ) -> IngestDocumentsResult:
-        report = info.context.services.props().ingest_documents(_items(documents))
-        return IngestDocumentsResult(
-            document_ids=[strawberry.ID(i) for i in report.document_ids],
-            skipped=report.skipped,
-            added=report.added,
-            existing=report.existing,
-            relations=report.relations,
-        )
+    ) -> DocumentsReport:
+        return info.context.services.props().ingest_documents(_items(documents))
 
     @strawberry.mutation(description="Store already-extracted propositions")
     def add_propositions(
@@ -324,8 +312,8 @@ class PropsMutation:
         propositions: Annotated[
             list[PropositionInput], strawberry.argument(description="The propositions")
         ],
-    ) -> IngestResult:
-        return _report(props.add_propositions(info.context.services.props(), _items(propositions)))
+    ) -> IngestReport:
+        return props.add_propositions(info.context.services.props(), _items(propositions))
 
     @strawberry.mutation(
         description="Delete a document with the propositions no other document states"
@@ -335,13 +323,11 @@ class PropsMutation:
         info: Info,
         id: Annotated[strawberry.ID, strawberry.argument(description="The document's id")],  # noqa: A002
     ) -> DeletedDocument:
-        deleted = info.context.services.props().delete_document(str(id))
-        ids = [strawberry.ID(i) for i in deleted.proposition_ids]
-        return DeletedDocument(id=strawberry.ID(deleted.id), proposition_ids=ids)
+        return info.context.services.props().delete_document(str(id))
 
     @strawberry.mutation(description="Delete a proposition with its relation edges")
     def delete_proposition(self, info: Info, id: PropId) -> Proposition:  # noqa: A002
-        return _proposition(info.context.services.props().delete_proposition(str(id)))
+        return info.context.services.props().delete_proposition(str(id))
 
     @strawberry.mutation(
         description="Correct a proposition (omitted: unchanged). A new text or date makes it "
@@ -356,7 +342,7 @@ class PropsMutation:
         source: Annotated[str | None, strawberry.argument(description="The new source")] = None,
     ) -> Proposition:
         memory = info.context.services.props()
-        return _proposition(memory.update_proposition(str(id), text, day(date), source))
+        return memory.update_proposition(str(id), text, day(date), source)
 
 
 def _items(inputs: list[DocumentInput] | list[PropositionInput]) -> list[dict[str, str]]:

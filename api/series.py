@@ -3,38 +3,39 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 
-from api.common import LIMIT, Limit, Offset, Page, at
+from api.common import LIMIT, Limit, Offset, Page
 from api.context import Info
+from api.derive import derived
 from graphmem.errors import NotFound
 from graphmem.series import catalog
 
 
-@strawberry.type(description="A named numeric time series, cut into segments as points arrive")
-class Series:
-    id: strawberry.ID = strawberry.field(description="The series' id")
-    name: str = strawberry.field(description="Its unique name")
-    unit: str | None = strawberry.field(description="The unit of its values, if given")
-    description: str | None = strawberry.field(description="What it measures, if given")
-    created_at: dt.datetime = strawberry.field(description="When it was created")
-
-    @classmethod
-    def of(cls, info: catalog.SeriesInfo) -> Series:
-        return cls(
-            id=strawberry.ID(info.id),
-            name=info.name,
-            unit=info.unit,
-            description=info.description,
-            created_at=at(info.created_at),
-        )
+if TYPE_CHECKING:  # resolvers return the library's objects; the schema reads the derived type
+    from graphmem.series.catalog import SeriesInfo as Series
+else:
+    Series = derived(
+        catalog.SeriesInfo,
+        "A named numeric time series, cut into segments as points arrive",
+        {
+            "id": "The series' id",
+            "name": "Its unique name",
+            "unit": "The unit of its values, if given",
+            "description": "What it measures, if given",
+            "created_at": "When it was created",
+        },
+        name="Series",
+        types={"id": strawberry.ID, "created_at": dt.datetime},
+        hidden=("t0",),  # the origin of segment time sums, internal
+    )
 
 
 def series(info: Info, limit: Limit = LIMIT, offset: Offset = 0) -> Page[Series]:
     store = info.context.store
-    found = [Series.of(s) for s in catalog.list_series(store, limit, offset)]
+    found = catalog.list_series(store, limit, offset)
     return Page(items=found, total=catalog.count_series(store), limit=limit, offset=offset)
 
 
@@ -43,7 +44,7 @@ SeriesRef = Annotated[strawberry.ID, strawberry.argument(description="The series
 
 def series_by_id(info: Info, id: SeriesRef) -> Series | None:  # noqa: A002 - GraphQL name
     try:
-        return Series.of(catalog.get_series(info.context.store, str(id), field="id"))
+        return catalog.get_series(info.context.store, str(id), field="id")
     except NotFound:
         return None
 
@@ -68,8 +69,8 @@ class SeriesMutation:
             str | None, strawberry.argument(description="What the series measures")
         ] = None,
     ) -> Series:
-        return Series.of(catalog.create_series(info.context.store, name, unit, description))
+        return catalog.create_series(info.context.store, name, unit, description)
 
     @strawberry.mutation(description="Delete a series and everything hanging off it")
     def delete_series(self, info: Info, id: SeriesRef) -> Series:  # noqa: A002
-        return Series.of(catalog.delete_series(info.context.store, str(id), field="id"))
+        return catalog.delete_series(info.context.store, str(id), field="id")
