@@ -94,10 +94,6 @@ def at(ts: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(ts, dt.UTC)
 
 
-def maybe_at(ts: float | None) -> dt.datetime | None:
-    return None if ts is None else at(ts)
-
-
 def epoch(value: dt.datetime | None) -> float | None:
     """A DateTime argument as epoch seconds; a naive one is taken as UTC."""
     if value is None:

@@ -50,7 +50,9 @@ def derived(
     for field_name, spec in fields.items():
         if isinstance(spec, str):
             spec = strawberry.field(description=spec)
-        if spec.base_resolver is None:
+        if spec.base_resolver is not None:  # annotated here to keep the fields' order
+            annotations[field_name] = spec.base_resolver.type_annotation
+        else:
             annotations[field_name] = types.get(field_name) or _graphql(hints[field_name])
         namespace[field_name] = spec
     namespace["__annotations__"] = annotations

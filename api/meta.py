@@ -6,7 +6,7 @@ import datetime as dt
 import json
 from dataclasses import fields
 from enum import Enum
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -25,6 +25,7 @@ from api.common import (
     page_of,
 )
 from api.context import Info
+from api.derive import derived
 from api.errors import request_names
 from api.segments import SERIES_ID, Segment
 from graphmem import agent
@@ -296,36 +297,67 @@ def _run_filter(spec: MetaSpecInput) -> Run:
     return run
 
 
-@strawberry.type(description="One step of the agent: a tool it called and what came back")
-class AskStep:
-    number: int = strawberry.field(description="1-based, in the order taken")
-    tool: str = strawberry.field(description="The tool called")
-    arguments: JSON = strawberry.field(
-        description="The arguments the model gave (a string when they were not JSON)"
+def _arguments(root: agent.Step) -> JSON:
+    return cast(JSON, json_value(root.arguments))
+
+
+def _ask_id(root: agent.Answer) -> strawberry.ID:
+    return strawberry.ID(root.session)
+
+
+def _ask_at(root: agent.Answer) -> dt.datetime:
+    return at(round(root.at, 3))  # as the Ask node stores it
+
+
+def _ask_tool_calls(
+    root: agent.Answer, info: Info, limit: Limit = LIMIT, offset: Offset = 0
+) -> Page[ToolCall]:
+    rows = agent.ask_tool_calls(info.context.store, root.session)
+    return _tool_calls(rows, "CALLED", limit, offset)
+
+
+if TYPE_CHECKING:  # the ask mutation returns the library's answer; the schema reads these types
+    from graphmem.agent import Answer as AskResult
+else:
+    AskStep = derived(
+        agent.Step,
+        "One step of the agent: a tool it called and what came back",
+        {
+            "number": "1-based, in the order taken",
+            "tool": "The tool called",
+            "arguments": strawberry.field(
+                resolver=_arguments,
+                description="The arguments the model gave (a string when they were not JSON)",
+            ),
+            "ok": "False when the call failed",
+            "result": "What the tool returned, as the model read it",
+            "call_id": strawberry.field(name="toolCallId", description="The stored ToolCall node"),
+        },
+        name="AskStep",
+        types={"call_id": strawberry.ID},
     )
-    ok: bool = strawberry.field(description="False when the call failed")
-    result: str = strawberry.field(description="What the tool returned, as the model read it")
-    tool_call_id: strawberry.ID = strawberry.field(description="The stored ToolCall node")
-
-
-@strawberry.type(description="An answer of the agent, stored as an Ask node (its provenance)")
-class AskResult:
-    id: strawberry.ID = strawberry.field(description="The Ask node's id (= session)")
-    question: str = strawberry.field(description="The question asked")
-    answer: str | None = strawberry.field(description="The answer; null if none was reached")
-    complete: bool = strawberry.field(description="False when the step limit was reached")
-    model: str = strawberry.field(description="The LLM that answered")
-    at: dt.datetime = strawberry.field(description="When the answer was stored")
-    steps: list[AskStep] = strawberry.field(description="The tool calls taken, in order")
-    evidence: list[str] = strawberry.field(
-        description="Ids of the segments / meta-segments the tool results showed the model"
+    AskResult = derived(
+        agent.Answer,
+        "An answer of the agent, stored as an Ask node (its provenance)",
+        {
+            "id": strawberry.field(resolver=_ask_id, description="The Ask node's id (= session)"),
+            "question": "The question asked",
+            "answer": "The answer; null if none was reached",
+            "complete": "False when the step limit was reached",
+            "model": "The LLM that answered",
+            "at": strawberry.field(resolver=_ask_at, description="When the answer was stored"),
+            "steps": "The tool calls taken, in order",
+            "evidence": "Ids of the segments / meta-segments the tool results showed the model",
+            "session": "Groups this answer's ToolCall nodes",
+            "tool_calls": strawberry.field(
+                resolver=_ask_tool_calls,
+                description="The Ask's tool calls as stored, in step order",
+            ),
+        },
+        name="AskResult",
+        types={"steps": list[AskStep]},
+        hidden=("tokens", "series_id"),  # the LLM's usage; the series is in the question's scope
     )
-    session: str = strawberry.field(description="Groups this answer's ToolCall nodes")
-
-    @strawberry.field(description="The Ask's tool calls as stored, in step order")
-    def tool_calls(self, info: Info, limit: Limit = LIMIT, offset: Offset = 0) -> Page[ToolCall]:
-        rows = agent.ask_tool_calls(info.context.store, str(self.id))
-        return _tool_calls(rows, "CALLED", limit, offset)
 
 
 SeriesArg = Annotated[strawberry.ID, strawberry.argument(description="The series' id (or name)")]
@@ -413,32 +445,11 @@ class MetaMutation:
         with request_names():
             agent.check_question(question, max_steps)  # the caller's mistakes before the LLM's
         llm = LLM(info.context.state.settings)
-        result = agent.ask(
+        return agent.ask(
             info.context.store,
             llm,
             question,
             str(series_id) if series_id else None,
             max_steps,
             env=info.context.services.tools(),
-        )
-        return AskResult(
-            id=strawberry.ID(result.session),
-            question=result.question,
-            answer=result.answer,
-            complete=result.complete,
-            model=result.model,
-            at=at(round(result.at, 3)),
-            steps=[
-                AskStep(
-                    number=s.number,
-                    tool=s.tool,
-                    arguments=json_value(s.arguments),
-                    ok=s.ok,
-                    result=s.result,
-                    tool_call_id=strawberry.ID(s.call_id),
-                )
-                for s in result.steps
-            ],
-            evidence=result.evidence,
-            session=result.session,
         )

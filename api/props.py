@@ -65,6 +65,7 @@ else:
         types={"document_id": strawberry.ID | None, "proposition_ids": list[strawberry.ID]},
     )
 
+
 @strawberry.type(description="A proposition in a subgraph, with its status as of the date")
 class SubgraphNode:
     id: strawberry.ID = strawberry.field(description="The proposition's id")
@@ -95,7 +96,12 @@ if not TYPE_CHECKING:
             "model": "The model that judged it",
             "refined": "Judged again by the LLM",
         },
-        types={"id": strawberry.ID, "src": strawberry.ID, "dst": strawberry.ID, "kind": RelationKind},
+        types={
+            "id": strawberry.ID,
+            "src": strawberry.ID,
+            "dst": strawberry.ID,
+            "kind": RelationKind,
+        },
         hidden=("created_at",),  # when the edge was stored: not part of the API
     )
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import strawberry
 
-from api.common import LIMIT, Limit, Offset, Page, at, epoch, maybe_at
+from api.common import LIMIT, Limit, Offset, Page, at, epoch
 from api.context import Info
+from api.derive import derived
 from api.errors import request_names
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.series.detect import ingest, segments
@@ -68,18 +69,31 @@ class Segment:
         )
 
 
-@strawberry.type(description="The time span a series covers and how much it holds")
-class TimeBounds:
-    series_id: strawberry.ID = strawberry.field(description="The series")
-    start: dt.datetime | None = strawberry.field(
-        description="Time of its first point (inclusive); null without points"
+def _segments(root: ingest.AppendResult | ingest.CloseResult) -> list[Segment]:
+    return [Segment.of(s) for s in root.segments]
+
+
+if TYPE_CHECKING:  # resolvers return the library's objects; the schema reads the derived types
+    from graphmem.series.detect.ingest import AppendResult, CloseResult
+    from graphmem.series.detect.segments import TimeBounds
+else:
+    TimeBounds = derived(
+        segments.TimeBounds,
+        "The time span a series covers and how much it holds",
+        {
+            "series_id": "The series",
+            "start": "Time of its first point (inclusive); null without points",
+            "end": "Time of its last point (inclusive); null without points",
+            "n_points": strawberry.field(name="pointCount", description="Points stored"),
+            "n_skipped": strawberry.field(
+                name="skippedCount", description="Missing values skipped at ingestion"
+            ),
+            "n_segments": strawberry.field(
+                name="segmentCount", description="Segments the points are cut into"
+            ),
+        },
+        types={"series_id": strawberry.ID, "start": dt.datetime | None, "end": dt.datetime | None},
     )
-    end: dt.datetime | None = strawberry.field(
-        description="Time of its last point (inclusive); null without points"
-    )
-    point_count: int = strawberry.field(description="Points stored")
-    skipped_count: int = strawberry.field(description="Missing values skipped at ingestion")
-    segment_count: int = strawberry.field(description="Segments the points are cut into")
 
 
 @strawberry.input(description="One point of a series")
@@ -99,21 +113,34 @@ def _point_from_input(cls: type, value: Mapping[str, Any], context: object) -> P
 PointInput.__strawberry_definition__.from_input = _point_from_input  # type: ignore[attr-defined]
 
 
-@strawberry.type(description="What an appendPoints call stored")
-class AppendResult:
-    series_id: strawberry.ID = strawberry.field(description="The series appended to")
-    accepted: int = strawberry.field(description="Points stored")
-    skipped: int = strawberry.field(description="Points with a null value, skipped")
-    duplicate: bool = strawberry.field(description="Already ingested before; nothing changed")
-    segments: list[Segment] = strawberry.field(description="Segments closed or updated")
-
-
-@strawberry.type(description="What a closeSeries call confirmed")
-class CloseResult:
-    series_id: strawberry.ID = strawberry.field(description="The series closed")
-    boundaries: int = strawberry.field(description="Boundaries the close confirmed in the tail")
-    already_closed: bool = strawberry.field(description="Closed before, no point since")
-    segments: list[Segment] = strawberry.field(description="The tail's segments, all closed")
+if not TYPE_CHECKING:
+    AppendResult = derived(
+        ingest.AppendResult,
+        "What an appendPoints call stored",
+        {
+            "series_id": "The series appended to",
+            "accepted": "Points stored",
+            "skipped": "Points with a null value, skipped",
+            "duplicate": "Already ingested before; nothing changed",
+            "segments": strawberry.field(
+                resolver=_segments, description="Segments closed or updated"
+            ),
+        },
+        types={"series_id": strawberry.ID},
+    )
+    CloseResult = derived(
+        ingest.CloseResult,
+        "What a closeSeries call confirmed",
+        {
+            "series_id": "The series closed",
+            "boundaries": "Boundaries the close confirmed in the tail",
+            "already_closed": "Closed before, no point since",
+            "segments": strawberry.field(
+                resolver=_segments, description="The tail's segments, all closed"
+            ),
+        },
+        types={"series_id": strawberry.ID},
+    )
 
 
 SERIES_ID = {"series": "seriesId"}  # the library's name for a series argument, and the API's
@@ -153,15 +180,7 @@ def segment_query(
 
 def time_bounds_query(info: Info, series_id: SeriesArg) -> TimeBounds:
     with request_names(SERIES_ID):
-        b = segments.time_bounds(info.context.store, str(series_id))
-    return TimeBounds(
-        series_id=strawberry.ID(b.series_id),
-        start=maybe_at(b.start),
-        end=maybe_at(b.end),
-        point_count=b.n_points,
-        skipped_count=b.n_skipped,
-        segment_count=b.n_segments,
-    )
+        return segments.time_bounds(info.context.store, str(series_id))
 
 
 @strawberry.type
@@ -210,13 +229,7 @@ class SegmentMutation:
                 )
         except InvalidInput as error:
             raise _point_field(error) from None
-        return AppendResult(
-            series_id=strawberry.ID(result.series_id),
-            accepted=result.accepted,
-            skipped=result.skipped,
-            duplicate=result.duplicate,
-            segments=[Segment.of(s) for s in result.segments],
-        )
+        return result
 
     @strawberry.mutation(
         description="End a finite or paused stream: confirm the open tail's boundaries and close "
@@ -224,10 +237,4 @@ class SegmentMutation:
     )
     def close_series(self, info: Info, series_id: SeriesArg) -> CloseResult:
         with request_names(SERIES_ID):
-            result = ingest.close_series(info.context.store, str(series_id))
-        return CloseResult(
-            series_id=strawberry.ID(result.series_id),
-            boundaries=result.boundaries,
-            already_closed=result.already_closed,
-            segments=[Segment.of(s) for s in result.segments],
-        )
+            return ingest.close_series(info.context.store, str(series_id))

@@ -13,7 +13,6 @@ from api.derive import derived
 from graphmem.errors import NotFound
 from graphmem.series import catalog
 
-
 if TYPE_CHECKING:  # resolvers return the library's objects; the schema reads the derived type
     from graphmem.series.catalog import SeriesInfo as Series
 else:

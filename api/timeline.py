@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 
-from api.common import LIMIT, Limit, MemoryLabel, Offset, Page, day, epoch, maybe_at
+from api.common import LIMIT, Limit, MemoryLabel, Offset, Page, day, epoch
 from api.context import Info
+from api.derive import derived
 from graphmem import timeline as tl
 from graphmem.errors import InvalidInput
 from graphmem.series.catalog import checked_page
@@ -20,53 +21,75 @@ Labels = Annotated[
 ]
 
 
-@strawberry.type(description="A memory found by recall, with the terms of its recall probability")
-class Recalled:
-    label: MemoryLabel = strawberry.field(description="What kind of memory it is")
-    id: strawberry.ID = strawberry.field(description="The memory's id")
-    text: str = strawberry.field(description="Its text (a segment's: its summary)")
-    date: dt.date = strawberry.field(description="The date it is dated to")
-    r: float = strawberry.field(
-        description="Relevance: the cosine similarity rescaled to [0, 1] (GRAPHMEM_RELEVANCE_*)"
+_RECALL_COUNT = "How often it was recalled"
+_G = "Decay scale; grows with each recall"
+_LAST_RECALLED_AT = "When it was last recalled; null if never"
+_MEMORY = {"label": MemoryLabel, "id": strawberry.ID, "date": dt.date}
+
+if TYPE_CHECKING:  # resolvers return the library's objects; the schema reads the derived types
+    from graphmem.timeline import Event, Recalled, RecallStats, TimelineItem
+else:
+    Recalled = derived(
+        tl.Recalled,
+        "A memory found by recall, with the terms of its recall probability",
+        {
+            "label": "What kind of memory it is",
+            "id": "The memory's id",
+            "text": "Its text (a segment's: its summary)",
+            "date": "The date it is dated to",
+            "r": "Relevance: the cosine similarity rescaled to [0, 1] (GRAPHMEM_RELEVANCE_*)",
+            "t": "Time units since the last recall (or creation)",
+            "n": "Recall count",
+            "g": _G,
+            "p": "Recall probability",
+            "recalled": "p >= threshold",
+        },
+        types=_MEMORY,
+        # the date as epoch seconds, the last recall (t counts from it), the source, the cosine
+        # r is rescaled from
+        hidden=("ts", "last_recalled_at", "source", "cosine"),
     )
-    t: float = strawberry.field(description="Time units since the last recall (or creation)")
-    n: int = strawberry.field(description="Recall count")
-    g: float = strawberry.field(description="Decay scale; grows with each recall")
-    p: float = strawberry.field(description="Recall probability")
-    recalled: bool = strawberry.field(description="p >= threshold")
-
-
-@strawberry.type(description="A memory on the timeline")
-class TimelineItem:
-    label: MemoryLabel = strawberry.field(description="What kind of memory it is")
-    id: strawberry.ID = strawberry.field(description="The memory's id")
-    text: str = strawberry.field(description="Its text (a segment's: its summary)")
-    date: dt.date = strawberry.field(description="The date it is dated to")
-    recall_count: int = strawberry.field(description="How often it was recalled")
-    g: float = strawberry.field(description="Decay scale; grows with each recall")
-    last_recalled_at: dt.datetime | None = strawberry.field(
-        description="When it was last recalled; null if never"
+    TimelineItem = derived(
+        tl.TimelineItem,
+        "A memory on the timeline",
+        {
+            "label": "What kind of memory it is",
+            "id": "The memory's id",
+            "text": "Its text (a segment's: its summary)",
+            "date": "The date it is dated to",
+            "recall_count": _RECALL_COUNT,
+            "g": _G,
+            "last_recalled_at": _LAST_RECALLED_AT,
+            "importance": "Retention at `now`: p with r = 1",
+        },
+        types={**_MEMORY, "last_recalled_at": dt.datetime | None},
+        hidden=("ts", "t"),  # the date as epoch seconds; t is in importance already
     )
-    importance: float = strawberry.field(description="Retention at `now`: p with r = 1")
-
-
-@strawberry.type(description="A memory's recall record after reinforce")
-class RecallStats:
-    label: MemoryLabel = strawberry.field(description="What kind of memory it is")
-    id: strawberry.ID = strawberry.field(description="The memory's id")
-    recall_count: int = strawberry.field(description="How often it was recalled")
-    g: float = strawberry.field(description="Decay scale; grows with each recall")
-    last_recalled_at: dt.datetime | None = strawberry.field(
-        description="When it was last recalled; null if never"
+    RecallStats = derived(
+        tl.RecallStats,
+        "A memory's recall record after reinforce",
+        {
+            "label": "What kind of memory it is",
+            "id": "The memory's id",
+            "recall_count": _RECALL_COUNT,
+            "g": _G,
+            "last_recalled_at": _LAST_RECALLED_AT,
+            "changed": "This call recorded a recall",
+        },
+        types={**_MEMORY, "last_recalled_at": dt.datetime | None},
+        hidden=("ts",),  # the memory's date as epoch seconds
     )
-    changed: bool = strawberry.field(description="This call recorded a recall")
-
-
-@strawberry.type(description="An episodic memory")
-class Event:
-    id: strawberry.ID = strawberry.field(description="The event's id (from its text and date)")
-    text: str = strawberry.field(description="What happened")
-    date: dt.date = strawberry.field(description="When it happened")
+    Event = derived(
+        tl.Event,
+        "An episodic memory",
+        {
+            "id": "The event's id (from its text and date)",
+            "text": "What happened",
+            "date": "When it happened",
+        },
+        types=_MEMORY,
+        hidden=("ts", "source"),  # the date as epoch seconds; the source is not shown back
+    )
 
 
 def _labels(labels: list[MemoryLabel] | None) -> tuple[str, ...]:
@@ -87,7 +110,7 @@ def recall(
         bool, strawberry.argument(description="Record a recall of those recalled")
     ] = False,
 ) -> list[Recalled]:
-    found = tl.recall(
+    return tl.recall(
         info.context.services.timeline(),
         query,
         epoch(now),
@@ -96,21 +119,6 @@ def recall(
         _labels(labels),
         reinforce=reinforce,
     )
-    return [
-        Recalled(
-            label=MemoryLabel(m.label),
-            id=strawberry.ID(m.id),
-            text=m.text,
-            date=dt.date.fromisoformat(m.date),
-            r=m.r,
-            t=m.t,
-            n=m.n,
-            g=m.g,
-            p=m.p,
-            recalled=m.recalled,
-        )
-        for m in found
-    ]
 
 
 def timeline(
@@ -135,23 +143,10 @@ def timeline(
     chosen = _labels(labels)
     items = tl.timeline(memory, lo, hi, now_ts, chosen, limit=offset + limit)[offset:]
     return Page(
-        items=[_item(i) for i in items],
+        items=items,
         total=tl.count_timeline(memory, lo, hi, now_ts, chosen),
         limit=limit,
         offset=offset,
-    )
-
-
-def _item(i: tl.TimelineItem) -> TimelineItem:
-    return TimelineItem(
-        label=MemoryLabel(i.label),
-        id=strawberry.ID(i.id),
-        text=i.text,
-        date=dt.date.fromisoformat(i.date),
-        recall_count=i.recall_count,
-        g=i.g,
-        last_recalled_at=maybe_at(i.last_recalled_at),
-        importance=i.importance,
     )
 
 
@@ -162,12 +157,6 @@ class TimelineQuery:
     )
     timeline: Page[TimelineItem] = strawberry.field(
         resolver=timeline, description="Memories in time order with their importance at `now`"
-    )
-
-
-def _event(event: tl.Event) -> Event:
-    return Event(
-        id=strawberry.ID(event.id), text=event.text, date=dt.date.fromisoformat(event.date)
     )
 
 
@@ -185,7 +174,7 @@ class TimelineMutation:
             event = tl.add_event(info.context.services.timeline(), text, day(date), source)
         except InvalidInput as error:  # the library names the event; here its arguments
             raise InvalidInput(error.field.removeprefix("event."), error.problem) from None
-        return _event(event)
+        return event
 
     @strawberry.mutation(description="Delete an episodic memory")
     def delete_event(
@@ -193,7 +182,7 @@ class TimelineMutation:
         info: Info,
         id: Annotated[strawberry.ID, strawberry.argument(description="The event's id")],  # noqa: A002
     ) -> Event:
-        return _event(info.context.services.timeline().delete_event(str(id)))
+        return info.context.services.timeline().delete_event(str(id))
 
     @strawberry.mutation(description="Record a recall of these memories at `now` (once per now)")
     def reinforce(
@@ -202,15 +191,4 @@ class TimelineMutation:
         ids: Annotated[list[strawberry.ID], strawberry.argument(description="Memory ids")],
         now: Now,
     ) -> list[RecallStats]:
-        stats = tl.reinforce(info.context.services.timeline(), [str(i) for i in ids], epoch(now))
-        return [
-            RecallStats(
-                label=MemoryLabel(s.label),
-                id=strawberry.ID(s.id),
-                recall_count=s.recall_count,
-                g=s.g,
-                last_recalled_at=maybe_at(s.last_recalled_at),
-                changed=s.changed,
-            )
-            for s in stats
-        ]
+        return tl.reinforce(info.context.services.timeline(), [str(i) for i in ids], epoch(now))
