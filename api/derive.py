@@ -42,9 +42,9 @@ def derived(
     in `fields` or in `hidden`, so one added to the library must be described or hidden.
     """
     own = {f.name for f in dataclasses.fields(library)}
-    _check_covered(library, own, fields, hidden)
-    hints = typing.get_type_hints(library)
     types = types or {}
+    _check_covered(library, own, fields, types, hidden)
+    hints = typing.get_type_hints(library)
     annotations: dict[str, object] = {}
     namespace: dict[str, Any] = {"__module__": library.__module__}
     for field_name, spec in fields.items():
@@ -63,14 +63,21 @@ def derived(
 
 
 def _check_covered(
-    library: type, own: set[str], fields: Mapping[str, object], hidden: Collection[str]
+    library: type,
+    own: set[str],
+    fields: Mapping[str, object],
+    types: Mapping[str, object],
+    hidden: Collection[str],
 ) -> None:
-    """TypeError naming a library field neither in GraphQL nor hidden (or hidden and shown)."""
+    """TypeError naming a library field neither shown nor hidden, or a misplaced name."""
     for field_name in sorted(own):
         if field_name not in fields and field_name not in hidden:
             raise TypeError(
                 f"{library.__name__}.{field_name}: describe it for GraphQL or list it as hidden"
             )
+    for field_name in types:
+        if field_name not in own or field_name not in fields:
+            raise TypeError(f"{library.__name__}.{field_name}: typed, but not a field shown")
     for field_name in hidden:
         if field_name not in own or field_name in fields:
             raise TypeError(f"{library.__name__}.{field_name}: hidden, but not a hidden field")

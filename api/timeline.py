@@ -24,7 +24,8 @@ Labels = Annotated[
 _RECALL_COUNT = "How often it was recalled"
 _G = "Decay scale; grows with each recall"
 _LAST_RECALLED_AT = "When it was last recalled; null if never"
-_MEMORY = {"label": MemoryLabel, "id": strawberry.ID, "date": dt.date}
+_MEMORY = {"label": MemoryLabel, "id": strawberry.ID}  # what recall, timeline and reinforce show
+_LAST = {"last_recalled_at": dt.datetime | None}
 
 if TYPE_CHECKING:  # resolvers return the library's objects; the schema reads the derived types
     from graphmem.timeline import Event, Recalled, RecallStats, TimelineItem
@@ -44,7 +45,7 @@ else:
             "p": "Recall probability",
             "recalled": "p >= threshold",
         },
-        types=_MEMORY,
+        types={**_MEMORY, "date": dt.date},
         # the date as epoch seconds, the last recall (t counts from it), the source, the cosine
         # r is rescaled from
         hidden=("ts", "last_recalled_at", "source", "cosine"),
@@ -62,7 +63,7 @@ else:
             "last_recalled_at": _LAST_RECALLED_AT,
             "importance": "Retention at `now`: p with r = 1",
         },
-        types={**_MEMORY, "last_recalled_at": dt.datetime | None},
+        types={**_MEMORY, **_LAST, "date": dt.date},
         hidden=("ts", "t"),  # the date as epoch seconds; t is in importance already
     )
     RecallStats = derived(
@@ -76,7 +77,7 @@ else:
             "last_recalled_at": _LAST_RECALLED_AT,
             "changed": "This call recorded a recall",
         },
-        types={**_MEMORY, "last_recalled_at": dt.datetime | None},
+        types={**_MEMORY, **_LAST},
         hidden=("ts",),  # the memory's date as epoch seconds
     )
     Event = derived(
@@ -87,7 +88,7 @@ else:
             "text": "What happened",
             "date": "When it happened",
         },
-        types=_MEMORY,
+        types={"id": strawberry.ID, "date": dt.date},
         hidden=("ts", "source"),  # the date as epoch seconds; the source is not shown back
     )
 
