@@ -356,7 +356,7 @@ else:
         },
         name="AskResult",
         types={"steps": list[AskStep]},
-        hidden=("tokens", "series_id"),  # the LLM's usage; the series is in the question's scope
+        hidden=("tokens", "series_id"),  # the LLM's usage; the series the caller named
     )
 
 

@@ -49,7 +49,7 @@ else:
             "source": "Where it came from, if given",
         },
         types={"id": strawberry.ID, "date": dt.date},
-        hidden=("ts", "doc_id"),  # the date as epoch seconds; the document read while ingesting
+        hidden=("ts", "doc_id"),  # the date as epoch seconds; the stating document, while ingesting
     )
     IngestReport = derived(
         props.IngestReport,
