@@ -153,6 +153,21 @@ def test_only_the_composition_root_builds_the_model_and_indexes_from_settings() 
     assert {call for _, call in root} == {"Embedder.from_settings", "VectorConfig.from_settings"}
 
 
+def test_the_library_constructs_the_model_and_indexes_only_in_the_composition_root() -> None:
+    """In graphmem/ and api/ no `Embedder(...)` or `VectorStore(...)` but in services.py (tests
+    and benchmarks may build their own explicitly)."""
+    found = [
+        f"{path.relative_to(ROOT)}:{node.lineno} calls {node.func.id}"
+        for path in sources()
+        if path != COMPOSITION_ROOT
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in {"Embedder", "VectorStore"}
+    ]
+    assert found == []
+
+
 def test_the_builder_check_sees_calls_not_mentions() -> None:
     tree = ast.parse(
         "x = Embedder.from_settings(s)\n# Embedder.from_settings(s)\ny = VectorConfig\n"
