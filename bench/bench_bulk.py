@@ -31,10 +31,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 from newsdocs import documents  # noqa: E402
 
 from graphmem.config import Settings  # noqa: E402
-from graphmem.props import PropsMemory, add_document, counts  # noqa: E402
+from graphmem.props import add_document, counts  # noqa: E402
 from graphmem.props.bulk import add_documents  # noqa: E402
 from graphmem.props.extract import split_into_propositions  # noqa: E402
 from graphmem.props.model import proposition_id  # noqa: E402
+from graphmem.services import open_props  # noqa: E402
 from graphmem.store import open_store  # noqa: E402
 from graphmem.store.server_process import read_pid  # noqa: E402
 
@@ -96,7 +97,7 @@ def main() -> None:
         data = Path(tmp) / "db"
         store = open_store(f"falkordb+embedded://{data}", Settings())
         clock = Clock(data)
-        ctx = PropsMemory.open(Settings(home=Path(tmp)), store, llm=None)
+        ctx = open_props(Settings(home=Path(tmp)), store, llm=None)
         ctx.embedder.encode(texts[:64])  # load the model and warm it up
         _, model_before = clock.run(lambda: ctx.embedder.encode(texts))
         report, bulk = clock.run(lambda: add_documents(ctx, docs))
@@ -137,7 +138,7 @@ def main() -> None:
 def one_by_one(store, home: Path, docs: list[dict[str, str]], clock: Clock) -> float:
     """Propositions/s of the same articles, one add_document call each, into an emptied store."""
     store.write("admin.wipe")
-    ctx = PropsMemory.open(Settings(home=home / "single"), store, llm=None)
+    ctx = open_props(Settings(home=home / "single"), store, llm=None)
 
     def each() -> int:
         return sum(add_document(ctx, d["text"], d["date"], d.get("source")).added for d in docs)

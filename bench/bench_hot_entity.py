@@ -30,6 +30,7 @@ from graphmem.config import Settings  # noqa: E402
 from graphmem.embed import Embedder  # noqa: E402
 from graphmem.props import PropsMemory, add_propositions, counts, retrieve  # noqa: E402
 from graphmem.props.sentences import split_sentences  # noqa: E402
+from graphmem.services import open_props  # noqa: E402
 
 TOWNS = ("Brackwater", "Ellsmere", "Harlow Fen", "Kettering Vale", "Marsby", "Ostwick")
 HOT = (
@@ -104,7 +105,7 @@ def main() -> None:
     args = parser.parse_args()
     embedder = Embedder()
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmh-") as tmp:
-        ctx = PropsMemory.open(Settings(home=Path(tmp)), store, llm=None, embedder=embedder)
+        ctx = open_props(Settings(home=Path(tmp)), store, llm=None, embedder=embedder)
         items = sorted(
             [*background(args.background), *hot_statements(args.hot)], key=lambda i: i["date"]
         )

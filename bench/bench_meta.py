@@ -14,6 +14,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 from common import percentiles_ms, temp_store, timed  # noqa: E402
+from tool_render import render_tools  # noqa: E402
 
 from graphmem.agent import SYSTEM, describe_series  # noqa: E402
 from graphmem.series.catalog import create_series  # noqa: E402
@@ -24,7 +25,7 @@ from graphmem.series.meta.build import build_by_range, build_range  # noqa: E402
 from graphmem.series.meta.compact import ROW_CAP  # noqa: E402
 from graphmem.series.meta.tools import run_tool, tool_schemas  # noqa: E402
 from graphmem.store import Store  # noqa: E402
-from graphmem.tokens import estimate_tokens, render_tools  # noqa: E402
+from graphmem.tokens import estimate_tokens  # noqa: E402
 
 FREQS = ("year", "month", "week")
 FRAMING = 4  # tokens an OpenAI-style chat adds around each message (role, separators)

@@ -33,14 +33,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 from common import percentiles_ms, temp_store  # noqa: E402
+from props_worlds import GoldClassifier, Question, Reader, World  # noqa: E402
 
 from graphmem.config import Settings  # noqa: E402
 from graphmem.embed import Embedder  # noqa: E402
 from graphmem.errors import LLMError  # noqa: E402
 from graphmem.llm import LLM  # noqa: E402
 from graphmem.props import PropsMemory, add_propositions, counts, render, subgraph  # noqa: E402
-from graphmem.props.quality import GoldClassifier, Question, Reader, World  # noqa: E402
 from graphmem.props.retrieve import Subgraph, subgraph_for_vector  # noqa: E402
+from graphmem.services import open_props  # noqa: E402
 
 WORLD = Path(__file__).parent.parent / "tests" / "fixtures" / "props_world.json"
 
@@ -173,7 +174,7 @@ def quality(k: int) -> None:
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmq-") as tmp:
         for label, classifier in (("offline", None), ("gold", GoldClassifier(world))):
             store.write("admin.wipe")
-            ctx = PropsMemory.open(
+            ctx = open_props(
                 Settings(home=Path(tmp) / label), store, llm=None, classifier=classifier
             )
             add_propositions(ctx, world.items())
@@ -237,7 +238,7 @@ def llm_quality(k: int) -> None:
     world = World.load(WORLD)
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gml-") as tmp:
         # relations labelled by the configured LLM's classifier, as in production
-        ctx = PropsMemory.open(settings.with_overrides(home=Path(tmp)), store)
+        ctx = open_props(settings.with_overrides(home=Path(tmp)), store)
         add_propositions(ctx, world.items())
         rendered = plain = 0
         for q in world.questions:
@@ -282,12 +283,12 @@ def main() -> None:
     )
     stops = [s for s in (10_000, 100_000) if s <= len(items)]
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmp-") as tmp:
-        ctx = PropsMemory.open(Settings(home=Path(tmp) / "a"), store, llm=None, embedder=embedder)
+        ctx = open_props(Settings(home=Path(tmp) / "a"), store, llm=None, embedder=embedder)
         alone = ingest(ctx, items, vecs, False, [], args.batch, None)
         print(f"graph + vector index alone (no relating): {rate(len(items), alone)}")
         ctx.close()
         store.write("admin.wipe")
-        ctx = PropsMemory.open(Settings(home=Path(tmp) / "b"), store, llm=None, embedder=embedder)
+        ctx = open_props(Settings(home=Path(tmp) / "b"), store, llm=None, embedder=embedder)
         related = ingest(
             ctx, items, vecs, True, stops, args.batch, lambda size: latency(ctx, qs, qvecs, size)
         )
@@ -296,7 +297,7 @@ def main() -> None:
         print(f"with embedding, estimated from the separate timings: {combined:,.0f} props/s")
         ctx.close()
         store.write("admin.wipe")
-        ctx = PropsMemory.open(Settings(home=Path(tmp) / "c"), store, llm=None, embedder=embedder)
+        ctx = open_props(Settings(home=Path(tmp) / "c"), store, llm=None, embedder=embedder)
         sample = items[: args.e2e]
         t = time.perf_counter()
         for start in range(0, len(sample), args.batch * 8):  # calls as large as ingest()'s

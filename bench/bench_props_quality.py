@@ -26,13 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from common import temp_store  # noqa: E402
-
-from graphmem.config import Settings  # noqa: E402
-from graphmem.props import OfflineClassifier, PropsMemory, add_propositions  # noqa: E402
-from graphmem.props.classify import Classifier  # noqa: E402
-from graphmem.props.model import Proposition  # noqa: E402
-from graphmem.props.pairmodel import load_model  # noqa: E402
-from graphmem.props.quality import (  # noqa: E402
+from props_worlds import (  # noqa: E402
     GoldClassifier,
     LabelReport,
     NamedWorld,
@@ -43,6 +37,13 @@ from graphmem.props.quality import (  # noqa: E402
     load_worlds,
     score_labels,
 )
+
+from graphmem.config import Settings  # noqa: E402
+from graphmem.props import OfflineClassifier, PropsMemory, add_propositions  # noqa: E402
+from graphmem.props.classify import Classifier  # noqa: E402
+from graphmem.props.model import Proposition  # noqa: E402
+from graphmem.props.pairmodel import load_model  # noqa: E402
+from graphmem.services import open_props  # noqa: E402
 from graphmem.store import Store  # noqa: E402
 
 INDEX = Path(__file__).parent.parent / "tests" / "fixtures" / "worlds.json"
@@ -86,7 +87,7 @@ def answers(ctx: PropsMemory, world: World, k: int) -> tuple[int, int]:
 
 
 def ingested(store: Store, home: Path, world: World, classifier: Classifier) -> PropsMemory:
-    ctx = PropsMemory.open(Settings(home=home), store, llm=None, classifier=classifier)
+    ctx = open_props(Settings(home=home), store, llm=None, classifier=classifier)
     add_propositions(ctx, world.items())
     return ctx
 

@@ -43,6 +43,7 @@ from graphmem.config import Settings  # noqa: E402
 from graphmem.embed import Embedder  # noqa: E402
 from graphmem.props import PropsMemory, add_document, counts, retrieve  # noqa: E402
 from graphmem.props.hybrid import FUSION, Fusion  # noqa: E402
+from graphmem.services import open_props  # noqa: E402
 
 HALVES = ("tuning", "held_back")
 FORMS = ("all", "attribute", "reverse")
@@ -140,7 +141,7 @@ def main() -> None:
     corpus = generate(args.seed)
     embedder = Embedder()
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmr-") as tmp:
-        ctx = PropsMemory.open(Settings(home=Path(tmp)), store, llm=None, embedder=embedder)
+        ctx = open_props(Settings(home=Path(tmp)), store, llm=None, embedder=embedder)
         started = time.perf_counter()
         for doc in corpus.documents:
             add_document(ctx, doc["text"], doc["date"], doc["source"])

@@ -33,17 +33,17 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_props_quality import INDEX, ingested  # noqa: E402
 from common import temp_store  # noqa: E402
-
-from graphmem.props.model import LABELS, Proposition  # noqa: E402
-from graphmem.props.offline import FEATURES, RuleClassifier, pair_features  # noqa: E402
-from graphmem.props.pairmodel import MODEL_PATH, PairModel, fit  # noqa: E402
-from graphmem.props.quality import (  # noqa: E402
+from props_worlds import (  # noqa: E402
     NamedWorld,
     RecordingClassifier,
     judged_pairs,
     load_worlds,
     score_labels,
 )
+
+from graphmem.props.model import LABELS, Proposition  # noqa: E402
+from graphmem.props.offline import FEATURES, RuleClassifier, pair_features  # noqa: E402
+from graphmem.props.pairmodel import MODEL_PATH, PairModel, fit  # noqa: E402
 from graphmem.props.reading import read  # noqa: E402
 
 ORDER = ("norel", *[label for label in LABELS if label != "norel"])

@@ -167,7 +167,8 @@ def ask(
     """Let the LLM answer `question` with the tools; every call is kept as provenance.
 
     The question, answer and evidence are stored as an Ask node linked to its ToolCalls, also
-    when the LLM fails part-way (with the error).
+    when the LLM fails part-way (with the error). `env`: the tools to run, with text search
+    (`Services.tools()`, `services.open_tools`); by default every tool but text search.
     """
     check_question(question, max_steps)
     series_id = catalog.get_series(store, series_ref).id if series_ref else None

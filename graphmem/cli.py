@@ -222,14 +222,15 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from graphmem.llm import LLM
 
     llm = LLM(settings)  # says plainly when no LLM is configured
-    with _open(args, settings) as store:
+    with _tool_env(args, settings) as env:
         answer = ask(
-            store,
+            env.store,
             llm,
             args.question,
             args.series,
             args.max_steps,
             on_step=lambda step, n: print(format_step(step, n)),
+            env=env,
         )
     print(f"\n{answer.answer}")
     if answer.evidence:
@@ -240,10 +241,10 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 @contextlib.contextmanager
 def _tool_env(args: argparse.Namespace, settings: Settings) -> Iterator[ToolEnv]:
     """The series tools on the store; the embedding model loads only if text search is used."""
-    from graphmem.series.meta.tools import ToolEnv
+    from graphmem.services import open_tools
 
     with _open(args, settings) as store:
-        env = ToolEnv(store, settings)
+        env = open_tools(settings, store)
         try:
             yield env
         finally:

@@ -54,7 +54,7 @@ def run_demo(services: Services, out: TextIO) -> None:
         for s in list_segments(store, series.id, limit=10_000)
     ]
     print(render(rows, max_cell=200), file=out)
-    yearly_trend(store, settings, series, out)
+    yearly_trend(store, settings, series, out, services)
     propositions_demo(services, out)
     timeline_demo(services, out)
     print(
@@ -70,16 +70,21 @@ YEARLY_QUESTION = (
 
 
 def yearly_trend(
-    store: Store, settings: Settings, series: SeriesInfo, out: TextIO
+    store: Store,
+    settings: Settings,
+    series: SeriesInfo,
+    out: TextIO,
+    services: Services | None = None,
 ) -> list[dict[str, Any]]:
     """The source paper's yearly-trend analysis: time_bounds -> yearly meta-segments -> features.
 
     With an LLM configured the agent runs it and its trace and answer are printed; without
     one, or when the LLM fails, the same tool calls run directly. Either way the per-year
-    table follows (rows returned) and every call is stored as a ToolCall.
+    table follows (rows returned) and every call is stored as a ToolCall. The agent's tools
+    are `services`' (with segment text search); without them, every tool but text search.
     """
     llm = llm_or_none(settings)
-    if llm is not None and _agent_answers(store, llm, series, out):
+    if llm is not None and _agent_answers(store, llm, series, out, services):
         print("\nPer-year features of the yearly meta-segments:\n", file=out)
         rows = _yearly_rows(store, series, None)
     else:
@@ -106,7 +111,9 @@ def yearly_trend(
     return rows
 
 
-def _agent_answers(store: Store, llm: LLM, series: SeriesInfo, out: TextIO) -> bool:
+def _agent_answers(
+    store: Store, llm: LLM, series: SeriesInfo, out: TextIO, services: Services | None
+) -> bool:
     """Let the agent answer, printing its trace; False (and why) when the LLM fails."""
     from graphmem.agent import ask, format_step
 
@@ -118,6 +125,7 @@ def _agent_answers(store: Store, llm: LLM, series: SeriesInfo, out: TextIO) -> b
             YEARLY_QUESTION,
             series.id,
             on_step=lambda step, n: print(format_step(step, n), file=out),
+            env=services.tools() if services is not None else None,
         )
     except LLMError as error:
         print(f"\nThe LLM failed ({error}); the agent's tool calls, run directly:", file=out)

@@ -1,4 +1,7 @@
-"""One store and one embedding model; per space, the vector indexes every memory shares."""
+"""The composition root: one store and one embedding model; per space, the vector indexes every
+memory shares. The only place an embedder or a vector store is built from settings
+(tests/test_layers.py keeps it so): the memories and the series tools receive them.
+"""
 
 from __future__ import annotations
 
@@ -19,11 +22,86 @@ from graphmem.spaces import (
 from graphmem.store import Store, open_store
 
 if TYPE_CHECKING:
+    from typing import Literal
+
     from graphmem.embed import Embedder
+    from graphmem.llm import LLM
+    from graphmem.props.classify import Classifier
     from graphmem.props.memory import PropsMemory
     from graphmem.series.meta.tools import ToolEnv
     from graphmem.timeline import TimelineMemory
-    from graphmem.vectors import VectorStore
+    from graphmem.vectors import VectorConfig, VectorStore
+
+
+def open_embedder(settings: Settings) -> Embedder:
+    """The embedding model GRAPHMEM_EMBED_MODEL, _EMBED_BACKEND and _MODEL_CACHE ask for."""
+    from graphmem.embed import Embedder
+
+    return Embedder.from_settings(settings)
+
+
+def open_vectors(
+    settings: Settings, store: Store, embedder: Embedder, config: VectorConfig | None = None
+) -> VectorStore:
+    """The vector indexes of `store`'s space in `settings.home`, sized by `embedder`.
+
+    `config` defaults to the settings' (GRAPHMEM_VECTOR_*). One per data dir and space in a
+    process: two would each keep their own copy of an index.
+    """
+    from graphmem.vectors import VectorConfig, VectorStore
+
+    config = config or VectorConfig.from_settings(settings)
+    home = index_dir(settings.home, store.space)
+    return VectorStore(store, home, embedder.name, embedder.dim, config)
+
+
+def open_props(
+    settings: Settings,
+    store: Store,
+    *,
+    llm: LLM | None | Literal["auto"] = "auto",
+    classifier: Classifier | None = None,
+    embedder: Embedder | None = None,
+    vectors: VectorStore | None = None,
+    vector_config: VectorConfig | None = None,
+    close_store: bool = False,
+) -> PropsMemory:
+    """A propositions memory on `store` (for a library user or a test; `Services.props()` shares).
+
+    `llm="auto"` uses the configured LLM if any. The classifier defaults to the LLM
+    classifier when there is an LLM, else the offline one. Without `embedder` this loads the
+    embedding model; without `vectors` it opens the indexes of `settings.home` (`vector_config`
+    defaults to the settings'); the indexes themselves load on first use.
+    """
+    from graphmem.llm import llm_or_none
+    from graphmem.props.classify import LLMClassifier
+    from graphmem.props.memory import PropsMemory
+    from graphmem.props.offline import OfflineClassifier
+
+    chosen = llm_or_none(settings) if llm == "auto" else llm
+    embedder = embedder or open_embedder(settings)
+    vectors = vectors or open_vectors(settings, store, embedder, vector_config)
+    if classifier is None:
+        classifier = LLMClassifier(chosen) if chosen is not None else OfflineClassifier()
+    return PropsMemory(
+        store, embedder, vectors, settings, classifier, chosen, close_store=close_store
+    )
+
+
+def open_tools(settings: Settings, store: Store, embedder: Embedder | None = None) -> ToolEnv:
+    """The series tools on `store` with their own segment text search, opened on first use.
+
+    The embedding model loads (unless `embedder` is given) only when a tool searches by text;
+    `ToolEnv.close()` saves that search's vector index. `Services.tools()` shares its own.
+    """
+    from graphmem.series.meta.textsearch import SegmentSearch
+    from graphmem.series.meta.tools import ToolEnv
+
+    def search() -> SegmentSearch:
+        model = embedder or open_embedder(settings)
+        return SegmentSearch(store, model, open_vectors(settings, store, model))
+
+    return ToolEnv(store, settings, search)
 
 
 @dataclass(frozen=True)
@@ -107,20 +185,13 @@ class Services:
             return self._parent.embedder()  # one model for every space
         with self._opening():
             if self._embedder is None:
-                from graphmem.embed import Embedder
-
-                self._embedder = Embedder.from_settings(self.settings)
+                self._embedder = open_embedder(self.settings)
             return self._embedder
 
     def vectors(self) -> VectorStore:
         with self._opening():
             if self._vectors is None:
-                from graphmem.vectors import VectorConfig, VectorStore
-
-                emb = self.embedder()
-                config = VectorConfig.from_settings(self.settings)
-                home = index_dir(self.settings.home, self.space)
-                self._vectors = VectorStore(self.store, home, emb.name, emb.dim, config)
+                self._vectors = open_vectors(self.settings, self.store, self.embedder())
             return self._vectors
 
     def timeline(self) -> TimelineMemory:
@@ -137,15 +208,8 @@ class Services:
         """The propositions memory; its relation classifier uses the LLM when one is set."""
         with self._opening():
             if self._props is None:
-                from graphmem.llm import llm_or_none
-                from graphmem.props.classify import LLMClassifier
-                from graphmem.props.memory import PropsMemory
-                from graphmem.props.offline import OfflineClassifier
-
-                llm = llm_or_none(self.settings)
-                classifier = LLMClassifier(llm) if llm is not None else OfflineClassifier()
-                self._props = PropsMemory(
-                    self.store, self.embedder(), self.vectors(), self.settings, classifier, llm
+                self._props = open_props(
+                    self.settings, self.store, embedder=self.embedder(), vectors=self.vectors()
                 )
             return self._props
 
@@ -156,7 +220,7 @@ class Services:
                 from graphmem.series.meta.tools import ToolEnv
 
                 search = SegmentSearch(self.store, self.embedder(), self.vectors())
-                self._tools = ToolEnv(self.store, self.settings, search, owns_search=False)
+                self._tools = ToolEnv(self.store, self.settings, lambda: search, owns_search=False)
             return self._tools
 
     def warm_up(self) -> None:

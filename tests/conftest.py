@@ -10,6 +10,7 @@ is refused, never wiped.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,12 @@ import pytest
 from graphmem.config import Settings
 from graphmem.cypher import load_dir
 from graphmem.store import Store, open_store
+
+# bench/ is not in the wheel: the tests import what they share with it (bench/props_worlds.py,
+# bench/tool_render.py) as `bench.*` from the checkout
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -13,6 +13,7 @@ from graphmem.cli import main
 from graphmem.config import Settings
 from graphmem.props import PropsMemory, subgraph
 from graphmem.props.model import document_id
+from graphmem.services import open_props
 from graphmem.store import Store
 from graphmem.timeline import TimelineMemory, recall
 
@@ -37,7 +38,7 @@ QUESTION = "Who runs Quillmere Foundry?"
 def elsewhere(store: Store, tmp_path: Path) -> Iterator[PropsMemory]:
     """Another process's memory: its own indexes, checking the graph before every search."""
     settings = Settings(home=tmp_path / "elsewhere", vector_refresh_ms=0)
-    with PropsMemory.open(settings, store, llm=None) as memory:
+    with open_props(settings, store, llm=None) as memory:
         yield memory
 
 

@@ -16,6 +16,7 @@ from graphmem.config import Settings
 from graphmem.embed import Embedder, ModelLoadError, OnnxUnsupported
 from graphmem.embed.modeldir import default_model_path
 from graphmem.errors import InvalidInput
+from graphmem.services import open_embedder
 
 SENTENCES = [
     "The cat sat on the mat.",
@@ -108,7 +109,7 @@ def test_settings_choose_the_backend_and_cache(tmp_path: Path) -> None:
     env = {"GRAPHMEM_EMBED_BACKEND": " Torch ", "GRAPHMEM_MODEL_CACHE": str(tmp_path)}
     settings = Settings.from_env(env)
     assert (settings.embed_backend, settings.model_cache) == ("torch", tmp_path)
-    embedder = Embedder.from_settings(settings)
+    embedder = open_embedder(settings)
     assert embedder.backend == "torch" and not any(tmp_path.iterdir())  # torch exports nothing
     assert Settings.from_env({}).embed_backend == "auto"
     with pytest.raises(InvalidInput, match="GRAPHMEM_EMBED_BACKEND: must be one of auto, onnx"):
@@ -170,7 +171,7 @@ def test_the_served_embedder_embeds_a_repeated_question_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     settings = Settings(embed_backend="onnx", model_cache=onnx_cache)
-    served = Embedder.from_settings(settings)
+    served = open_embedder(settings)
     expected = Embedder(cache_dir=onnx_cache).encode_one(SENTENCES[0])
     runs = texts_run(served, monkeypatch)
     first = served.encode_one(SENTENCES[0])

@@ -113,8 +113,8 @@ def test_no_torch_is_imported_once_the_export_is_ready(onnx_cache: Path) -> None
     code = (
         "import json, sys\n"
         "from graphmem.config import Settings\n"
-        "from graphmem.embed import Embedder\n"
-        "e = Embedder.from_settings(Settings.from_env())\n"
+        "from graphmem.services import open_embedder\n"
+        "e = open_embedder(Settings.from_env())\n"
         "v = e.encode(['what did the council decide?', 'a second text'])\n"
         "heavy = sorted({m.split('.')[0] for m in sys.modules}"
         " & {'torch', 'sentence_transformers', 'transformers'})\n"

@@ -13,6 +13,7 @@ from graphmem.config import Settings
 from graphmem.errors import InvalidInput
 from graphmem.props import PropsMemory, add_document, add_propositions
 from graphmem.props.model import proposition_id
+from graphmem.services import open_props
 from graphmem.store import Store
 from graphmem.vectors import keywords as kw
 from graphmem.vectors import vector_id
@@ -132,7 +133,7 @@ def home(tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def ctx(store: Store, home: Settings) -> Iterator[PropsMemory]:
-    memory = PropsMemory.open(home, store, llm=None)
+    memory = open_props(home, store, llm=None)
     yield memory
     memory.close()
 
@@ -147,13 +148,13 @@ def found(memory: PropsMemory, query: str, k: int = 10) -> list[str]:
 def test_saved_index_is_loaded_and_a_damaged_one_rebuilt(
     store: Store, home: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
-    memory = PropsMemory.open(home, store, llm=None)
+    memory = open_props(home, store, llm=None)
     add_propositions(memory, ITEMS, relate=False)
     before = [found(memory, q) for q in ("Velsh", "Brackwater 1200", "percent")]
     memory.close()
     path = Path(home.home) / "keywords" / f"{LABEL}.npz"
     assert path.is_file()
-    again = PropsMemory.open(home, store, llm=None)
+    again = open_props(home, store, llm=None)
     assert [found(again, q) for q in ("Velsh", "Brackwater 1200", "percent")] == before
     report = again.keywords.report(LABEL)
     assert report is not None and report.loaded and report.added == 0
@@ -162,7 +163,7 @@ def test_saved_index_is_loaded_and_a_damaged_one_rebuilt(
     data[len(data) // 2] ^= 0xFF
     path.write_bytes(bytes(data))
     with caplog.at_level(logging.WARNING):
-        rebuilt = PropsMemory.open(home, store, llm=None)
+        rebuilt = open_props(home, store, llm=None)
         assert [found(rebuilt, q) for q in ("Velsh", "Brackwater 1200", "percent")] == before
     report = rebuilt.keywords.report(LABEL)
     assert report is not None and not report.loaded and report.added == len(ITEMS)
@@ -176,7 +177,7 @@ def test_another_writers_propositions_are_found_before_the_next_search(
     add_propositions(ctx, ITEMS[:4], relate=False)
     assert found(ctx, "Rilke") == []
     # "another process": its own memory and data dir on the same graph
-    other = PropsMemory.open(home.with_overrides(home=tmp_path / "other"), store, llm=None)
+    other = open_props(home.with_overrides(home=tmp_path / "other"), store, llm=None)
     add_propositions(other, ITEMS[4:], relate=False)
     other.close()
     rilke = proposition_id(ITEMS[4]["text"], ITEMS[4]["date"])
@@ -190,7 +191,7 @@ def test_deleted_and_edited_propositions_leave_the_keyword_index_at_once(
     from graphmem.props.edit import delete_document, delete_proposition, update_proposition
 
     # the graph is not checked again for a minute: only this process's own removals count
-    ctx = PropsMemory.open(home.with_overrides(vector_refresh_ms=60_000), store, llm=None)
+    ctx = open_props(home.with_overrides(vector_refresh_ms=60_000), store, llm=None)
     add_propositions(ctx, ITEMS[:4], relate=False)
     velsh = proposition_id(ITEMS[3]["text"], ITEMS[3]["date"])
     assert found(ctx, "Velsh") == [velsh]

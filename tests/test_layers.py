@@ -87,6 +87,19 @@ def test_the_library_never_imports_the_api() -> None:
     assert found == []
 
 
+def test_the_wheel_code_never_imports_bench() -> None:
+    """bench/ (the quality worlds, the tool rendering) is not in the wheel (pyproject.toml ships
+    graphmem/ and api/): an import of it would fail once installed."""
+    bench = {path.stem for path in (ROOT / "bench").glob("*.py")} | {"bench"}
+    found = [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for path in sources()
+        for line, module in imported(ast.parse(path.read_text(encoding="utf-8")))
+        if module.split(".")[0] in bench
+    ]
+    assert found == []
+
+
 def test_the_checker_sees_lazy_and_from_imports() -> None:
     tree = ast.parse("def f():\n    from graphmem import embcodec\n    import api.app\n")
     assert [m for _, m in imported(tree)] == ["graphmem.embcodec", "api.app"]
@@ -102,3 +115,61 @@ def test_resolvers_call_the_library_not_statements() -> None:
         if any(f'{call}"' in line for call in calls)
     ]
     assert found == []
+
+
+# Building the model or the vector indexes from settings: the composition root's job alone.
+BUILDERS = {("Embedder", "from_settings"), ("VectorConfig", "from_settings")}
+COMPOSITION_ROOT = ROOT / "graphmem" / "services.py"
+OWN_TESTS = {ROOT / "tests" / "test_vectors.py"}  # the tests of VectorConfig.from_settings itself
+
+
+def builder_calls(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, call) of every `Embedder.from_settings(...)` or `VectorConfig.from_settings(...)`."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value
+            if isinstance(owner, ast.Name) and (owner.id, node.func.attr) in BUILDERS:
+                found.append((node.lineno, f"{owner.id}.{node.func.attr}"))
+    return found
+
+
+def test_only_the_composition_root_builds_the_model_and_indexes_from_settings() -> None:
+    """graphmem/services.py alone turns settings into an embedder or vector indexes: the
+    memories, the series tools, the CLI, the API, bench/ and the tests receive them or ask it."""
+    everywhere = [
+        path
+        for folder in ("graphmem", "api", "bench", "tests", "tools")
+        for path in (ROOT / folder).rglob("*.py")
+        if path != COMPOSITION_ROOT and path not in OWN_TESTS
+    ]
+    found = [
+        f"{path.relative_to(ROOT)}:{line} calls {call}"
+        for path in everywhere
+        for line, call in builder_calls(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+    root = builder_calls(ast.parse(COMPOSITION_ROOT.read_text(encoding="utf-8")))
+    assert {call for _, call in root} == {"Embedder.from_settings", "VectorConfig.from_settings"}
+
+
+def test_the_library_constructs_the_model_and_indexes_only_in_the_composition_root() -> None:
+    """In graphmem/ and api/ no `Embedder(...)` or `VectorStore(...)` but in services.py (tests
+    and benchmarks may build their own explicitly)."""
+    found = [
+        f"{path.relative_to(ROOT)}:{node.lineno} calls {node.func.id}"
+        for path in sources()
+        if path != COMPOSITION_ROOT
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in {"Embedder", "VectorStore"}
+    ]
+    assert found == []
+
+
+def test_the_builder_check_sees_calls_not_mentions() -> None:
+    tree = ast.parse(
+        "x = Embedder.from_settings(s)\n# Embedder.from_settings(s)\ny = VectorConfig\n"
+    )
+    assert builder_calls(tree) == [(1, "Embedder.from_settings")]

@@ -177,10 +177,11 @@ def test_meta_segment_by_text_over_summaries(sales_store, short_tmp) -> None:
     from graphmem.config import Settings
     from graphmem.series.detect.segments import list_segments
     from graphmem.series.meta.build import build_by_text
-    from graphmem.series.meta.tools import ToolEnv, run_tool
+    from graphmem.series.meta.tools import run_tool
+    from graphmem.services import open_tools
 
     store, series, data = sales_store
-    env = ToolEnv(store, Settings(home=short_tmp / "text-search"))
+    env = open_tools(Settings(home=short_tmp / "text-search"), store)
     try:
         segs = list_segments(store, series.id, limit=1000)
         target = next(g for g in segs if g.start_iso.startswith("2014-02-01"))
@@ -306,10 +307,11 @@ def test_text_and_conditions_combine(sales_store, short_tmp) -> None:
     from graphmem.config import Settings
     from graphmem.series.meta.build import build_by_text
     from graphmem.series.meta.query import filtered_all
-    from graphmem.series.meta.tools import ToolEnv, run_tool
+    from graphmem.series.meta.tools import run_tool
+    from graphmem.services import open_tools
 
     store, series, _ = sales_store
-    env = ToolEnv(store, Settings(home=short_tmp / "text-and-filter"))
+    env = open_tools(Settings(home=short_tmp / "text-and-filter"), store)
     try:
         rising = SegmentFilter(slope_min=0.02)
         meeting = {g.id for g in filtered_all(store, series.id, rising)}
@@ -356,13 +358,13 @@ def test_text_search_sees_other_writers_and_scores_only_the_series(
     from graphmem.config import Settings
     from graphmem.series.detect.segments import list_segments
     from graphmem.series.meta.query import ranked_by_text
-    from graphmem.series.meta.tools import ToolEnv
+    from graphmem.services import open_tools
     from graphmem.vectors import VectorIndex
 
     store, series, _ = sales_store
     other = _second_series(store, "other sales", seed=4)
     settings = Settings(home=short_tmp / "text-two-writers", vector_refresh_ms=0)
-    first, second = ToolEnv(store, settings), ToolEnv(store, settings)
+    first, second = open_tools(settings, store), open_tools(settings, store)
     try:
         assert ranked_by_text(first.search(), series.id, "a sharp drop")  # index opened here
         target = list_segments(store, other.id, limit=1000)[3]
@@ -394,9 +396,9 @@ def test_a_recreated_series_is_searched_by_its_new_summaries(store, short_tmp) -
     from graphmem.series.catalog import delete_series
     from graphmem.series.detect.segments import list_segments
     from graphmem.series.meta.query import ranked_by_text
-    from graphmem.series.meta.tools import ToolEnv
+    from graphmem.services import open_tools
 
-    env = ToolEnv(store, Settings(home=short_tmp / "text-recreated", vector_refresh_ms=0))
+    env = open_tools(Settings(home=short_tmp / "text-recreated", vector_refresh_ms=0), store)
     try:
         old = _second_series(store, "reborn", seed=1)
         assert ranked_by_text(env.search(), old.id, "a sharp drop")
@@ -420,13 +422,13 @@ def test_labels_name_time_bounds_as_dates(sales_store, short_tmp) -> None:
     """The LLM reads labels: 'start=2012-01-01', never epoch seconds like 'start=1.326e+09'."""
     from graphmem.config import Settings
     from graphmem.series.meta.build import build_by_text
-    from graphmem.series.meta.tools import ToolEnv
+    from graphmem.services import open_tools
 
     store, series, _ = sales_store
     filt = SegmentFilter(slope_min=0.02, start=T("2012-01-01"), end=T("2013-06-30"))
     by_filter = build_by_filter(store, series.id, filt)
     assert by_filter.label == "segments where end=2013-06-30, slope_min=0.02, start=2012-01-01"
-    env = ToolEnv(store, Settings(home=short_tmp / "text-labels"))
+    env = open_tools(Settings(home=short_tmp / "text-labels"), store)
     try:
         by_text = build_by_text(store, series.id, "a sharp drop", env.search(), k=2, filt=filt)
     finally:
@@ -458,6 +460,7 @@ def test_a_segment_re_embedded_by_another_process_is_searched_by_its_new_summary
     from graphmem.series.detect.segments import list_segments
     from graphmem.series.meta.query import ranked_by_text
     from graphmem.series.meta.tools import ToolEnv
+    from graphmem.services import open_tools
 
     settings = Settings(home=short_tmp / "text-reembedded", vector_refresh_ms=0)
     series, append_days = sales_series_for(store, "growing open")
@@ -474,7 +477,7 @@ def test_a_segment_re_embedded_by_another_process_is_searched_by_its_new_summary
     def top(env: ToolEnv, text: str) -> tuple[str, float]:
         return ranked_by_text(env.search(), series.id, text)[0]
 
-    first, second = ToolEnv(store, settings), ToolEnv(store, settings)
+    first, second = open_tools(settings, store), open_tools(settings, store)
     try:
         assert ranked_by_text(first.search(), series.id, "sales rose")  # first embeds all
         open_id = list_segments(store, series.id, limit=1000)[-1].id
@@ -483,7 +486,7 @@ def test_a_segment_re_embedded_by_another_process_is_searched_by_its_new_summary
         assert found == open_id and score == pytest.approx(1.0, abs=1e-4)
         first.close()  # saved with the clock revision it holds
         summary = grow_and_reembed_elsewhere(second)
-        third = ToolEnv(store, settings)  # loads that saved index: older than the graph
+        third = open_tools(settings, store)  # loads that saved index: older than the graph
         try:
             found, score = top(third, summary)
             assert found == open_id and score == pytest.approx(1.0, abs=1e-4)

@@ -13,6 +13,7 @@ from graphmem.errors import InvalidInput
 from graphmem.props import PropsMemory, add_document, counts, list_relations
 from graphmem.props.bulk import add_documents
 from graphmem.props.model import document_id
+from graphmem.services import open_props
 from graphmem.store import Store
 
 NEWS = [
@@ -59,12 +60,12 @@ def test_one_call_stores_what_adding_them_one_by_one_does(
     store: Store,
     tmp_path: Path,
 ) -> None:
-    with PropsMemory.open(Settings(home=tmp_path / "one"), store, llm=None) as one:
+    with open_props(Settings(home=tmp_path / "one"), store, llm=None) as one:
         for doc in NEWS:
             add_document(one, doc["text"], doc["date"], doc.get("source"))
         expected = snapshot(one)
     store.write("admin.wipe")
-    with PropsMemory.open(Settings(home=tmp_path / "bulk"), store, llm=None) as bulk:
+    with open_props(Settings(home=tmp_path / "bulk"), store, llm=None) as bulk:
         report = bulk.ingest_documents([*NEWS, NEWS[0]])  # a repeated document counts once
         assert report.document_ids == tuple(doc_id(d) for d in NEWS)
         assert (report.skipped, report.added, report.existing) == (0, SENTENCES, 0)
@@ -95,11 +96,11 @@ def interrupt_after(batches: int):
 
 
 def test_an_interrupted_load_resumes_where_it_stopped(store: Store, tmp_path: Path) -> None:
-    with PropsMemory.open(Settings(home=tmp_path / "whole"), store, llm=None) as whole:
+    with open_props(Settings(home=tmp_path / "whole"), store, llm=None) as whole:
         add_documents(whole, NEWS, batch_size=2)
         expected = snapshot(whole)
     store.write("admin.wipe")
-    with PropsMemory.open(Settings(home=tmp_path / "cut"), store, llm=None) as cut:
+    with open_props(Settings(home=tmp_path / "cut"), store, llm=None) as cut:
         with pytest.raises(KeyboardInterrupt):
             add_documents(cut, NEWS, batch_size=2, progress=interrupt_after(2))
         stored = sum(bool(rows) for rows in snapshot(cut)[2])

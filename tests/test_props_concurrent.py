@@ -17,6 +17,7 @@ from graphmem.props import IngestReport, PropsMemory, add_propositions, counts, 
 from graphmem.props.classify import Candidate, Classifier, Judgement
 from graphmem.props.model import Proposition
 from graphmem.props.offline import OfflineClassifier
+from graphmem.services import open_props
 from graphmem.store import open_store
 from graphmem.vectors import VectorConfig
 
@@ -52,7 +53,7 @@ def race(ctx: PropsMemory, store_url: str, tmp_path: Path) -> Iterator:  # noqa:
             connection = open_store(store_url, Settings())
             around(connection, "write", "props.write_batch", before=meet.wait)
             opened.append(
-                PropsMemory.open(
+                open_props(
                     Settings(home=tmp_path / str(i)),
                     connection,
                     llm=None,

@@ -21,6 +21,7 @@ from graphmem.props import (
 )
 from graphmem.props.classify import Candidate, Judgement
 from graphmem.props.model import Proposition, proposition_id
+from graphmem.services import open_props
 from graphmem.store import Store
 from graphmem.timeline import TimelineMemory, add_events, recall, reinforce
 
@@ -55,7 +56,7 @@ def pid(item: dict[str, str]) -> str:
 def memory(store: Store, home: Path) -> PropsMemory:
     """A props memory whose searches always check the graph first (refresh_ms 0)."""
     settings = Settings(home=home, vector_refresh_ms=0)
-    return PropsMemory.open(settings, store, llm=None, classifier=PriceClassifier())
+    return open_props(settings, store, llm=None, classifier=PriceClassifier())
 
 
 @pytest.fixture

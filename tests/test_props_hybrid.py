@@ -13,6 +13,7 @@ from graphmem.props import PropsMemory, add_document, add_propositions, list_rel
 from graphmem.props.classify import Candidate, Judgement
 from graphmem.props.model import Proposition, proposition_id
 from graphmem.props.retrieve import INCOMING, NEIGHBOURS
+from graphmem.services import open_props
 from graphmem.store import Store
 
 CHANNELS = ("dense", "keyword", "hybrid")
@@ -66,7 +67,7 @@ COMPANIES = (
 
 @pytest.fixture
 def ctx(store: Store, tmp_path: Path) -> Iterator[PropsMemory]:
-    memory = PropsMemory.open(Settings(home=tmp_path), store, llm=None)
+    memory = open_props(Settings(home=tmp_path), store, llm=None)
     yield memory
     memory.close()
 
@@ -156,7 +157,7 @@ def site_statements(n: int) -> list[dict[str, str]]:
 def test_expansion_stays_bounded_on_a_hot_entity_and_status_stays_exact(
     store: Store, tmp_path: Path
 ) -> None:
-    memory = PropsMemory.open(Settings(home=tmp_path), store, llm=None, classifier=HotEntity())
+    memory = open_props(Settings(home=tmp_path), store, llm=None, classifier=HotEntity())
     try:
         updates = site_statements(60)
         # newer than every update: supporters must not crowd out the statements that update

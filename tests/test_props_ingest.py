@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from test_props_world import ctx, llm_ctx, world  # noqa: F401 - fixtures
 
+from bench.props_worlds import World
 from graphmem import embcodec
 from graphmem.config import Settings
 from graphmem.cypher import load_dir
@@ -24,8 +25,8 @@ from graphmem.props import (
 )
 from graphmem.props.ingest import DocumentRow, store_propositions
 from graphmem.props.model import document_id, make_proposition, proposition_id
-from graphmem.props.quality import World
 from graphmem.props.retrieve import get_propositions
+from graphmem.services import open_props
 from graphmem.store import Store
 from graphmem.timeutil import parse_timestamp
 from graphmem.vectors import vector_id
@@ -78,7 +79,7 @@ def test_same_date_rule_within_and_across_calls(
     )
     assert (edge.src, edge.dst, edge.kind) == (*ids, "contradicts")
     store.write("admin.wipe")
-    with PropsMemory.open(Settings(home=tmp_path / "again"), store, llm=None) as fresh:
+    with open_props(Settings(home=tmp_path / "again"), store, llm=None) as fresh:
         add_propositions(fresh, [denial])
         add_propositions(fresh, [claim])  # stored later, so it is the source
         (edge,) = list_relations(fresh)
@@ -331,7 +332,7 @@ def test_a_crash_between_graph_write_and_index_add_is_repaired_on_reopen(
     with pytest.raises(RuntimeError):
         add_propositions(ctx, LATE)
     # the "crash": this memory is never closed, so its index is never saved
-    reopened = PropsMemory.open(Settings(home=tmp_path), store, llm=None)
+    reopened = open_props(Settings(home=tmp_path), store, llm=None)
     try:
         assert all(_found(reopened, item["text"]) for item in LATE)
         report = reopened.vectors.report("Proposition")
@@ -374,7 +375,7 @@ def test_relations_do_not_depend_on_how_propositions_arrive(
     add_propositions(ctx, world.items())
     at_once = {(e.src, e.dst, e.kind) for e in list_relations(ctx)}
     store.write("admin.wipe")
-    with PropsMemory.open(Settings(home=tmp_path / "split"), store, llm=None) as split:
+    with open_props(Settings(home=tmp_path / "split"), store, llm=None) as split:
         reported = ingest(split, world.items())
         assert {(e.src, e.dst, e.kind) for e in list_relations(split)} == at_once
         assert reported == len(at_once)

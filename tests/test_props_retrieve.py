@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from test_props_world import ctx, gold_ctx, world  # noqa: F401 - fixtures
 
+from bench.props_worlds import World
 from graphmem.config import Settings
 from graphmem.errors import InvalidInput, LLMNotConfigured
 from graphmem.props import (
@@ -23,8 +24,8 @@ from graphmem.props import (
 )
 from graphmem.props.classify import Judgement
 from graphmem.props.model import proposition_id, relation_id
-from graphmem.props.quality import World
 from graphmem.props.retrieve import Subgraph, subgraph_for_vector
+from graphmem.services import open_props
 from graphmem.store import Store
 
 
@@ -173,7 +174,7 @@ class Supports:
 @pytest.fixture
 def strong_ctx(store: Store, tmp_path: Path, llm_settings: Settings) -> Iterator[PropsMemory]:
     settings = llm_settings.with_overrides(home=tmp_path, llm_strong_model="strong-model")
-    memory = PropsMemory.open(settings, store, classifier=Supports())
+    memory = open_props(settings, store, classifier=Supports())
     yield memory
     memory.close()
 

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from test_props_world import INDEX, ctx  # noqa: F401 - fixtures
 
+from bench.props_worlds import GoldClassifier, World, load_worlds
 from graphmem.config import Settings
 from graphmem.props import PropsMemory, add_propositions, render_detail, subgraph
 from graphmem.props.model import proposition_id
-from graphmem.props.quality import GoldClassifier, World, load_worlds
 from graphmem.props.retrieve import Node, Subgraph
 from graphmem.props.status import Status
+from graphmem.services import open_props
 from graphmem.store import Store
 
 # a fact, a false official claim that updates it, the claim's refutation, and (later) a
@@ -50,9 +51,7 @@ def _world() -> World:
 def chain(store: Store, tmp_path: Path) -> Iterator[PropsMemory]:
     """The fact, claim, denial and reversal, related by their gold labels."""
     world = _world()
-    memory = PropsMemory.open(
-        Settings(home=tmp_path), store, llm=None, classifier=GoldClassifier(world)
-    )
+    memory = open_props(Settings(home=tmp_path), store, llm=None, classifier=GoldClassifier(world))
     add_propositions(memory, world.items())
     yield memory
     memory.close()

@@ -14,10 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.config import Settings
-from graphmem.props import OfflineClassifier, PropsMemory, add_propositions, subgraph
-from graphmem.props.model import proposition_id
-from graphmem.props.quality import (
+from bench.props_worlds import (
     GoldClassifier,
     NamedWorld,
     Reader,
@@ -27,7 +24,11 @@ from graphmem.props.quality import (
     load_worlds,
     score_labels,
 )
+from graphmem.config import Settings
+from graphmem.props import OfflineClassifier, PropsMemory, add_propositions, subgraph
+from graphmem.props.model import proposition_id
 from graphmem.props.reading import read
+from graphmem.services import open_props
 from graphmem.store import Store
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -49,7 +50,7 @@ def world() -> World:
 @pytest.fixture
 def ctx(store: Store, tmp_path: Path) -> Iterator[PropsMemory]:
     """A props memory on the empty embedded store, offline (no LLM)."""
-    memory = PropsMemory.open(Settings(home=tmp_path), store, llm=None)
+    memory = open_props(Settings(home=tmp_path), store, llm=None)
     yield memory
     memory.close()
 
@@ -57,7 +58,7 @@ def ctx(store: Store, tmp_path: Path) -> Iterator[PropsMemory]:
 @pytest.fixture
 def llm_ctx(store: Store, tmp_path: Path, llm_settings: Settings) -> Iterator[PropsMemory]:
     """A props memory whose LLM is the scripted server (extraction and classification)."""
-    memory = PropsMemory.open(llm_settings.with_overrides(home=tmp_path), store)
+    memory = open_props(llm_settings.with_overrides(home=tmp_path), store)
     yield memory
     memory.close()
 
@@ -65,9 +66,7 @@ def llm_ctx(store: Store, tmp_path: Path, llm_settings: Settings) -> Iterator[Pr
 @pytest.fixture
 def gold_ctx(store: Store, tmp_path: Path, world: World) -> Iterator[PropsMemory]:
     """The fixture world ingested with its gold relation labels."""
-    memory = PropsMemory.open(
-        Settings(home=tmp_path), store, llm=None, classifier=GoldClassifier(world)
-    )
+    memory = open_props(Settings(home=tmp_path), store, llm=None, classifier=GoldClassifier(world))
     add_propositions(memory, world.items())
     yield memory
     memory.close()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
+from bench.tool_render import render_tools
 from graphmem.series.meta.tools import tool_schemas
-from graphmem.tokens import estimate_tokens, render_tools
+from graphmem.tokens import estimate_tokens
 
 
 def test_words_number_groups_and_line_breaks_count() -> None:

@@ -410,3 +410,13 @@ def test_members_that_overlap_or_span_two_series_are_refused(sales_store) -> Non
     mixed = run_tool(store, "create_meta_segment_from_members", {"member_ids": [theirs[0], march]})
     assert not mixed.ok
     assert "all members must belong to the same series" in json.loads(mixed.content)["error"]
+
+
+def test_text_search_without_the_composition_root_fails_in_plain_words(sales_store) -> None:
+    """A ToolEnv made on a bare store builds no model: text search says where to get one."""
+    store, series, _ = sales_store
+    args = {"series": series.id, "text": "a sharp drop", "limit": 3}
+    result = run_tool(store, "search_segments", args)
+    assert not result.ok
+    assert "text search needs the embedding model" in json.loads(result.content)["error"]
+    assert run_tool(store, "search_segments", {"series": series.id, "limit": 3}).ok

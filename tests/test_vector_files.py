@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from test_vectors import DIM, Items, ids, make_items, open_vs, write
 
+from graphmem.services import open_props
 from graphmem.store import Store
 from graphmem.vectors import DamagedIndexFile, VectorIndex, VectorIndexError, VectorStore
 from graphmem.vectors.persist import _atomic_write, index_paths
@@ -257,14 +258,14 @@ def test_a_damaged_proposition_index_leaves_subgraph_recall_and_ingestion_workin
     from graphmem.props import PropsMemory, add_propositions, subgraph
     from graphmem.timeline import TimelineMemory, recall
 
-    with PropsMemory.open(Settings(home=tmp_path / "a"), store, llm=None) as memory:
+    with open_props(Settings(home=tmp_path / "a"), store, llm=None) as memory:
         add_propositions(memory, FACTS)
         embedder = memory.embedder
     _, side_path = index_paths(tmp_path / "a" / "vectors", LABEL)
     flip_byte(side_path, member_data_offset(side_path, "vids.npy") + 130)
 
     def answer(home: Path) -> tuple[PropsMemory, object, object]:
-        memory = PropsMemory.open(Settings(home=home), store, llm=None, embedder=embedder)
+        memory = open_props(Settings(home=home), store, llm=None, embedder=embedder)
         graph = subgraph(memory, "How often does the ferry run?", "2023-12-31", k=3)
         timeline = TimelineMemory(store, embedder, memory.vectors)
         found = recall(timeline, "ferry timetable", "2024-01-01", labels=["Proposition"])

@@ -7,17 +7,15 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder
-from graphmem.llm import LLM, llm_or_none
-from graphmem.props.classify import Classifier, LLMClassifier
+from graphmem.llm import LLM
+from graphmem.props.classify import Classifier
 from graphmem.props.model import Proposition
-from graphmem.props.offline import OfflineClassifier
-from graphmem.spaces import index_dir
 from graphmem.store.base import Store
-from graphmem.vectors import KeywordStore, VectorConfig, VectorStore
+from graphmem.vectors import KeywordStore, VectorStore
 
 if TYPE_CHECKING:
     from graphmem.props.bulk import DocumentsReport
@@ -70,7 +68,7 @@ class RecentPropositions:
 
 @dataclass
 class PropsMemory:
-    """Everything the propositions functions need; build it with `PropsMemory.open`."""
+    """Everything the propositions functions need; `graphmem.services.open_props` builds one."""
 
     store: Store
     embedder: Embedder
@@ -90,34 +88,6 @@ class PropsMemory:
             self.keywords = KeywordStore(
                 self.store, self.vectors.directory.parent, self.settings.vector_refresh_ms
             )
-
-    @classmethod
-    def open(
-        cls,
-        settings: Settings,
-        store: Store,
-        *,
-        llm: LLM | None | Literal["auto"] = "auto",
-        classifier: Classifier | None = None,
-        embedder: Embedder | None = None,
-        vector_config: VectorConfig | None = None,
-        close_store: bool = False,
-    ) -> PropsMemory:
-        """Bundle `store` with the embedder, the vector indexes in `settings.home` and the LLM.
-
-        `llm="auto"` uses the configured LLM if any. The classifier defaults to the LLM
-        classifier when there is an LLM, else the offline one. This loads the embedding model
-        (its dimension sizes the vector indexes); the indexes themselves open on first use.
-        `vector_config` defaults to the settings' (GRAPHMEM_VECTOR_*).
-        """
-        chosen = llm_or_none(settings) if llm == "auto" else llm
-        embedder = embedder or Embedder.from_settings(settings)
-        config = vector_config or VectorConfig.from_settings(settings)
-        home = index_dir(settings.home, store.space)  # the store's space's index files
-        vectors = VectorStore(store, home, embedder.name, embedder.dim, config)
-        if classifier is None:
-            classifier = LLMClassifier(chosen) if chosen is not None else OfflineClassifier()
-        return cls(store, embedder, vectors, settings, classifier, chosen, close_store=close_store)
 
     # Editing and bulk import as methods (a facade can expose them); the functions are in
     # graphmem/props/edit.py and bulk.py, imported on call since they import this module.

@@ -8,15 +8,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import InvalidInput
 from graphmem.kinds import KINDS
-from graphmem.spaces import index_dir
 from graphmem.store.base import Store
 from graphmem.timeline.formula import TimelineConfig
 from graphmem.timeutil import parse_timestamp
-from graphmem.vectors import LABELS, VectorConfig, VectorStore
+from graphmem.vectors import LABELS, VectorStore
 
 if TYPE_CHECKING:
     from graphmem.timeline.events import Event
@@ -32,7 +30,7 @@ def _epoch_now() -> int:
 
 @dataclass
 class TimelineMemory:
-    """Everything the timeline functions need.
+    """Everything the timeline functions need (`graphmem.services.Services.timeline()` opens one).
 
     Share one VectorStore with the propositions memory (pass it as `vectors`): two VectorStores
     on one data dir would each hold their own copy of the Proposition index.
@@ -43,29 +41,6 @@ class TimelineMemory:
     vectors: VectorStore
     config: TimelineConfig = field(default_factory=TimelineConfig)
     now: Callable[[], int] = field(default=_epoch_now)  # epoch seconds when no `now` is given
-
-    @classmethod
-    def open(
-        cls,
-        settings: Settings,
-        store: Store,
-        *,
-        embedder: Embedder | None = None,
-        vectors: VectorStore | None = None,
-        vector_config: VectorConfig | None = None,
-        config: TimelineConfig | None = None,
-    ) -> TimelineMemory:
-        """Bundle `store` with the embedder and the vector indexes in `settings.home`.
-
-        Loads the embedding model when `vectors` is not given (its dimension sizes the indexes).
-        `config` and `vector_config` default to the settings' (GRAPHMEM_TIME_UNIT, ...).
-        """
-        embedder = embedder or Embedder.from_settings(settings)
-        if vectors is None:
-            vector_config = vector_config or VectorConfig.from_settings(settings)
-            home = index_dir(settings.home, store.space)  # the store's space's index files
-            vectors = VectorStore(store, home, embedder.name, embedder.dim, vector_config)
-        return cls(store, embedder, vectors, config or TimelineConfig.from_settings(settings))
 
     def delete_event(self, event_id: str) -> Event:
         """Delete an event from the graph and every process's index (events.delete_event)."""

@@ -62,12 +62,17 @@ RESULT_CHARS = 4000  # stored on the ToolCall node; the digest covers the whole 
 
 @dataclass
 class ToolEnv:
-    """What tools run against: the store and, opened on first use, segment text search."""
+    """What tools run against: the store and, opened on first use, segment text search.
+
+    `open_search` comes from the composition root (graphmem/services.py: `Services.tools()`,
+    `open_tools`); without it the text tools fail with a clear error and the others work.
+    """
 
     store: Store
     settings: Settings | None = None
-    _search: SegmentSearch | None = None
+    open_search: Callable[[], SegmentSearch] | None = None
     owns_search: bool = True  # False when the search (and its vector index) is shared
+    _search: SegmentSearch | None = None
 
     def configured(self) -> Settings:
         """The settings given, or read from the environment on first use."""
@@ -77,16 +82,12 @@ class ToolEnv:
 
     def search(self) -> SegmentSearch:
         if self._search is None:
-            from graphmem.embed import Embedder
-            from graphmem.spaces import index_dir
-            from graphmem.vectors import VectorConfig, VectorStore
-
-            settings = self.configured()
-            embedder = Embedder.from_settings(settings)
-            config = VectorConfig.from_settings(settings)
-            home = index_dir(settings.home, self.store.space)
-            vectors = VectorStore(self.store, home, embedder.name, embedder.dim, config)
-            self._search = SegmentSearch(self.store, embedder, vectors)
+            if self.open_search is None:
+                raise GraphmemError(
+                    "text search needs the embedding model: run the tools through "
+                    "graphmem.services (Services.tools() or open_tools(settings, store))"
+                )
+            self._search = self.open_search()
         return self._search
 
     def close(self) -> None:
