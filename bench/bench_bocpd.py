@@ -20,6 +20,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_cp_quality import long_signal  # noqa: E402
+from cpmetrics import f1_score  # noqa: E402
 
 from graphmem.series.detect.bocpd import (  # noqa: E402
     DEFAULT_MAX_RUN_LENGTHS,
@@ -28,7 +29,6 @@ from graphmem.series.detect.bocpd import (  # noqa: E402
     OnlineBOCPD,
     prior_from_warmup,
 )
-from graphmem.series.detect.cpmetrics import f1_score  # noqa: E402
 from graphmem.series.detect.segmenter import boundaries_from_run_lengths, segment_all  # noqa: E402
 
 HAZARD = 250.0

@@ -22,10 +22,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 from cp_baselines import tcpdbench_bocpd, zero  # noqa: E402
+from cp_families import family_series  # noqa: E402
+from cpmetrics import covering, f1_score  # noqa: E402
 
-from graphmem.series.detect.cpmetrics import covering, f1_score  # noqa: E402
 from graphmem.series.detect.segmenter import SegmenterConfig, segment_all  # noqa: E402
-from graphmem.series.detect.synthetic import family_series, piecewise_gaussian  # noqa: E402
+from graphmem.series.detect.synthetic import piecewise_gaussian  # noqa: E402
 
 TCPD = Path(__file__).resolve().parent.parent / "tests" / "data" / "tcpd"
 # The split. Defaults are chosen on TUNED only; HELD is looked at to report, never to choose.

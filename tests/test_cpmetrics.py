@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bench.cpmetrics import clean_predictions, covering, f1_details, f1_score
 from graphmem.errors import InvalidInput
-from graphmem.series.detect.cpmetrics import clean_predictions, covering, f1_details, f1_score
 
 
 def _ref_f1(annotations, predictions, n_obs, margin=5):

@@ -8,15 +8,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench.cp_families import family_series
+from bench.cpmetrics import covering, f1_score
 from graphmem.errors import InvalidInput
-from graphmem.series.detect.cpmetrics import covering, f1_score
 from graphmem.series.detect.segmenter import (
     OnlineSegmenter,
     SegmenterConfig,
     boundaries_from_run_lengths,
     segment_all,
 )
-from graphmem.series.detect.synthetic import family_series, piecewise_gaussian
+from graphmem.series.detect.synthetic import piecewise_gaussian
 
 TCPD = Path(__file__).parent / "data" / "tcpd"
 TCPD_SERIES = ["well_log"] + [f"quality_control_{i}" for i in range(1, 6)]

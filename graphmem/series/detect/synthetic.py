@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,7 +39,7 @@ _DESCRIPTION = (
 )
 
 
-def _readonly(arr: np.ndarray) -> np.ndarray:
+def frozen_array(arr: np.ndarray) -> np.ndarray:
     """Freeze an array so a frozen dataclass holding it is frozen in substance too."""
     arr.setflags(write=False)
     return arr
@@ -101,8 +100,8 @@ def sales_series(seed: int = 0, start: str = "2010-01-01", end: str = "2020-12-3
     noise = np.random.default_rng(seed).standard_normal(days.size)
     xs = level * (1.0 + NOISE_FRACTION * noise)
     return SeriesData(
-        ts=_readonly(days * DAY_SECONDS),
-        xs=_readonly(xs),
+        ts=frozen_array(days * DAY_SECONDS),
+        xs=frozen_array(xs),
         name="synthetic-sales",
         unit="units sold",
         description=_DESCRIPTION,
@@ -175,217 +174,8 @@ def piecewise_gaussian(
     )
     changepoints = np.cumsum(lengths)[:-1].astype(np.int64)
     return PiecewiseSeries(
-        xs=_readonly(xs),
-        changepoints=_readonly(changepoints),
+        xs=frozen_array(xs),
+        changepoints=frozen_array(changepoints),
         means=tuple(means),
         stds=tuple(stds),
     )
-
-
-@dataclass(frozen=True, eq=False)
-class LabelledSeries:
-    """A series of one synthetic family with the changepoints that family plants in it."""
-
-    family: str
-    seed: int
-    xs: np.ndarray
-    changepoints: tuple[int, ...]  # first index of every segment but the first
-
-
-def _scale(rng: np.random.Generator) -> tuple[float, float]:
-    """A level and a noise std of arbitrary magnitude (the detector must not care about units)."""
-    level = 10.0 ** rng.uniform(-1.0, 4.0) * (1.0 if rng.random() < 0.8 else -1.0)
-    return level, abs(level) * rng.uniform(0.01, 0.2)
-
-
-def _cuts(rng: np.random.Generator, n: int, k: int, gap: int) -> list[int]:
-    """k sorted changepoints in 1..n-1, at least `gap` apart and from both ends."""
-    for _ in range(1000):
-        cps = sorted(rng.choice(np.arange(gap, n - gap + 1), size=k, replace=False).tolist())
-        if all(b - a >= gap for a, b in zip(cps, cps[1:], strict=False)):
-            return cps
-    return []
-
-
-def _levels(rng: np.random.Generator, n: int, cps: list[int], shift: tuple[float, float]):
-    """A piecewise-constant mean (in noise stds) stepping by `shift` at each changepoint."""
-    mean = np.zeros(n)
-    for c in cps:
-        mean[c:] += rng.uniform(*shift) * (1.0 if rng.random() < 0.5 else -1.0)
-    return mean
-
-
-def _n_changes(rng: np.random.Generator, most: int) -> int:
-    """0..most changes, fewer more likely (real series rarely have many)."""
-    weights = np.array([1.0 / (k + 1) for k in range(most + 1)])
-    return int(rng.choice(most + 1, p=weights / weights.sum()))
-
-
-def _steps(rng, noise):
-    n = int(rng.integers(80, 600))
-    cps = _cuts(rng, n, _n_changes(rng, 3), 15)
-    return _levels(rng, n, cps, (1.5, 4.0)) + noise(rng, n), cps
-
-
-def _gauss(rng, n):
-    return rng.standard_normal(n)
-
-
-def _heavy(rng, n):
-    return rng.standard_t(3, n) / math.sqrt(3.0)
-
-
-def _variance(rng):
-    n = int(rng.integers(150, 800))
-    cps = _cuts(rng, n, int(rng.integers(1, 3)), 40)
-    std = np.ones(n)
-    for c in cps:
-        std[c:] *= rng.uniform(2.5, 5.0) ** (1.0 if std[c - 1] <= 1.0 else -1.0)
-    return std * rng.standard_normal(n), cps
-
-
-def _trend(rng):
-    n = int(rng.integers(30, 400))
-    t = np.arange(n)
-    slope = rng.uniform(0.02, 0.3) * (1.0 if rng.random() < 0.7 else -1.0)
-    curve = rng.uniform(0.0, 2.0) * (t / n) ** 2  # growth need not be straight
-    return slope * t + curve + rng.standard_normal(n), []
-
-
-def _trend_kink(rng):
-    n = int(rng.integers(80, 500))
-    cps = _cuts(rng, n, int(rng.integers(1, 3)), 25)
-    slope = np.full(n, rng.uniform(-0.1, 0.1))
-    for c in cps:
-        slope[c:] = rng.uniform(0.15, 0.5) * (-1.0 if slope[c - 1] > 0 else 1.0)
-    return np.cumsum(slope) + rng.standard_normal(n), cps
-
-
-def _trend_shift(rng):
-    n = int(rng.integers(60, 500))
-    cps = _cuts(rng, n, int(rng.integers(1, 3)), 20)
-    t = np.arange(n)
-    return rng.uniform(-0.1, 0.1) * t + _levels(rng, n, cps, (4.0, 8.0)) + _gauss(rng, n), cps
-
-
-def _random_walk(rng):
-    n = int(rng.integers(100, 800))
-    return np.cumsum(rng.standard_normal(n) + rng.uniform(-0.1, 0.1)), []
-
-
-def _random_walk_break(rng):
-    n = int(rng.integers(100, 800))
-    cps = _cuts(rng, n, 1, 30)
-    steps = rng.standard_normal(n)
-    steps[cps[0]] += rng.uniform(10.0, 20.0) * (1.0 if rng.random() < 0.5 else -1.0)
-    return np.cumsum(steps), cps
-
-
-def _seasonal_break(rng):
-    n = int(rng.integers(96, 400))
-    cps = _cuts(rng, n, int(rng.integers(1, 3)), 24)
-    season = rng.uniform(1.0, 3.0) * np.sin(2 * math.pi * np.arange(n) / 12 + rng.uniform(0, 6))
-    return season + _levels(rng, n, cps, (3.0, 6.0)) + _gauss(rng, n), cps
-
-
-def _short(rng):
-    n = int(rng.integers(15, 61))
-    cps = _cuts(rng, n, _n_changes(rng, 2), 5 if n < 30 else 8)
-    return _levels(rng, n, cps, (3.0, 6.0)) + _gauss(rng, n), cps
-
-
-def _outliers(rng):
-    n = int(rng.integers(100, 500))
-    cps = _cuts(rng, n, int(rng.integers(0, 2)), 30)
-    xs = _levels(rng, n, cps, (2.0, 4.0)) + _gauss(rng, n)
-    spikes = rng.choice(np.arange(5, n - 5), size=int(rng.integers(1, 5)), replace=False)
-    xs[spikes] += rng.uniform(6.0, 12.0, spikes.size) * rng.choice([-1.0, 1.0], spikes.size)
-    return xs, cps
-
-
-def _counts(rng):
-    n = int(rng.integers(50, 500))
-    cps = _cuts(rng, n, _n_changes(rng, 2), 20)
-    rate = np.full(n, rng.uniform(0.5, 20.0))
-    for c in cps:
-        rate[c:] *= rng.uniform(2.5, 4.0) ** (1.0 if rng.random() < 0.5 else -1.0)
-    return rng.poisson(rate).astype(np.float64), cps
-
-
-def _end_change(rng):
-    n = int(rng.integers(60, 400))
-    cps = [n - int(rng.integers(5, 21))]
-    if rng.random() < 0.5:
-        cps.insert(0, int(rng.integers(15, cps[0] - 15)))
-    return _levels(rng, n, cps, (3.0, 10.0)) + _gauss(rng, n), cps
-
-
-def _growth(rng):
-    # Yearly or monthly economic series: compound growth, a recession's drop or a new rate.
-    n = int(rng.integers(20, 150))
-    cps = _cuts(rng, n, _n_changes(rng, 1), max(5, n // 6))
-    rate = np.full(n, rng.uniform(0.01, 0.05))
-    drop = np.zeros(n)
-    for c in cps:
-        if rng.random() < 0.5:
-            drop[c:] -= rng.uniform(0.1, 0.3)  # a fall of 10-30 %, growth goes on from there
-        else:
-            rate[c:] = rate[c - 1] * rng.uniform(0.0, 0.4)  # growth slows to under half
-    level = np.exp(np.cumsum(rate) + drop)
-    return level * (1.0 + rng.uniform(0.005, 0.02) * rng.standard_normal(n)), cps
-
-
-def _saturation(rng):
-    # A smooth S-curve (adoption, a population, a declining rate levelling off), at most one jump.
-    n = int(rng.integers(30, 300))
-    cps = _cuts(rng, n, _n_changes(rng, 1), max(8, n // 8))
-    t = np.arange(n)
-    curve = 1.0 / (1.0 + np.exp(-(t - rng.uniform(0.2, 0.8) * n) / rng.uniform(0.08, 0.3) / n))
-    height = rng.uniform(30.0, 200.0) * (1.0 if rng.random() < 0.5 else -1.0)
-    return height * curve + _levels(rng, n, cps, (6.0, 15.0)) + _gauss(rng, n), cps
-
-
-def _seasonal(rng):
-    # Monthly series whose seasonal swing dwarfs the noise, with at most one shock.
-    n = int(rng.integers(72, 300))
-    cps = _cuts(rng, n, _n_changes(rng, 1), 24)
-    season = rng.uniform(3.0, 10.0) * np.sin(2 * math.pi * np.arange(n) / 12 + rng.uniform(0, 6))
-    trend = rng.uniform(0.0, 0.1) * np.arange(n)
-    return season + trend + _levels(rng, n, cps, (8.0, 15.0)) + _gauss(rng, n), cps
-
-
-# Families of series shaped like real ones (lengths, trends, outliers, counts, few changes).
-_FAMILIES = {
-    "steps": lambda rng: _steps(rng, _gauss),
-    "steps_heavy": lambda rng: _steps(rng, _heavy),
-    "variance": _variance,
-    "trend": _trend,
-    "trend_kink": _trend_kink,
-    "trend_shift": _trend_shift,
-    "random_walk": _random_walk,
-    "random_walk_break": _random_walk_break,
-    "seasonal_break": _seasonal_break,
-    "short": _short,
-    "outliers": _outliers,
-    "counts": _counts,
-    "end_change": _end_change,
-    "growth": _growth,
-    "seasonal": _seasonal,
-    "saturation": _saturation,
-}
-FAMILIES = tuple(_FAMILIES)
-_UNSCALED = {"counts", "growth"}  # counts keep their integer values, growth its own scale
-
-
-def family_series(family: str, seed: int) -> LabelledSeries:
-    """Series number `seed` of a family; every family's draws are independent of the others'."""
-    if family not in _FAMILIES:
-        raise InvalidInput("family", f"unknown family {family!r}; one of {', '.join(FAMILIES)}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidInput("seed", f"{seed!r} is not a non-negative integer")
-    rng = np.random.default_rng([zlib.crc32(family.encode()), seed])
-    xs, cps = _FAMILIES[family](rng)
-    if family not in _UNSCALED:
-        level, std = _scale(rng)
-        xs = level + std * xs
-    return LabelledSeries(family, seed, _readonly(np.asarray(xs, dtype=np.float64)), tuple(cps))
