@@ -64,19 +64,24 @@ class OperationLabels:
 
 
 class VectorIndexSizes(Collector):
-    """graphmem_vector_index_items, read at scrape time from the opened indexes, lock-free."""
+    """graphmem_vector_index_items by space and label, read at scrape time from the opened
+    indexes without waiting for one being rebuilt."""
 
     def __init__(self, state: AppState) -> None:
         self.state = state
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         family = GaugeMetricFamily(
-            "graphmem_vector_index_items", "Items in each opened vector index", labels=["label"]
+            "graphmem_vector_index_items",
+            "Items in each opened vector index",
+            labels=["space", "label"],
         )
         services = self.state.opened_services()
-        vectors = services.opened().vectors if services is not None else None
-        for label, size in sorted((vectors.sizes() if vectors is not None else {}).items()):
-            family.add_metric([label], size)
+        opened = services.opened_spaces() if services is not None else {}
+        for space, parts in sorted(opened.items()):
+            sizes = parts.vectors.sizes() if parts.vectors is not None else {}
+            for label, size in sorted(sizes.items()):
+                family.add_metric([space, label], size)
         yield family
 
 

@@ -241,6 +241,13 @@ class Services:
         """What is open so far; takes no lock, so it answers while something is being opened."""
         return Opened(self._embedder, self._vectors)
 
+    def opened_spaces(self) -> dict[str, Opened]:
+        """What is open so far in every space used in this process, by space name."""
+        owner = self.owner
+        with owner._spaces_lock:  # held for a copy only, never across an opening
+            others = dict(owner._spaces)
+        return {owner.space: owner.opened()} | {name: s.opened() for name, s in others.items()}
+
     def _close_indexes(self) -> None:
         """Save and forget the vector and keyword indexes and the memories using them."""
         with self._lock:

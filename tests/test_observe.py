@@ -181,14 +181,20 @@ def test_vector_index_sizes_follow_the_indexes(fresh_api: str) -> None:
     post = poster(fresh_api)
     empty = scrape(fresh_api)
     for label in LABELS:  # warmed up: every index is open, on an empty store
-        assert ("graphmem_vector_index_items", frozenset({("label", label)})) in empty
-        assert value(empty, "graphmem_vector_index_items", label=label) == 0
+        key = frozenset({("space", "default"), ("label", label)})
+        assert ("graphmem_vector_index_items", key) in empty
+        assert value(empty, "graphmem_vector_index_items", space="default", label=label) == 0
     post(ADD_PROPS, items=PROPS)
     post(ADD_EVENT)
     post(SUBGRAPH)
+    post(ADD_PROPS, items=PROPS[:1], headers={"X-Graphmem-Space": "team-b"})
     samples = scrape(fresh_api)
-    assert value(samples, "graphmem_vector_index_items", label="Proposition") == len(PROPS)
-    assert value(samples, "graphmem_vector_index_items", label="Event") == 1
+    sizes = {"default": len(PROPS), "team-b": 1}
+    for space, size in sizes.items():  # each space's index counts its own memories
+        assert value(samples, "graphmem_vector_index_items", space=space, label="Proposition") == (
+            size
+        )
+    assert value(samples, "graphmem_vector_index_items", space="default", label="Event") == 1
 
 
 def test_request_id_in_header_and_extensions_honoured_when_sane(fresh_api: str) -> None:
