@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from common import temp_store  # noqa: E402
+from common import embed_precision, temp_store  # noqa: E402
 
 from graphmem.config import Settings  # noqa: E402
 from graphmem.props import OfflineClassifier, PropsMemory, add_propositions  # noqa: E402
@@ -86,7 +86,8 @@ def answers(ctx: PropsMemory, world: World, k: int) -> tuple[int, int]:
 
 
 def ingested(store: Store, home: Path, world: World, classifier: Classifier) -> PropsMemory:
-    ctx = PropsMemory.open(Settings(home=home), store, llm=None, classifier=classifier)
+    settings = Settings(home=home, embed_precision=embed_precision())
+    ctx = PropsMemory.open(settings, store, llm=None, classifier=classifier)
     add_propositions(ctx, world.items())
     return ctx
 

@@ -38,3 +38,8 @@ def timed(fn: Callable[[], object], repeat: int) -> list[float]:
         fn()
         out.append(time.perf_counter() - t)
     return out
+
+
+def embed_precision() -> str:
+    """GRAPHMEM_EMBED_PRECISION (fp32 unless set): the quality benchmarks embed with it."""
+    return Settings.from_env().embed_precision
