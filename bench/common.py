@@ -41,5 +41,5 @@ def timed(fn: Callable[[], object], repeat: int) -> list[float]:
 
 
 def embed_precision() -> str:
-    """GRAPHMEM_EMBED_PRECISION (fp32 unless set): the quality benchmarks embed with it."""
-    return Settings.from_env().embed_precision
+    """The precision the service would embed with (GRAPHMEM_EMBED_PRECISION, else int8)."""
+    return Settings.from_env().precision

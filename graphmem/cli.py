@@ -571,7 +571,7 @@ def cmd_embed_export(args: argparse.Namespace, settings: Settings) -> int:
 
     name = args.model or settings.embed_model or DEFAULT_MODEL
     root = settings.model_cache or default_cache_root()
-    precision = settings.embed_precision
+    precision = settings.precision
     existed = not args.rebuild and export_folder(name, root, precision).is_dir()
     model = open_export(name, root, rebuild=args.rebuild, precision=precision)
     model.close()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +59,9 @@ def test_the_setting_is_read_and_checked(tmp_path: Path) -> None:
     settings = Settings.from_env(env)
     assert settings.embed_precision == "int8"
     assert Embedder.from_settings(settings).name == f"{DEFAULT_MODEL}@int8"
-    assert Settings.from_env({}).embed_precision == "fp32"
+    assert Settings.from_env({}).precision == "int8"  # the default, on ONNX
+    assert Settings.from_env({"GRAPHMEM_EMBED_BACKEND": "torch"}).precision == "fp32"
+    assert Settings(embed_precision="fp32").precision == "fp32"
     with pytest.raises(InvalidInput, match="GRAPHMEM_EMBED_PRECISION: must be one of fp32, int8"):
         Settings.from_env({"GRAPHMEM_EMBED_PRECISION": "fp16"})
     with pytest.raises(InvalidInput, match="GRAPHMEM_EMBED_PRECISION: int8 needs the onnx"):
@@ -130,6 +135,26 @@ def test_a_damaged_int8_model_is_quantised_again_without_exporting(
     assert "quantising" in err and "exporting" not in err  # the fp32 export was still good
     np.testing.assert_allclose(model.encode(TEXTS, 64), int8.encode(TEXTS), atol=1e-6)
     model.close()
+
+
+def test_embed_export_makes_the_int8_variant_from_the_fp32_export(
+    onnx_cache: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "cache"
+    shutil.copytree(onnx_cache, root, ignore=shutil.ignore_patterns(".lock"))
+    env = {**os.environ, "GRAPHMEM_MODEL_CACHE": str(root), "GRAPHMEM_EMBED_PRECISION": "int8"}
+    command = [sys.executable, "-m", "graphmem.cli", "embed-export"]
+    first, again = (
+        subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        for _ in range(2)
+    )
+    assert first.returncode == 0 and "quantising" in first.stderr
+    assert "exporting" not in first.stderr  # the fp32 export was there: only quantised
+    [folder] = root.glob(f"*-{INT8_FORMAT}")
+    assert first.stdout.startswith(f"{DEFAULT_MODEL} (int8): exported, {folder} (lowest cosine")
+    assert again.stdout.startswith(f"{DEFAULT_MODEL} (int8): already exported, {folder}")
+    assert again.returncode == 0 and again.stderr == ""
 
 
 def test_a_change_of_precision_rebuilds_the_vector_index(

@@ -44,7 +44,7 @@ class Embedder:
     backend: "onnx" (ONNX Runtime, never torch once exported), "torch" (sentence-transformers),
     or "auto": onnx when the model can be exported and verified on the CPU, else torch.
     precision: "fp32", or "int8" (the ONNX export quantised: ~1.7x less CPU, vectors at cosine
-    ~0.99 to fp32's; ONNX only, never torch).
+    ~0.99 to fp32's); torch has no int8: "auto" serves a model ONNX cannot in fp32 on torch.
     """
 
     def __init__(
@@ -89,7 +89,7 @@ class Embedder:
             backend=settings.embed_backend,
             cache_dir=settings.model_cache,
             cached_ones=CACHED_ONES,
-            precision=settings.embed_precision,
+            precision=settings.precision,
         )
 
     @property
@@ -167,7 +167,7 @@ class Embedder:
         try:
             return shared_export(self._name, self._cache_dir, self._precision)
         except OnnxUnsupported as error:
-            if self._backend == "onnx" or self._precision != "fp32":
+            if self._backend == "onnx":
                 raise
             if (self._cache_dir, self._name) not in _FELL_BACK:
                 _FELL_BACK.add((self._cache_dir, self._name))
