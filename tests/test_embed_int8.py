@@ -36,12 +36,17 @@ TEXTS = [
 ]
 
 
+def fp32_copy(onnx_cache: Path, root: Path) -> Path:  # noqa: F811
+    """A copy of the shared cache's fp32 export, without any int8 variant."""
+    skipped = shutil.ignore_patterns(".lock", f"*-{INT8_FORMAT}", f".*-{INT8_FORMAT}-*")
+    shutil.copytree(onnx_cache, root, ignore=skipped)
+    return root
+
+
 @pytest.fixture(scope="module")
 def cache(onnx_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:  # noqa: F811
     """A copy of the shared cache (the fp32 export) in which the int8 variant gets built."""
-    root = tmp_path_factory.mktemp("int8") / "cache"
-    shutil.copytree(onnx_cache, root, ignore=shutil.ignore_patterns(".lock"))
-    return root
+    return fp32_copy(onnx_cache, tmp_path_factory.mktemp("int8") / "cache")
 
 
 @pytest.fixture(scope="module")
@@ -141,8 +146,7 @@ def test_embed_export_makes_the_int8_variant_from_the_fp32_export(
     onnx_cache: Path,  # noqa: F811
     tmp_path: Path,
 ) -> None:
-    root = tmp_path / "cache"
-    shutil.copytree(onnx_cache, root, ignore=shutil.ignore_patterns(".lock"))
+    root = fp32_copy(onnx_cache, tmp_path / "cache")
     env = {**os.environ, "GRAPHMEM_MODEL_CACHE": str(root), "GRAPHMEM_EMBED_PRECISION": "int8"}
     command = [sys.executable, "-m", "graphmem.cli", "embed-export"]
     first, again = (
