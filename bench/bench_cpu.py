@@ -213,6 +213,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=100)
     parser.add_argument("--spy", help="py-spy's samples (raw) to SPY-kind.txt")
     parser.add_argument("--profile", action="store_true", help="cProfile (operations inline)")
+    parser.add_argument("--precision", help="GRAPHMEM_EMBED_PRECISION (default: the service's)")
     args = parser.parse_args()
     args.kinds = args.kinds or KINDS
     if not set(args.kinds) <= set(KINDS):
@@ -221,6 +222,8 @@ def main() -> None:
         for name in [k for k in os.environ if k.startswith(("OPENAI_", "GRAPHMEM_"))]:
             del os.environ[name]
         os.environ["GRAPHMEM_HOME"] = str(Path(tmp) / "home")
+        if args.precision:
+            os.environ["GRAPHMEM_EMBED_PRECISION"] = args.precision
         asyncio.run(run(args))
 
 

@@ -3,7 +3,7 @@
 Worlds: tests/fixtures/worlds.json. The offline classifier's rules were developed, and its
 relation model (graphmem/props/pairmodel.json, bench/train_props_model.py) trained, on the
 "tuning" worlds only; the "held_out" worlds were written and committed before that work and
-are used for this report alone. The reader (graphmem/props/quality.Reader) has no parameters
+are used for this report alone. The reader (bench/props_worlds.Reader) has no parameters
 fitted to any world.
 
 For each world the propositions go through the real ingestion pipeline (candidates from FAISS,
@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from common import temp_store  # noqa: E402
+from common import embed_precision, temp_store  # noqa: E402
 from props_worlds import (  # noqa: E402
     GoldClassifier,
     LabelReport,
@@ -87,7 +87,8 @@ def answers(ctx: PropsMemory, world: World, k: int) -> tuple[int, int]:
 
 
 def ingested(store: Store, home: Path, world: World, classifier: Classifier) -> PropsMemory:
-    ctx = open_props(Settings(home=home), store, llm=None, classifier=classifier)
+    settings = Settings(home=home, embed_precision=embed_precision())
+    ctx = open_props(settings, store, llm=None, classifier=classifier)
     add_propositions(ctx, world.items())
     return ctx
 

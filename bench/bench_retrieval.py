@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from common import temp_store  # noqa: E402
+from common import embed_precision, temp_store  # noqa: E402
 from newsworld import Corpus, Question, generate  # noqa: E402
 
 from graphmem.config import Settings  # noqa: E402
@@ -139,7 +139,7 @@ def main() -> None:
     parser.add_argument("--sweep", action="store_true", help="tune on the tuning half")
     args = parser.parse_args()
     corpus = generate(args.seed)
-    embedder = Embedder()
+    embedder = Embedder(precision=embed_precision())
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmr-") as tmp:
         ctx = open_props(Settings(home=Path(tmp)), store, llm=None, embedder=embedder)
         started = time.perf_counter()

@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from common import percentiles_ms, temp_store, timed  # noqa: E402
+from common import embed_precision, percentiles_ms, temp_store, timed  # noqa: E402
 from eventlog import EventLog, generate  # noqa: E402
 
 from graphmem.embed import Embedder  # noqa: E402
@@ -272,7 +272,7 @@ def main() -> None:
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--skip-quality", action="store_true")
     args = parser.parse_args()
-    embedder = Embedder()
+    embedder = Embedder(precision=embed_precision())
     if not args.skip_quality:
         quality(embedder, args.sweep)
     if not args.skip_latency:

@@ -38,3 +38,8 @@ def timed(fn: Callable[[], object], repeat: int) -> list[float]:
         fn()
         out.append(time.perf_counter() - t)
     return out
+
+
+def embed_precision() -> str:
+    """The precision the service would embed with (GRAPHMEM_EMBED_PRECISION, else int8)."""
+    return Settings.from_env().precision

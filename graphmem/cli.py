@@ -572,12 +572,14 @@ def cmd_embed_export(args: argparse.Namespace, settings: Settings) -> int:
 
     name = args.model or settings.embed_model or DEFAULT_MODEL
     root = settings.model_cache or default_cache_root()
-    existed = not args.rebuild and export_folder(name, root).is_dir()
-    model = open_export(name, root, rebuild=args.rebuild)
+    precision = settings.precision
+    existed = not args.rebuild and export_folder(name, root, precision).is_dir()
+    model = open_export(name, root, rebuild=args.rebuild, precision=precision)
     model.close()
     verified = f"lowest cosine {model.manifest.min_cosine:.7f} to sentence-transformers"
     state = "already exported" if existed else "exported"
-    print(f"{name}: {state}, {model.directory} ({verified}, dim {model.dim})")
+    label = name if precision == "fp32" else f"{name} ({precision})"
+    print(f"{label}: {state}, {model.directory} ({verified}, dim {model.dim})")
     return 0
 
 

@@ -16,6 +16,7 @@ from graphmem.limits import Limits
 FSYNC_POLICIES = ("always", "everysec", "no")
 VECTOR_INDEXES = ("auto", "flat", "hnsw", "ivf")
 EMBED_BACKENDS = ("auto", "onnx", "torch")  # auto: onnx where the model exports, else torch
+EMBED_PRECISIONS = ("fp32", "int8")  # int8: the ONNX export quantised (docs/embeddings.md)
 WARMUP_MODES = ("startup", "background", "off")  # when `serve` opens the model and indexes
 TIME_UNITS = {
     "seconds": 1,
@@ -59,6 +60,7 @@ class Settings:
     llm_timeout: float = 60.0
     embed_model: str | None = None
     embed_backend: str = "auto"
+    embed_precision: str | None = None  # None: int8 unless the backend is torch
     model_cache: Path | None = None  # ONNX exports; None: ~/.cache/graphmem/models
     vector_index: str = "auto"  # above vector_flat_max items: auto (= ivf), ivf or hnsw; flat
     vector_flat_max: int = 20_000  # indexes up to this size are exact (flat)
@@ -103,6 +105,12 @@ class Settings:
             raise InvalidInput(
                 "GRAPHMEM_EMBED_BACKEND", f"must be one of {', '.join(EMBED_BACKENDS)}"
             )
+        if self.embed_precision is not None and self.embed_precision not in EMBED_PRECISIONS:
+            raise InvalidInput(
+                "GRAPHMEM_EMBED_PRECISION", f"must be one of {', '.join(EMBED_PRECISIONS)}"
+            )
+        if self.embed_precision == "int8" and self.embed_backend == "torch":
+            raise InvalidInput("GRAPHMEM_EMBED_PRECISION", "int8 needs the onnx backend, not torch")
         _check_int("GRAPHMEM_VECTOR_FLAT_MAX", self.vector_flat_max, 1)
         _check_int("GRAPHMEM_VECTOR_REFRESH_MS", self.vector_refresh_ms, 0)
         _check_int("GRAPHMEM_WORKERS", self.workers, 1)
@@ -117,6 +125,14 @@ class Settings:
             raise InvalidInput("GRAPHMEM_RECALL_THRESHOLD", "must be a number in (0, 1]")
         names = ("GRAPHMEM_RELEVANCE_FLOOR", "GRAPHMEM_RELEVANCE_FULL")
         checked_relevance_scale(self.relevance_floor, self.relevance_full, names)
+
+    @property
+    def precision(self) -> str:
+        """The embedding precision in use: GRAPHMEM_EMBED_PRECISION, by default int8 (the
+        quantised ONNX model) unless the backend is torch."""
+        if self.embed_precision is not None:
+            return self.embed_precision
+        return "fp32" if self.embed_backend == "torch" else "int8"
 
     @property
     def resolved_store_url(self) -> str:
@@ -153,6 +169,7 @@ class Settings:
             llm_timeout=timeout_s,
             embed_model=env.get("GRAPHMEM_EMBED_MODEL"),
             embed_backend=env.get("GRAPHMEM_EMBED_BACKEND", "auto").strip().lower(),
+            embed_precision=env.get("GRAPHMEM_EMBED_PRECISION", "").strip().lower() or None,
             model_cache=Path(cache) if (cache := env.get("GRAPHMEM_MODEL_CACHE")) else None,
             vector_index=env.get("GRAPHMEM_VECTOR_INDEX", "auto").strip().lower(),
             vector_flat_max=_number(env, "GRAPHMEM_VECTOR_FLAT_MAX", "20000", int),

@@ -170,7 +170,8 @@ def test_the_served_embedder_embeds_a_repeated_question_once(
     onnx_cache: Path,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    settings = Settings(embed_backend="onnx", model_cache=onnx_cache)
+    # fp32: the shared test cache holds the fp32 export (int8 has its own tests)
+    settings = Settings(embed_backend="onnx", model_cache=onnx_cache, embed_precision="fp32")
     served = open_embedder(settings)
     expected = Embedder(cache_dir=onnx_cache).encode_one(SENTENCES[0])
     runs = texts_run(served, monkeypatch)

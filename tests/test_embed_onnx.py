@@ -120,7 +120,12 @@ def test_no_torch_is_imported_once_the_export_is_ready(onnx_cache: Path) -> None
         " & {'torch', 'sentence_transformers', 'transformers'})\n"
         "print(json.dumps({'backend': e.backend, 'shape': list(v.shape), 'heavy': heavy}))\n"
     )
-    env = {**os.environ, "GRAPHMEM_MODEL_CACHE": str(onnx_cache), "GRAPHMEM_EMBED_BACKEND": "auto"}
+    env = {
+        **os.environ,
+        "GRAPHMEM_MODEL_CACHE": str(onnx_cache),
+        "GRAPHMEM_EMBED_BACKEND": "auto",
+        "GRAPHMEM_EMBED_PRECISION": "fp32",  # the shared cache holds the fp32 export only
+    }
     done = subprocess.run(
         [sys.executable, "-c", code],
         env=env,
@@ -234,7 +239,11 @@ def test_an_export_that_differs_from_the_original_is_refused(onnx_cache: Path) -
 
 
 def test_two_processes_export_at_once_through_the_cli(tmp_path: Path) -> None:
-    env = {**os.environ, "GRAPHMEM_MODEL_CACHE": str(tmp_path / "cache")}
+    env = {
+        **os.environ,
+        "GRAPHMEM_MODEL_CACHE": str(tmp_path / "cache"),
+        "GRAPHMEM_EMBED_PRECISION": "fp32",
+    }
     command = [sys.executable, "-m", "graphmem.cli", "embed-export"]
     procs = [
         subprocess.Popen(

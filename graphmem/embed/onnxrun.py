@@ -39,6 +39,7 @@ class Manifest:
     sentences: tuple[str, ...]
     min_cosine: float  # the lowest cosine to sentence-transformers seen when verified
     versions: dict[str, str]
+    precision: str = "fp32"  # "int8": quantised, and every text runs alone (see OnnxModel)
 
     def write(self, directory: Path) -> None:
         text = json.dumps(asdict(self), ensure_ascii=False, indent=1)
@@ -81,6 +82,9 @@ class OnnxModel:
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=manifest.max_seq_length)
         self._threads = min(RUN_THREADS, cpu_count())
+        # int8 activations are quantised with one scale per run, so a text's vector would
+        # depend on the texts batched with it (cosine ~0.97 to itself alone): each runs alone
+        self._alone = manifest.precision == "int8"
         self._session = session(directory / MODEL_FILE, self._threads)
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
@@ -99,11 +103,12 @@ class OnnxModel:
         # sorted by length, each batch pads little; results go back to the callers' order
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         workers = max(1, cpu_count() // self._threads)
-        size = max(1, min(batch_size, -(-len(texts) // workers)))
+        size = 1 if self._alone else max(1, min(batch_size, -(-len(texts) // workers)))
         batches = [order[i : i + size] for i in range(0, len(order), size)]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        if len(batches) == 1:  # one question: run here, no hand-off
-            out[batches[0]] = self._run([encodings[i] for i in batches[0]])
+        if len(batches) == 1 or workers == 1:  # one question, or one run at a time: no hand-off
+            for batch in batches:
+                out[batch] = self._run([encodings[i] for i in batch])
             return out
         pool = self._workers(workers)
         runs = [pool.submit(self._run, [encodings[i] for i in b]) for b in batches]

@@ -575,6 +575,10 @@ def pair_features(
     return [float(v) for v in (*values, *extra)]
 
 
+# a new statement's reading and its candidates' (reading, cosine)
+ReadPairing = tuple[Reading, list[tuple[Reading, float]]]
+
+
 def _count(items: Collection[object]) -> float:
     """A count on a log scale: the first shared word matters more than the fifth."""
     return math.log1p(len(items))
@@ -592,15 +596,32 @@ class RuleClassifier:
 
     def classify(self, new: Proposition, candidates: Sequence[Candidate]) -> list[Judgement]:
         """One judgement per candidate, in candidate order."""
-        mine = read(new.text, new.source)
-        olders = [(read(c.prop.text, c.prop.source), c.similarity) for c in candidates]
+        return self.classify_many([(new, candidates)])[0]
+
+    def classify_many(
+        self, pairings: Sequence[tuple[Proposition, Sequence[Candidate]]]
+    ) -> list[list[Judgement]]:
+        """classify() of each (new, candidates), in one go (the model runs once for all)."""
+        read_pairings = [
+            (
+                read(new.text, new.source),
+                [(read(c.prop.text, c.prop.source), c.similarity) for c in candidates],
+            )
+            for new, candidates in pairings
+        ]
         return [
-            Judgement(i, label, min(max(confidence, 0.0), 1.0))
-            for i, (label, confidence) in enumerate(self._judge(mine, olders))
+            [
+                Judgement(i, label, min(max(confidence, 0.0), 1.0))
+                for i, (label, confidence) in enumerate(judged)
+            ]
+            for judged in self._judge_many(read_pairings)
         ]
 
-    def _judge(self, new: Reading, olders: list[tuple[Reading, float]]) -> list[tuple[str, float]]:
-        return [judge_pair(new, old, cosine, self.rules) for old, cosine in olders]
+    def _judge_many(self, pairings: list[ReadPairing]) -> list[list[tuple[str, float]]]:
+        return [
+            [judge_pair(new, old, cosine, self.rules) for old, cosine in olders]
+            for new, olders in pairings
+        ]
 
 
 class OfflineClassifier(RuleClassifier):
@@ -613,11 +634,21 @@ class OfflineClassifier(RuleClassifier):
         super().__init__(rules)
         self.model = model or load_model()
 
-    def _judge(self, new: Reading, olders: list[tuple[Reading, float]]) -> list[tuple[str, float]]:
-        out = [("norel", round(1.0 - 0.5 * max(cosine, 0.0), 3)) for _, cosine in olders]
-        similar = [i for i, (_, cosine) in enumerate(olders) if cosine >= self.rules.min_cosine]
-        if similar:
-            x = np.asarray([pair_features(new, *olders[i], self.rules) for i in similar])
-            for i, (label, probability) in zip(similar, self.model.predict(x), strict=True):
-                out[i] = (label, round(probability, 3))
+    def _judge_many(self, pairings: list[ReadPairing]) -> list[list[tuple[str, float]]]:
+        out = [
+            [("norel", round(1.0 - 0.5 * max(cosine, 0.0), 3)) for _, cosine in olders]
+            for _, olders in pairings
+        ]
+        similar = [
+            (p, i)
+            for p, (_, olders) in enumerate(pairings)
+            for i, (_, cosine) in enumerate(olders)
+            if cosine >= self.rules.min_cosine
+        ]
+        if similar:  # one model run for every pair: ~35 µs a run, most of it numpy's overhead
+            x = np.asarray(
+                [pair_features(pairings[p][0], *pairings[p][1][i], self.rules) for p, i in similar]
+            )
+            for (p, i), (label, probability) in zip(similar, self.model.predict(x), strict=True):
+                out[p][i] = (label, round(probability, 3))
         return out

@@ -132,8 +132,10 @@ def _earlier_hits(
 def judge(classifier: Classifier, todo: Sequence[Pairing], now: int) -> list[Relation]:
     """The relation edges the classifier finds (norel pairs make none)."""
     out: list[Relation] = []
-    for pairing in todo:
-        judgements = classifier.classify(pairing.newer, pairing.candidates)
+    pairs = [(pairing.newer, pairing.candidates) for pairing in todo]
+    many = getattr(classifier, "classify_many", None)  # one model run for all the pairs
+    answers = many(pairs) if many is not None else [classifier.classify(*p) for p in pairs]
+    for pairing, judgements in zip(todo, answers, strict=True):
         for j in _checked(judgements, len(pairing.candidates), classifier):
             if j.label in KINDS:
                 older = pairing.candidates[j.index].prop
