@@ -35,7 +35,7 @@ from bench_props_quality import INDEX, ingested  # noqa: E402
 from common import temp_store  # noqa: E402
 
 from graphmem.props.model import LABELS, Proposition  # noqa: E402
-from graphmem.props.offline import FEATURES, RuleClassifier, pair_features  # noqa: E402
+from graphmem.props.offline import FEATURES, RuleClassifier, batch_features  # noqa: E402
 from graphmem.props.pairmodel import MODEL_PATH, PairModel, fit  # noqa: E402
 from graphmem.props.quality import (  # noqa: E402
     NamedWorld,
@@ -70,11 +70,18 @@ def candidates(named: NamedWorld, store, tmp: Path) -> list[tuple[Proposition, P
 
 
 def examples(named: NamedWorld, seen: list[tuple[Proposition, Proposition, float]]) -> Examples:
-    ids, rows, labels = [], [], []
+    """The signals of every candidate pair, each new statement's candidates judged together
+    as the classifier judges them (offline.batch_features)."""
+    batches: dict[str, tuple[Proposition, list[tuple[Proposition, float]]]] = {}
     for new, old, cos in seen:
-        ids.append((new.id, old.id))
-        rows.append(pair_features(read(new.text, new.source), read(old.text, old.source), cos))
-        labels.append(ORDER.index(named.world.label(new.id, old.id)))
+        batches.setdefault(new.id, (new, []))[1].append((old, cos))
+    ids, rows, labels = [], [], []
+    for new, olders in batches.values():
+        mine = read(new.text, new.source)
+        rows += batch_features(mine, [(read(o.text, o.source), cos) for o, cos in olders])
+        for old, _ in olders:
+            ids.append((new.id, old.id))
+            labels.append(ORDER.index(named.world.label(new.id, old.id)))
     return Examples(named, ids, np.asarray(rows), np.asarray(labels))
 
 
