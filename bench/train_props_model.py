@@ -12,9 +12,8 @@ never read.
 The rules' own verdict is one of the signals (--no-rule-verdict leaves it out). The rules
 were written with the tuning worlds in view, so a leave-one-world-out estimate of a model
 leaning on their verdict is optimistic; without it the estimate was the same within noise
-(pooled 0.877 against 0.882; 0.761 against 0.749 on world_sports, the one world the rules
-never saw), and with it the classifier keeps the behaviours tests/test_props_classify.py
-asserts (a plan is no update, a sale is no new size).
+(round 3: pooled 0.855 against 0.858), and with it the classifier keeps the behaviours
+tests/test_props_classify.py asserts (a plan is no update, a sale is no new size).
 """
 
 from __future__ import annotations

@@ -9,6 +9,12 @@ in pairmodel.json, trained by bench/train_props_model.py on the tuning worlds) c
 label. A hedged statement never updates or contradicts a plain one, whatever the weights.
 RuleClassifier is the rules alone.
 
+The model also weighs what each statement is about (attribute_words: its words without
+names, numbers and cue words), each word weighed by its rarity among the statements judged
+in one batch (Neighbourhood), and sees the rules' verdict checked against it (_checked): no
+relation when the new one switches on or off a thing the old one never mentions, a
+correction with a new figure contradicts, keeping the old figure supports.
+
 Each statement is read by graphmem/props/reading.py (names, anchors, former values, numbers,
 periods, frame words, hedge / denial / polarity / change / future cues). A pair (new → old)
 with cosine `cos` is then judged in this order:
