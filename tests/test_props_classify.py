@@ -247,6 +247,34 @@ OFFLINE_CASES = [
         "Dunfield Energy's Arlow wind farm has 40 turbines.",
         "norel",
     ),
+    # another attribute of the same subject: switching off a thing the old one never mentions
+    (
+        "Pellam Ferries withdrew evening sailings between Arbury and Tosk.",
+        "Pellam Ferries bought two catamarans from the Crane yard.",
+        "norel",
+    ),
+    (
+        "Pellam Ferries withdrew evening sailings between Arbury and Tosk.",
+        "Pellam Ferries runs evening sailings between Arbury and Tosk.",
+        "updates",
+    ),
+    # a correction with a new figure; keeping a figure; a successor named with "succeeding"
+    (
+        "The statistics board corrected its figure: Velda Port handled 4.1 million tonnes of "
+        "cargo in 2019.",
+        "Velda Port handled 4.6 million tonnes of cargo in 2019.",
+        "contradicts",
+    ),
+    (
+        "Kessing Council froze the hourly parking charge at 3.50 pounds.",
+        "Kessing Council raised the hourly parking charge to 3.50 pounds.",
+        "supports",
+    ),
+    (
+        "The Corran Museum appointed Lise Amon as its director, succeeding Ravi Onden.",
+        "Ravi Onden is the director of the Corran Museum.",
+        "updates",
+    ),
 ]
 
 

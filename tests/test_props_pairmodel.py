@@ -11,7 +11,7 @@ import pytest
 
 from graphmem.errors import GraphmemError
 from graphmem.props.model import LABELS
-from graphmem.props.offline import FEATURES, pair_features
+from graphmem.props.offline import FEATURES, batch_features, pair_features
 from graphmem.props.pairmodel import PairModel, fit, load_model
 from graphmem.props.reading import read
 
@@ -69,3 +69,17 @@ def test_a_broken_model_file_is_a_clear_error(tmp_path: Path) -> None:
     path.write_text('{"labels": ["norel"]', encoding="utf-8")
     with pytest.raises(GraphmemError, match="cannot load the relation model"):
         load_model(path)
+
+
+def test_attribute_words_shared_by_the_whole_batch_weigh_less() -> None:
+    """Among a ferry line's statements "sailings" says little; "evening" says which ones."""
+    new = read("Pellam Ferries withdrew evening sailings between Arbury and Tosk.")
+    same = read("Pellam Ferries runs evening sailings between Arbury and Tosk.")
+    other = read("Pellam Ferries added sailings to Corve Island.")
+    more = read("Pellam Ferries cut winter sailings to Lusk.")
+    rows = batch_features(new, [(same, 0.8), (other, 0.6), (more, 0.6)])
+    shared, absent = FEATURES.index("attribute_overlap"), FEATURES.index("object_absent")
+    assert rows[0][shared] > 2 * rows[1][shared] > 0
+    assert (rows[0][absent], rows[1][absent]) == (0.0, 1.0)
+    alone = pair_features(new, other, 0.6)  # outside a batch every word weighs the same
+    assert alone[shared] > rows[1][shared]

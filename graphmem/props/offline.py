@@ -9,6 +9,12 @@ in pairmodel.json, trained by bench/train_props_model.py on the tuning worlds) c
 label. A hedged statement never updates or contradicts a plain one, whatever the weights.
 RuleClassifier is the rules alone.
 
+The model also weighs what each statement is about (attribute_words: its words without
+names, numbers and cue words), each word weighed by its rarity among the statements judged
+in one batch (Neighbourhood), and sees the rules' verdict checked against it (_checked): no
+relation when the new one switches on or off a thing the old one never mentions, a
+correction with a new figure contradicts, keeping the old figure supports.
+
 Each statement is read by graphmem/props/reading.py (names, anchors, former values, numbers,
 periods, frame words, hedge / denial / polarity / change / future cues). A pair (new → old)
 with cosine `cos` is then judged in this order:
@@ -69,11 +75,13 @@ from graphmem.props.reading import (
     AGAIN,
     CONFIRMS,
     CORRECTS,
+    CUES,
     FAMILIES,
     OFFICES,
     REMAINS,
     STATEMENTS,
     STOP,
+    TIME_UNITS,
     Reading,
     plain_noun,
     read,
@@ -493,15 +501,84 @@ FEATURES = (
     "cos_rule_updates",
     "cos_rule_supports",
     "cos_rule_contradicts",
+    "attribute_overlap",
+    "attribute_new_only",
+    "attribute_old_only",
+    "object_absent",
+    "corrects_figure",
+    "keeps_figure",
 )
 
 
+@lru_cache(maxsize=65536)  # a statement meets up to 20 newer ones
+def attribute_words(reading: Reading) -> frozenset[str]:
+    """What a statement says about its subject, in stems: its words without the names,
+    numbers, the speaker's part, stop words and cue words (on/off, change, hedge, report)."""
+    named = {w for name in reading.names for w in name.split()}
+    words = reading.words - named - STOP_WORDS - CUES
+    return frozenset(stem(w) for w in words if len(w) > 1 and not w[0].isdigit()) - reading.speaker
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """How many statements of one batch (a new statement and its candidates) use each
+    attribute word: a word most of them share ("trains" among a railway's statements) says
+    little about which attribute a statement is about; a rare one ("Sunday") says much."""
+
+    counts: dict[str, int]
+    size: int
+
+    @classmethod
+    def of(cls, readings: Sequence[Reading]) -> Neighbourhood:
+        counts: dict[str, int] = {}
+        for reading in readings:
+            for word in attribute_words(reading):
+                counts[word] = counts.get(word, 0) + 1
+        return cls(counts, len(readings))
+
+    def weight(self, word: str) -> float:
+        """log(1 + size / count): 1 for a word nobody else here uses, log 2 for one all use."""
+        return math.log1p(self.size / max(self.counts.get(word, 1), 1)) if self.size else 1.0
+
+    def mass(self, words: Collection[str]) -> float:
+        return sum(self.weight(w) for w in words)
+
+
+ALONE = Neighbourhood({}, 0)  # a pair judged outside any batch: every word weighs the same
+
+
+def _attribute(p: _Pair, near: Neighbourhood) -> tuple[float, float, float]:
+    """(shared, new only, old only) attribute words, each weighed by its rarity in the batch,
+    as shares of the union: whether the two are about the same attribute of their subject
+    ("withdrew Sunday trains" / "ordered 24 electric trains": only "trains" in common)."""
+    new, old = attribute_words(p.new), attribute_words(p.old)
+    union = near.mass(new | old)
+    if not union:
+        return 0.0, 0.0, 0.0
+    return near.mass(new & old) / union, near.mass(new - old) / union, near.mass(old - new) / union
+
+
+def _object_absent(p: _Pair) -> bool:
+    """The new one switches something on or off that the old one never mentions
+    ("closed the ticket office" / "has its head office in X")."""
+    thing = p.new.status_object
+    if not thing or thing in TIME_UNITS:
+        return False  # "remains open seven days a week": how long, not what
+    old_words = p.old.words | {stem(w) for w in p.old.words} | attribute_words(p.old)
+    return thing not in old_words and not any(thing in name.split() for name in p.old.names)
+
+
 def pair_features(
-    new: Reading, old: Reading, cosine: float, rules: OfflineRules = DEFAULT_RULES
+    new: Reading,
+    old: Reading,
+    cosine: float,
+    rules: OfflineRules = DEFAULT_RULES,
+    near: Neighbourhood = ALONE,
 ) -> list[float]:
-    """The signals of (new → old), in FEATURES order: the rules' verdict among them."""
+    """The signals of (new → old), in FEATURES order: the rules' verdict among them; `near`
+    is the batch the pair was judged in (batch_features)."""
     p = _pair(new, old, cosine)
-    label = _label(p, rules)[0]
+    label = _checked(p, _label(p, rules)[0])
     pol_new, pol_old = _polarities(p)
     least, dice = _overlaps(p.new_frame, p.old_frame)
     names, numbers = _names_changed(p), _numbers_changed(p)
@@ -572,7 +649,55 @@ def pair_features(
         cosine * (label == "supports"),
         cosine * (label == "contradicts"),
     )
-    return [float(v) for v in (*values, *extra)]
+    attribute = (
+        *_attribute(p, near),
+        _object_absent(p),
+        _corrects_figure(p),
+        _keeps_figure(p),
+    )
+    return [float(v) for v in (*values, *extra, *attribute)]
+
+
+def _checked(p: _Pair, label: str) -> str:
+    """The rules' verdict checked against what the two are about: no relation when the new
+    one switches something on or off that the old one never mentions; a correction with a
+    new figure contradicts the old figure; keeping a figure the old one gave supports it.
+    Only the model sees this (judge_pair, which the QA reader uses too, keeps the rules')."""
+    if _object_absent(p):
+        return "norel"
+    if label == "updates" and _corrects_figure(p):
+        return "contradicts"
+    if label == "updates" and _keeps_figure(p):
+        return "supports"
+    return label
+
+
+def _corrects_figure(p: _Pair) -> bool:
+    """A plain correction stating a new figure: "corrected its figure: 84 percent" / "87"."""
+    return (
+        not CORRECTS.isdisjoint(p.new.words)
+        and _numbers_changed(p)
+        and not p.new.hedged
+        and not p.new.future
+    )
+
+
+def _keeps_figure(p: _Pair) -> bool:
+    """The new one keeps the figure the old one gave: "froze it at 155" / "rose to 155"."""
+    return (
+        bool(p.old.numbers)
+        and p.old.numbers <= p.new.numbers
+        and not REMAINS.isdisjoint(p.new.words)
+    )
+
+
+def batch_features(
+    new: Reading, olders: Sequence[tuple[Reading, float]], rules: OfflineRules = DEFAULT_RULES
+) -> list[list[float]]:
+    """The signals of (new → each older) judged together, attribute words weighed within
+    the batch."""
+    near = Neighbourhood.of([new, *(old for old, _ in olders)])
+    return [pair_features(new, old, cosine, rules, near) for old, cosine in olders]
 
 
 # a new statement's reading and its candidates' (reading, cosine)
@@ -639,16 +764,15 @@ class OfflineClassifier(RuleClassifier):
             [("norel", round(1.0 - 0.5 * max(cosine, 0.0), 3)) for _, cosine in olders]
             for _, olders in pairings
         ]
-        similar = [
-            (p, i)
-            for p, (_, olders) in enumerate(pairings)
-            for i, (_, cosine) in enumerate(olders)
-            if cosine >= self.rules.min_cosine
-        ]
+        similar: list[tuple[int, int]] = []
+        rows: list[list[float]] = []
+        for p, (new, olders) in enumerate(pairings):
+            mine = [i for i, (_, cosine) in enumerate(olders) if cosine >= self.rules.min_cosine]
+            # a new statement's candidates together: attribute words weigh by their rarity there
+            rows += batch_features(new, [olders[i] for i in mine], self.rules)
+            similar += [(p, i) for i in mine]
         if similar:  # one model run for every pair: ~35 µs a run, most of it numpy's overhead
-            x = np.asarray(
-                [pair_features(pairings[p][0], *pairings[p][1][i], self.rules) for p, i in similar]
-            )
-            for (p, i), (label, probability) in zip(similar, self.model.predict(x), strict=True):
+            predicted = self.model.predict(np.asarray(rows))
+            for (p, i), (label, probability) in zip(similar, predicted, strict=True):
                 out[p][i] = (label, round(probability, 3))
         return out

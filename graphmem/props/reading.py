@@ -196,7 +196,9 @@ CONFIRMS = _words("confirm confirmed confirms verified proved official")
 AGAIN = _words("again back restored reinstated reopened resumed returned revived")
 REMAINS = _words("remains remain still stays stay kept keeps froze frozen unchanged")
 CORRECTS = _words("corrected correction withdrew retracted error mistake revised")
-FORMER_BEFORE = _words("succeeded succeeds replaced replaces replacing defeating defeated ousting")
+FORMER_BEFORE = _words(
+    "succeeded succeeds succeeding replaced replaces replacing defeating defeated ousting"
+)
 MOVE_VERBS = _words("move moves moved relocate relocated transfer transferred switch switched")
 RETURN = _words("return returns returned returning")  # a move when followed by "to"
 REPORTING = _words(
@@ -360,7 +362,7 @@ SYNONYMS = {
     "length": "size",
 }
 _SUFFIXES = ("ations", "ation", "ions", "ion", "ings", "ing", "ies", "ied", "es", "ed", "s")
-_CUES = (
+CUES = (
     NEGATION
     | DENIAL
     | HEDGE_ADVERBS
@@ -686,13 +688,13 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     if moves and i >= parse.speaker_end:
         parse.frame.add("place")  # "moved to X" and "is based in X" give the same attribute
     capital = tok.text[0].isupper() and word not in MONTHS
-    if capital and not (i == 0 and (word in STOP or word in _CUES)):
+    if capital and not (i == 0 and (word in STOP or word in CUES)):
         parse.extend(i, word)
         if tok.lower.endswith("'s"):
             parse.close()
         return
     parse.close()
-    if i < parse.speaker_end or used or word in STOP or word in _CUES or len(word) < 2:
+    if i < parse.speaker_end or used or word in STOP or word in CUES or len(word) < 2:
         return
     if i in parse.cues:
         return
@@ -750,7 +752,7 @@ def _object(tokens: list[_Token], i: int) -> str:
     for tok in tokens[i + 1 :]:
         if tok.kind != "word" or tok.lower in _CIRCUMSTANCE:
             return ""
-        if tok.lower not in STOP and tok.lower not in _CUES:
+        if tok.lower not in STOP and tok.lower not in CUES:
             return tok.lower if tok.text[0].isupper() else stem(tok.lower)
     return ""
 
