@@ -26,6 +26,8 @@ from graphmem import metrics as lib
 
 MAX_OPERATIONS = 100  # distinct operation labels; later new ones are counted as "other"
 OTHER = "other"
+SPACE_SERIES = 100  # spaces with index sizes of their own; the rest are summed under OTHER_SPACES
+OTHER_SPACES = "*other*"  # no space can have this name (graphmem.spaces.SPACE_PATTERN)
 # from a quick health query to a long ingestion or LLM call
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 INGESTED = {
@@ -78,10 +80,21 @@ class VectorIndexSizes(Collector):
         )
         services = self.state.opened_services()
         opened = services.opened_spaces() if services is not None else {}
+        default = services.space if services is not None else None
+        shown = 0
+        other: dict[str, int] = {}
         for space, parts in sorted(opened.items()):
             sizes = parts.vectors.sizes() if parts.vectors is not None else {}
+            if space != default and not any(sizes.values()):
+                continue  # a space only named by a client (or emptied) adds no series
+            shown += 1
             for label, size in sorted(sizes.items()):
-                family.add_metric([space, label], size)
+                if shown > SPACE_SERIES:  # bounded, whatever clients name
+                    other[label] = other.get(label, 0) + size
+                else:
+                    family.add_metric([space, label], size)
+        for label, size in sorted(other.items()):
+            family.add_metric([OTHER_SPACES, label], size)
         yield family
 
 

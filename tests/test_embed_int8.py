@@ -16,9 +16,9 @@ from embedcache import onnx_cache  # noqa: F401  (a fixture)
 
 from graphmem.config import Settings
 from graphmem.cypher import load_dir
-from graphmem.embed import DEFAULT_MODEL, Embedder
+from graphmem.embed import DEFAULT_MODEL, Embedder, export
 from graphmem.embed.export import INT8_FORMAT, INT8_MIN_COSINE, open_export
-from graphmem.embed.onnxrun import MODEL_FILE, Manifest
+from graphmem.embed.onnxrun import MODEL_FILE, REFERENCE_FILE, Manifest
 from graphmem.errors import InvalidInput
 from graphmem.services import open_embedder
 from graphmem.store import Store
@@ -188,3 +188,44 @@ def test_a_change_of_precision_rebuilds_the_vector_index(
     assert reason is not None and f"{DEFAULT_MODEL}@int8" in reason
     assert opened(int8) == (True, None, 0)
     assert opened(fp32)[0] is False  # and back
+
+
+def test_an_int8_copy_read_on_another_cpu_is_kept_unless_damaged(
+    int8: Embedder, cache: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Integer kernels differ between CPUs: a copy whose own vectors moved by ~1e-4 in cosine
+    is used as it is; one that moved by 1e-2 is made again."""
+    int8.encode_one("warm up")
+    root = tmp_path / "cache"
+    shutil.copytree(cache, root, ignore=shutil.ignore_patterns(".lock"))
+    [folder] = root.glob(f"*-{INT8_FORMAT}")
+    reference = np.load(folder / REFERENCE_FILE)
+    rng = np.random.default_rng(0)
+    for scale, remade in ((0.01, False), (0.15, True)):
+        moved = reference + scale * rng.standard_normal(reference.shape).astype(np.float32) / 20
+        moved /= np.linalg.norm(moved, axis=1, keepdims=True)
+        np.save(folder / REFERENCE_FILE, moved)
+        lowest = float(np.min(np.sum(moved * reference, axis=1)))
+        capfd.readouterr()
+        open_export(DEFAULT_MODEL, root, precision="int8").close()
+        assert ("quantising" in capfd.readouterr().err) == remade, lowest
+
+
+def test_without_an_int8_copy_the_fp32_export_serves_and_says_so(
+    fp32: Embedder,
+    onnx_cache: Path,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    root = fp32_copy(onnx_cache, tmp_path / "cache")
+    monkeypatch.setattr(export, "INT8_MIN_COSINE", 1.01)  # no int8 copy can pass its check
+    for backend in ("auto", "onnx"):
+        asked = Embedder(backend=backend, cache_dir=root, precision="int8")
+        with caplog.at_level(logging.WARNING, logger="graphmem.embed"):
+            vectors = asked.encode(TEXTS)
+        assert asked.backend == "onnx" and asked.precision == "fp32", "the fp32 export, not torch"
+        assert asked.name == f"{DEFAULT_MODEL}@int8", "the indexes' key stays what was asked"
+        np.testing.assert_allclose(vectors, fp32.encode(TEXTS), atol=1e-6)
+    assert "runs its fp32 ONNX export (no int8 copy)" in caplog.text
+    assert not list(root.glob(f"*-{INT8_FORMAT}")), "nothing half-made left in the cache"

@@ -188,7 +188,10 @@ def test_vector_index_sizes_follow_the_indexes(fresh_api: str) -> None:
     post(ADD_EVENT)
     post(SUBGRAPH)
     post(ADD_PROPS, items=PROPS[:1], headers={"X-Graphmem-Space": "team-b"})
+    post(SUBGRAPH, headers={"X-Graphmem-Space": "only-named"})  # a read of an empty space
     samples = scrape(fresh_api)
+    spaces = {dict(labels)["space"] for name, labels in samples if name.endswith("index_items")}
+    assert spaces == {"default", "team-b"}, "a space a client only named adds no series"
     sizes = {"default": len(PROPS), "team-b": 1}
     for space, size in sizes.items():  # each space's index counts its own memories
         assert value(samples, "graphmem_vector_index_items", space=space, label="Proposition") == (

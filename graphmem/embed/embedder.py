@@ -74,7 +74,8 @@ class Embedder:
         self._device = device
         self._batch_size = batch_size
         self._backend = backend
-        self._precision = precision
+        self._precision = precision  # asked for: the vector indexes' key
+        self._int8_missing = False  # int8 asked for, but fp32 vectors served (no int8 copy)
         self._cache_dir = None if cache_dir is None else Path(cache_dir)
         self._model: Backend | None = None
         self._lock = threading.Lock()
@@ -94,14 +95,15 @@ class Embedder:
 
     @property
     def name(self) -> str:
-        """The model name (or path) as given, whatever the backend, plus "@int8" for the int8
-        variant: vector indexes key on it, so a change of precision rebuilds them."""
+        """The model name (or path) as given, whatever the backend, plus "@int8" when int8 was
+        asked for: vector indexes key on it, so a change of precision rebuilds them."""
         return self._name if self._precision == "fp32" else f"{self._name}@{self._precision}"
 
     @property
     def precision(self) -> str:
-        """ "fp32" or "int8"."""
-        return self._precision
+        """ "fp32" or "int8": the precision asked for, or "fp32" once the model is loaded if no
+        int8 copy could be made (logged once; the vectors are then fp32's)."""
+        return "fp32" if self._int8_missing else self._precision
 
     @property
     def device(self) -> str:
@@ -167,12 +169,33 @@ class Embedder:
         try:
             return shared_export(self._name, self._cache_dir, self._precision)
         except OnnxUnsupported as error:
+            if self._precision == "int8":
+                return self._fp32_instead(error)
             if self._backend == "onnx":
                 raise
-            if (self._cache_dir, self._name) not in _FELL_BACK:
-                _FELL_BACK.add((self._cache_dir, self._name))
-                log.warning("embedding model %r runs on torch: %s", self._name, error)
+            self._warn_once("embedding model %r runs on torch: %s", error)
             return shared_model(self._name, self._device)
+
+    def _fp32_instead(self, error: OnnxUnsupported) -> Backend:
+        """No int8 copy: fp32 vectors, from the ONNX export if there is one, else torch's; they
+        are what the int8 ones approximate (cosine ~0.99), so indexes keyed on int8 still work."""
+        from graphmem.embed.torchrun import shared_model
+
+        self._int8_missing = True
+        try:
+            model = shared_export(self._name, self._cache_dir, "fp32")
+        except OnnxUnsupported as fp32_error:
+            if self._backend == "onnx":
+                raise fp32_error from error
+            self._warn_once("embedding model %r runs on torch in fp32: %s", error)
+            return shared_model(self._name, self._device)
+        self._warn_once("embedding model %r runs its fp32 ONNX export (no int8 copy): %s", error)
+        return model
+
+    def _warn_once(self, message: str, error: Exception) -> None:
+        if (self._cache_dir, self._name) not in _FELL_BACK:
+            _FELL_BACK.add((self._cache_dir, self._name))
+            log.warning(message, self._name, error)
 
 
 def shared_export(name: str, cache_dir: Path | None = None, precision: str = "fp32") -> Backend:
