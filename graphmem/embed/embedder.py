@@ -43,7 +43,7 @@ class Embedder:
 
     backend: "onnx" (ONNX Runtime, never torch once exported), "torch" (sentence-transformers),
     or "auto": onnx when the model can be exported and verified on the CPU, else torch.
-    precision: "fp32", or "int8" (the ONNX export quantised: ~1.7x less CPU, vectors at cosine
+    precision: "fp32", or "int8" (the ONNX export quantised: ~1.4-1.8x less CPU, vectors at cosine
     ~0.99 to fp32's); torch has no int8: "auto" serves a model ONNX cannot in fp32 on torch.
     """
 
