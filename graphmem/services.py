@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from graphmem import deadline
 from graphmem.config import Settings
+from graphmem.errors import InvalidInput
 from graphmem.spaces import (
     DEFAULT_SPACE,
     checked_space,
@@ -81,6 +82,12 @@ def open_props(
     chosen = llm_or_none(settings) if llm == "auto" else llm
     embedder = embedder or open_embedder(settings)
     vectors = vectors or open_vectors(settings, store, embedder, vector_config)
+    if vectors.embedder_name != embedder.name:  # vectors of one model searched with another's
+        raise InvalidInput(
+            "vectors",
+            f"are keyed for the model {vectors.embedder_name!r}, not the embedder's "
+            f"{embedder.name!r}: pass the embedder they were opened with",
+        )
     if classifier is None:
         classifier = LLMClassifier(chosen) if chosen is not None else OfflineClassifier()
     return PropsMemory(

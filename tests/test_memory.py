@@ -438,3 +438,15 @@ def test_unknown_ids_are_not_found(memory: Memory) -> None:
     with pytest.raises(NotFound):
         memory.series.meta("meta_missing")
     assert memory.propositions.get(["prop_missing"]) == []
+
+
+def test_open_props_refuses_vectors_keyed_for_another_model(store: Store, tmp_path: Path) -> None:
+    from graphmem.services import open_embedder, open_props, open_vectors
+
+    fp32 = Settings(home=tmp_path, embed_precision="fp32")
+    vectors = open_vectors(fp32, store, open_embedder(fp32))
+    int8 = Settings(home=tmp_path, embed_precision="int8")
+    with pytest.raises(InvalidInput, match="vectors: are keyed for the model") as raised:
+        open_props(int8, store, llm=None, vectors=vectors)
+    assert raised.value.field == "vectors"
+    vectors.close()

@@ -180,9 +180,10 @@ def test_questions_answered_better_with_relations(ctx: PropsMemory, named: Named
         for q in world.questions
     )
     assert related > plain
-    # 0.7, not 0.8: on world_university the reader answers only 24 of 31 even from the gold
-    # relations with int8 vectors (options worded far from the statements, docs/quality.md)
-    assert related >= 0.7 * len(world.questions)
+    # world_university: the reader answers only 24 of 31 even from the gold relations (options
+    # worded far from the statements, docs/quality.md); every other world reaches 0.8
+    floor = 0.7 if named.name == "world_university" else 0.8
+    assert related >= floor * len(world.questions)
 
 
 def test_gold_relations_answer_almost_everything(gold_ctx: PropsMemory, world: World) -> None:

@@ -753,7 +753,7 @@ class OfflineClassifier(RuleClassifier):
     """The rules' signals (their verdict among them) weighed by a model learned on the
     tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM."""
 
-    name = "offline-v3"
+    name = "offline-v4"  # round 3: attribute words and the checks on the rules' verdict
 
     def __init__(self, rules: OfflineRules = DEFAULT_RULES, model: PairModel | None = None) -> None:
         super().__init__(rules)
