@@ -58,7 +58,7 @@ WITH count(n) AS n
 OPTIONAL MATCH (c:VectorClock {space: $space, label: '<Kind>'})
 RETURN n, coalesce(c.rev, 0) AS rev, coalesce(c.epoch, '') AS epoch
 
-// name: revised_<kind> with reembedded
+// name: revised_<kind> with vectors
 MATCH (n:<Kind> {space: $space})
 WHERE n.emb_rev > $since
   AND n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL

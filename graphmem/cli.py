@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from graphmem import kinds
 from graphmem.config import WARMUP_MODES, Settings
 from graphmem.errors import GraphmemError, InvalidInput, ReadOnlyViolation
 from graphmem.tables import FORMATS, formatted, render, with_times
@@ -21,6 +22,7 @@ if TYPE_CHECKING:  # the store and what it pulls in load only for the commands t
     from graphmem.series.meta.tools import ToolEnv
     from graphmem.services import Services
     from graphmem.store import Store
+    from graphmem.vectors.reembed import Reembedded
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 SPACE_HELP = "the space to read and write (default: $GRAPHMEM_SPACE, else default)"
@@ -583,6 +585,66 @@ def cmd_embed_export(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_reembed(args: argparse.Namespace, settings: Settings) -> int:
+    """Re-embed stored vectors with the configured embedder, then rebuild the vector indexes.
+
+    Resumable: run it again after an interruption. Exit status 1 if a node's text changed
+    while it was re-embedded (run it again).
+    """
+    from graphmem.services import Services
+
+    if args.all_spaces and args.space:
+        raise InvalidInput("--all-spaces", "give --space or --all-spaces, not both")
+    finished = True
+    with Services.open(settings, args.store) as owner:
+        spaces = owner.store.spaces() if args.all_spaces else [_space(args, settings)]
+        if not spaces:
+            print("no space holds memories")
+        for space in spaces:
+            services = owner.in_space(space)
+            with _bars(space) as progress:
+                reports = services.reembed(args.label, args.batch, args.force, progress)
+            for report in reports:
+                print(_reembedded_line(report))
+                finished = finished and report.done
+    return 0 if finished else 1
+
+
+@contextlib.contextmanager
+def _bars(space: str) -> Iterator[Callable[[str, int, int], None]]:
+    """A progress callback drawing one bar per label on stderr (when it is a terminal)."""
+    from tqdm import tqdm
+
+    bars: dict[str, Any] = {}
+
+    def progress(label: str, done: int, total: int) -> None:
+        bar = bars.get(label)
+        if bar is None:
+            bar = bars[label] = tqdm(desc=f"{space} {label}", unit="node", disable=None)
+        bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        yield progress
+    finally:
+        for bar in bars.values():
+            bar.close()
+
+
+def _reembedded_line(report: Reembedded) -> str:
+    """One line of `graphmem reembed`'s output: what happened to one label of a space."""
+    where = f"{report.space} {report.label}"
+    if report.indexed == 0 and report.reembedded == 0 and report.previous == report.model:
+        return f"{where}: up to date ({report.model!r}); --force re-embeds it anyway"
+    line = f"{where}: {report.reembedded} vectors re-embedded with {report.model!r}"
+    if report.previous not in (None, report.model):
+        line += f" (they were {report.previous!r}'s)"
+    line += f"; index rebuilt, {report.indexed} items"
+    if not report.done:
+        line += f"; {report.changed} nodes changed meanwhile: run it again"
+    return line
+
+
 def _commands(sub: Any, noun: str, help_text: str) -> Any:
     """The subcommands of `graphmem <noun>`."""
     group = sub.add_parser(noun, help=help_text)
@@ -833,6 +895,28 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--rebuild", action="store_true", help="export again even if cached")
     export.set_defaults(handler=cmd_embed_export)
 
+    reembed = sub.add_parser(
+        "reembed", help="re-embed stored vectors with the configured embedder (docs/embeddings.md)"
+    )
+    where = reembed.add_mutually_exclusive_group()
+    where.add_argument("--space", default=argparse.SUPPRESS, help=SPACE_HELP)
+    where.add_argument("--all-spaces", action="store_true", help="every space holding memories")
+    reembed.add_argument(
+        "--label",
+        action="append",
+        choices=kinds.labels("vectors"),
+        help="only this label (repeatable; default: every embedded label)",
+    )
+    reembed.add_argument(
+        "--batch",
+        type=int_arg(1, limit("graphmem.vectors.reembed", "MAX_BATCH")),
+        help="nodes per embedding call and write (default 256)",
+    )
+    reembed.add_argument(
+        "--force", action="store_true", help="re-embed labels recorded as the embedder's already"
+    )
+    reembed.set_defaults(handler=cmd_reembed)
+
     spaces = _commands(sub, "space", "list or delete spaces (docs/spaces.md)")
     spaces.add_parser("list", help="print the spaces holding memories").set_defaults(
         handler=cmd_space_list
@@ -844,7 +928,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="load the demo data and show what graphmem does")
     demo.set_defaults(handler=cmd_demo)
-    _space_option(sub, skip=("serve", "embed-export"))
+    _space_option(sub, skip=("serve", "embed-export", "reembed"))
     return parser
 
 

@@ -12,7 +12,8 @@ Per-kind statements are templates expanded here from the registry in graphmem/ki
 - lines between `// each kind [with <traits>][, joined by <text>]` and `// end each` are
   repeated per kind inside one statement, joined by the text (e.g. UNION ALL), or by
   nothing; `// each relation ...` repeats over the relation types the same way.
-Placeholders: <Kind> (label), <kind> (key), <time> (time property) of a memory kind;
+Placeholders: <Kind> (label), <kind> (key), <time> (time property), <embedded> (the
+property holding the text its embedding was made from) of a memory kind;
 <REL> (type), <rel> (key) of a relation; <RELATION_TYPES> is every relation type joined
 by | (for patterns such as [r:<RELATION_TYPES>]). A placeholder outside its expansion fails.
 """
@@ -35,7 +36,7 @@ _EACH = re.compile(
 )
 _END = re.compile(r"^//\s*end each\s*$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$")
-_PLACEHOLDER = re.compile(r"<(Kind|kind|time|REL|rel)>")
+_PLACEHOLDER = re.compile(r"<(Kind|kind|time|embedded|REL|rel)>")
 
 Item = MemoryKind | RelationKind
 
@@ -189,7 +190,12 @@ def _fill(text: str, item: Item | None) -> str:
     """Fill the placeholders of `item` (and the global ones) into `text`."""
     values = {"<RELATION_TYPES>": "|".join(r.type for r in RELATIONS)}
     if isinstance(item, MemoryKind):
-        values |= {"<Kind>": item.label, "<kind>": item.key, "<time>": item.time}
+        values |= {
+            "<Kind>": item.label,
+            "<kind>": item.key,
+            "<time>": item.time,
+            "<embedded>": item.embedded,
+        }
     elif isinstance(item, RelationKind):
         values |= {"<REL>": item.type, "<rel>": item.key}
     for token, value in values.items():

@@ -17,6 +17,8 @@ class MemoryKind:
     label: str  # the node label; fills <Kind>
     key: str  # lower case; fills <kind>: statement names (vids_event) and parameters ($event)
     time: str  # fills <time>: the property holding the memory's own time
+    # fills <embedded>: the property holding the text its embedding was made from
+    embedded: str = "text"
     vectors: bool = True  # carries an embedding, indexed by graphmem/vectors
     recall: bool = True  # carries recall statistics (graphmem/timeline)
     # re-embedded in place when its summary changes: embedded lazily, and its vector index
@@ -35,8 +37,10 @@ class RelationKind:
 KINDS: tuple[MemoryKind, ...] = (
     MemoryKind("Proposition", "proposition", time="ts"),
     MemoryKind("Event", "event", time="ts"),
-    MemoryKind("Segment", "segment", time="start", reembedded=True),
-    MemoryKind("MetaSegment", "metasegment", time="start", reembedded=True),
+    MemoryKind("Segment", "segment", time="start", embedded="embedded_summary", reembedded=True),
+    MemoryKind(
+        "MetaSegment", "metasegment", time="start", embedded="embedded_summary", reembedded=True
+    ),
 )
 
 RELATIONS: tuple[RelationKind, ...] = (

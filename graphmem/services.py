@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from graphmem.series.meta.tools import ToolEnv
     from graphmem.timeline import TimelineMemory
     from graphmem.vectors import VectorConfig, VectorStore
+    from graphmem.vectors.reembed import Progress, Reembedded
 
 
 def open_embedder(settings: Settings) -> Embedder:
@@ -42,18 +43,28 @@ def open_embedder(settings: Settings) -> Embedder:
 
 
 def open_vectors(
-    settings: Settings, store: Store, embedder: Embedder, config: VectorConfig | None = None
+    settings: Settings,
+    store: Store,
+    embedder: Embedder,
+    config: VectorConfig | None = None,
+    *,
+    check: bool = True,
 ) -> VectorStore:
     """The vector indexes of `store`'s space in `settings.home`, sized by `embedder`.
 
     `config` defaults to the settings' (GRAPHMEM_VECTOR_*). One per data dir and space in a
-    process: two would each keep their own copy of an index.
+    process: two would each keep their own copy of an index. With `check`, logs a warning if
+    the space's stored vectors were made by another embedder (graphmem/vectors/reembed.py).
     """
     from graphmem.vectors import VectorConfig, VectorStore
+    from graphmem.vectors.reembed import check_embedder
 
     config = config or VectorConfig.from_settings(settings)
     home = index_dir(settings.home, store.space)
-    return VectorStore(store, home, embedder.name, embedder.dim, config)
+    vectors = VectorStore(store, home, embedder.name, embedder.dim, config)
+    if check:
+        check_embedder(store, vectors)
+    return vectors
 
 
 def open_props(
@@ -195,11 +206,32 @@ class Services:
                 self._embedder = open_embedder(self.settings)
             return self._embedder
 
-    def vectors(self) -> VectorStore:
+    def vectors(self, *, check: bool = True) -> VectorStore:
+        """This space's vector indexes; opening them warns (with `check`) if the stored vectors
+        were made by another embedder than the configured one."""
         with self._opening():
             if self._vectors is None:
-                self._vectors = open_vectors(self.settings, self.store, self.embedder())
+                self._vectors = open_vectors(
+                    self.settings, self.store, self.embedder(), check=check
+                )
             return self._vectors
+
+    def reembed(
+        self,
+        labels: Sequence[str] | None = None,
+        batch: int | None = None,
+        force: bool = False,
+        progress: Progress | None = None,
+    ) -> list[Reembedded]:
+        """Re-embed this space's stored vectors with the configured embedder and rebuild its
+        vector indexes (graphmem/vectors/reembed.py); what was done, per label."""
+        from graphmem.vectors.reembed import BATCH, checked_batch, checked_labels, reembed
+
+        chosen = checked_labels(labels)  # bad arguments fail before the model loads
+        size = checked_batch(BATCH if batch is None else batch)
+        vectors = self.vectors(check=False)  # what the warning would say, this fixes
+        with deadline.lifted():
+            return reembed(self.store, self.embedder(), vectors, chosen, size, force, progress)
 
     def timeline(self) -> TimelineMemory:
         with self._opening():

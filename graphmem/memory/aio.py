@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Concatenate, Generic, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar
 
 from graphmem.config import Settings
 from graphmem.errors import InvalidInput, StoreUnavailable
@@ -15,6 +15,9 @@ from graphmem.memory.core import Memory
 from graphmem.memory.propositions import Propositions
 from graphmem.memory.series import Series
 from graphmem.memory.timeline import Timeline
+
+if TYPE_CHECKING:
+    from graphmem.vectors.reembed import Progress, Reembedded
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -82,6 +85,19 @@ class AsyncMemory:
     async def delete_space(self, space: str) -> int:
         """Delete every memory of `space` and its index files; how many nodes went."""
         return await self._run(self.memory.delete_space, space)
+
+    async def reembed(
+        self,
+        labels: Sequence[str] | None = None,
+        *,
+        batch: int | None = None,
+        force: bool = False,
+        progress: Progress | None = None,
+    ) -> list[Reembedded]:
+        """Memory.reembed off the event loop: re-embed this space's stored vectors with the
+        configured embedder and rebuild its vector indexes (docs/embeddings.md)."""
+        reembed = functools.partial(self.memory.reembed, batch=batch, force=force)
+        return await self._run(reembed, labels, progress=progress)
 
     async def warm_up(self) -> None:
         """Open now what the first calls would: the model, every vector index, the memories."""

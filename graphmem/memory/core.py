@@ -15,7 +15,10 @@ from graphmem.spaces import checked_space
 from graphmem.store import data_dir_of, redact
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from graphmem.store import Store
+    from graphmem.vectors.reembed import Progress, Reembedded
 
 
 class Memory:
@@ -90,6 +93,21 @@ class Memory:
     def delete_space(self, space: str) -> int:
         """Delete every memory of `space` and its index files; returns how many nodes went."""
         return self.services().delete_space(space)
+
+    def reembed(
+        self,
+        labels: Sequence[str] | None = None,
+        *,
+        batch: int | None = None,
+        force: bool = False,
+        progress: Progress | None = None,
+    ) -> list[Reembedded]:
+        """Re-embed this space's stored vectors with the configured embedder (after a change of
+        GRAPHMEM_EMBED_MODEL or _PRECISION) and rebuild its vector indexes; what was done, per
+        label. Resumable; `labels` (default: every embedded one), `batch` nodes per statement,
+        `force` re-embeds labels recorded as the embedder's already, `progress(label, done,
+        total)` hears each batch (docs/embeddings.md)."""
+        return self.services().reembed(labels, batch, force, progress)
 
     @property
     def store(self) -> Store:

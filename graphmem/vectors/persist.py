@@ -47,14 +47,25 @@ def saved_watermark(directory: str | Path, label: str) -> float | None:
     return watermark_of(index_paths(Path(directory), label)[1])
 
 
+def saved_model(directory: str | Path, label: str) -> str | None:
+    """The embedding model the saved index of `label` was built for, if readable."""
+    value = _meta_value(index_paths(Path(directory), label)[1], "model")
+    return value if isinstance(value, str) else None
+
+
 def watermark_of(path: Path) -> float | None:
     """The `synced_at` of a file written by write_arrays, if it is readable."""
+    value = _meta_value(path, "synced_at")
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _meta_value(path: Path, key: str) -> Any:
+    """`meta[key]` of a side file, None if it is unreadable."""
     try:
         with _open_side(path) as side:
-            value = _read_meta(side, path).get("synced_at")
+            return _read_meta(side, path).get(key)
     except VectorIndexError:
         return None
-    return float(value) if isinstance(value, int | float) else None
 
 
 def write_index(

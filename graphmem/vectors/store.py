@@ -2,7 +2,8 @@
 
 How an index is opened, caught up with other processes' writes and saved is
 graphmem/vectors/synced.py; here: how a FAISS index is loaded, filled from the graph's
-embeddings, searched, and how re-embedded segments and meta-segments are replaced.
+embeddings, searched, and how re-embedded nodes (segments and meta-segments whose summary
+changed, any node `graphmem reembed` gave a new vector) are replaced.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ FETCH_BATCH = 500  # rows per graph fetch while repairing: bounds one reply's si
 REEMBEDDED = labels("reembedded")  # re-embedded in place when their summary changes
 # statement names, resolved at import so that a missing one fails at once
 _FETCH = {label: statement(f"vectors.fetch_{kind_of(label).key}").name for label in LABELS}
-_REVISED = {label: statement(f"vectors.revised_{kind_of(label).key}") for label in REEMBEDDED}
+# every kind: segments and meta-segments are re-embedded when their summary changes, any kind by
+# `graphmem reembed` (graphmem/vectors/reembed.py)
+_REVISED = {label: statement(f"vectors.revised_{kind_of(label).key}") for label in LABELS}
 
 
 class VectorStore(SyncedIndexes[VectorIndex]):
@@ -81,7 +84,7 @@ class VectorStore(SyncedIndexes[VectorIndex]):
         `fresh`: nodes just fetched, whose vectors are current already.
         """
         since = now.replaced_since(held)
-        if label not in _REVISED or since is None:
+        if since is None:
             return 0
         skip = set(fresh)
         rows = [r for r in self.store.read(_REVISED[label], since=since) if r["id"] not in skip]

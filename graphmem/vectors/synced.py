@@ -194,6 +194,24 @@ class SyncedIndexes(Generic[I]):
             self._save_unless_newer(label, index)
         return index
 
+    def rebuild(self, label: str) -> int:
+        """Build `label`'s index anew from the graph, put it in place of the one in use and save
+        it; its size. After the label's vectors were re-embedded: nothing of the old index stays
+        (an IVF index is trained again on the new vectors)."""
+        if label not in self._known:
+            raise InvalidInput("label", f"must be one of {', '.join(self._known)}")
+        with self._opening[label], self._syncing[label]:
+            wall = time.time()
+            signature = self._signature(label)  # read before the graph, as in _open
+            index = self._empty(label)
+            self._sync(label, index)
+            with self._books:
+                self._indexes[label] = index
+                self._seen[label], self._synced_at[label] = signature, wall
+                self._stale.discard(label)
+        self._save_unless_newer(label, index)
+        return len(index)
+
     def _signature(self, label: str) -> Signature:
         """The graph's embedded-node count of `label` (in the store's space) and its clock."""
         rows = self._space_count(label)
