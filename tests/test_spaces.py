@@ -337,8 +337,10 @@ def test_the_cli_takes_a_space_option_and_manages_spaces(
     assert cli.main([*base, "recall", "cat", "--now", "2024-02-01", "--space", "home"]) == 0
     out = capsys.readouterr().out
     assert "Fed the cat." in out and "Shipped" not in out
+    # the event, and the vector clock recording which embedder made its vector
+    assert store.in_space("home").read(Q["spaces_test.nodes_of_space"])[0]["n"] == 2
     assert cli.main([*base, "space", "delete", "home"]) == 2, "needs --yes"
-    assert store.in_space("home").read(Q["spaces_test.nodes_of_space"])[0]["n"] == 1
+    assert store.in_space("home").read(Q["spaces_test.nodes_of_space"])[0]["n"] == 2
     assert cli.main([*base, "space", "delete", "home", "--yes"]) == 0
     assert store.in_space("home").read(Q["spaces_test.nodes_of_space"])[0]["n"] == 0
     assert cli.main([*base, "series", "list", "--space", "Bad!"]) == 1

@@ -82,19 +82,10 @@ def check_embedder(store: Store, vectors: VectorStore) -> list[str]:
     """Record the embedder of labels recording none; warn about labels whose stored vectors
     another embedder made (or a re-embedding left unfinished). Returns those labels.
 
-    One small read when every label records the configured embedder, the usual case.
+    One small read when every label holding vectors records the configured embedder (the
+    usual case), plus a count per label holding none.
     """
-    name, found = vectors.embedder_name, recorded(store)
-    unknown = [label for label in LABELS if label not in found or found[label].model is None]
-    if unknown:
-        # a saved index says which model it was built for: the best witness of vectors written
-        # before the record was kept; none (a new space): the configured embedder
-        rows = [
-            {"label": label, "model": saved_model(vectors.directory, label) or name}
-            for label in unknown
-        ]
-        store.write("reembed.adopt", rows=rows, epoch=uuid.uuid4().hex)
-        found = recorded(store)
+    name, found = vectors.embedder_name, record_unrecorded(store, vectors)
     stale = [r for r in found.values() if r.model != name or r.reembedding is not None]
     stale = [r for r in stale if not _adopted_if_empty(store, r, name)]
     if stale:
@@ -102,10 +93,39 @@ def check_embedder(store: Store, vectors: VectorStore) -> list[str]:
     return [r.label for r in stale]
 
 
+def record_unrecorded(store: Store, vectors: VectorStore) -> dict[str, Recorded]:
+    """Record the embedder of the labels holding vectors and recording none; what the vector
+    clocks record now, by label.
+
+    A saved index says which model it was built for: the best witness of vectors written before
+    the record was kept (or before the space was opened with vectors in it); without one, the
+    configured embedder. A label holding no vectors yet records nothing, so opening a new space
+    writes nothing.
+    """
+    found = recorded(store)
+    unknown = [
+        label
+        for label in LABELS
+        if (label not in found or found[label].model is None) and _holds_vectors(store, label)
+    ]
+    if not unknown:
+        return found
+    rows = [
+        {"label": label, "model": saved_model(vectors.directory, label) or vectors.embedder_name}
+        for label in unknown
+    ]
+    store.write("reembed.adopt", rows=rows, epoch=uuid.uuid4().hex)
+    return recorded(store)
+
+
+def _holds_vectors(store: Store, label: str) -> bool:
+    rows = store.read(_COUNT[label])
+    return bool(rows) and int(rows[0]["n"]) > 0
+
+
 def _adopted_if_empty(store: Store, found: Recorded, name: str) -> bool:
     """A label holding no vectors is the configured embedder's: recorded so, True."""
-    rows = store.read(_COUNT[found.label])
-    if rows and int(rows[0]["n"]) > 0:
+    if found.reembedding is not None or _holds_vectors(store, found.label):
         return False
     store.write("reembed.set_model", label=found.label, model=name)
     return True
@@ -149,7 +169,7 @@ def reembed(
             "vectors",
             f"are keyed for the model {vectors.embedder_name!r}, not {embedder.name!r}",
         )
-    found = recorded(store)
+    found = record_unrecorded(store, vectors)
     reports = []
     for label in chosen:
         had = found.get(label, Recorded(label, None, None))
