@@ -634,7 +634,7 @@ def _bars(space: str) -> Iterator[Callable[[str, int, int], None]]:
 def _reembedded_line(report: Reembedded) -> str:
     """One line of `graphmem reembed`'s output: what happened to one label of a space."""
     where = f"{report.space} {report.label}"
-    if report.indexed == 0 and report.reembedded == 0 and report.previous == report.model:
+    if report.up_to_date:
         return f"{where}: up to date ({report.model!r}); --force re-embeds it anyway"
     line = f"{where}: {report.reembedded} vectors re-embedded with {report.model!r}"
     if report.previous not in (None, report.model):

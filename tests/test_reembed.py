@@ -110,7 +110,7 @@ def test_reembed_remakes_every_stored_vector_with_the_configured_embedder(
                 [hit] = vectors.search(label, embedder.encode_one(text), 1)
                 assert hit.node_id == node_id and hit.score > 0.9999
         again = memory.reembed()  # recorded as the embedder's: nothing to do
-        assert all(r.reembedded == 0 and r.indexed == 0 for r in again)
+        assert all(r.up_to_date and r.reembedded == 0 for r in again)
     memory, warned = opened(fp32_store, tmp_path, caplog)
     memory.close()
     assert warned == []
@@ -232,3 +232,5 @@ def test_the_command_reembeds_every_space_and_rejects_bad_flags(
     assert capsys.readouterr().out == (
         f"default Event: up to date ('{INT8}'); --force re-embeds it anyway\n"
     )
+    assert main(["reembed", "--label", "Event", "--force", "--batch", "1"]) == 0
+    assert capsys.readouterr().out.startswith(f"default Event: {len(EVENTS)} vectors re-embedded")

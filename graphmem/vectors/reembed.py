@@ -60,7 +60,8 @@ class Reembedded:
     previous: str | None  # the embedder recorded before the run
     reembedded: int  # nodes given a new vector by this run
     changed: int  # nodes whose text changed while being re-embedded: left for the next run
-    indexed: int  # items in the rebuilt vector index (0: the label was up to date)
+    indexed: int  # items in the rebuilt vector index
+    up_to_date: bool = False  # skipped: recorded as the embedder's already, no run unfinished
 
     @property
     def done(self) -> bool:
@@ -174,7 +175,9 @@ def reembed(
     for label in chosen:
         had = found.get(label, Recorded(label, None, None))
         if had.model == embedder.name and had.reembedding is None and not force:
-            reports.append(Reembedded(store.space, label, embedder.name, had.model, 0, 0, 0))
+            reports.append(
+                Reembedded(store.space, label, embedder.name, had.model, 0, 0, 0, up_to_date=True)
+            )
             continue
         reports.append(_label(store, embedder, vectors, label, had.model, batch, progress))
     return reports
