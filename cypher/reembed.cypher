@@ -16,6 +16,9 @@ RETURN c.label AS label, c.model AS model, c.reembedding AS reembedding
 UNWIND $rows AS r
 MERGE (c:VectorClock {space: $space, label: r.label})
 ON CREATE SET c.epoch = $epoch
+SET c._lock = true
+REMOVE c._lock
+WITH c, r
 SET c.model = coalesce(c.model, r.model)
 
 // A label holding no vectors is recorded as the configured embedder's.
@@ -24,10 +27,13 @@ MATCH (c:VectorClock {space: $space, label: $label})
 SET c.model = $model
 
 // Starts a run on one label, or resumes the unfinished run of the same embedder under its own
-// id. Returns the run's id.
+// id (the clock is locked first: two runs starting at once take one id). Returns the run's id.
 // name: start
 MERGE (c:VectorClock {space: $space, label: $label})
 ON CREATE SET c.epoch = $epoch
+SET c._lock = true
+REMOVE c._lock
+WITH c
 SET c.reembed_run = CASE
       WHEN c.reembedding = $model AND c.reembed_run IS NOT NULL THEN c.reembed_run
       ELSE $run
@@ -50,7 +56,7 @@ WHERE n.embedding IS NOT NULL AND n.<embedded> IS NOT NULL
 RETURN n.id AS id, n.<embedded> AS text
 
 // One batch: each {id, text, embedding} of $rows, unless the node's text changed since it was
-// read. Advances the kind's vector clock and stamps emb_rev, as set_embeddings_* does, so every
+// read (a node losing its embedding meanwhile is not a case: embeddings are only replaced). Advances the kind's vector clock and stamps emb_rev, as set_embeddings_* does, so every
 // process's index replaces these vectors at its next refresh (the clock is locked before its
 // revision is read, see there). Returns how many nodes took their new vector.
 // name: write_<kind> with vectors
@@ -63,7 +69,7 @@ SET c.rev = coalesce(c.rev, 0) + 1
 WITH c
 UNWIND $rows AS r
 MATCH (n:<Kind> {space: $space, id: r.id})
-WHERE n.embedding IS NOT NULL AND n.<embedded> = r.text
+WHERE n.<embedded> = r.text
 SET n.embedding = r.embedding, n.emb_rev = c.rev, n.emb_run = $run
 RETURN count(n) AS n
 

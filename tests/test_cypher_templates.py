@@ -20,16 +20,15 @@ def write(tmp_path: Path, text: str) -> Path:
 
 def test_every_kind_gets_its_vector_statements() -> None:
     for kind in KINDS:
-        names = {f"vectors.{s}_{kind.key}" for s in ("vids", "fetch", "count")}
+        names = {f"vectors.{s}_{kind.key}" for s in ("vids", "fetch", "count", "revised")}
         names |= {f"vectors.{s}_{kind.key}_json" for s in ("vids", "fetch")}
+        names |= {f"reembed.{s}_{kind.key}" for s in ("pending", "texts", "write")}
         if kind.reembedded:
-            names |= {
-                f"vectors.{s}_{kind.key}" for s in ("revised", "unembedded", "set_embeddings")
-            }
+            names |= {f"vectors.{s}_{kind.key}" for s in ("unembedded", "set_embeddings")}
         else:
             names |= {f"vectors.{s}_{kind.key}" for s in ("clock", "delete")}
         assert names <= STATEMENTS.keys(), kind.label
-    assert "vectors.revised_event" not in STATEMENTS, "events are never re-embedded"
+    assert "vectors.set_embeddings_event" not in STATEMENTS, "events embed no summary"
 
 
 def test_golden_per_kind_statements() -> None:
@@ -85,7 +84,8 @@ def test_a_new_kind_is_one_registry_line(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setitem(cypher._FAMILIES, "kind", ("<kind>", (*KINDS, note)))
     loaded = cypher.load_dir(cypher.default_dir())
     assert {"vectors.vids_note", "vectors.fetch_note", "vectors.count_note"} <= loaded.keys()
-    assert "vectors.revised_note" not in loaded
+    assert "vectors.set_embeddings_note" not in loaded  # not `reembedded`
+    assert "n.text = r.text" in loaded["reembed.write_note"].text  # `embedded` defaults to text
     assert loaded["timeline.details"].text.count("UNION ALL") == len(KINDS)
     assert "MATCH (n:Note {space: $space})\nWHERE $note AND n.at >= $start" in (
         loaded["timeline.in_range"].text
