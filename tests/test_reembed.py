@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,12 +14,13 @@ import pytest
 from graphmem import embcodec
 from graphmem.cli import main
 from graphmem.config import Settings
-from graphmem.embed import DEFAULT_MODEL
+from graphmem.embed import DEFAULT_MODEL, Embedder
 from graphmem.errors import InvalidInput
 from graphmem.memory import Memory
 from graphmem.series.detect.synthetic import sales_series
 from graphmem.services import open_embedder, open_vectors
 from graphmem.store import Store
+from graphmem.vectors import VectorStore
 from graphmem.vectors.persist import saved_model
 from graphmem.vectors.summaries import embed_all_summaries
 
@@ -80,6 +82,19 @@ def opened(url: str, home: Path, caplog: pytest.LogCaptureFixture) -> tuple[Memo
     return memory, warnings(caplog)
 
 
+def nearest(
+    vectors: VectorStore, embedder: Embedder, nodes: dict[str, tuple[list[str], list[str], Any]]
+) -> list[tuple[str, float]]:
+    """Each proposition's and event's nearest node for its own text: (id, score)."""
+    found = []
+    for label in ("Proposition", "Event"):
+        for node_id, text in zip(*nodes[label][:2], strict=True):
+            [hit] = vectors.search(label, embedder.encode_one(text), 1)
+            assert hit.node_id == node_id
+            found.append((hit.node_id, hit.score))
+    return found
+
+
 def test_reembed_remakes_every_stored_vector_with_the_configured_embedder(
     fp32_store: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -90,7 +105,8 @@ def test_reembed_remakes_every_stored_vector_with_the_configured_embedder(
         assert "`graphmem reembed --space default`" in warned[0]
         assert all(label in warned[0] for label in ("Proposition", "Event", "Segment"))
         before = {label: stored(memory, label) for label in ("Proposition", "Event", "Segment")}
-        embedder = memory.services().embedder()
+        embedder, vectors = memory.services().embedder(), memory.services().vectors()
+        found_before = nearest(vectors, embedder, before)
 
         reports = {r.label: r for r in memory.reembed()}
 
@@ -103,12 +119,10 @@ def test_reembed_remakes_every_stored_vector_with_the_configured_embedder(
             assert np.allclose(new, embedder.encode(texts), atol=1e-6), label
             assert not np.allclose(new, old, atol=1e-3), label  # the fp32 vectors are gone
             assert saved_model(memory.services().vectors().directory, label) == INT8
-        vectors = memory.services().vectors()
-        for label in ("Proposition", "Event"):  # each finds itself, by its int8 vector
-            ids, texts, _ = before[label]
-            for node_id, text in zip(ids, texts, strict=True):
-                [hit] = vectors.search(label, embedder.encode_one(text), 1)
-                assert hit.node_id == node_id and hit.score > 0.9999
+        found_after = nearest(vectors, embedder, before)
+        assert [hit for hit, _ in found_after] == [hit for hit, _ in found_before]
+        assert all(score < 0.999 for _, score in found_before)  # int8 questions, fp32 vectors
+        assert all(score > 0.9999 for _, score in found_after)  # int8 both
         again = memory.reembed()  # recorded as the embedder's: nothing to do
         assert all(r.up_to_date and r.reembedded == 0 for r in again)
     memory, warned = opened(fp32_store, tmp_path, caplog)
@@ -208,6 +222,8 @@ def test_the_command_reembeds_every_space_and_rejects_bad_flags(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    with Memory(fp32_store, settings=settings(tmp_path, "fp32"), space="work") as work:
+        work.timeline.add_event(*EVENTS[0])
     monkeypatch.setenv("GRAPHMEM_STORE", fp32_store)
     monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path))
     monkeypatch.setenv("GRAPHMEM_EMBED_PRECISION", "int8")
@@ -225,8 +241,9 @@ def test_the_command_reembeds_every_space_and_rejects_bad_flags(
     assert main(["reembed", "--all-spaces", "--label", "Event"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out == [
-        f"default Event: {len(EVENTS)} vectors re-embedded with '{INT8}' (they were "
-        f"'{DEFAULT_MODEL}''s); index rebuilt, {len(EVENTS)} items"
+        f"{space} Event: {n} vectors re-embedded with '{INT8}' (they were "
+        f"'{DEFAULT_MODEL}''s); index rebuilt, {n} items"
+        for space, n in (("default", len(EVENTS)), ("work", 1))
     ]
     assert main(["reembed", "--label", "Event"]) == 0
     assert capsys.readouterr().out == (
