@@ -71,15 +71,46 @@ def test_a_broken_model_file_is_a_clear_error(tmp_path: Path) -> None:
         load_model(path)
 
 
-def test_attribute_words_shared_by_the_whole_batch_weigh_less() -> None:
-    """Among a ferry line's statements "sailings" says little; "evening" says which ones."""
+def test_a_pair_has_the_same_signals_alone_and_in_any_batch() -> None:
+    """A bulk import judges a statement with its 20 candidates; a backfill judges a stored
+    newer one against the 1-3 new ones: a pair's signals may not depend on which."""
     new = read("Pellam Ferries withdrew evening sailings between Arbury and Tosk.")
     same = read("Pellam Ferries runs evening sailings between Arbury and Tosk.")
     other = read("Pellam Ferries added sailings to Corve Island.")
     more = read("Pellam Ferries cut winter sailings to Lusk.")
     rows = batch_features(new, [(same, 0.8), (other, 0.6), (more, 0.6)])
+    assert rows[1] == pair_features(new, other, 0.6) == batch_features(new, [(other, 0.6)])[0]
     shared, absent = FEATURES.index("attribute_overlap"), FEATURES.index("object_absent")
-    assert rows[0][shared] > 2 * rows[1][shared] > 0
+    assert rows[0][shared] > rows[1][shared] > 0
     assert (rows[0][absent], rows[1][absent]) == (0.0, 1.0)
-    alone = pair_features(new, other, 0.6)  # outside a batch every word weighs the same
-    assert alone[shared] > rows[1][shared]
+
+
+def test_a_role_given_another_figure_is_a_change_whatever_the_verb() -> None:
+    changed, kept = FEATURES.index("slot_changed"), FEATURES.index("slot_kept")
+    release = read("Tessel 5.2 is the current release of Dunmore Labs' mapping tool.")
+    shipped = read("Dunmore Labs shipped Tessel 6.0.")
+    still = read("Tessel 6.0 is still the newest Dunmore Labs release.")
+    assert pair_features(shipped, release, 0.6)[changed] == 1.0
+    assert (
+        pair_features(still, shipped, 0.6)[kept],
+        pair_features(still, shipped, 0.6)[changed],
+    ) == (1.0, 0.0)
+    vans = read("Halvick Bakery runs 12 delivery vans.")
+    more_vans = read("Halvick Bakery now sends out 15 delivery vans.")
+    bakers = read("Halvick Bakery employs 40 bakers.")
+    assert pair_features(more_vans, vans, 0.6)[changed] == 1.0
+    assert pair_features(vans, bakers, 0.6)[changed] == 0.0  # another role: vans, not bakers
+    assert pair_features(read("Halvick Bakery had 12 vans in 2019."), vans, 0.6)[changed] == 0.0
+
+
+def test_the_rules_verdict_without_their_topic_test_is_a_separate_signal() -> None:
+    """ "voted X in as treasurer in place of Y" shares too few words with "Y keeps the
+    accounts as treasurer" for the rules' topic test; without it the rules see a successor."""
+    new = read(
+        "Club members voted Petra Lusk in as treasurer of the Fenwold Rowing Club in place of "
+        "Arno Beck."
+    )
+    old = read("Arno Beck keeps the accounts of the Fenwold Rowing Club as its treasurer.")
+    x = pair_features(new, old, 0.6)
+    assert x[FEATURES.index("rule_updates")] == 0.0
+    assert x[FEATURES.index("ungated_updates")] == 1.0

@@ -10,10 +10,15 @@ label. A hedged statement never updates or contradicts a plain one, whatever the
 RuleClassifier is the rules alone.
 
 The model also weighs what each statement is about (attribute_words: its words without
-names, numbers and cue words), each word weighed by its rarity among the statements judged
-in one batch (Neighbourhood), and sees the rules' verdict checked against it (_checked): no
+names, numbers and cue words), and sees the rules' verdict checked against it (_checked): no
 relation when the new one switches on or off a thing the old one never mentions, a
-correction with a new figure contradicts, keeping the old figure supports.
+correction with a new figure contradicts, keeping the old figure supports. Two signals of a
+change need no word list of change verbs (round 4): a role both statements give a figure in
+holds a different figure in each ("24 tankers" / "18 tankers", "shipped Quillpad 3.0" /
+"Quillpad 2.0 is ..."; Reading.slots), and the rules' verdict with their subject and topic
+tests skipped (what they would say if the two were about the same thing), which the model
+weighs against the attribute words and similarity. Every signal comes from the pair alone,
+so a pair gets one label whichever other statements it is judged with.
 
 Each statement is read by graphmem/props/reading.py (names, anchors, former values, numbers,
 periods, frame words, hedge / denial / polarity / change / future cues). A pair (new → old)
@@ -282,16 +287,17 @@ def judge_pair(
     return label, round(min(1.0, prior + 0.4 * cosine), 3)
 
 
-def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
+def _label(p: _Pair, rules: OfflineRules, gated: bool = True) -> tuple[str, float]:
+    """The rules' label and prior; `gated=False` skips the topic test (rule 3), for the model
+    to weigh against the attribute signals: what the rules would say if the two statements
+    about one subject were about the same attribute of it."""
     new, old = p.new, p.old
     if _denies_claim(p, rules) or _retracts(p, rules) or _corrects(p, rules):
         return "contradicts", 0.5
     if (
-        p.cosine < rules.min_cosine
-        or not _subject_shared(p, rules)
-        or _idents_clash(p.new_names, p.old_names)
+        _idents_clash(p.new_names, p.old_names)
         or (new.periods and old.periods and new.periods.isdisjoint(old.periods))
-        or not _topic(p, rules)
+        or not _on_topic(p, rules, gated)
     ):
         return "norel", 0.0
     names, numbers = _names_changed(p), _numbers_changed(p)
@@ -352,6 +358,14 @@ def _label(p: _Pair, rules: OfflineRules) -> tuple[str, float]:
     if old.hedged and not new.hedged:
         return "contradicts", 0.4  # a plain statement of something else on the claim's topic
     return "norel", 0.0
+
+
+def _on_topic(p: _Pair, rules: OfflineRules, gated: bool) -> bool:
+    return (
+        p.cosine >= rules.min_cosine
+        and _subject_shared(p, rules)
+        and (_topic(p, rules) or not gated)
+    )
 
 
 def _same_switch(p: _Pair) -> bool:
@@ -507,6 +521,11 @@ FEATURES = (
     "object_absent",
     "corrects_figure",
     "keeps_figure",
+    "slot_changed",
+    "slot_kept",
+    "ungated_updates",
+    "ungated_contradicts",
+    "ungated_supports",
 )
 
 
@@ -519,43 +538,16 @@ def attribute_words(reading: Reading) -> frozenset[str]:
     return frozenset(stem(w) for w in words if len(w) > 1 and not w[0].isdigit()) - reading.speaker
 
 
-@dataclass(frozen=True)
-class Neighbourhood:
-    """How many statements of one batch (a new statement and its candidates) use each
-    attribute word: a word most of them share ("trains" among a railway's statements) says
-    little about which attribute a statement is about; a rare one ("Sunday") says much."""
-
-    counts: dict[str, int]
-    size: int
-
-    @classmethod
-    def of(cls, readings: Sequence[Reading]) -> Neighbourhood:
-        counts: dict[str, int] = {}
-        for reading in readings:
-            for word in attribute_words(reading):
-                counts[word] = counts.get(word, 0) + 1
-        return cls(counts, len(readings))
-
-    def weight(self, word: str) -> float:
-        """log(1 + size / count): 1 for a word nobody else here uses, log 2 for one all use."""
-        return math.log1p(self.size / max(self.counts.get(word, 1), 1)) if self.size else 1.0
-
-    def mass(self, words: Collection[str]) -> float:
-        return sum(self.weight(w) for w in words)
-
-
-ALONE = Neighbourhood({}, 0)  # a pair judged outside any batch: every word weighs the same
-
-
-def _attribute(p: _Pair, near: Neighbourhood) -> tuple[float, float, float]:
-    """(shared, new only, old only) attribute words, each weighed by its rarity in the batch,
-    as shares of the union: whether the two are about the same attribute of their subject
-    ("withdrew Sunday trains" / "ordered 24 electric trains": only "trains" in common)."""
+def _attribute(p: _Pair) -> tuple[float, float, float]:
+    """(shared, new only, old only) attribute words as shares of the union: whether the two
+    are about the same attribute of their subject ("withdrew Sunday trains" / "ordered 24
+    electric trains": only "trains" in common). From the pair alone, so a pair gets the same
+    signals whichever other statements it is judged with (a bulk import or one by one)."""
     new, old = attribute_words(p.new), attribute_words(p.old)
-    union = near.mass(new | old)
+    union = len(new | old)
     if not union:
         return 0.0, 0.0, 0.0
-    return near.mass(new & old) / union, near.mass(new - old) / union, near.mass(old - new) / union
+    return len(new & old) / union, len(new - old) / union, len(old - new) / union
 
 
 def _object_absent(p: _Pair) -> bool:
@@ -573,10 +565,8 @@ def pair_features(
     old: Reading,
     cosine: float,
     rules: OfflineRules = DEFAULT_RULES,
-    near: Neighbourhood = ALONE,
 ) -> list[float]:
-    """The signals of (new → old), in FEATURES order: the rules' verdict among them; `near`
-    is the batch the pair was judged in (batch_features)."""
+    """The signals of (new → old), in FEATURES order: the rules' verdict among them."""
     p = _pair(new, old, cosine)
     label = _checked(p, _label(p, rules)[0])
     pol_new, pol_old = _polarities(p)
@@ -650,12 +640,33 @@ def pair_features(
         cosine * (label == "contradicts"),
     )
     attribute = (
-        *_attribute(p, near),
+        *_attribute(p),
         _object_absent(p),
         _corrects_figure(p),
         _keeps_figure(p),
     )
-    return [float(v) for v in (*values, *extra, *attribute)]
+    ungated = _checked(p, _label(p, rules, gated=False)[0])
+    change = (
+        *_slot_changes(new, old),
+        ungated == "updates",
+        ungated == "contradicts",
+        ungated == "supports",
+    )
+    return [float(v) for v in (*values, *extra, *attribute, *change)]
+
+
+def _slot_changes(new: Reading, old: Reading) -> tuple[bool, bool]:
+    """(a role both give a figure has a different figure in each, a role keeps its figure):
+    "24 tankers" after "18 tankers", "shipped Quillpad 3.0" after "Quillpad 2.0 is ...",
+    whichever verb says it."""
+    roles: dict[str, tuple[set[str], set[str]]] = {}
+    for role, figure in new.slots:
+        roles.setdefault(role, (set(), set()))[0].add(figure)
+    for role, figure in old.slots:
+        if role in roles:
+            roles[role][1].add(figure)
+    both = [(a, b) for a, b in roles.values() if a and b]
+    return any(a.isdisjoint(b) for a, b in both), any(a & b for a, b in both)
 
 
 def _checked(p: _Pair, label: str) -> str:
@@ -694,10 +705,8 @@ def _keeps_figure(p: _Pair) -> bool:
 def batch_features(
     new: Reading, olders: Sequence[tuple[Reading, float]], rules: OfflineRules = DEFAULT_RULES
 ) -> list[list[float]]:
-    """The signals of (new → each older) judged together, attribute words weighed within
-    the batch."""
-    near = Neighbourhood.of([new, *(old for old, _ in olders)])
-    return [pair_features(new, old, cosine, rules, near) for old, cosine in olders]
+    """The signals of (new → each older): each pair's from the pair alone."""
+    return [pair_features(new, old, cosine, rules) for old, cosine in olders]
 
 
 # a new statement's reading and its candidates' (reading, cosine)
@@ -753,7 +762,7 @@ class OfflineClassifier(RuleClassifier):
     """The rules' signals (their verdict among them) weighed by a model learned on the
     tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM."""
 
-    name = "offline-v4"  # round 3: attribute words and the checks on the rules' verdict
+    name = "offline-v5"  # round 4: figures by role, the ungated verdict, no batch weighting
 
     def __init__(self, rules: OfflineRules = DEFAULT_RULES, model: PairModel | None = None) -> None:
         super().__init__(rules)
@@ -768,7 +777,6 @@ class OfflineClassifier(RuleClassifier):
         rows: list[list[float]] = []
         for p, (new, olders) in enumerate(pairings):
             mine = [i for i, (_, cosine) in enumerate(olders) if cosine >= self.rules.min_cosine]
-            # a new statement's candidates together: attribute words weigh by their rarity there
             rows += batch_features(new, [olders[i] for i in mine], self.rules)
             similar += [(p, i) for i in mine]
         if similar:  # one model run for every pair: ~35 µs a run, most of it numpy's overhead

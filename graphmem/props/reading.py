@@ -412,6 +412,9 @@ class Reading:
     trend: int  # +1 for rose / grew / raised, -1 for fell / shrank / cut, 0 for neither
     future: bool
     words: frozenset[str]  # every word, lower case: cues the learned model weighs
+    # (role, figure) of each figure: the content words around it ("24 tankers", "Quillpad
+    # 3.0"), so two statements can be seen to give one role different figures, whatever verb
+    slots: frozenset[tuple[str, str]] = frozenset()
 
 
 @lru_cache(maxsize=65536)  # the same few thousand words come back in every statement
@@ -505,6 +508,28 @@ def _dates(tokens: list[_Token]) -> set[int]:
     ):
         out.update(range(first))
     return out
+
+
+SCALES = _words("thousand million billion trillion percent")
+
+
+def _slots(tokens: list[_Token], dates: set[int]) -> frozenset[tuple[str, str]]:
+    """(role, figure) of each figure that is not a year or a date: the role is each of the
+    two content words after it and the one before it, stemmed ("412 member farms" → member,
+    farm; "Quillpad 3.0" → quillpad). No word list of verbs or topics: only stop words."""
+    out: set[tuple[str, str]] = set()
+    for i, tok in enumerate(tokens):
+        if tok.kind != "num" or i in dates or _is_year(tok.text):
+            continue
+        figure, j = tok.text.replace(",", ""), i + 1
+        if j < len(tokens) and tokens[j].lower in SCALES:
+            figure, j = f"{figure} {tokens[j].lower}", j + 1
+        after = [t for t in tokens[j : j + 3] if t.kind == "word" and t.lower not in STOP][:2]
+        roles = [stem(t.lower) for t in after]
+        if i and tokens[i - 1].kind == "word" and tokens[i - 1].lower not in STOP:
+            roles.append(stem(tokens[i - 1].lower))
+        out.update((role, figure) for role in roles)
+    return frozenset(out)
 
 
 def _speaker_end(tokens: list[_Token]) -> int:
@@ -615,6 +640,7 @@ def read(text: str, source: str | None = None) -> Reading:
         trend=trend,
         future=parse.future,
         words=frozenset(t.lower for t in tokens if t.kind == "word"),
+        slots=_slots(tokens, used),
     )
 
 
