@@ -3,7 +3,9 @@
 Each run is a fresh process on a fresh embedded store: it opens `--spaces` spaces in turn, as
 requests naming them would (`Services.using`), stores `--events` events in each and opens
 every vector index and the keyword index of the space (what a first search opens). The
-resident set size (VmRSS) is read after every 50 spaces; the peak (VmHWM) at the end. Then a
+resident set size (VmRSS) is read after every 50 spaces; the peak (VmHWM) at the end. The
+texts differ per space, their vectors are those of the first space's, embedded once (the
+model's speed is not what is measured). Then a
 second pass recalls one event in each space again, in the same order: with the bound, every
 space has been closed since and is reopened (its indexes read from their files and synced
 through the vector clock); unbounded, all are still open. Its latencies say what a reopen costs.
@@ -53,13 +55,14 @@ def child(max_open: int, spaces: int, events: int) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="gmb-") as tmp:
         settings = Settings(home=Path(tmp) / "home", max_open_spaces=max_open)
         with Services.open(settings, f"falkordb+embedded://{Path(tmp) / 'db'}") as owner:
-            owner.embedder().encode_one("warm-up")
+            # one space's texts embedded once and reused: what is measured is the indexes
+            vectors = owner.embedder().encode([text(0, i) for i in range(events)])
             base = rss_mb()
             curve = []
             for n in range(spaces):
                 with owner.using(f"s{n}") as services:
                     rows = [{"text": text(n, i), "date": "2024-04-02"} for i in range(events)]
-                    tl.add_events(services.timeline(), rows)
+                    tl.add_events(services.timeline(), rows, vectors)
                     for label in LABELS:
                         services.vectors().index(label)
                     services.props().keywords.index(LABEL)
@@ -71,7 +74,7 @@ def child(max_open: int, spaces: int, events: int) -> dict[str, object]:
                 with owner.using(f"s{n}") as services:
                     found = tl.recall(services.timeline(), text(n, 1), NOW, 1, 0.01)
                 times.append(time.perf_counter() - began)
-                assert [r.text for r in found] == [text(n, 1)], found
+                assert [r.text[: len(f"Crew {n} ")] for r in found] == [f"Crew {n} "], found
             return {
                 "max_open_spaces": max_open,
                 "open_spaces": owner.open_spaces(),

@@ -6,6 +6,7 @@ memory shares. The only place an embedder or a vector store is built from settin
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 from graphmem import deadline
 from graphmem.config import Settings
-from graphmem.errors import InvalidInput
+from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.spaces import (
     DEFAULT_SPACE,
     checked_space,
@@ -24,6 +25,7 @@ from graphmem.spaces import (
 from graphmem.store import Store, open_store
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -241,8 +243,11 @@ class Services:
     def _shut_down(self, evicted: list[Services]) -> None:
         """Close the indexes of spaces taken out (outside _spaces_lock: it saves files)."""
         for services in evicted:
-            try:
-                services._close_indexes()
+            try:  # not bound by the operation that went over the limit, nor failing it
+                with deadline.lifted():
+                    services._close_indexes()
+            except (GraphmemError, OSError) as error:  # the graph holds it all: reopens catch up
+                log.warning("closing space %s: indexes not saved: %s", services.space, error)
             finally:
                 services._shut.set()
                 with self._spaces_lock:
