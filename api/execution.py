@@ -163,7 +163,7 @@ class GraphmemSchema(strawberry.Schema):
             )
         # store and model calls block: run the whole operation where they cannot stall the
         # event loop, so /healthz and other requests are answered meanwhile
-        run = functools.partial(
+        execute = functools.partial(
             self.execute_sync,
             query,
             variable_values,
@@ -173,6 +173,11 @@ class GraphmemSchema(strawberry.Schema):
             *args,
             **kwargs,
         )
+
+        def run() -> ExecutionResult:
+            with context_value.lease:  # its space stays open until the operation is done
+                return execute()
+
         # a text over the length limit is refused when parsed: not worth scanning to route it
         short = len(query or "") <= state.settings.limits.query_length
         kind = operation_kind(query, operation_name) if short else "query"

@@ -34,7 +34,7 @@ from graphmem import agent, deadline
 from graphmem.config import Settings
 from graphmem.errors import GraphmemError
 from graphmem.limits import ENV
-from graphmem.services import Services
+from graphmem.services import Lease, Services
 from graphmem.spaces import DEFAULT_SPACE
 
 PATH = "/mcp"
@@ -121,8 +121,10 @@ class McpServer:
         settings = self.state.settings
         slow = tool.uses_llm and settings.llm_configured
         limit = "llm_operation_timeout" if slow else "operation_timeout"
-        with deadline.limited(getattr(settings.limits, limit), ENV[limit]):
-            services = functools.partial(self._services, space)
+        with (
+            deadline.limited(getattr(settings.limits, limit), ENV[limit]),
+            Lease(self.state.services, space) as services,  # held until the call ends
+        ):
             return call(services, tool, args, self.session)
 
     async def list_resources(

@@ -16,7 +16,7 @@ from prometheus_client import (
     ProcessCollector,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 from starlette.requests import Request
 from starlette.responses import Response
@@ -98,6 +98,28 @@ class VectorIndexSizes(Collector):
         yield family
 
 
+class OpenSpaces(Collector):
+    """graphmem_open_spaces and graphmem_spaces_closed_total, read at scrape time: how many
+    spaces are open in this process (at most GRAPHMEM_MAX_OPEN_SPACES but for those in use),
+    and how many times one was closed to keep to it (docs/spaces.md)."""
+
+    def __init__(self, state: AppState) -> None:
+        self.state = state
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        services = self.state.opened_services()
+        opened = services.open_spaces() if services is not None else 0
+        closed = services.closed_spaces() if services is not None else 0
+        yield GaugeMetricFamily(
+            "graphmem_open_spaces", "Spaces whose indexes and memories are open", value=opened
+        )
+        yield CounterMetricFamily(
+            "graphmem_spaces_closed",
+            "Times the least recently used idle space was closed to keep GRAPHMEM_MAX_OPEN_SPACES",
+            value=closed,
+        )
+
+
 class Metrics:
     """Every metric of one app, in a registry of its own (tests run several apps at once)."""
 
@@ -137,6 +159,7 @@ class Metrics:
             "graphmem_warmup_seconds", "How long the last warm-up took", registry=registry
         )
         registry.register(VectorIndexSizes(state))
+        registry.register(OpenSpaces(state))
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
 

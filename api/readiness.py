@@ -91,6 +91,7 @@ class WarmUp:
 
     def readiness(self) -> dict[str, Any]:
         """What is ready and what is missing; asks the store (blocking: not on the loop)."""
+        status = self.status  # one reading: the warm-up may finish meanwhile
         services = self.state.opened_services()
         store: dict[str, Any] = {"open": services is not None}
         if services is None:
@@ -110,12 +111,14 @@ class WarmUp:
             )
             if not ok
         ]
+        if status.state in ("pending", "running"):  # it opens more than the parts above
+            missing.append("warm-up")
         return {
             "ready": not missing,
             "missing": missing,
             "store": store,
             "vector_indexes": {"open": sorted(sizes), "missing": absent},
-            "warmup": {"mode": self.mode, **vars(self.status)},
+            "warmup": {"mode": self.mode, **vars(status)},
         }
 
     async def endpoint(self, request: Request) -> JSONResponse:

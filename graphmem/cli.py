@@ -365,8 +365,8 @@ def _services(args: argparse.Namespace, settings: Settings) -> Iterator[Services
     from graphmem.services import Services
 
     space = _space(args, settings)
-    with Services.open(settings, args.store) as owner:
-        yield owner.in_space(space)
+    with Services.open(settings, args.store) as owner, owner.using(space) as services:
+        yield services
 
 
 def cmd_add_event(args: argparse.Namespace, settings: Settings) -> int:
@@ -601,8 +601,7 @@ def cmd_reembed(args: argparse.Namespace, settings: Settings) -> int:
         if not spaces:
             print("no space holds memories")
         for space in spaces:
-            services = owner.in_space(space)
-            with _bars(space) as progress:
+            with owner.using(space) as services, _bars(space) as progress:
                 reports = services.reembed(args.label, args.batch, args.force, progress)
             for report in reports:
                 print(_reembedded_line(report))

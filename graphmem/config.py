@@ -71,6 +71,7 @@ class Settings:
     relevance_floor: float = 0.4  # cosine at and below which a memory's relevance r is 0
     relevance_full: float = 0.8  # cosine from which r is 1
     workers: int = field(default_factory=default_workers)  # API operations at once, per kind
+    max_open_spaces: int = 32  # spaces whose indexes and memories stay open (docs/spaces.md)
     # the HTTP service (api/security.py, api/credentials.py; docs/deploying.md)
     host: str = "127.0.0.1"  # what `graphmem serve` binds: decides the defaults below
     api_token: str | None = field(default=None, repr=False)  # read-write
@@ -114,6 +115,7 @@ class Settings:
         _check_int("GRAPHMEM_VECTOR_FLAT_MAX", self.vector_flat_max, 1)
         _check_int("GRAPHMEM_VECTOR_REFRESH_MS", self.vector_refresh_ms, 0)
         _check_int("GRAPHMEM_WORKERS", self.workers, 1)
+        _check_int("GRAPHMEM_MAX_OPEN_SPACES", self.max_open_spaces, 1)
         if self.time_unit not in TIME_UNITS:
             raise InvalidInput("GRAPHMEM_TIME_UNIT", f"must be one of {', '.join(TIME_UNITS)}")
         if self.warmup not in WARMUP_MODES:
@@ -179,6 +181,7 @@ class Settings:
             relevance_floor=_number(env, "GRAPHMEM_RELEVANCE_FLOOR", "0.4", float),
             relevance_full=_number(env, "GRAPHMEM_RELEVANCE_FULL", "0.8", float),
             workers=_number(env, "GRAPHMEM_WORKERS", str(default_workers()), int),
+            max_open_spaces=_number(env, "GRAPHMEM_MAX_OPEN_SPACES", "32", int),
             api_token=env.get("GRAPHMEM_API_TOKEN") or None,
             read_token=env.get("GRAPHMEM_READ_TOKEN") or None,
             tokens_file=Path(env["GRAPHMEM_TOKENS_FILE"])

@@ -6,14 +6,16 @@ memory shares. The only place an embedder or a vector store is built from settin
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from graphmem import deadline
 from graphmem.config import Settings
-from graphmem.errors import InvalidInput
+from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.spaces import (
     DEFAULT_SPACE,
     checked_space,
@@ -21,6 +23,9 @@ from graphmem.spaces import (
     remove_index_files,
 )
 from graphmem.store import Store, open_store
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -137,14 +142,22 @@ class Services:
     Two VectorStores on one data dir would each keep their own copy of an index, so every
     memory gets the one here. The Services that opened the store serve its space (`default`);
     `in_space(name)` gives those of another space: the same store and embedding model, their
-    own indexes, caches and memories, so nothing crosses spaces.
+    own indexes, caches and memories, so nothing crosses spaces. At most
+    GRAPHMEM_MAX_OPEN_SPACES spaces stay open: the least recently used one that no operation
+    holds (`using`) is closed first, and opened again by its next use (docs/spaces.md).
     """
 
     settings: Settings
     store: Store
     space: str = DEFAULT_SPACE
     _parent: Services | None = None  # the Services owning the store (None: these)
-    _spaces: dict[str, Services] = field(default_factory=dict)  # the others, on the owner
+    # the others, on the owner, least recently used first
+    _spaces: OrderedDict[str, Services] = field(default_factory=OrderedDict)
+    _closing: dict[str, Services] = field(default_factory=dict)  # on the owner: being closed
+    _closed_spaces: int = 0  # on the owner: how many times a space was closed to bound them
+    _leases: int = 0  # operations holding these services now (under the owner's _spaces_lock)
+    _evicted: bool = False  # closed (to bound the open spaces, or deleted): use the space's next
+    _shut: threading.Event = field(default_factory=threading.Event)  # set once that close is done
     _embedder: Embedder | None = None
     _vectors: VectorStore | None = None
     _props: PropsMemory | None = None
@@ -165,16 +178,87 @@ class Services:
         return self._parent or self
 
     def in_space(self, space: str | None) -> Services:
-        """The services of `space` (checked; None: `default`), made on first use."""
+        """The services of `space` (checked; None: `default`), made on first use.
+
+        Without a lease (`using`) they may be closed once GRAPHMEM_MAX_OPEN_SPACES other
+        spaces were used since; their accessors then answer with the space's reopened ones.
+        """
+        return self._held(space, 0)
+
+    @contextlib.contextmanager
+    def using(self, space: str | None) -> Iterator[Services]:
+        """The services of `space`, never closed to bound the open spaces while this lasts."""
+        with Lease(lambda: self, space) as lease:
+            yield lease()
+
+    def open_spaces(self) -> int:
+        """How many spaces have services in this process (the owner's included)."""
+        owner = self.owner
+        with owner._spaces_lock:
+            return 1 + len(owner._spaces)
+
+    def closed_spaces(self) -> int:
+        """How many times a space was closed to keep GRAPHMEM_MAX_OPEN_SPACES."""
+        return self.owner._closed_spaces
+
+    def _held(self, space: str | None, lease: int) -> Services:
+        """The services of `space`, most recently used now, with `lease` more holders."""
         space, owner = checked_space(space), self.owner
         if space == owner.space:
-            return owner
+            return owner  # never closed: it holds the store
         with owner._spaces_lock:
             found = owner._spaces.get(space)
             if found is None:
                 view = owner.store.in_space(space)
                 found = owner._spaces[space] = Services(owner.settings, view, space, owner)
-            return found
+            owner._spaces.move_to_end(space)
+            found._leases += lease
+            idle = owner._evict(keep=found)
+        owner._shut_down(idle)
+        return found
+
+    def _release(self) -> None:
+        """One holder fewer; close what is over the limit now that it may be idle."""
+        owner = self.owner
+        if self is owner:
+            return
+        with owner._spaces_lock:
+            self._leases -= 1
+            idle = owner._evict()
+        owner._shut_down(idle)
+
+    def _evict(self, keep: Services | None = None) -> list[Services]:
+        """Under _spaces_lock: take out the least recently used idle spaces over the limit."""
+        excess = 1 + len(self._spaces) - self.settings.max_open_spaces
+        if excess <= 0:
+            return []
+        idle = [s for s in self._spaces.values() if s._leases == 0 and s is not keep][:excess]
+        for services in idle:
+            del self._spaces[services.space]
+            services._evicted = True
+            self._closing[services.space] = services
+            self._closed_spaces += 1
+        return idle
+
+    def _shut_down(self, evicted: list[Services]) -> None:
+        """Close the indexes of spaces taken out (outside _spaces_lock: it saves files)."""
+        for services in evicted:
+            try:  # not bound by the operation that went over the limit, nor failing it
+                with deadline.lifted():
+                    services._close_indexes()
+            except (GraphmemError, OSError) as error:  # the graph holds it all: reopens catch up
+                log.warning("closing space %s: indexes not saved: %s", services.space, error)
+            finally:
+                services._shut.set()
+                with self._spaces_lock:
+                    if self._closing.get(services.space) is services:
+                        del self._closing[services.space]
+
+    def _current(self) -> Services:
+        """These services, or the space's reopened ones if these were closed meanwhile."""
+        if not self._evicted:
+            return self
+        return self.owner.in_space(self.space)
 
     def delete_space(self, space: str) -> int:
         """Delete every node of `space` and its index files; how many nodes went.
@@ -185,6 +269,8 @@ class Services:
         space, owner = checked_space(space), self.owner
         with owner._spaces_lock:
             target = owner if space == owner.space else owner._spaces.pop(space, None)
+            if target is not None and target is not owner:
+                target._evicted = True
         if target is not None:
             target._close_indexes()
         deleted = owner.store.delete_space_nodes(space)
@@ -198,6 +284,16 @@ class Services:
         with self._lock, deadline.lifted():
             yield
 
+    def _part(self, name: str, make: Callable[[Services], T]) -> T:
+        """The part `name` (e.g. "_props") of the space's live services, made on first use."""
+        live = self._current()
+        with live._opening():
+            part = getattr(live, name)
+            if part is None:
+                part = make(live)
+                setattr(live, name, part)
+            return cast("T", part)
+
     def embedder(self) -> Embedder:
         if self._parent is not None:
             return self._parent.embedder()  # one model for every space
@@ -209,12 +305,14 @@ class Services:
     def vectors(self, *, check: bool = True) -> VectorStore:
         """This space's vector indexes; opening them warns (with `check`) if the stored vectors
         were made by another embedder than the configured one."""
-        with self._opening():
-            if self._vectors is None:
-                self._vectors = open_vectors(
-                    self.settings, self.store, self.embedder(), check=check
-                )
-            return self._vectors
+
+        def make(live: Services) -> VectorStore:
+            previous = live.owner._closing.get(live.space)
+            if previous is not None:  # its last save first: then the files are up to date
+                previous._shut.wait()
+            return open_vectors(live.settings, live.store, live.embedder(), check=check)
+
+        return self._part("_vectors", make)
 
     def reembed(
         self,
@@ -234,33 +332,33 @@ class Services:
             return reembed(self.store, self.embedder(), vectors, chosen, size, force, progress)
 
     def timeline(self) -> TimelineMemory:
-        with self._opening():
-            if self._timeline is None:
-                from graphmem.timeline import TimelineMemory
-                from graphmem.timeline.formula import TimelineConfig
+        def make(live: Services) -> TimelineMemory:
+            from graphmem.timeline import TimelineMemory
+            from graphmem.timeline.formula import TimelineConfig
 
-                config = TimelineConfig.from_settings(self.settings)
-                self._timeline = TimelineMemory(self.store, self.embedder(), self.vectors(), config)
-            return self._timeline
+            config = TimelineConfig.from_settings(live.settings)
+            return TimelineMemory(live.store, live.embedder(), live.vectors(), config)
+
+        return self._part("_timeline", make)
 
     def props(self) -> PropsMemory:
         """The propositions memory; its relation classifier uses the LLM when one is set."""
-        with self._opening():
-            if self._props is None:
-                self._props = open_props(
-                    self.settings, self.store, embedder=self.embedder(), vectors=self.vectors()
-                )
-            return self._props
+
+        def make(live: Services) -> PropsMemory:
+            embedder, vectors = live.embedder(), live.vectors()
+            return open_props(live.settings, live.store, embedder=embedder, vectors=vectors)
+
+        return self._part("_props", make)
 
     def tools(self) -> ToolEnv:
-        with self._opening():
-            if self._tools is None:
-                from graphmem.series.meta.textsearch import SegmentSearch
-                from graphmem.series.meta.tools import ToolEnv
+        def make(live: Services) -> ToolEnv:
+            from graphmem.series.meta.textsearch import SegmentSearch
+            from graphmem.series.meta.tools import ToolEnv
 
-                search = SegmentSearch(self.store, self.embedder(), self.vectors())
-                self._tools = ToolEnv(self.store, self.settings, lambda: search, owns_search=False)
-            return self._tools
+            search = SegmentSearch(live.store, live.embedder(), live.vectors())
+            return ToolEnv(live.store, live.settings, lambda: search, owns_search=False)
+
+        return self._part("_tools", make)
 
     def warm_up(self) -> None:
         """Open now what a first call would: the model (and one inference), every vector index,
@@ -299,7 +397,7 @@ class Services:
     def close(self) -> None:
         """Save the vector and keyword indexes (of every space) and close the store."""
         with self._spaces_lock:
-            others, self._spaces = list(self._spaces.values()), {}
+            others, self._spaces = list(self._spaces.values()), OrderedDict()
         for other in others:
             other._close_indexes()
         with self._lock:
@@ -307,6 +405,34 @@ class Services:
             self.store.close()
 
     def __enter__(self) -> Services:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Lease:
+    """The services of one space, held (see `Services.using`) from their first use until
+    `close()`: an operation's, so its space is never closed under it, nor opened for nothing."""
+
+    def __init__(self, owner: Callable[[], Services], space: str | None) -> None:
+        self._owner, self.space = owner, space
+        self._held: Services | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> Services:
+        with self._lock:
+            if self._held is None:
+                self._held = self._owner()._held(self.space, 1)
+            return self._held
+
+    def close(self) -> None:
+        with self._lock:
+            held, self._held = self._held, None
+        if held is not None:
+            held._release()
+
+    def __enter__(self) -> Lease:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -391,6 +391,18 @@ def test_open_waits_for_a_loading_server_and_never_kills_it(
             server.wait()
 
 
+def test_the_last_user_leaves_the_server_to_a_process_waiting_for_it(data_dir: Path) -> None:
+    store = open_store(url(data_dir), Settings())
+    pid = server_pid(data_dir)
+    with embedded._waiting(data_dir):  # as an opener waiting for a load to end holds it
+        store.close()
+        assert server_pid(data_dir) == pid and proc.alive(pid), "left to the waiting one"
+    reopened = open_store(url(data_dir), Settings())
+    assert server_pid(data_dir) == pid, "the same server"
+    reopened.close()
+    assert wait_gone(pid), "shut down by its last user, nobody waiting"
+
+
 def test_a_slow_load_is_followed_by_a_compaction(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -175,7 +175,8 @@ class EmbeddedServer:
             if not _users(control):
                 _await_rewrite(control)  # outside the lock: others may open meanwhile
                 with _locked(self.data_dir):
-                    if not _users(control):
+                    # one waiting for a load to end is about to be a user: not shut down
+                    if not _users(control) and not _others_waiting(self.data_dir):
                         proc.shutdown(self.socket_path)
                         proc.cleanup(self.data_dir)
         child = proc.children.get(self.data_dir)
@@ -218,6 +219,15 @@ def _ensure(server: EmbeddedServer, register: Callable[[], object], wait: float 
     data_dir = server.data_dir
     limit = server.options.load_timeout if wait is None else wait
     deadline = time.monotonic() + limit
+    with _waiting(data_dir):  # until registered: the last user does not shut it down meanwhile
+        return _answer(server, register, deadline, limit)
+
+
+def _answer(
+    server: EmbeddedServer, register: Callable[[], object], deadline: float, limit: float
+) -> bool:
+    """_ensure's work, while this process is counted as waiting for the server."""
+    data_dir = server.data_dir
     child, starts = None, 0
     while True:
         with _locked(data_dir, deadline):
@@ -304,6 +314,20 @@ def _locked(data_dir: Path, deadline: float | None = None) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def _waiting(data_dir: Path) -> Iterator[None]:
+    """Hold the waiters' lock shared: this process waits for the server (or starts it)."""
+    with os.fdopen(proc.private(data_dir / proc.WAITFILE, os.O_WRONLY), "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_SH)
+        yield  # closing the file lets go of the lock
+
+
+def _others_waiting(data_dir: Path) -> bool:
+    """Whether any process (this one's other threads included) waits for the server now."""
+    with os.fdopen(proc.private(data_dir / proc.WAITFILE, os.O_WRONLY), "w") as handle:
+        return not _try_lock(handle)  # let go of when the file closes
 
 
 def _try_lock(handle: IO[str]) -> bool:

@@ -21,6 +21,7 @@ from graphmem.errors import StoreUnavailable
 SOCKET = "falkordb.sock"
 PIDFILE = "falkordb.pid"
 LOCKFILE = "server.lock"
+WAITFILE = "waiting.lock"  # shared-locked by each process waiting for the server to answer
 LOGFILE = "falkordb.log"
 AOF_DIR = "appendonlydir"
 # a rewrite's child writes temp-rewriteaof-<its pid>.aof, renamed temp-rewriteaof-bg-<pid>.aof
