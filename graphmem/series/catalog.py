@@ -89,9 +89,7 @@ def _series_node(store: Store, ref: str, field: str, statement: str) -> dict[str
     if not isinstance(ref, str) or not ref.strip():
         raise InvalidInput(field, "a series id or name is required")
     storable(ref, field)
-    rows = store.read(statement, id=ref) or store.read(
-        f"{statement}_by_name", name=ref.strip()
-    )
+    rows = store.read(statement, id=ref) or store.read(f"{statement}_by_name", name=ref.strip())
     if not rows:
         raise NotFound(f"series: no series with id or name {ref!r}")
     node: dict[str, Any] = rows[0]["s"]
