@@ -163,8 +163,7 @@ def segments_query(
 ) -> Page[Segment]:
     store, lo, hi = info.context.store, epoch(start), epoch(end)
     with request_names(SERIES_ID):
-        found = segments.list_segments(store, str(series_id), lo, hi, limit, offset)
-        total = segments.count_segments(store, str(series_id), lo, hi)
+        found, total = segments.page_segments(store, str(series_id), lo, hi, limit, offset)
     return Page(items=[Segment.of(s) for s in found], total=total, limit=limit, offset=offset)
 
 

@@ -11,6 +11,15 @@ MATCH (s:Series {space: $space, id: $id}) RETURN s
 // name: get_by_name
 MATCH (s:Series {space: $space, name: $name}) RETURN s
 
+// name: info
+// What a series is (catalog.SeriesInfo), without its (large) ingestion state: cheaper to read.
+MATCH (s:Series {space: $space, id: $id})
+RETURN s {.id, .name, .unit, .description, .created_at, .t0} AS s
+
+// name: info_by_name
+MATCH (s:Series {space: $space, name: $name})
+RETURN s {.id, .name, .unit, .description, .created_at, .t0} AS s
+
 // name: list
 MATCH (s:Series {space: $space}) RETURN s ORDER BY s.name SKIP $offset LIMIT $limit
 

@@ -47,6 +47,8 @@ def parse_timestamp(
     value: str | int | float | dt.date | dt.datetime, field: str = "timestamp"
 ) -> int | float:
     """Epoch seconds from an ISO date/datetime string, a number of epoch seconds, or a date."""
+    if type(value) is str:  # the usual case, before the (slower) abstract number checks
+        return _from_text(value, field)
     if isinstance(value, bool):
         # bool is an int subclass; True as "1 second after the epoch" is always a mistake.
         raise InvalidInput(field, f"{value!r} {_NOT_A_TIME}")
@@ -60,6 +62,10 @@ def parse_timestamp(
         return _checked(_from_datetime(dt.datetime.combine(value, dt.time())), field, value)
     if not isinstance(value, str):
         raise InvalidInput(field, f"{value!r} {_NOT_A_TIME}")
+    return _from_text(value, field)
+
+
+def _from_text(value: str, field: str) -> int | float:
     text = value.strip()
     if _INT_RE.fullmatch(text):
         return _checked(int(text), field, value)

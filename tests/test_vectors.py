@@ -109,6 +109,26 @@ def test_search_many_equals_one_search_per_row(
     assert info.value.field == "queries"
 
 
+@pytest.mark.parametrize("config", [VectorConfig(), HNSW], ids=["flat", "hnsw"])
+def test_search_columns_hold_what_search_returns(
+    store: Store, tmp_path: Path, config: VectorConfig
+) -> None:
+    items = make_items(300, seed=4)
+    write(store, items)
+    vs = VectorStore(store, tmp_path, "test-model", DIM, config)
+    cut = int(np.median(items.ts))
+    for as_of in (None, cut, int(items.ts.min()) - 1):  # the last: nothing is old enough
+        for q in (0, 42, 250):
+            hits = vs.search("Proposition", items.vecs[q], 200, as_of_ts=as_of)
+            columns = vs.search_columns("Proposition", items.vecs[q], 200, as_of)
+            assert columns.node_ids == ids(hits)
+            assert columns.vids.tolist() == [h.vid for h in hits]
+            assert columns.scores.tolist() == [h.score for h in hits]
+            assert columns.ts.tolist() == [h.ts for h in hits]
+        older = len(items.ts) if as_of is None else int(np.count_nonzero(items.ts <= as_of))
+        assert len(columns.node_ids) == min(200, older)
+
+
 @pytest.mark.parametrize(
     "config",
     [VectorConfig(), HNSW, VectorConfig(flat_threshold=50, kind="hnsw", exact_below=0)],

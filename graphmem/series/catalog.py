@@ -77,13 +77,23 @@ def create_series(
 
 def get_series(store: Store, ref: str, field: str = "series") -> SeriesInfo:
     """The series with this id or, failing that, this name; `field` names `ref` in errors."""
+    return SeriesInfo.from_node(_series_node(store, ref, field, "series.info"))
+
+
+def get_series_node(store: Store, ref: str, field: str = "series") -> dict[str, Any]:
+    """get_series' whole node, ingestion state included (one read where both are needed)."""
+    return _series_node(store, ref, field, "series.get")
+
+
+def _series_node(store: Store, ref: str, field: str, statement: str) -> dict[str, Any]:
     if not isinstance(ref, str) or not ref.strip():
         raise InvalidInput(field, "a series id or name is required")
     storable(ref, field)
-    rows = store.read("series.get", id=ref) or store.read("series.get_by_name", name=ref.strip())
+    rows = store.read(statement, id=ref) or store.read(f"{statement}_by_name", name=ref.strip())
     if not rows:
         raise NotFound(f"series: no series with id or name {ref!r}")
-    return SeriesInfo.from_node(rows[0]["s"])
+    node: dict[str, Any] = rows[0]["s"]
+    return node
 
 
 def checked_page(limit: Any, offset: Any, most: int = 10_000) -> None:

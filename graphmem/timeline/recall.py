@@ -120,21 +120,22 @@ def _recall(
     reinforce: bool,
 ) -> list[Recalled]:
     _embed_summaries(ctx, labels)
-    hits = [(label, h) for label in labels for h in ctx.vectors.search(label, vector, pool, now)]
-    if not hits:
+    # columns, not a Hit per candidate: a recall ranks hundreds of them
+    found = [(label, ctx.vectors.search_columns(label, vector, pool, now)) for label in labels]
+    ids = [i for _, c in found for i in c.node_ids]
+    if not ids:
         return []
-    by_label: dict[str, list[str]] = {}
-    for label, h in hits:
-        by_label.setdefault(label, []).append(h.node_id)
-    params = packed_per_label(by_label)
+    kinds = [label for label, c in found for _ in c.node_ids]
+    params = packed_per_label({label: c.node_ids for label, c in found})
     stats = {row["id"]: row for row in ctx.store.read("timeline.recalled_stats", **params)}
-    cosine = np.fromiter((h.score for _, h in hits), np.float64, len(hits))
-    since = np.fromiter((h.ts for _, h in hits), np.float64, len(hits))
-    g = np.ones(len(hits))
-    n = np.zeros(len(hits), dtype=np.int64)
+    cosine = np.concatenate([c.scores for _, c in found])
+    stamps = np.concatenate([c.ts for _, c in found])
+    since = stamps.astype(np.float64)
+    g = np.ones(len(ids))
+    n = np.zeros(len(ids), dtype=np.int64)
     last: dict[int, int] = {}
-    for i, (_, h) in enumerate(hits):
-        row = stats.get(h.node_id)
+    for i, node_id in enumerate(ids):
+        row = stats.get(node_id)
         if row is not None:  # recalled before: decay runs from the last recall
             last[i] = int(row["last_recalled_at"])
             since[i] = last[i]
@@ -143,19 +144,18 @@ def _recall(
     t = elapsed(now, since, ctx.config.time_unit_seconds)
     r = ctx.config.relevance(cosine)
     p = probabilities(r, t, g)
-    ids = [h.node_id for _, h in hits]
     order = _top(p, cosine, ids, k)
     top: dict[str, list[str]] = {}
     for i in order:
-        top.setdefault(hits[i][0], []).append(ids[i])
+        top.setdefault(kinds[i], []).append(ids[i])
     details = {row["id"]: row for row in ctx.store.read("timeline.details", **per_label(top))}
     out = [
         Recalled(
-            hits[i][0],
+            kinds[i],
             ids[i],
             details[ids[i]]["text"],
-            details[ids[i]]["date"] or iso_date(hits[i][1].ts),
-            hits[i][1].ts,
+            details[ids[i]]["date"] or iso_date(int(stamps[i])),
+            int(stamps[i]),
             float(r[i]),
             float(t[i]),
             int(n[i]),

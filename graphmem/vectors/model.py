@@ -6,6 +6,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from graphmem.config import Settings
 from graphmem.errors import GraphmemError, InvalidInput
 
@@ -110,3 +112,13 @@ class Hit:
     vid: int
     score: float  # cosine similarity: inner product of normalised vectors
     ts: int
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Search results as columns, best first: item i is Hit(node_ids[i], vids[i], ...)."""
+
+    node_ids: list[str]
+    vids: np.ndarray  # int64
+    scores: np.ndarray  # float64, cosine similarity
+    ts: np.ndarray  # int64

@@ -20,7 +20,7 @@ from graphmem.errors import InvalidInput
 from graphmem.kinds import kind_of, labels
 from graphmem.store.base import Store
 from graphmem.vectors.index import VectorIndex
-from graphmem.vectors.model import Clock, Hit, VectorConfig, VectorIndexError
+from graphmem.vectors.model import Clock, Columns, Hit, VectorConfig, VectorIndexError
 from graphmem.vectors.persist import saved_watermark
 from graphmem.vectors.synced import OpenReport, Signature, SyncedIndexes
 
@@ -158,6 +158,13 @@ class VectorStore(SyncedIndexes[VectorIndex]):
         """The k `label` nodes most similar to `query_vec` with ts <= as_of_ts, vid in `among`."""
         self.refresh(label)
         return self.index(label).search(query_vec, k, as_of_ts, among)
+
+    def search_columns(
+        self, label: str, query_vec: Sequence[float] | np.ndarray, k: int, as_of_ts: int | None
+    ) -> Columns:
+        """search() as columns (VectorIndex.search_columns)."""
+        self.refresh(label)
+        return self.index(label).search_columns(query_vec, k, as_of_ts)
 
     def search_many(
         self, label: str, queries: np.ndarray, k: int, as_of_ts: int | None = None

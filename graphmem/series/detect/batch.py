@@ -96,6 +96,10 @@ def _out_of_range(x: float, i: int) -> InvalidInput:
 def _value(v: Any, i: int) -> float:
     if v is None:
         return math.nan
+    if type(v) is float:  # the usual case (JSON numbers), before the slower checks
+        if abs(v) >= MAX_ABS_VALUE:  # False for NaN, which marks a missing value
+            raise _out_of_range(v, i)
+        return v
     if isinstance(v, bool | np.bool_) or not isinstance(v, int | float | np.number):
         raise InvalidInput(f"values[{i}]", f"{v!r} is not a number")
     try:

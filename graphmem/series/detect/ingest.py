@@ -11,7 +11,7 @@ import numpy as np
 
 from graphmem import metrics
 from graphmem.errors import InvalidInput, StoreError
-from graphmem.series.catalog import SeriesInfo, get_series
+from graphmem.series.catalog import SeriesInfo, get_series, get_series_node
 from graphmem.series.detect.archive import CHUNK_SIZE, Points, chunk_rows, read_index_range
 from graphmem.series.detect.batch import MAX_BATCH, Batch, check_follows, validate_batch
 from graphmem.series.detect.segmenter import OnlineSegmenter, SegmenterConfig
@@ -88,18 +88,29 @@ def append(
     """
     if config is not None and not isinstance(config, SegmenterConfig):
         raise InvalidInput("config", "must be a SegmenterConfig or None")
-    series = get_series(store, series_ref)
-    return _append(store, series, validate_batch(timestamps, values), config)
+    node = get_series_node(store, series_ref)  # its state too: one read, not two
+    batch = validate_batch(timestamps, values)
+    return _append(store, SeriesInfo.from_node(node), batch, config, node)
 
 
 def _append(
-    store: Store, series: SeriesInfo, batch: Batch, config: SegmenterConfig | None
+    store: Store,
+    series: SeriesInfo,
+    batch: Batch,
+    config: SegmenterConfig | None,
+    node: dict[str, Any] | None = None,
 ) -> AppendResult:
-    """append() of a batch already validated."""
+    """append() of a batch already validated; `node`: the series' node if just read.
+
+    A state read before another writer's batch landed is safe: the write's guard on the
+    counts refuses it, as it does when that batch lands after the read.
+    """
     batch_id = batch.digest(series.id)
     if _seen(store, batch_id):
         return _duplicate(series.id)
-    state = IngestState.from_node(store.read("series.get", id=series.id)[0]["s"])
+    if node is None:
+        node = store.read("series.get", id=series.id)[0]["s"]
+    state = IngestState.from_node(node)
     try:
         check_follows(batch, state.last_ts)
     except InvalidInput:
@@ -256,8 +267,8 @@ def close_series(store: Store, series_ref: str) -> CloseResult:
     segment opens again and grows until a boundary is confirmed behind it; the boundaries the
     close confirmed stay. Meta-segments overlapping the tail are rebuilt when next read.
     """
-    series = get_series(store, series_ref)
-    state = IngestState.from_node(store.read("series.get", id=series.id)[0]["s"])
+    node = get_series_node(store, series_ref)
+    series, state = SeriesInfo.from_node(node), IngestState.from_node(node)
     if state.closed or state.n_points == 0:
         return CloseResult(series.id, 0, state.closed, [])
     segmenter = _segmenter(state, None)
