@@ -13,6 +13,11 @@ when the world lists none). Candidates below the classifier's min_similarity are
 as missed. Then each dated question is answered by the reader from plain top-k (the k anchors
 as retrieved, no relations) and from the subgraph (anchors and neighbours, current statements
 only, by the offline classifier's edges; also by the gold edges, an upper bound).
+
+--why lists every gold pair not labelled right with its cosine, its rank among the newer
+statement's earlier ones by cosine and by BM25, and the cause (below the similarity floor,
+beyond the k candidates, judged norel, judged another label), and counts the candidate
+pairs and gold pairs among them that other similarity floors would give.
 """
 
 from __future__ import annotations
@@ -20,8 +25,11 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -39,15 +47,34 @@ from props_worlds import (  # noqa: E402
 )
 
 from graphmem.config import Settings  # noqa: E402
+from graphmem.embed import Embedder  # noqa: E402
 from graphmem.props import OfflineClassifier, PropsMemory, add_propositions  # noqa: E402
 from graphmem.props.classify import Classifier  # noqa: E402
 from graphmem.props.model import Proposition  # noqa: E402
 from graphmem.props.pairmodel import load_model  # noqa: E402
+from graphmem.props.relate import CANDIDATES  # noqa: E402
 from graphmem.services import open_props  # noqa: E402
 from graphmem.store import Store  # noqa: E402
+from graphmem.vectors import KeywordIndex  # noqa: E402
+from graphmem.vectors.model import vector_id  # noqa: E402
 
 INDEX = Path(__file__).parent.parent / "tests" / "fixtures" / "worlds.json"
 ROLE = {"tuning": "tuned on", "held_out": "held back"}
+FLOORS = (0.35, 0.3, 0.25, 0.2, -1.0)  # similarity floors of --why's sweep
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A gold pair the classifier did not label right: why, from the pair's standing."""
+
+    newer: str  # world keys
+    older: str
+    gold: str
+    predicted: str  # the label given; "-" when never a candidate
+    cosine: float
+    dense_rank: int  # 1-based rank of the older among the newer's earlier statements, by cosine
+    keyword_rank: int  # ... by BM25 over the newer's text (0: no term shared)
+    cause: str
 
 
 @dataclass(frozen=True)
@@ -61,6 +88,8 @@ class Result:
     subgraph: int  # ... from the subgraph with the offline classifier's relations
     gold: int  # ... from the subgraph with the gold relations
     seen: tuple[tuple[Proposition, Proposition, float], ...]  # every candidate pair, for LOWO
+    why: tuple[Miss, ...] = ()  # each gold pair not labelled right, and why (--why)
+    sweep: tuple[tuple[int, int], ...] = ()  # (candidate pairs, gold among them) per FLOORS
 
     @property
     def labels(self) -> LabelReport:
@@ -93,10 +122,11 @@ def ingested(store: Store, home: Path, world: World, classifier: Classifier) -> 
     return ctx
 
 
-def evaluate(named: NamedWorld, k: int, store: Store, tmp: Path) -> Result:
+def evaluate(named: NamedWorld, k: int, store: Store, tmp: Path, why: bool = False) -> Result:
     world = named.world
     recorder = RecordingClassifier(OfflineClassifier())
     ctx = ingested(store, tmp / f"{named.name}-o", world, recorder)
+    embedder = ctx.embedder if why else None
     pairs = judged_pairs(world, recorder.judged)
     judged = {(world.keys[n], world.keys[o]) for n, o, _ in recorder.judged}
     plain, related = answers(ctx, world, k)
@@ -107,7 +137,128 @@ def evaluate(named: NamedWorld, k: int, store: Store, tmp: Path) -> Result:
     ctx.close()
     store.write("admin.wipe")
     missed = sum(pair not in judged for pair in world.gold)
-    return Result(named, tuple(pairs), missed, plain, related, gold, tuple(recorder.seen))
+    labelled = {(world.keys[n], world.keys[o]): label for n, o, label in recorder.judged}
+    why, sweep = (), ()
+    if embedder is not None:
+        st = Standing.of(world, embedder)
+        why, sweep = misses(world, labelled, recorder.min_similarity, st), floor_sweep(world, st)
+    return Result(
+        named, tuple(pairs), missed, plain, related, gold, tuple(recorder.seen), why, sweep
+    )
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A world's statements in ingestion order (date, then input order) and their cosines."""
+
+    keys: list[str]
+    order: dict[str, int]  # key → position in `keys`
+    texts: dict[str, str]
+    sims: np.ndarray
+
+    @classmethod
+    def of(cls, world: World, embedder: Embedder) -> Standing:
+        props = sorted(enumerate(world.propositions), key=lambda ip: (ip[1]["date"], ip[0]))
+        keys = [p["key"] for _, p in props]
+        texts = {p["key"]: p["text"] for p in world.propositions}
+        vecs = embedder.encode([texts[key] for key in keys])
+        return cls(keys, {key: n for n, key in enumerate(keys)}, texts, vecs @ vecs.T)
+
+    def keyword_rank(self, newer: str, older: str) -> int:
+        """1-based BM25 rank of `older` among the statements before `newer` (0: no term
+        shared), the index built over those statements alone."""
+        earlier = self.keys[: self.order[newer]]
+        if not earlier:
+            return 0
+        index = KeywordIndex("why")
+        index.add(
+            earlier,
+            [vector_id(key) for key in earlier],
+            [0] * len(earlier),
+            [self.texts[key] for key in earlier],
+        )
+        hits = [h.node_id for h in index.search(self.texts[newer], len(earlier))]
+        return hits.index(older) + 1 if older in hits else 0
+
+
+def misses(
+    world: World, labelled: dict[tuple[str, str], str], floor: float, st: Standing
+) -> tuple[Miss, ...]:
+    """Every gold pair not labelled right, with its cosine, its rank among the newer
+    statement's earlier ones by cosine and by BM25, and the cause: below the similarity
+    floor, beyond the k candidates, or judged wrong."""
+    out = []
+    for (newer, older), gold in sorted(world.gold.items()):
+        got = labelled.get((newer, older))
+        if got == gold:
+            continue
+        n, o = st.order[newer], st.order[older]
+        dense = 1 + int((st.sims[n, :n] > st.sims[n, o]).sum())
+        if got is not None:
+            cause = f"judged {got}"
+        elif st.sims[n, o] < floor:
+            cause = "below floor"
+        else:
+            cause = "beyond k"
+        keyword = st.keyword_rank(newer, older)
+        out.append(
+            Miss(newer, older, gold, got or "-", float(st.sims[n, o]), dense, keyword, cause)
+        )
+    return tuple(out)
+
+
+def floor_sweep(world: World, st: Standing, k: int = CANDIDATES) -> tuple[tuple[int, int], ...]:
+    """For each of FLOORS: (candidate pairs, gold pairs among them) if each statement's
+    candidates were its k most similar earlier ones at or above that floor."""
+    gold = {(st.order[n], st.order[o]) for n, o in world.gold}
+    out = []
+    for floor in FLOORS:
+        pairs = set()
+        for n in range(len(st.keys)):
+            best = sorted(range(n), key=lambda j: -st.sims[n, j])[:k]
+            pairs |= {(n, j) for j in best if st.sims[n, j] >= floor}
+        out.append((len(pairs), len(pairs & gold)))
+    return tuple(out)
+
+
+def why_table(results: list[Result]) -> None:
+    """Causes of the misses per world, then every miss."""
+    causes = ("below floor", "beyond k", "judged norel", "judged other")
+    print("\n| world | gold pairs | right | " + " | ".join(causes) + " |")
+    print("|---" * (3 + len(causes)) + "|")
+    for r in results:
+        counted = Counter(m.cause if m.cause in causes[:3] else "judged other" for m in r.why)
+        n = len(r.named.world.gold)
+        print(
+            f"| {r.named.name} | {n} | {n - len(r.why)} | "
+            + " | ".join(str(counted[c]) for c in causes)
+            + " |"
+        )
+    print("\nthe similarity floor, top-k candidates: candidate pairs (gold pairs among them)")
+    print("| world | gold pairs | " + " | ".join(f"floor {f}" for f in FLOORS) + " |")
+    print("|---" * (2 + len(FLOORS)) + "|")
+    for r in results:
+        cells = " | ".join(f"{pairs} ({gold})" for pairs, gold in r.sweep)
+        print(f"| {r.named.name} | {len(r.named.world.gold)} | {cells} |")
+    totals = [
+        tuple(sum(x) for x in zip(*col, strict=True))
+        for col in zip(*(r.sweep for r in results), strict=True)
+    ]
+    print(
+        "| all | "
+        + str(sum(len(r.named.world.gold) for r in results))
+        + " | "
+        + " | ".join(f"{p} ({g})" for p, g in totals)
+        + " |"
+    )
+    print("\n| world | newer → older | gold | given | cosine | dense rank | keyword rank | cause |")
+    print("|---" * 8 + "|")
+    for r in results:
+        for m in r.why:
+            print(
+                f"| {r.named.name} | {m.newer} → {m.older} | {m.gold} | {m.predicted} "
+                f"| {m.cosine:.2f} | {m.dense_rank} | {m.keyword_rank or '-'} | {m.cause} |"
+            )
 
 
 def table(results: list[Result]) -> None:
@@ -186,12 +337,17 @@ def main() -> None:
     parser.add_argument(
         "--lowo", action="store_true", help="also refit the relation model leaving one world out"
     )
+    parser.add_argument(
+        "--why", action="store_true", help="also list each gold pair not labelled right and why"
+    )
     args = parser.parse_args()
     worlds = load_worlds(INDEX, tuple(args.roles.split(",")))
     print(__doc__.split("\n\n")[1].replace("\n", " "), "\n")
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmq-") as tmp:
-        results = [evaluate(named, args.k, store, Path(tmp)) for named in worlds]
+        results = [evaluate(named, args.k, store, Path(tmp), args.why) for named in worlds]
     table(results)
+    if args.why:
+        why_table(results)
     for r in results:
         if r.missed:
             print(f"{r.named.name}: {r.missed} gold pairs never became candidates (missed)")
