@@ -1,25 +1,32 @@
-"""Why the subgraph with the GOLD edges answers an as-of question wrong: one row per miss.
+"""Why the subgraph answers an as-of question wrong: one row per miss, with its cause.
 
 Every world of tests/fixtures/worlds.json (or those named) is ingested with its gold relation
-labels (bench/props_worlds.GoldClassifier), so relations are perfect and what remains is
-retrieval, expansion, status and the reader (bench/props_worlds.Reader, unchanged). For each
-question the reader gets wrong from the subgraph:
+labels (bench/props_worlds.GoldClassifier; `--edges offline` for the classifier's), so with
+gold edges what remains is retrieval, expansion, status and the reader
+(bench/props_worlds.Reader, unchanged). Per world: questions right with k anchors and with
+every statement dated <= as-of as an anchor (k = MAX_K: retrieval and expansion cannot lose
+anything there), and the subgraph nodes whose status (current or not) differs from the one
+the gold edges give. For each question the reader gets wrong from the k-anchor subgraph:
 
 - evidence: the statements dated on or before the as-of date that are current by the gold
-  edges (the status rule of graphmem/props/status.py) and that the reader's own judgement of a
-  pair reads as supporting the right option;
+  edges (the status rule of graphmem/props/status.py) and that the reader, weighing them as it
+  does (its judgement of a pair, similarity to the question and the option), reads as
+  favouring the right option over the one it chose;
 - cause, the first that applies:
-  - `reader: no evidence`: no such statement exists (the reader cannot read the right answer
-    out of any current statement);
-  - `anchors`: no evidence statement in the subgraph; its best fused rank among the anchor
-    candidates is shown (beyond the pool: `-`), with its dense and keyword ranks;
-  - `expansion`: no evidence in the subgraph, but one has a gold edge into an anchor or shares
-    a document with one (dropped by the per-anchor caps);
-  - `status`: evidence in the subgraph but not marked current there;
-  - `reader: stale current`: evidence kept, and a statement the gold edges do not supersede
-    but that an evidence statement's topic has moved past (older, speaking against the right
-    option) outweighs it;
-  - `reader: noise`: evidence kept; the context's other current statements outweigh it.
+  - `reader: no statement read as the answer`: no such statement exists; the detail shows the
+    current statement closest to the right option, how the reader's judgement reads it
+    against that option, and whether the subgraph holds it;
+  - `anchors`: no evidence in the subgraph and none has an edge into an anchor; the best
+    fused rank of one among the anchor candidates, with its dense and keyword ranks;
+  - `expansion`: no evidence in the subgraph, but one has an edge into an anchor (dropped by
+    the per-anchor cap);
+  - `status: evidence not current`: evidence in the subgraph, none marked current there;
+  - then the current node that speaks most against the right option: `status: superseded
+    statement current` when the gold edges say it is not current, `reader: older current
+    statement` when it is current by the gold edges too and older than the evidence,
+    `reader: other current statement` otherwise (or `... of another world` with --together).
+
+`--together` puts every world in one memory (about 630 statements), a larger haystack.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ import argparse
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,29 +77,41 @@ class Miss:
     detail: str
 
 
-class GoldStatus:
-    """Current or not as of a date by a world's gold edges (the rule of props/status.py)."""
+class EdgeStatus:
+    """Status as of a date from a complete list of relation edges, with the rule of
+    graphmem/props/status.py and no bound: a reference for the subgraph's statuses."""
 
-    def __init__(self, world: World) -> None:
-        self.date = {p["key"]: p["date"] for p in world.propositions}
+    def __init__(self, dates: dict[str, str], edges: Iterable[tuple[str, str, str]]) -> None:
+        self.date = dates  # proposition → 'YYYY-MM-DD'
         self.into: dict[str, list[tuple[str, str]]] = {}
-        for (src, dst), label in world.gold.items():
+        for src, dst, label in edges:
             self.into.setdefault(dst, []).append((src, label))
+
+    @classmethod
+    def gold(cls, world: World) -> EdgeStatus:
+        """By a world's gold labels; propositions named by their world keys."""
+        dates = {p["key"]: p["date"] for p in world.propositions}
+        return cls(dates, ((s, d, label) for (s, d), label in world.gold.items()))
 
     def _counts(self, src: str, day: str) -> bool:
         return self.date[src] <= day and not self.refuted(src, day)
 
     def refuted(self, key: str, day: str) -> bool:
+        """Contradicted as of `day` by a statement that counts."""
         return any(
             label == "contradicts" and self._counts(src, day)
             for src, label in self.into.get(key, ())
         )
 
+    def state(self, key: str, day: str) -> str:
+        """ "updated", "contradicted" or "current" as of `day` (updated wins)."""
+        labels = {label for src, label in self.into.get(key, ()) if self._counts(src, day)}
+        if "updates" in labels:
+            return "updated"
+        return "contradicted" if "contradicts" in labels else "current"
+
     def current(self, key: str, day: str) -> bool:
-        return not any(
-            label in ("updates", "contradicts") and self._counts(src, day)
-            for src, label in self.into.get(key, ())
-        )
+        return self.state(key, day) == "current"
 
 
 @dataclass(frozen=True)
@@ -117,7 +137,7 @@ def diagnose(named: NamedWorld, ctx: PropsMemory, k: int) -> WorldWhy:
         + texts
     )
     whole._vectors.update(reader._vectors)
-    gold = GoldStatus(world)
+    gold = EdgeStatus.gold(world)
     key_of = world.keys
     prop_of = {p["key"]: p for p in world.propositions}
     misses, everything, nodes, wrong = [], 0, 0, 0
@@ -155,7 +175,7 @@ def _push(reader: Reader, q: Question, chosen: int, texts: list[str], sources: l
     return out
 
 
-def _evidence(reader: Reader, world: World, gold: GoldStatus, q: Question, chosen: int):
+def _evidence(reader: Reader, world: World, gold: EdgeStatus, q: Question, chosen: int):
     """Current statements (gold) dated <= as-of that the reader reads as favouring the right
     option over the chosen one."""
     props = [
@@ -174,7 +194,7 @@ def _cause(ctx, reader, world, gold, key_of, prop_of, q, chosen, graph: Subgraph
     in_graph = {key_of.get(n.prop.id, f"other:{n.prop.id}"): n for n in graph.nodes}
     kept = [e for e in evidence if e in in_graph]
     if not kept:
-        return _missing(ctx, reader, world, q, evidence, in_graph, graph, k)
+        return _missing(ctx, reader, world, q, evidence, graph, k)
     if not any(in_graph[e].status.state == "current" for e in kept):
         return "status: evidence not current", f"{kept[0]} marked {in_graph[kept[0]].status.state}"
     return _reader(reader, gold, in_graph, prop_of, q, chosen, kept)
@@ -201,13 +221,23 @@ def _unread(reader, world, gold, q, key_of, graph):
     )
 
 
-def _missing(ctx, reader, world, q, evidence, in_graph, graph, k):
-    anchors = {key_of for key_of, n in in_graph.items() if n.is_anchor}
-    linked = [e for e in evidence if any((e, a) in world.gold for a in anchors)]
-    if linked:
-        return "expansion", f"{linked[0]} has a gold edge into an anchor"
-    vector = reader._embed([q.question])[0]
+def _missing(ctx, reader, world, q, evidence, graph, k):
+    """No evidence in the subgraph: linked to an anchor (dropped by the caps) or not found."""
     _, as_of = checked_date(q.date, "as_of")
+    rows = ctx.store.read(
+        "props.with_incoming",
+        ids=[n.prop.id for n in graph.nodes if n.is_anchor],
+        as_of=as_of,
+        members=[],
+        supporters=True,
+        cap=10**6,
+        targets=[],
+    )
+    sources = {world.keys.get(e["src"]) for row in rows for e in row["incoming"]}
+    linked = [e for e in evidence if e in sources]
+    if linked:
+        return "expansion", f"{linked[0]} has an edge into an anchor"
+    vector = reader._embed([q.question])[0]
     found = candidates(ctx, vector, q.question, as_of, 10_000)
     rank = {c.id: (i, c) for i, c in enumerate(found, start=1)}
     best = []
