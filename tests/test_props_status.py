@@ -1,5 +1,6 @@
 """Status as of a date, computed once: refuted sources, chains of refutations, as-of inclusive,
-and the rendered text agreeing with the status for every node of every rendered subgraph."""
+and, for every node of every rendered subgraph of the worlds, the rendered text agreeing with
+the status and the status agreeing with every stored edge."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from pathlib import Path
 import pytest
 from test_props_world import INDEX, ctx  # noqa: F401 - fixtures
 
+from bench.bench_props_why import EdgeStatus
 from bench.props_worlds import GoldClassifier, World, load_worlds
 from graphmem.config import Settings
-from graphmem.props import PropsMemory, add_propositions, render_detail, subgraph
+from graphmem.props import PropsMemory, add_propositions, list_relations, render_detail, subgraph
 from graphmem.props.model import proposition_id
 from graphmem.props.retrieve import Node, Subgraph
 from graphmem.props.status import Status
@@ -151,6 +153,11 @@ WORLDS = load_worlds(INDEX)
 def test_status_and_text_agree_in_every_rendered_subgraph(ctx: PropsMemory, named) -> None:  # noqa: F811
     world = named.world
     add_propositions(ctx, world.items())  # offline classifier
+    # the subgraph reads a bounded number of edges per proposition (retrieve.INCOMING); its
+    # status must still be the one every stored edge gives (the rule with no bound)
+    edges = [(r.src, r.dst, r.kind) for r in list_relations(ctx, limit=100_000)]
+    dates = {proposition_id(p["text"], p["date"]): p["date"] for p in world.propositions}
+    reference = EdgeStatus(dates, edges)
     checked = 0
     for q in world.questions:
         graph = subgraph(ctx, q.question, as_of=q.date, k=10)
@@ -158,6 +165,7 @@ def test_status_and_text_agree_in_every_rendered_subgraph(ctx: PropsMemory, name
         blocks = _blocks(rendered.text)
         assert len(blocks) == len(graph.nodes)
         for node in graph.nodes:
+            assert node.status.state == reference.state(node.prop.id, q.date), (q, node)
             fields = blocks[node.prop.text]
             assert fields["label"] == rendered.labels[node.prop.id]
             check_agrees(graph, node, fields, rendered.labels)

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from bench.bench_props_why import EdgeStatus
 from bench.props_worlds import (
     GoldClassifier,
     NamedWorld,
@@ -26,13 +25,7 @@ from bench.props_worlds import (
     score_labels,
 )
 from graphmem.config import Settings
-from graphmem.props import (
-    OfflineClassifier,
-    PropsMemory,
-    add_propositions,
-    list_relations,
-    subgraph,
-)
+from graphmem.props import OfflineClassifier, PropsMemory, add_propositions, subgraph
 from graphmem.props.model import proposition_id
 from graphmem.props.reading import read
 from graphmem.services import open_props
@@ -205,26 +198,3 @@ def test_gold_relations_answer_almost_everything(gold_ctx: PropsMemory, world: W
         for q in world.questions
     )
     assert right >= 0.9 * len(world.questions)
-
-
-@pytest.mark.parametrize("named", ALL, ids=ids(ALL))
-def test_subgraph_status_is_the_status_of_every_stored_edge(
-    ctx: PropsMemory, named: NamedWorld
-) -> None:
-    # the subgraph reads a bounded number of edges per proposition (retrieve.INCOMING); the
-    # status it shows must still be the one every stored edge gives, for every node of every
-    # question's subgraph (bench/bench_props_why.py: the status rule with no bound)
-    world = named.world
-    add_propositions(ctx, world.items())  # offline classifier: edges a user would get
-    edges = [(r.src, r.dst, r.kind) for r in list_relations(ctx, limit=100_000)]
-    reference = EdgeStatus({pid: p["date"] for pid, p in by_id(world).items()}, edges)
-    checked = 0
-    for q in world.questions:
-        for node in subgraph(ctx, q.question, as_of=q.date).nodes:
-            assert node.status.state == reference.state(node.prop.id, q.date), (q, node)
-            checked += 1
-    assert checked >= 5 * len(world.questions)
-
-
-def by_id(world: World) -> dict[str, dict]:
-    return {proposition_id(p["text"], p["date"]): p for p in world.propositions}
