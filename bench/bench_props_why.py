@@ -68,7 +68,7 @@ SIGN = {"supports": 1.0, "updates": -1.0, "contradicts": -1.0, "norel": 0.0}  # 
 
 @dataclass(frozen=True)
 class Miss:
-    """One question the gold-edge subgraph answers wrong, and why."""
+    """One question the subgraph answers wrong, and why."""
 
     world: str
     question: Question
