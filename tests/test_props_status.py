@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from test_props_world import INDEX, ctx  # noqa: F401 - fixtures
 
-from bench.bench_props_why import EdgeStatus
 from bench.props_worlds import GoldClassifier, World, load_worlds
 from graphmem.config import Settings
 from graphmem.props import PropsMemory, add_propositions, list_relations, render_detail, subgraph
@@ -154,7 +153,11 @@ def test_status_and_text_agree_in_every_rendered_subgraph(ctx: PropsMemory, name
     world = named.world
     add_propositions(ctx, world.items())  # offline classifier
     # the subgraph reads a bounded number of edges per proposition (retrieve.INCOMING); its
-    # status must still be the one every stored edge gives (the rule with no bound)
+    # status must still be the one every stored edge gives (the rule with no bound). Imported
+    # here: Hypothesis draws constants from every local module loaded, so a module imported at
+    # collection changes the fixed examples of tests/test_api_fuzz.py
+    from bench.bench_props_why import EdgeStatus
+
     edges = [(r.src, r.dst, r.kind) for r in list_relations(ctx, limit=100_000)]
     dates = {proposition_id(p["text"], p["date"]): p["date"] for p in world.propositions}
     reference = EdgeStatus(dates, edges)
