@@ -1,6 +1,5 @@
 """Status as of a date, computed once: refuted sources, chains of refutations, as-of inclusive,
-and, for every node of every rendered subgraph of the worlds, the rendered text agreeing with
-the status and the status agreeing with every stored edge."""
+and the rendered text agreeing with the status for every node of every rendered subgraph."""
 
 from __future__ import annotations
 
