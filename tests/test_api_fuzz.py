@@ -358,12 +358,14 @@ def _any_arguments(field: graphql.GraphQLField, text: st.SearchStrategy[str]) ->
 
 FRESH = (
     "mutation($n: String!, $i: ID!, $p: [PointInput!]!) { createSeries(name: $n) { id } "
-    "appendPoints(seriesId: $i, points: $p) { accepted } deleteSeries(id: $i) { id } }"
+    "appendPoints(seriesId: $i, points: $p) { accepted } closeSeries(seriesId: $i) { boundaries } "
+    "deleteSeries(id: $i) { id } }"
 )
 
 
 def _fresh_series() -> st.SearchStrategy[dict[str, Any]]:
-    """A new series, well-formed points for it, and its deletion: the write paths succeed."""
+    """A new series, well-formed points for it, its close and its deletion: the write paths
+    succeed, whatever examples Hypothesis draws for the seeded series."""
     days = st.lists(st.integers(0, 3000), min_size=1, max_size=30, unique=True).map(sorted)
     values = st.one_of(st.none(), st.floats(-1e6, 1e6))
     points = days.flatmap(
