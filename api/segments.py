@@ -163,8 +163,9 @@ def segments_query(
 ) -> Page[Segment]:
     store, lo, hi = info.context.store, epoch(start), epoch(end)
     with request_names(SERIES_ID):
-        found, total = segments.page_segments(store, str(series_id), lo, hi, limit, offset)
-    return Page(items=[Segment.of(s) for s in found], total=total, limit=limit, offset=offset)
+        page = segments.page_segments(store, str(series_id), lo, hi, limit, offset)
+    items = [Segment.of(s) for s in page.segments]
+    return Page(items=items, total=page.total, limit=limit, offset=offset)
 
 
 def segment_query(

@@ -111,11 +111,12 @@ def list_segments(
     return _listed(store, _in_range(store, series_ref, start, end), limit, offset)
 
 
-def count_segments(
-    store: Store, series_ref: str, start: float | None = None, end: float | None = None
-) -> int:
-    """How many segments of a series overlap [start, end] (list_segments' whole list)."""
-    return _counted(store, _in_range(store, series_ref, start, end))
+@dataclass(frozen=True)
+class SegmentPage:
+    """One page of a series' segments in a range, and how many the whole range holds."""
+
+    segments: list[Segment]
+    total: int
 
 
 def page_segments(
@@ -125,20 +126,17 @@ def page_segments(
     end: float | None = None,
     limit: int = 100,
     offset: int = 0,
-) -> tuple[list[Segment], int]:
-    """list_segments and count_segments together, the series looked up once."""
+) -> SegmentPage:
+    """list_segments and the count of its whole list together, the series looked up once."""
     checked_page(limit, offset, MAX_LIMIT)
     params = _in_range(store, series_ref, start, end)
-    return _listed(store, params, limit, offset), _counted(store, params)
+    total = int(store.read("segments.count_in_range", **params)[0]["n"])
+    return SegmentPage(_listed(store, params, limit, offset), total)
 
 
 def _listed(store: Store, params: dict[str, object], limit: int, offset: int) -> list[Segment]:
     rows = store.read("segments.in_range", **params, limit=limit, offset=offset)
     return [Segment.from_node(r["g"]) for r in rows]
-
-
-def _counted(store: Store, params: dict[str, object]) -> int:
-    return int(store.read("segments.count_in_range", **params)[0]["n"])
 
 
 def _in_range(
