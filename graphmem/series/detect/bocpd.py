@@ -8,6 +8,7 @@ By default a fresh run's prior mean follows the current level (OnlineBOCPD, "Lev
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -445,6 +446,11 @@ _W_MIN_POINTS = 16
 _W_Z = 3.0
 _W_HORIZON = 10.0
 MAX_SLOPE_NOISE = 1e4
+# A stream closed before its warm-up filled is seen whole, bends and all, and the median
+# curvature misses a bend that changes sign (an S-curve): there a sloped segment's slope may
+# always wander this much (noise variances per step), so a smooth curve is not cut into
+# straight pieces while a step still needs a boundary.
+SHORT_SLOPE_NOISE = 0.02
 # The log scale is taken only from enough points and by a clear margin of log-likelihood
 # (strong evidence: a likelihood ratio above e^5).
 _LOG_MIN_POINTS = 8
@@ -754,7 +760,11 @@ class OnlineBOCPD:
         if self.log_scale and self.trend and log_scale_from_warmup(head):
             # A later value at or below 0 is read as a fall to a thousandth of the lowest seen.
             self._log_floor = max(float(head.min()) * 1e-3, _TINY)
-        self._set_prior(prior_from_warmup(self._scaled(head), self.trend))
+        prior = prior_from_warmup(self._scaled(head), self.trend)
+        if len(head) < self.warmup and prior.slope_var > 0:  # a short stream, closed
+            bend = max(prior.slope_noise, SHORT_SLOPE_NOISE)
+            prior = dataclasses.replace(prior, slope_noise=bend)
+        self._set_prior(prior)
         return self._run(head, rest)
 
     def _scaled(self, xs: np.ndarray) -> np.ndarray:
