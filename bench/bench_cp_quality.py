@@ -229,7 +229,9 @@ def config_from(overrides: list[str]) -> SegmenterConfig:
     cfg = SegmenterConfig()
     for item in overrides:
         key, value = item.split("=", 1)
-        cfg = dataclasses.replace(cfg, **{key: type(getattr(cfg, key))(value)})
+        kind = type(getattr(cfg, key))
+        parsed = value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
+        cfg = dataclasses.replace(cfg, **{key: parsed})
     return cfg
 
 

@@ -276,3 +276,20 @@ def test_a_short_stream_closed_lets_its_slope_bend_and_a_long_one_does_not():
     long.push(rng.standard_normal(200))
     assert short._det.prior.slope_noise >= 0.02
     assert long._det.prior.slope_noise == 0.0
+
+
+def test_season_setting_finds_shifts_under_a_season_and_is_off_by_default():
+    # A monthly swing of 3 noise stds with a 4-std level shift at 150: with season=True the
+    # shift is the one boundary in most draws; by default (no season) the season is read as a
+    # wandering level and the shift is found less often.
+    t = np.arange(240)
+    found = {False: 0, True: 0}
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        xs = 20.0 + 3.0 * np.sin(2 * np.pi * t / 12) + rng.standard_normal(240)
+        xs += np.where(t >= 150, 4.0, 0.0)
+        for season in found:
+            pred = segment_all(xs, SegmenterConfig(season=season))
+            found[season] += len(pred) == 1 and abs(pred[0] - 150) <= 5
+    assert found[True] >= 8 and found[True] > found[False], found
+    assert SegmenterConfig().season is False
