@@ -14,6 +14,7 @@ from graphmem.series.detect.bocpd import (
     OnlineBOCPD,
     log_scale_from_warmup,
     prior_from_warmup,
+    season_from_warmup,
 )
 
 
@@ -385,3 +386,38 @@ def test_malformed_state_is_rejected():
     with pytest.raises(InvalidInput) as err:
         OnlineBOCPD.from_state(state)
     assert err.value.field == "state"
+
+
+def _monthly(n: int, seed: int, shift_at: int | None = None) -> np.ndarray:
+    """A monthly series: a seasonal swing of 3 noise stds, a 4-std level shift at shift_at."""
+    t = np.arange(n)
+    xs = 20.0 + 3.0 * np.sin(2 * np.pi * t / 12) + np.random.default_rng(seed).standard_normal(n)
+    return xs + (0.0 if shift_at is None else np.where(t >= shift_at, 4.0, 0.0))
+
+
+def test_a_season_is_estimated_from_the_warmup_only_where_there_is_one():
+    profile = season_from_warmup(_monthly(64, 0))
+    assert profile is not None and profile.shape == (12,)
+    assert abs(profile.mean()) < 1e-9 and profile.max() - profile.min() > 4.0
+    rng = np.random.default_rng(1)
+    for plain in (rng.standard_normal(64), np.cumsum(rng.standard_normal(64)), np.arange(64.0)):
+        assert season_from_warmup(plain) is None
+    assert season_from_warmup(_monthly(40, 0)) is None, "four cycles are needed"
+
+
+def test_with_season_a_level_shift_under_a_season_is_found_and_resumes_exactly():
+    xs = _monthly(240, 2, shift_at=150)
+    det = OnlineBOCPD(season=True)
+    whole = det.update_batch(xs)
+    assert det.state()["season"] is not None
+    assert np.argmax(whole.cp_prob[140:170]) + 140 in range(150, 156)
+    first = OnlineBOCPD(season=True)
+    a = first.update_batch(xs[:100])
+    resumed = OnlineBOCPD.from_state(json.loads(json.dumps(first.state())))
+    b = resumed.update_batch(xs[100:])
+    c = [resumed.update(float(x)) for x in (21.0, 19.5)]
+    assert np.allclose(np.concatenate([a.cp_prob, b.cp_prob]), whole.cp_prob, atol=1e-12)
+    assert all(np.isfinite(o.cp_prob).all() for o in c)
+    plain = OnlineBOCPD()
+    plain.update_batch(xs)
+    assert plain.state()["season"] is None, "off by default"

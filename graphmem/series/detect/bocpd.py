@@ -8,6 +8,7 @@ By default a fresh run's prior mean follows the current level (OnlineBOCPD, "Lev
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -445,6 +446,17 @@ _W_MIN_POINTS = 16
 _W_Z = 3.0
 _W_HORIZON = 10.0
 MAX_SLOPE_NOISE = 1e4
+# A stream closed before its warm-up filled is seen whole, bends and all, and the median
+# curvature misses a bend that changes sign (an S-curve): there a sloped segment's slope may
+# always wander this much (noise variances per step), so a smooth curve is not cut into
+# straight pieces while a step still needs a boundary.
+SHORT_SLOPE_NOISE = 0.02
+# A season (a fixed profile over a period of 4-24 points, four cycles seen) is taken by a
+# clear margin of log-likelihood (after BIC's price for its parameters).
+_S_MIN_PERIOD = 4
+_S_MAX_PERIOD = 24
+_S_MIN_CYCLES = 4
+SEASON_MARGIN = 5.0
 # The log scale is taken only from enough points and by a clear margin of log-likelihood
 # (strong evidence: a likelihood ratio above e^5).
 _LOG_MIN_POINTS = 8
@@ -502,6 +514,43 @@ def log_scale_from_warmup(values: np.ndarray) -> bool:
     # log-likelihood gain of lambda = 0 (its Jacobian, -sum log x, included)
     gain = 0.5 * x.shape[0] * (math.log(ms_lin) - math.log(ms_log)) - float(y.sum())
     return gain > _LOG_MARGIN
+
+
+def _moving_average(x: np.ndarray, p: int) -> tuple[np.ndarray, int]:
+    """Centred moving average over one period (2 x p for an even p), which a season of period p
+    does not touch, with the index of the point its first value is centred on."""
+    w = np.ones(p + 1 - p % 2)
+    if p % 2 == 0:
+        w[0] = w[-1] = 0.5
+    return np.convolve(x, w / p, mode="valid"), (w.shape[0] - 1) // 2
+
+
+def _season_gain(x: np.ndarray, p: int) -> tuple[float, np.ndarray]:
+    """Log-likelihood gain, less BIC's price for p - 1 more parameters, of a fixed seasonal
+    profile of period p (the per-phase medians of what a moving average leaves) over none."""
+    ma, off = _moving_average(x, p)
+    r = x[off : off + ma.shape[0]] - ma
+    phase = (np.arange(r.shape[0]) + off) % p
+    profile = np.array([np.median(r[phase == j]) for j in range(p)])
+    profile -= profile.mean()
+    rss0, rss1 = float(np.sum(r * r)), float(np.sum((r - profile[phase]) ** 2))
+    if not (rss0 > 0 and rss1 > 0):
+        return 0.0, profile
+    m = r.shape[0]
+    return 0.5 * m * math.log(rss0 / rss1) - 0.5 * (p - 1) * math.log(m), profile
+
+
+def season_from_warmup(values: np.ndarray) -> np.ndarray | None:
+    """The seasonal profile (one value per phase t mod p, mean 0) the points show, or None: the
+    period of 4..24 points (at least four cycles seen) whose profile gains most, if by a clear
+    margin."""
+    x = np.asarray(values, dtype=np.float64)
+    best, best_gain = None, SEASON_MARGIN
+    for p in range(_S_MIN_PERIOD, min(_S_MAX_PERIOD, x.shape[0] // _S_MIN_CYCLES) + 1):
+        gain, profile = _season_gain(x, p)
+        if gain > best_gain:
+            best, best_gain = profile, gain
+    return best
 
 
 def prior_from_warmup(values: np.ndarray, trend: bool = True) -> NormalGammaPrior:
@@ -647,6 +696,7 @@ class OnlineBOCPD:
         outlier_prob: float = DEFAULT_OUTLIER_PROB,
         outlier_scale: float = DEFAULT_OUTLIER_SCALE,
         log_scale: bool = True,
+        season: bool = False,
     ) -> None:
         self.hazard_lambda = _check_real("hazard_lambda", hazard_lambda)
         if self.hazard_lambda <= 1:
@@ -656,14 +706,21 @@ class OnlineBOCPD:
         self.warmup = _check_int("warmup", warmup, 2)
         self.protect_recent = _check_int("protect_recent", protect_recent, 0)
         self.cp_window = _check_int("cp_window", cp_window, 1)
-        flags = (("track_level", track_level), ("trend", trend), ("log_scale", log_scale))
+        flags = (
+            ("track_level", track_level),
+            ("trend", trend),
+            ("log_scale", log_scale),
+            ("season", season),
+        )
         for name, flag in flags:
             if not isinstance(flag, bool):
                 raise InvalidInput(name, f"must be a bool, got {flag!r}")
         self.track_level = track_level
         self.trend = trend
         self.log_scale = log_scale
+        self.season = season
         self._log_floor: float | None = None  # on the log scale: log(max(x, floor)) is fed
+        self._season: np.ndarray | None = None  # a seasonal profile, removed before the kernel
         self.outlier_prob = _check_prob("outlier_prob", outlier_prob, 0.5)
         self.outlier_scale = _check_real("outlier_scale", outlier_scale)
         if not 1 <= self.outlier_scale <= 1e6:
@@ -743,7 +800,8 @@ class OnlineBOCPD:
             if m:
                 # Consecutive calls continue exactly where the last stopped, so parts need no copy.
                 end = pos + m
-                _kernel(self._scaled(part), self._hyp, cp[pos:end], rl[pos:end], old[pos:end])
+                xs = self._scaled(part, start + pos)
+                _kernel(xs, self._hyp, cp[pos:end], rl[pos:end], old[pos:end])
                 pos = end
         self._t += n
         return BOCPDOutput(start, cp, rl, old)
@@ -754,12 +812,24 @@ class OnlineBOCPD:
         if self.log_scale and self.trend and log_scale_from_warmup(head):
             # A later value at or below 0 is read as a fall to a thousandth of the lowest seen.
             self._log_floor = max(float(head.min()) * 1e-3, _TINY)
-        self._set_prior(prior_from_warmup(self._scaled(head), self.trend))
+        if self.season and self.trend:
+            self._season = season_from_warmup(self._scaled(head, 0))
+        prior = prior_from_warmup(self._scaled(head, 0), self.trend)
+        if len(head) < self.warmup and prior.slope_var > 0:  # a short stream, closed
+            bend = max(prior.slope_noise, SHORT_SLOPE_NOISE)
+            prior = dataclasses.replace(prior, slope_noise=bend)
+        self._set_prior(prior)
         return self._run(head, rest)
 
-    def _scaled(self, xs: np.ndarray) -> np.ndarray:
+    def _scaled(self, xs: np.ndarray, start: int) -> np.ndarray:
+        """Points start, start + 1, ... as the kernel reads them: on the log scale if so, less
+        the season if there is one."""
         floor = self._log_floor
-        return xs if floor is None else np.log(np.maximum(xs, floor))
+        ys = xs if floor is None else np.log(np.maximum(xs, floor))
+        season = self._season
+        if season is None:
+            return ys
+        return ys - season[(np.arange(xs.shape[0]) + start) % season.shape[0]]
 
     def update_batch(self, xs: np.ndarray) -> BOCPDOutput:
         """Feed finite values; returns results for every point processed by this call."""
@@ -791,6 +861,8 @@ class OnlineBOCPD:
         self._n_pushed += 1
         one = self._one
         one[0] = x if self._log_floor is None else math.log(max(x, self._log_floor))
+        if self._season is not None:
+            one[0] -= self._season[self._t % self._season.shape[0]]
         cp = np.empty(1)
         rl = np.empty(1, dtype=np.int64)
         old = np.empty(1, dtype=np.int64)
@@ -820,6 +892,7 @@ class OnlineBOCPD:
             "outlier_prob": self.outlier_prob,
             "outlier_scale": self.outlier_scale,
             "log_scale": self.log_scale,
+            "season": self.season,
         }
 
     def state(self) -> dict[str, Any]:
@@ -838,6 +911,7 @@ class OnlineBOCPD:
             "level": float(self._par[_LEVEL]),
             "slope": float(self._par[_SLOPE]),
             "log_floor": self._log_floor,
+            "season": None if self._season is None else self._season.tolist(),
             "hypotheses": {
                 name: (
                     self._hyp[row, :k].astype(np.int64) if row == _AGE else self._hyp[row, :k]
@@ -876,6 +950,8 @@ class OnlineBOCPD:
             det._par[_SLOPE] = float(state["slope"])
             floor = state.get("log_floor")
             det._log_floor = None if floor is None else float(floor)
+            season = state.get("season")
+            det._season = None if season is None else np.asarray(season, dtype=np.float64)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InvalidInput("state", f"malformed detector state ({exc})") from exc
         return det
@@ -886,6 +962,7 @@ def _upgrade_state(state: dict[str, Any]) -> dict[str, Any]:
     same model (no slope, no level noise, no outliers), so such a series goes on as it was."""
     config = dict(state["config"], trend=False, outlier_prob=0.0, outlier_scale=10.0)
     config["log_scale"] = False
+    config["season"] = False
     hyp = state["hypotheses"]
     kappa0 = float(state["prior"][1]) if state["prior"] else 1.0
     alpha0 = float(state["prior"][2]) if state["prior"] else 1.0

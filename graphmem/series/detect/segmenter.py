@@ -67,6 +67,7 @@ class SegmenterConfig:
     outlier_prob: float = DEFAULT_OUTLIER_PROB
     outlier_scale: float = DEFAULT_OUTLIER_SCALE
     log_scale: bool = True
+    season: bool = False
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -90,7 +91,7 @@ class SegmenterConfig:
             raise InvalidInput("prune_threshold", f"must be a finite number, got {thr!r}")
         if not 0 <= thr < 1:
             raise InvalidInput("prune_threshold", f"must be in [0, 1), got {thr}")
-        for name in ("track_level", "trend", "log_scale"):
+        for name in ("track_level", "trend", "log_scale", "season"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(name, f"must be a bool, got {getattr(self, name)!r}")
         _check_real("outlier_prob", self.outlier_prob, 0.0, 0.49)
@@ -109,6 +110,7 @@ class SegmenterConfig:
             outlier_prob=self.outlier_prob,
             outlier_scale=self.outlier_scale,
             log_scale=self.log_scale,
+            season=self.season,
         )
 
 
