@@ -24,6 +24,7 @@ from graphmem.props.model import KINDS, Proposition, normalised, proposition_id
 from graphmem.props.offline import judge_pair
 from graphmem.props.reading import read
 from graphmem.props.retrieve import Subgraph, subgraph_for_vector
+from graphmem.props.stated import STATE, stated
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,7 @@ class RecordingClassifier:
         return out
 
 
+READERS = ("v1", "v2")
 _SIGN = {"supports": 1.0, "updates": -1.0, "contradicts": -1.0, "norel": 0.0}
 
 
@@ -207,6 +209,7 @@ class Reader:
     ctx: PropsMemory
     k: int = 10
     judge: bool = True
+    version: str = "v1"  # one of READERS
     _vectors: dict[str, np.ndarray] = field(default_factory=dict)
     _graphs: dict[tuple[str, str], Subgraph] = field(default_factory=dict)
 
@@ -229,7 +232,11 @@ class Reader:
             nodes = [n for n in nodes if n.status.state == "current"] or nodes
         if not nodes:
             return 0
-        texts = [n.prop.text for n in nodes]
+        return self.choose(question, options, [n.prop for n in nodes])
+
+    def choose(self, question: str, options: Sequence[str], props: Sequence[Proposition]) -> int:
+        """The index of the option `props` (the statements kept) support best."""
+        texts = [p.text for p in props]
         vectors = self._embed(texts)
         sims = self._embed(list(options)) @ vectors.T
         nearest = sims.max(axis=1)
@@ -237,16 +244,26 @@ class Reader:
             return int(np.argmax(nearest))
         relevance = np.clip(self._embed([question])[0] @ vectors.T, 0.0, None)
         support = np.zeros(len(options))
-        for i, node in enumerate(nodes):
-            mine = read(node.prop.text, node.prop.source)
-            weight = relevance[i] * (0.5 if mine.hedged else 1.0)
-            for j, option in enumerate(options):
-                label, _ = judge_pair(mine, read(option), float(sims[j, i]))
-                support[j] += _SIGN[label] * weight * sims[j, i]
+        if self.version == "v2":
+            support = states(options, props, relevance)
+        if not support.any():
+            for i, prop in enumerate(props):
+                support += self.weigh(prop, options, sims[:, i]) * relevance[i]
         if not support.any():
             return int(np.argmax(nearest))
         best = support.max()
         return max((j for j in range(len(options)) if support[j] == best), key=nearest.__getitem__)
+
+    def weigh(self, prop: Proposition, options: Sequence[str], sims: np.ndarray) -> np.ndarray:
+        """What one statement says for (+) or against (-) each option, before its relevance
+        to the question: v1 judges it against each option as a newer statement of a pair."""
+        mine = read(prop.text, prop.source)
+        weight = 0.5 if mine.hedged else 1.0
+        out = np.zeros(len(options))
+        for j, option in enumerate(options):
+            label, _ = judge_pair(mine, read(option), float(sims[j]))
+            out[j] = _SIGN[label] * weight * sims[j]
+        return out
 
     def _subgraph(self, question: str, as_of: str) -> Subgraph:
         # plain top-k reads the anchors of the expanded subgraph: they are the same k
@@ -255,3 +272,64 @@ class Reader:
             vector = self._embed([question])[0]
             self._graphs[key] = subgraph_for_vector(self.ctx, vector, question, as_of, self.k)
         return self._graphs[key]
+
+
+KNOBS = {"recency": 1.0, "power": 1.0}
+
+
+def states(
+    options: Sequence[str], props: Sequence[Proposition], relevance: np.ndarray
+) -> np.ndarray:
+    """The v2 reading: each statement read as the state it asserts as of its date
+    (graphmem.props.stated), against what tells each option from the others."""
+    mine = [stated(o) for o in options]
+    keys = [set(o.terms.items()) for o in mine]
+    shared = set.intersection(*keys)
+    common = set.intersection(*(set(o.terms) for o in mine))  # the subject, whatever sign
+    whether = any(o.sign(STATE) for o in mine)  # a question of whether, not of which value
+    terms = []
+    for o, k in zip(mine, keys, strict=True):
+        distinct = {(t, s) for t, s in k - shared if t != STATE}
+        # terms one option asserts and another denies tell them apart first
+        contrasts = {(t, s) for t, s in distinct if any(x.sign(t) == -s for x in mine)}
+        # an option with its own on/off state: the rest of it is its subject unless contrasted
+        terms.append(contrasts if whether and o.sign(STATE) else contrasts or distinct)
+    said = [stated(p.text) for p in props]
+    df = Counter(t for s in said for t in s.terms)
+    idf = {t: np.log((len(said) + 1) / (df[t] + 0.5)) for t in common}
+    names = common & set.union(*(set(o.names) for o in mine))
+    order = {d: n for n, d in enumerate(sorted({p.date for p in props}))}
+    support = np.zeros(len(options))
+    for i, prop in enumerate(props):
+        s = said[i]
+        if names and names.isdisjoint(s.terms):
+            continue  # another subject
+        weight = relevance[i] ** KNOBS["power"] * (
+            0.5 if read(prop.text, prop.source).hedged else 1.0
+        )
+        weight *= 0.5 if s.future else 1.0  # a plan is not yet a state
+        weight *= 1.0 + KNOBS["recency"] * order[prop.date] / max(len(order) - 1, 1)
+        total = sum(idf.values())
+        cover = sum(idf[t] for t in common if t in s.terms) / total if total > 0 else 1.0
+        for j, option in enumerate(mine):
+            if s.future != option.future:
+                continue
+            state = (option.sign(STATE) or 1) if whether else 0
+            support[j] += weight * cover * _agrees(s, option, terms[j], state)
+    return support
+
+
+def _agrees(said, option, terms, state: int) -> float:
+    """How far a statement asserts (+) or denies (-) an option: its on/off state against the
+    option's (when the question is whether), and the terms that tell the option apart."""
+    out = float(said.sign(STATE) * state)
+    if not terms:
+        return out
+    # "denied that X was appointed": X is what the denied switch was about
+    turn = (said.sign(STATE) or 1) if said.negated and not state else 1
+    values = [
+        said.sign(t) * s * (1 if t in option.roles else turn)
+        for t, s in terms
+        if t not in option.roles or option.roles[t] & (set(said.terms) | said.roles.get(t, set()))
+    ]
+    return out + sum(values) / len(terms)
