@@ -292,7 +292,7 @@ def _positions(tokens: list[_Token], name: str) -> list[int]:
     """Indices of the tokens of every occurrence of a (lower-case) name."""
     parts = name.split()
     n = len(parts)
-    out = []
+    out: list[int] = []
     for i in range(len(tokens) - n + 1):
         if [t.lower.removesuffix("'s") for t in tokens[i : i + n]] == parts:
             out.extend(range(i, i + n))
