@@ -210,7 +210,7 @@ class Reader:
       (graphmem.props.stated: "raised the fee from 5 to 7 euros" asserts 7 and denies 5,
       "X retired" denies X, "bought X from Y" denies Y) and compares that with what tells
       each option apart from the others; newer statements weigh more (`RECENCY`), a plan
-      half. When it reads nothing for or against any option it falls back to v1.
+      half. It does not use the relation rules.
 
     When nothing speaks for or against any option, or `judge=False`, the option most
     similar to any kept statement wins (the reader of earlier versions).
@@ -219,7 +219,7 @@ class Reader:
     ctx: PropsMemory
     k: int = 10
     judge: bool = True
-    version: str = "v1"  # one of READERS
+    version: str = "v2"  # one of READERS
     _vectors: dict[str, np.ndarray] = field(default_factory=dict)
     _graphs: dict[tuple[str, str], Subgraph] = field(default_factory=dict)
 
@@ -267,9 +267,7 @@ class Reader:
         vectors = self._embed([p.text for p in props])
         relevance = np.clip(self._embed([question])[0] @ vectors.T, 0.0, None)
         if self.version == "v2":
-            out = states(options, props, relevance)
-            if out.any():
-                return out
+            return states(options, props, relevance)
         sims = self._embed(list(options)) @ vectors.T
         return np.array(
             [self.weigh(p, options, sims[:, i]) * relevance[i] for i, p in enumerate(props)]

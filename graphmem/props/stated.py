@@ -125,7 +125,10 @@ def stated(text: str) -> Stated:
         if term.startswith("-"):  # an off word, or an antonym ("unsafe")
             term, sign = term[1:], -sign
         switched = switched or (term == STATE and i in denied_state)
-        terms[term] = sign if terms.get(term, sign) == sign else max(terms[term], sign)
+        if term == STATE:  # the first on/off word says it ("no longer opens", "is back ... shut")
+            terms.setdefault(term, sign)
+        else:
+            terms[term] = sign if terms.get(term, sign) == sign else max(terms[term], sign)
         if tok.kind != "word" or _capital(tokens, i):
             names.add(term)
         if figure:
@@ -150,7 +153,7 @@ def _term(tokens: list[_Token], i: int, dates: set[int]) -> tuple[str, int]:
         if words[:n] in STATUS_PHRASES:
             return ("" if STATUS_PHRASES[words[:n]] > 0 else "-") + STATE, n
     if word == "no" and nxt == "longer":
-        return "-" + STATE, 2
+        return "-" + STATE, 2 + (_term(tokens, i + 2, dates)[0] == STATE)  # "no longer opens"
     if word in STEP and nxt in ("down", "aside", "out"):
         return "-" + STATE, 2
     if word in OFFICE_ON or word in STATUS_ON or stem(word) in _ON_STEMS:
