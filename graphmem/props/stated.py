@@ -8,15 +8,21 @@ asserts it and -1 when it denies it or gives it as the value replaced:
 - terms are stemmed content words (names included, lower case) and figures ("1.4 million" →
   1400000, "four" → 4); the speaker's part ("the ministry said") is left out;
 - an on/off word ("opened", "closed", "resumed", "halted", "elected", "retired", "no longer",
-  "in service") stands as the term STATE, +1 for on and -1 for off;
-- a denial ("not", "never", "denied", "false", "wrong") turns over the terms after it in its
-  clause, or those before it when it closes the clause ("the figure of 61,000 was wrong");
+  "in service", "is back", "again") stands as the term STATE, +1 for on and -1 for off; the
+  first one in the statement gives it;
+- a denial ("not", "never", "denied", "false", "wrong") acts on the terms after it in its
+  clause, or those before it when it closes the clause ("the figure of 61,000 was wrong"). A
+  value denied (", not 8 million", "and not by X", only names and figures) turns them all
+  over; a state denied ("there is no ban in X", "did not fly to X") turns over the state (-1
+  if it has no on/off word) and its figures, not what it is about (`negated` says so);
 - values replaced are denied: names and figures after "from" in a statement of a change or a
   transfer ("from 5 to 7", "bought X from Y", "joined X from Y"), the names reading.py reads
   as former ("succeeded X", "in place of X", "took over from X"), and whoever leaves an
   office ("X retired as chair": X no longer holds it);
 - each figure keeps its roles, the content words around it (as `Reading.slots`), so a
-  reader can tell "19 hectares" from "19 staff".
+  reader can tell "19 hectares" from "19 staff"; a plan ("will close") is marked `future`.
+
+Used by the as-of QA reader of the benchmarks (bench/props_worlds.py, reader v2).
 """
 
 from __future__ import annotations
