@@ -4,7 +4,8 @@ Worlds: tests/fixtures/worlds.json. The offline classifier's rules were develope
 relation model (graphmem/props/pairmodel.json, bench/train_props_model.py) trained, on the
 "tuning" worlds only; the "held_out" worlds were written and committed before that work and
 are used for this report alone. The reader (bench/props_worlds.Reader) has no parameters
-fitted to any world.
+fitted to any world; v2's reading rules and its two constants (recency, the weight of a plan)
+were developed on the tuning worlds' questions (docs/quality.md, round 6).
 
 For each world the propositions go through the real ingestion pipeline (candidates from FAISS,
 as in production); every pair the classifier judged is scored against the gold label ('norel'
@@ -35,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from common import embed_precision, temp_store  # noqa: E402
 from props_worlds import (  # noqa: E402
+    READERS,
     GoldClassifier,
     LabelReport,
     NamedWorld,
@@ -84,12 +86,24 @@ class Result:
     named: NamedWorld
     pairs: tuple[tuple[str, str], ...]  # (gold, predicted) label of every judged or missed pair
     missed: int  # gold pairs that never became candidates
-    plain: int  # questions answered right from plain top-k
-    subgraph: int  # ... from the subgraph with the offline classifier's relations
-    gold: int  # ... from the subgraph with the gold relations
+    # per reader version: questions answered right from plain top-k, from the subgraph with
+    # the offline classifier's relations, from the subgraph with the gold relations
+    qa: dict[str, tuple[int, int, int]]
     seen: tuple[tuple[Proposition, Proposition, float], ...]  # every candidate pair, for LOWO
     why: tuple[Miss, ...] = ()  # each gold pair not labelled right, and why (--why)
     sweep: tuple[tuple[int, int], ...] = ()  # (candidate pairs, gold among them) per FLOORS
+
+    @property
+    def plain(self) -> int:
+        return next(iter(self.qa.values()))[0]
+
+    @property
+    def subgraph(self) -> int:
+        return next(iter(self.qa.values()))[1]
+
+    @property
+    def gold(self) -> int:
+        return next(iter(self.qa.values()))[2]
 
     @property
     def labels(self) -> LabelReport:
@@ -100,9 +114,9 @@ class Result:
         return len(self.named.world.questions)
 
 
-def answers(ctx: PropsMemory, world: World, k: int) -> tuple[int, int]:
-    """(plain top-k right, subgraph right) for the world's questions."""
-    reader = Reader(ctx, k)
+def answers(ctx: PropsMemory, world: World, k: int, version: str) -> tuple[int, int]:
+    """(plain top-k right, subgraph right) for the world's questions, by one reader."""
+    reader = Reader(ctx, k, version=version)
     reader.warm(
         [q.question for q in world.questions] + [o for q in world.questions for o in q.options]
     )
@@ -122,18 +136,25 @@ def ingested(store: Store, home: Path, world: World, classifier: Classifier) -> 
     return ctx
 
 
-def evaluate(named: NamedWorld, k: int, store: Store, tmp: Path, why: bool = False) -> Result:
+def evaluate(
+    named: NamedWorld,
+    k: int,
+    store: Store,
+    tmp: Path,
+    why: bool = False,
+    readers: tuple[str, ...] = ("v2",),
+) -> Result:
     world = named.world
     recorder = RecordingClassifier(OfflineClassifier())
     ctx = ingested(store, tmp / f"{named.name}-o", world, recorder)
     embedder = ctx.embedder if why else None
     pairs = judged_pairs(world, recorder.judged)
     judged = {(world.keys[n], world.keys[o]) for n, o, _ in recorder.judged}
-    plain, related = answers(ctx, world, k)
+    offline = {v: answers(ctx, world, k, v) for v in readers}
     ctx.close()
     store.write("admin.wipe")
     ctx = ingested(store, tmp / f"{named.name}-g", world, GoldClassifier(world))
-    _, gold = answers(ctx, world, k)
+    gold = {v: answers(ctx, world, k, v)[1] for v in readers}
     ctx.close()
     store.write("admin.wipe")
     missed = sum(pair not in judged for pair in world.gold)
@@ -142,9 +163,8 @@ def evaluate(named: NamedWorld, k: int, store: Store, tmp: Path, why: bool = Fal
     if embedder is not None:
         st = Standing.of(world, embedder)
         why, sweep = misses(world, labelled, recorder.min_similarity, st), floor_sweep(world, st)
-    return Result(
-        named, tuple(pairs), missed, plain, related, gold, tuple(recorder.seen), why, sweep
-    )
+    qa = {v: (*offline[v], gold[v]) for v in readers}
+    return Result(named, tuple(pairs), missed, qa, tuple(recorder.seen), why, sweep)
 
 
 @dataclass(frozen=True)
@@ -279,6 +299,28 @@ def table(results: list[Result]) -> None:
         )
 
 
+def qa_table(results: list[Result]) -> None:
+    """As-of QA per world and reader version, side by side (plain top-k / subgraph with the
+    classifier's edges / subgraph with the gold edges), then per role."""
+    readers = list(results[0].qa)
+    print(
+        "\n| world | role | questions | "
+        + " | ".join(f"{v} plain | {v} subgraph | {v} gold edges" for v in readers)
+        + " |"
+    )
+    print("|---" * (3 + 3 * len(readers)) + "|")
+    rows = [(r.named.name, ROLE[r.named.role], [r]) for r in results]
+    rows += [
+        (f"**{ROLE[role]}**", "", [r for r in results if r.named.role == role])
+        for role in ROLE
+        if any(r.named.role == role for r in results)
+    ]
+    for name, role, mine in rows:
+        n = sum(r.questions for r in mine)
+        cells = [sum(r.qa[v][i] for r in mine) for v in readers for i in range(3)]
+        print(f"| {name} | {role} | {n} | " + " | ".join(f"{c}/{n}" for c in cells) + " |")
+
+
 def pooled(results: list[Result], role: str) -> None:
     mine = [r for r in results if r.named.role == role]
     if not mine:
@@ -335,6 +377,12 @@ def main() -> None:
     )
     parser.add_argument("--k", type=int, default=10, help="anchors for the reader")
     parser.add_argument(
+        "--reader",
+        choices=(*READERS, "both"),
+        default="v2",
+        help="the QA reader's version (props_worlds.Reader); both: v2 and v1 on the same runs",
+    )
+    parser.add_argument(
         "--lowo", action="store_true", help="also refit the relation model leaving one world out"
     )
     parser.add_argument(
@@ -344,8 +392,11 @@ def main() -> None:
     worlds = load_worlds(INDEX, tuple(args.roles.split(",")))
     print(__doc__.split("\n\n")[1].replace("\n", " "), "\n")
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmq-") as tmp:
-        results = [evaluate(named, args.k, store, Path(tmp), args.why) for named in worlds]
+        readers = ("v2", "v1") if args.reader == "both" else (args.reader,)
+        results = [evaluate(named, args.k, store, Path(tmp), args.why, readers) for named in worlds]
     table(results)
+    if len(readers) > 1:
+        qa_table(results)
     if args.why:
         why_table(results)
     for r in results:

@@ -3,10 +3,11 @@
 Every world of tests/fixtures/worlds.json (or those named) is ingested with its gold relation
 labels (bench/props_worlds.GoldClassifier; `--edges offline` for the classifier's), so with
 gold edges what remains is retrieval, expansion, status and the reader
-(bench/props_worlds.Reader, unchanged). Per world: questions right with k anchors and with
-every statement dated <= as-of as an anchor (k = MAX_K: retrieval and expansion cannot lose
-anything there), and the subgraph nodes whose status (current or not) differs from the one
-the gold edges give. For each question the reader gets wrong from the k-anchor subgraph:
+(bench/props_worlds.Reader; `--reader v1` for round 5's). Per world: questions right with k
+anchors and with every statement dated <= as-of as an anchor (k = MAX_K: retrieval and
+expansion cannot lose anything there), and the subgraph nodes whose status (current or not)
+differs from the one the gold edges give. For each question the reader gets wrong from the
+k-anchor subgraph:
 
 - evidence: the statements dated on or before the as-of date that are current by the gold
   edges (the status rule of graphmem/props/status.py) and that the reader, weighing them as it
@@ -46,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_props_quality import INDEX, ingested  # noqa: E402
 from common import temp_store  # noqa: E402
 from props_worlds import (  # noqa: E402
+    READERS,
     GoldClassifier,
     NamedWorld,
     Question,
@@ -57,13 +59,9 @@ from props_worlds import (  # noqa: E402
 from graphmem.props import OfflineClassifier, PropsMemory  # noqa: E402
 from graphmem.props.classify import Classifier  # noqa: E402
 from graphmem.props.hybrid import candidates  # noqa: E402
-from graphmem.props.model import checked_date, proposition_id  # noqa: E402
-from graphmem.props.offline import judge_pair  # noqa: E402
-from graphmem.props.reading import read  # noqa: E402
+from graphmem.props.model import Proposition, checked_date, proposition_id  # noqa: E402
 from graphmem.props.retrieve import MAX_K, Subgraph  # noqa: E402
 from graphmem.store import Store  # noqa: E402
-
-SIGN = {"supports": 1.0, "updates": -1.0, "contradicts": -1.0, "norel": 0.0}  # as the reader's
 
 
 @dataclass(frozen=True)
@@ -126,10 +124,10 @@ class WorldWhy:
     wrong_status: int  # ... whose status differs from the one the gold edges give
 
 
-def diagnose(named: NamedWorld, ctx: PropsMemory, k: int) -> WorldWhy:
+def diagnose(named: NamedWorld, ctx: PropsMemory, k: int, version: str = "v2") -> WorldWhy:
     """The misses of the subgraph on one world, each with its cause."""
     world = named.world
-    reader, whole = Reader(ctx, k), Reader(ctx, MAX_K)
+    reader, whole = Reader(ctx, k, version=version), Reader(ctx, MAX_K, version=version)
     texts = [p["text"] for p in world.propositions]
     reader.warm(
         [q.question for q in world.questions]
@@ -159,20 +157,13 @@ def diagnose(named: NamedWorld, ctx: PropsMemory, k: int) -> WorldWhy:
 
 def _push(reader: Reader, q: Question, chosen: int, texts: list[str], sources: list[str]):
     """What each statement adds to the right option over the chosen one, as the reader
-    weighs it (support for an option, updates / contradicts against it)."""
-    vectors = reader._embed(texts)
-    sims = reader._embed(list(q.options)) @ vectors.T
-    relevance = np.clip(reader._embed([q.question])[0] @ vectors.T, 0.0, None)
-    out = []
-    for i, (text, source) in enumerate(zip(texts, sources, strict=True)):
-        mine = read(text, source)
-        weight = relevance[i] * (0.5 if mine.hedged else 1.0)
-        net = 0.0
-        for j, sign in ((q.answer, 1.0), (chosen, -1.0)):
-            label, _ = judge_pair(mine, read(q.options[j]), float(sims[j, i]))
-            net += sign * SIGN[label] * weight * sims[j, i]
-        out.append(float(net))
-    return out
+    weighs it (Reader.speaks)."""
+    props = [
+        Proposition(f"s{i}", text, q.date, 0, source)
+        for i, (text, source) in enumerate(zip(texts, sources, strict=True))
+    ]
+    speaks = reader.speaks(q.question, q.options, props)
+    return [float(row[q.answer] - row[chosen]) for row in speaks]
 
 
 def _evidence(reader: Reader, world: World, gold: EdgeStatus, q: Question, chosen: int):
@@ -209,15 +200,16 @@ def _unread(reader, world, gold, q, key_of, graph):
     sims = reader._embed([q.options[q.answer]]) @ reader._embed([p["text"] for p in props]).T
     i = int(np.argmax(sims[0]))
     best = props[i]
-    mine = read(best["text"], best["source"])
-    label, _ = judge_pair(mine, read(q.options[q.answer]), float(sims[0, i]))
+    mine = Proposition("best", best["text"], best["date"], 0, best["source"])
+    said = float(reader.speaks(q.question, q.options, [mine])[0, q.answer])
+    label = "for it" if said > 0 else "against it" if said < 0 else "as nothing"
     where = (
         "in the subgraph"
         if best["key"] in {key_of.get(n.prop.id) for n in graph.nodes}
         else "not in the subgraph"
     )
     return "reader: no statement read as the answer", (
-        f"closest: {best['key']} {best['text'][:60]!r} read as {label}, {where}"
+        f"closest: {best['key']} {best['text'][:60]!r} read {label}, {where}"
     )
 
 
@@ -295,11 +287,11 @@ def merged(worlds: list[NamedWorld]) -> World:
     return World(tuple(props), gold, ())
 
 
-def _together(store: Store, tmp: Path, worlds: list[NamedWorld], edges: str, k: int):
+def _together(store: Store, tmp: Path, worlds: list[NamedWorld], edges: str, k: int, version: str):
     """All worlds in one memory: each world's questions among every world's statements."""
     everything = NamedWorld("all", "tuning", merged(worlds))
     ctx = ingested(store, tmp / "all", everything.world, _classifier(everything, edges))
-    found = [_report(diagnose(named, ctx, k)) for named in worlds]
+    found = [_report(diagnose(named, ctx, k, version)) for named in worlds]
     ctx.close()
     return found
 
@@ -312,6 +304,9 @@ def main() -> None:
         "--edges", choices=("gold", "offline"), default="gold", help="whose relation edges"
     )
     parser.add_argument(
+        "--reader", choices=READERS, default="v2", help="the reader's version (Reader)"
+    )
+    parser.add_argument(
         "--together", action="store_true", help="all worlds in one memory (a larger haystack)"
     )
     args = parser.parse_args()
@@ -321,15 +316,19 @@ def main() -> None:
         worlds = [w for w in worlds if w.name in wanted]
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmw-") as tmp:
         if args.together:
-            found = _together(store, Path(tmp), worlds, args.edges, args.k)
+            found = _together(store, Path(tmp), worlds, args.edges, args.k, args.reader)
         else:
-            found = [_alone(store, Path(tmp), named, args.edges, args.k) for named in worlds]
+            found = [
+                _alone(store, Path(tmp), named, args.edges, args.k, args.reader) for named in worlds
+            ]
     table(found, args.k)
 
 
-def _alone(store: Store, tmp: Path, named: NamedWorld, edges: str, k: int) -> WorldWhy:
+def _alone(
+    store: Store, tmp: Path, named: NamedWorld, edges: str, k: int, version: str
+) -> WorldWhy:
     ctx = ingested(store, tmp / named.name, named.world, _classifier(named, edges))
-    why = _report(diagnose(named, ctx, k))
+    why = _report(diagnose(named, ctx, k, version))
     ctx.close()
     store.write("admin.wipe")
     return why

@@ -24,6 +24,7 @@ from graphmem.props.model import KINDS, Proposition, normalised, proposition_id
 from graphmem.props.offline import judge_pair
 from graphmem.props.reading import read
 from graphmem.props.retrieve import Subgraph, subgraph_for_vector
+from graphmem.props.stated import STATE, Stated, stated
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,9 @@ class RecordingClassifier:
         return out
 
 
+READERS = ("v1", "v2")
 _SIGN = {"supports": 1.0, "updates": -1.0, "contradicts": -1.0, "norel": 0.0}
+RECENCY = 1.0  # v2: the newest statement weighs 1 + RECENCY times the oldest one
 
 
 @dataclass
@@ -194,21 +197,35 @@ class Reader:
 
     Plain (`use_relations=False`): the k anchors as retrieved. With relations: anchors plus
     neighbours, keeping only propositions whose status as of the date is `current` (all of
-    them if none is). Each kept proposition is read against each option as the offline
-    classifier reads a pair (proposition → option): one that supports the option counts for
-    it, one that updates or contradicts it counts against it ("X succeeded Y" against "Y is
-    chief", "the figure of 61,000 was wrong" against "61,000"), weighted by the proposition's
-    similarity to the question and to the option, and halved for a hedged one (a rumour, a
-    blog). The option with the most net support wins; when nothing speaks for or against any
-    option, or `judge=False`, the option most similar to any kept proposition wins (the
-    reader of earlier versions).
+    them if none is). Each kept statement speaks for or against each option, weighted by its
+    similarity to the question and halved for a hedged one (a rumour, a blog); the option
+    with the most net support wins. How a statement speaks (`version`):
+
+    - v1 reads it against each option as the offline classifier reads a pair (statement →
+      option): one that supports the option counts for it, one that updates or contradicts
+      it counts against it, times its similarity to the option. A change *to* the option's
+      value ("raised the fee to 7 euros" against "the fee is 7 euros") is an update, so it
+      counts against the option.
+    - v2 (`states`) reads it as the state it asserts as of its date
+      (graphmem.props.stated: "raised the fee from 5 to 7 euros" asserts 7 and denies 5,
+      "X retired" denies X, "bought X from Y" denies Y) and compares that with what tells
+      each option apart from the others; newer statements weigh more (`RECENCY`), a plan
+      half. It does not use the relation rules.
+
+    When nothing speaks for or against any option, or `judge=False`, the option most
+    similar to any kept statement wins (the reader of earlier versions).
     """
 
     ctx: PropsMemory
     k: int = 10
     judge: bool = True
+    version: str = "v2"  # one of READERS
     _vectors: dict[str, np.ndarray] = field(default_factory=dict)
     _graphs: dict[tuple[str, str], Subgraph] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.version not in READERS:
+            raise ValueError(f"version: {self.version!r} is not one of {READERS}")
 
     def warm(self, texts: Sequence[str]) -> None:
         """Embed texts the reader will need in one batch (questions, options, statements)."""
@@ -229,24 +246,44 @@ class Reader:
             nodes = [n for n in nodes if n.status.state == "current"] or nodes
         if not nodes:
             return 0
-        texts = [n.prop.text for n in nodes]
-        vectors = self._embed(texts)
-        sims = self._embed(list(options)) @ vectors.T
-        nearest = sims.max(axis=1)
+        return self.choose(question, options, [n.prop for n in nodes])
+
+    def choose(self, question: str, options: Sequence[str], props: Sequence[Proposition]) -> int:
+        """The index of the option `props` (the statements kept) support best."""
+        nearest = (self._embed(list(options)) @ self._embed([p.text for p in props]).T).max(1)
         if not self.judge:
             return int(np.argmax(nearest))
-        relevance = np.clip(self._embed([question])[0] @ vectors.T, 0.0, None)
-        support = np.zeros(len(options))
-        for i, node in enumerate(nodes):
-            mine = read(node.prop.text, node.prop.source)
-            weight = relevance[i] * (0.5 if mine.hedged else 1.0)
-            for j, option in enumerate(options):
-                label, _ = judge_pair(mine, read(option), float(sims[j, i]))
-                support[j] += _SIGN[label] * weight * sims[j, i]
+        support = self.speaks(question, options, props).sum(axis=0)
         if not support.any():
             return int(np.argmax(nearest))
         best = support.max()
         return max((j for j in range(len(options)) if support[j] == best), key=nearest.__getitem__)
+
+    def speaks(
+        self, question: str, options: Sequence[str], props: Sequence[Proposition]
+    ) -> np.ndarray:
+        """What each statement says for (+) or against (-) each option, weighed as this
+        reader weighs it: one row per statement, one column per option."""
+        vectors = self._embed([p.text for p in props])
+        relevance = np.clip(self._embed([question])[0] @ vectors.T, 0.0, None)
+        if self.version == "v2":
+            return states(options, props, relevance)
+        sims = self._embed(list(options)) @ vectors.T
+        return np.array(
+            [self.weigh(p, options, sims[:, i]) * relevance[i] for i, p in enumerate(props)]
+        ).reshape(len(props), len(options))
+
+    def weigh(self, prop: Proposition, options: Sequence[str], sims: np.ndarray) -> np.ndarray:
+        """v1: what one statement says for (+) or against (-) each option, before its
+        relevance to the question, judged against each option as a newer statement of a
+        pair (offline.judge_pair), times its similarity to the option."""
+        mine = read(prop.text, prop.source)
+        weight = 0.5 if mine.hedged else 1.0
+        out = np.zeros(len(options))
+        for j, option in enumerate(options):
+            label, _ = judge_pair(mine, read(option), float(sims[j]))
+            out[j] = _SIGN[label] * weight * sims[j]
+        return out
 
     def _subgraph(self, question: str, as_of: str) -> Subgraph:
         # plain top-k reads the anchors of the expanded subgraph: they are the same k
@@ -255,3 +292,66 @@ class Reader:
             vector = self._embed([question])[0]
             self._graphs[key] = subgraph_for_vector(self.ctx, vector, question, as_of, self.k)
         return self._graphs[key]
+
+
+def states(
+    options: Sequence[str], props: Sequence[Proposition], relevance: np.ndarray
+) -> np.ndarray:
+    """The v2 reading, one row per statement: each statement read as the state it asserts
+    as of its date (graphmem.props.stated), against what tells each option apart."""
+    mine = [stated(o) for o in options]
+    whether = any(o.sign(STATE) for o in mine)  # a question of whether, not of which value
+    terms = _telling(mine, whether)
+    common = set.intersection(*(set(o.terms) for o in mine))  # the subject, whatever sign
+    names = common & set.union(*(set(o.names) for o in mine))
+    said = [stated(p.text) for p in props]
+    df = Counter(t for s in said for t in s.terms)
+    # the subject's terms found in a statement, the rarer among the statements the more
+    idf = {t: float(np.log((len(said) + 1) / (df[t] + 0.5))) for t in common}
+    total = sum(idf.values())
+    dates = sorted({p.date for p in props})
+    order = {d: n / max(len(dates) - 1, 1) for n, d in enumerate(dates)}
+    out = np.zeros((len(props), len(options)))
+    for i, (prop, s) in enumerate(zip(props, said, strict=True)):
+        if names and names.isdisjoint(s.terms):
+            continue  # about another subject
+        weight = relevance[i] * (0.5 if read(prop.text, prop.source).hedged else 1.0)
+        weight *= (0.5 if s.future else 1.0) * (1.0 + RECENCY * order[prop.date])
+        cover = sum(idf[t] for t in common if t in s.terms) / total if total > 0 else 1.0
+        for j, option in enumerate(mine):
+            if s.future == option.future:  # a plan speaks to plans, a state to states
+                state = (option.sign(STATE) or 1) if whether else 0
+                out[i, j] = weight * cover * _agrees(s, option, terms[j], state)
+    return out
+
+
+def _telling(mine: list[Stated], whether: bool) -> list[set[tuple[str, int]]]:
+    """The terms (with their sign) that tell each option apart from the others: those one
+    option asserts and another denies first, else those not in every option; for an option
+    with an on/off state of its own, in a question of whether, only the former (the rest
+    of it is its subject)."""
+    keys = [set(o.terms.items()) for o in mine]
+    shared = set.intersection(*keys)
+    out = []
+    for o, k in zip(mine, keys, strict=True):
+        distinct = {(t, s) for t, s in k - shared if t != STATE}
+        contrasts = {(t, s) for t, s in distinct if any(x.sign(t) == -s for x in mine)}
+        out.append(contrasts if whether and o.sign(STATE) else contrasts or distinct)
+    return out
+
+
+def _agrees(said: Stated, option: Stated, terms: set[tuple[str, int]], state: int) -> float:
+    """How far a statement asserts (+) or denies (-) an option: its on/off state against the
+    option's (`state`, 0 when the question is of which value), and the option's telling
+    terms (a figure only where it has one of the option figure's roles)."""
+    out = float(said.sign(STATE) * state)
+    if not terms:
+        return out
+    # "denied that X was appointed": X is what the denied switch was about
+    turn = (said.sign(STATE) or 1) if said.negated and not state else 1
+    values = [
+        said.sign(t) * s * (1 if t in option.roles else turn)
+        for t, s in terms
+        if t not in option.roles or option.roles[t] & (set(said.terms) | said.roles.get(t, set()))
+    ]
+    return out + sum(values) / len(terms)

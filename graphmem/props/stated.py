@@ -1,0 +1,308 @@
+"""What a statement states as of its date: the terms it asserts and the ones it denies.
+
+A reader of dated statements takes "raised the fee from 5 to 7 euros" as saying that the fee
+is 7 euros now, not as a relation to "the fee is 7 euros" (which the relation rules call an
+update). `stated(text)` gives each content term of a statement with +1 when the statement
+asserts it and -1 when it denies it or gives it as the value replaced:
+
+- terms are stemmed content words (names included, lower case) and figures ("1.4 million" →
+  1400000, "four" → 4); the speaker's part ("the ministry said") is left out;
+- an on/off word ("opened", "closed", "resumed", "halted", "elected", "retired", "no longer",
+  "in service", "is back", "again") stands as the term STATE, +1 for on and -1 for off; the
+  first one in the statement gives it;
+- a denial ("not", "never", "denied", "false", "wrong") acts on the terms after it in its
+  clause, or those before it when it closes the clause ("the figure of 61,000 was wrong"). A
+  value denied (", not 8 million", "and not by X", only names and figures) turns them all
+  over; a state denied ("there is no ban in X", "did not fly to X") turns over the state (-1
+  if it has no on/off word) and its figures, not what it is about (`negated` says so);
+- values replaced are denied: names and figures after "from" in a statement of a change or a
+  transfer ("from 5 to 7", "bought X from Y", "joined X from Y"), the names reading.py reads
+  as former ("succeeded X", "in place of X", "took over from X"), and whoever leaves an
+  office ("X retired as chair": X no longer holds it);
+- each figure keeps its roles, the content words around it (as `Reading.slots`), so a
+  reader can tell "19 hectares" from "19 staff"; a plan ("will close") is marked `future`.
+
+Used by the as-of QA reader of the benchmarks (bench/props_worlds.py, reader v2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from graphmem.props.reading import (
+    ANTONYMS,
+    CHANGE,
+    DENIAL,
+    DISMISS,
+    DISMISSED,
+    HAND,
+    MONTHS,
+    MOVE_VERBS,
+    NEGATION,
+    NUMBER_WORDS,
+    OFFICE_OFF,
+    OFFICE_ON,
+    REPORTING,
+    SCALE,
+    STATEMENTS,
+    STATUS_OFF,
+    STATUS_ON,
+    STATUS_PHRASES,
+    STEP,
+    STOP,
+    UNITS,
+    WITHDRAW,
+    _dates,
+    _is_year,
+    _speaker_end,
+    _Token,
+    _tokens,
+    _words,
+    read,
+    stem,
+)
+
+STATE = "@state"  # the term an on/off word stands for
+# verbs of a transfer: what follows "from" is where it was before
+TRANSFER = _words(
+    """
+    buy buys bought acquire acquires acquired purchase purchased sign signs signed poach
+    poached lure lured hire hired take takes took recruit recruited transfer transferred
+    """
+)
+_ROLE_SKIP = STOP | NEGATION | DENIAL
+_AMOUNT = UNITS | SCALE.keys()  # words of a figure ("8 million pounds")
+_BE = _words("is are was were be been")
+# "closing", "reopening": the on/off words' other forms
+# (not those of words that are nouns too: "the ground", "a start", "the end")
+_NOUNS = frozenset(stem(w) for w in ("ground", "start", "commission", "licence", "lift", "end"))
+_ON_STEMS = frozenset(stem(w) for w in STATUS_ON) - _NOUNS
+_OFF_STEMS = frozenset(stem(w) for w in STATUS_OFF) - _NOUNS
+
+
+@dataclass(frozen=True)
+class Stated:
+    """The terms a statement asserts (+1) or denies (-1), and the roles of its figures."""
+
+    terms: Mapping[str, int]
+    roles: Mapping[str, frozenset[str]]  # figure → content words around it
+    names: frozenset[str]  # the terms of names and figures: the values a statement gives
+    future: bool  # a plan or a forecast ("will close", "plans to open"), not a state
+    negated: bool  # a denial turns over what it states ("denied that X was appointed")
+
+    def sign(self, term: str) -> int:
+        """+1 asserted, -1 denied, 0 not stated."""
+        return self.terms.get(term, 0)
+
+
+@lru_cache(maxsize=16384)
+def stated(text: str) -> Stated:
+    """The terms `text` asserts or denies (see the module docstring)."""
+    tokens = _tokens(text)
+    start = _speaker_end(tokens)
+    if start and tokens[start - 1].lower not in REPORTING:
+        start = 0  # "X denied that she resigned": X is who the statement is about
+    dates = _dates(tokens)
+    denied, denied_state = _denied(tokens)
+    replaced = _replaced(text, tokens)
+    terms: dict[str, int] = {}
+    roles: dict[str, frozenset[str]] = {}
+    names: set[str] = set()
+    # "denied that it cancelled its order for 30 trains": the switch is denied, not the 30
+    switches = any(_term(tokens, i, dates)[0].lstrip("-") == STATE for i in denied_state)
+    switched = False  # an on/off word under a denial
+    skip = 0
+    for i, tok in enumerate(tokens):
+        if i < start or i < skip or tok.kind == "brk":
+            continue
+        term, span = _term(tokens, i, dates)
+        skip = i + span
+        if not term:
+            continue
+        figure = tok.kind == "num" and i not in dates and not _is_year(tok.text)
+        # a denial turns over figures ("not 3") and the on/off state; names and words stay
+        # what the statement is about ("there is no ban in X", "did not fly to X")
+        flip = i in denied or (
+            i in denied_state and (term.lstrip("-") == STATE or (figure and not switches))
+        )
+        sign = -1 if flip != (i in replaced) else 1
+        if term.startswith("-"):  # an off word, or an antonym ("unsafe")
+            term, sign = term[1:], -sign
+        switched = switched or (term == STATE and i in denied_state)
+        if term == STATE:  # the first on/off word says it ("no longer opens", "is back ... shut")
+            terms.setdefault(term, sign)
+        else:
+            terms[term] = sign if terms.get(term, sign) == sign else max(terms[term], sign)
+        if tok.kind != "word" or _capital(tokens, i):
+            names.add(term)
+        if figure:
+            roles[term] = roles.get(term, frozenset()) | _roles(tokens, i)
+    content = [i for i in denied_state if i >= start and tokens[i].lower not in STOP]
+    if content and not switched:
+        terms[STATE] = -1  # "there is no ban", "did not fly": the state denied
+    negated = bool(content) or switched
+    return Stated(terms, roles, frozenset(names), read(text).future, negated)
+
+
+def _term(tokens: list[_Token], i: int, dates: set[int]) -> tuple[str, int]:
+    """The term at token i ("" if none; a leading "-" for an off word) and the tokens it
+    spans."""
+    tok = tokens[i]
+    nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
+    if tok.kind in ("num", "season"):
+        return _figure(tok, nxt, i in dates), 1
+    word = tok.lower.removesuffix("'s").rstrip("'")
+    words = tuple(t.lower for t in tokens[i : i + 3])
+    for n in (3, 2):
+        if words[:n] in STATUS_PHRASES:
+            return ("" if STATUS_PHRASES[words[:n]] > 0 else "-") + STATE, n
+    if word == "no" and nxt == "longer":
+        return "-" + STATE, 2 + (_term(tokens, i + 2, dates)[0] == STATE)  # "no longer opens"
+    if word in STEP and nxt in ("down", "aside", "out"):
+        return "-" + STATE, 2
+    if word in OFFICE_ON or word in STATUS_ON or stem(word) in _ON_STEMS:
+        return STATE, 1
+    if word in OFFICE_OFF or word in STATUS_OFF or stem(word) in _OFF_STEMS:
+        return "-" + STATE, 1
+    if (word == "back" and tokens[i - 1].lower in _BE) or word == "again":
+        return STATE, 1  # "is back in the shops", "is lending again"
+    if word in WITHDRAW and {t.lower for t in tokens[i + 1 : i + 5]}.isdisjoint(STATEMENTS):
+        return "-" + STATE, 1
+    if word in ANTONYMS:
+        return "-" + stem(ANTONYMS[word]), 1
+    if word in NUMBER_WORDS and isinstance(NUMBER_WORDS[word], int) and word != "one":
+        return str(NUMBER_WORDS[word]), 1
+    if word == "one":  # "one elephant" is a count, "one of" is not
+        return ("1", 1) if nxt not in ("of", "") else ("", 1)
+    if word in STOP or word in NEGATION or word in DENIAL or len(word) < 2 or word in SCALE:
+        return "", 1
+    return stem(word), 1
+
+
+def _figure(tok: _Token, nxt: str, date: bool) -> str:
+    """A figure's term: its value with its scale ("1.4 million" → 1400000); a date's day or a
+    year as written."""
+    if date or tok.kind == "season" or _is_year(tok.text):
+        return tok.text
+    value = float(tok.text.replace(",", "")) * SCALE.get(nxt, 1.0)
+    return f"{value:g}" if value < 1e6 else f"{value:.0f}"
+
+
+def _roles(tokens: list[_Token], i: int) -> frozenset[str]:
+    """The content words around a figure: the two after it and the one before it."""
+    after = [t for t in tokens[i + 1 : i + 4] if t.kind == "word" and t.lower not in _ROLE_SKIP]
+    out = {stem(t.lower) for t in after[:2] if t.lower not in SCALE}
+    if i and tokens[i - 1].kind == "word" and tokens[i - 1].lower not in _ROLE_SKIP:
+        out.add(stem(tokens[i - 1].lower))
+    return frozenset(out)
+
+
+def _is_denial(tokens: list[_Token], i: int) -> bool:
+    word = tokens[i].lower
+    nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
+    if word == "no" and nxt == "longer":
+        return False  # an off word (STATE), not a denial of what follows
+    after = {t.lower for t in tokens[i + 1 : i + 5]}
+    return (
+        word in NEGATION
+        or word in DENIAL
+        or word.endswith("n't")
+        or (word in DISMISS and not after.isdisjoint(DISMISSED))
+    )
+
+
+def _denied(tokens: list[_Token]) -> tuple[set[int], set[int]]:
+    """Indices of the tokens a denial turns over: after it in its clause, or before it when
+    nothing of its clause follows it ("the figure of 61,000 was wrong"). Two kinds: a value
+    denied (", not 8 million", "and not by X", "not X": only names and figures, or a clause
+    that opens with "not"), whose every term is turned over; and a state denied ("there is
+    no ban in X", "did not fly to X"), where only figures and the on/off state are."""
+    values: set[int] = set()
+    states: set[int] = set()
+    for i, tok in enumerate(tokens):
+        if tok.kind != "word" or not _is_denial(tokens, i):
+            continue
+        clause = [j for j, t in enumerate(tokens) if t.clause == tok.clause and t.kind != "brk"]
+        later = [j for j in clause if j > i]
+        content = [j for j in later if tokens[j].lower not in STOP]
+        span = later if content else [j for j in clause if j < i]
+        words = [j for j in span if tokens[j].kind == "word" and tokens[j].lower not in STOP]
+        plain = [j for j in words if not _capital(tokens, j) and tokens[j].lower not in _AMOUNT]
+        opens = clause[0] == i and tok.lower in NEGATION and tok.lower != "no"
+        (values if opens or not plain else states).update(span)
+    return values, states
+
+
+def _replaced(text: str, tokens: list[_Token]) -> set[int]:
+    """Indices of the tokens that give a value replaced: after "from" in a change or a
+    transfer, the names read as former, whoever leaves an office."""
+    out: set[int] = set()
+    words = {t.lower for t in tokens}
+    changes = not words.isdisjoint(CHANGE | MOVE_VERBS | TRANSFER)
+    for i, tok in enumerate(tokens):
+        if tok.lower != "from":
+            continue
+        span = []
+        for j in range(i + 1, len(tokens)):
+            if tokens[j].kind == "brk" or tokens[j].lower == "to":
+                break
+            span.append(j)
+        if changes:
+            out.update(j for j in span if _is_value(tokens[j]))
+    former = read(text).former | _leaving(tokens)
+    for name in former:
+        out.update(_positions(tokens, name))
+    return out
+
+
+def _capital(tokens: list[_Token], i: int) -> bool:
+    """A word of a name: capitalised, and not only because it opens the sentence."""
+    if not tokens[i].text[:1].isupper() or tokens[i].lower in MONTHS:
+        return False
+    return i > 0 or (len(tokens) > 1 and tokens[1].text[:1].isupper())
+
+
+def _is_value(tok: _Token) -> bool:
+    """A name's word or a figure (what a "from" can give as the value before)."""
+    return tok.kind == "num" or (tok.text[:1].isupper() and tok.lower not in MONTHS)
+
+
+def _leaving(tokens: list[_Token]) -> set[str]:
+    """Names before an office-off word in its clause, when it is not denied ("X retired as
+    chair", "X stood down")."""
+    out: set[str] = set()
+    for i, tok in enumerate(tokens):
+        nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
+        leaves = (
+            tok.lower in OFFICE_OFF
+            or tok.lower in HAND  # "X handed the role to Y"
+            or (tok.lower in STEP and nxt in ("down", "aside"))
+        )
+        if not leaves or nxt[:1].isdigit():
+            continue
+        before = [j for j in range(i) if tokens[j].clause == tok.clause]
+        if any(tokens[j].kind == "word" and _is_denial(tokens, j) for j in before):
+            continue
+        run: list[str] = []
+        for j in reversed(before):  # the name nearest before it: who leaves
+            t = tokens[j]
+            if t.kind == "word" and t.text[:1].isupper() and t.lower not in MONTHS:
+                run.insert(0, t.lower.removesuffix("'s"))
+            elif run or t.lower not in STOP:
+                break
+        if run:
+            out.add(" ".join(run))
+    return out
+
+
+def _positions(tokens: list[_Token], name: str) -> list[int]:
+    """Indices of the tokens of every occurrence of a (lower-case) name."""
+    parts = name.split()
+    n = len(parts)
+    out: list[int] = []
+    for i in range(len(tokens) - n + 1):
+        if [t.lower.removesuffix("'s") for t in tokens[i : i + n]] == parts:
+            out.extend(range(i, i + n))
+    return out
