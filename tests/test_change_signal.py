@@ -8,12 +8,13 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from test_vectors import Q, ids, make_items, open_vs, write
+
 from graphmem.config import Settings
 from graphmem.services import Services
 from graphmem.spaces import data_dir_of, index_dir
 from graphmem.store.base import Store
 from graphmem.vectors.changes import FILE, SLOTS, ChangeSignal, slot_of
-from test_vectors import Q, ids, make_items, open_vs, write
 
 BUMPS = 300  # per process in the concurrent test
 
