@@ -1,6 +1,6 @@
 """`graphmem serve --workers 2`, a real server with its own embedded store: what a client writes
 through one worker, it reads at once through the other; /metrics sums the workers; a killed
-worker is replaced; SIGTERM stops the workers and the store server."""
+worker is replaced; Ctrl-C and SIGTERM stop the workers and the store server."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,16 +97,19 @@ def store_answers(home: Path) -> bool:
     return True
 
 
-@pytest.fixture(scope="module")
-def server(short_tmp: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    port, home = free_port(), short_tmp / "workers"
+@contextlib.contextmanager
+def serving(home: Path, log: Path) -> Iterator[Server]:
+    """`graphmem serve --workers 2` on `home`, in a session of its own (a Ctrl-C to its
+    process group reaches it alone), once a worker answers; killed at the end if still up."""
+    port = free_port()
     env = {**os.environ, "GRAPHMEM_HOME": str(home)}
     for name in ("GRAPHMEM_STORE", "PROMETHEUS_MULTIPROC_DIR", "GRAPHMEM_SERVE_WORKERS"):
         env.pop(name, None)
-    log = tmp_path_factory.mktemp("workers") / "serve.log"
+    command = ["-m", "graphmem.cli", "serve", "--port", str(port), "--workers", "2"]
     with log.open("w") as out:
-        command = ["-m", "graphmem.cli", "serve", "--port", str(port), "--workers", "2"]
-        started = subprocess.Popen([sys.executable, *command], env=env, stdout=out, stderr=out)
+        started = subprocess.Popen(
+            [sys.executable, *command], env=env, stdout=out, stderr=out, start_new_session=True
+        )
     running = Server(started, f"http://127.0.0.1:{port}", home, log)
     try:
         deadline = time.monotonic() + START_S
@@ -121,8 +124,28 @@ def server(short_tmp: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         for client in running.clients:
             client.close()
         if started.poll() is None:
-            started.kill()
+            os.killpg(started.pid, signal.SIGKILL)
             started.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def server(short_tmp: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with serving(short_tmp / "workers", tmp_path_factory.mktemp("workers") / "serve.log") as up:
+        yield up
+
+
+def stops_everything(server: Server, stop: Callable[[], None]) -> None:
+    """`stop` ends the supervisor (status 0), its workers and the store server."""
+    workers = server.pinned()
+    assert store_answers(server.home)
+    stop()
+    assert server.proc.wait(timeout=120) == 0, server.log.read_text()
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    assert not store_answers(server.home), "the last worker to close stops the store server"
+    log = server.log.read_text()
+    assert log.count("Application shutdown complete") >= 2, log
 
 
 def test_both_workers_serve_and_metrics_sum_over_them(server: Server) -> None:
@@ -182,14 +205,11 @@ def test_a_killed_worker_is_replaced_and_the_data_stays(server: Server) -> None:
     assert "died" in server.log.read_text()
 
 
-def test_sigterm_stops_the_workers_and_the_store_server(server: Server) -> None:
-    workers = server.pinned()
-    assert store_answers(server.home)
-    server.proc.send_signal(signal.SIGTERM)
-    assert server.proc.wait(timeout=120) == 0, server.log.read_text()
-    for pid in workers:
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)
-    assert not store_answers(server.home), "the last worker to close stops the store server"
-    log = server.log.read_text()
-    assert log.count("Application shutdown complete") >= 2, log
+def test_ctrl_c_stops_the_workers_and_the_store_server(server: Server) -> None:
+    # a terminal's Ctrl-C: SIGINT to the foreground process group, workers included
+    stops_everything(server, lambda: os.killpg(server.proc.pid, signal.SIGINT))
+
+
+def test_sigterm_stops_the_workers_and_the_store_server(short_tmp: Path, tmp_path: Path) -> None:
+    with serving(short_tmp / "workers-term", tmp_path / "serve.log") as server:
+        stops_everything(server, lambda: server.proc.send_signal(signal.SIGTERM))
