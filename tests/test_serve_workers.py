@@ -31,6 +31,10 @@ from test_api_concurrency import (
 )
 from test_observe import parsed, value
 
+from api.metrics import MULTIPROC_DIR
+from api.serve import multiprocess_metrics, worker_environment
+from graphmem.config import Settings
+from graphmem.errors import InvalidInput
 from graphmem.store import server_process as proc
 
 START_S = 300  # a bound on waiting for two workers to load the model, not a timed assertion
@@ -213,3 +217,40 @@ def test_ctrl_c_stops_the_workers_and_the_store_server(server: Server) -> None:
 def test_sigterm_stops_the_workers_and_the_store_server(short_tmp: Path, tmp_path: Path) -> None:
     with serving(short_tmp / "workers-term", tmp_path / "serve.log") as server:
         stops_everything(server, lambda: server.proc.send_signal(signal.SIGTERM))
+
+
+def test_the_serve_workers_setting() -> None:
+    assert Settings.from_env({}).serve_workers == 1
+    chosen = Settings.from_env({"GRAPHMEM_SERVE_WORKERS": "3", "GRAPHMEM_HOST": "0.0.0.0"})
+    assert (chosen.serve_workers, chosen.host) == (3, "0.0.0.0")
+    for bad in ("0", "two"):
+        with pytest.raises(InvalidInput) as error:
+            Settings.from_env({"GRAPHMEM_SERVE_WORKERS": bad})
+        assert error.value.field == "GRAPHMEM_SERVE_WORKERS"
+
+
+def test_workers_read_the_command_line_from_the_environment() -> None:
+    given = Settings(store_url="falkordb://db:6379", host="0.0.0.0", warmup="off", serve_workers=3)
+    read = Settings.from_env(worker_environment(given))
+    assert (read.store_url, read.host, read.warmup, read.serve_workers) == (
+        "falkordb://db:6379",
+        "0.0.0.0",
+        "off",
+        3,
+    )
+
+
+def test_the_metrics_directory_is_emptied_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    given = tmp_path / "metrics"
+    given.mkdir()
+    (given / "counter_123.db").write_bytes(b"from an earlier run")
+    monkeypatch.setenv(MULTIPROC_DIR, str(given))
+    with multiprocess_metrics() as directory:
+        assert directory == given and not list(given.iterdir())
+    assert given.is_dir()  # the operator's: kept
+    monkeypatch.delenv(MULTIPROC_DIR)
+    with multiprocess_metrics() as directory:
+        assert os.environ[MULTIPROC_DIR] == str(directory) and directory.is_dir()
+    assert not directory.exists()  # made for the run: removed
