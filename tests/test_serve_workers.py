@@ -71,6 +71,13 @@ class Server:
         raise AssertionError(f"connections all went to workers {sorted(found)}")
 
 
+def word(n: int) -> str:
+    """A made-up name of its own for each n: no two statements share a word that tells them
+    apart, so the one asked about ranks first."""
+    syllables = ("ka", "lo", "mi", "ru", "ve", "zo", "ta", "ne")
+    return "".join(syllables[int(d)] for d in f"{n:03o}").capitalize()
+
+
 def pid_of(client: httpx.Client) -> int:
     answer = client.get("/readyz")
     assert answer.status_code == 200, answer.text
@@ -169,16 +176,16 @@ def test_writes_through_one_worker_are_read_at_once_through_the_other(server: Se
     series = post(first, CREATE, n="ryw")["createSeries"]["id"]
     added: set[str] = set()
     appended = 0
-    for i in range(ROUNDS):
+    for _ in range(ROUNDS):
         for writer, reader in ((first, second), (second, first)):
-            tag = f"{i}-{len(added)}"
-            text = f"Harbourmaster Quill{tag} keeps the lighthouse number {tag}."
+            tag = word(len(added))
+            text = f"Harbourmaster {tag} keeps the lighthouse of {tag}sund."
             prop = {"text": text, "date": "2024-05-01", "source": "ryw"}
             ids = post(writer, ADD_PROPS, p=[prop])["addPropositions"]["propositionIds"]
-            nodes = post(reader, SUBGRAPH, q=f"Who keeps lighthouse number {tag}?")
+            nodes = post(reader, SUBGRAPH, q=f"Who keeps the lighthouse of {tag}sund?")
             assert ids[0] in {node["id"] for node in nodes["subgraph"]["nodes"]}, (tag, nodes)
             added.update(ids)
-            what = f"Met the ferry pilot Corwen{tag} at the north quay"
+            what = f"Met the ferry pilot {tag} at the north quay"
             event = post(writer, ADD_EVENT, t=what, d="2024-06-01")["addEvent"]["id"]
             assert event in {hit["id"] for hit in post(reader, RECALL, q=what)["recall"]}
             post(writer, APPEND, s=series, p=points(appended, 10))
