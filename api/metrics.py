@@ -1,7 +1,12 @@
-"""/metrics: the app's Prometheus metrics, one registry per app (docs/observability.md)."""
+"""/metrics: the app's Prometheus metrics, one registry per app (docs/observability.md).
+
+With `graphmem serve --workers N` every worker counts into files of prometheus_client's
+multiprocess mode, and /metrics, whichever worker answers, sums them over the workers.
+"""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +22,7 @@ from prometheus_client import (
     generate_latest,
 )
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 from starlette.requests import Request
 from starlette.responses import Response
@@ -24,6 +30,7 @@ from starlette.responses import Response
 from api.state import AppState
 from graphmem import metrics as lib
 
+MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"  # set: the workers' metrics meet there
 MAX_OPERATIONS = 100  # distinct operation labels; later new ones are counted as "other"
 OTHER = "other"
 SPACE_SERIES = 100  # spaces with index sizes of their own; the rest are summed under OTHER_SPACES
@@ -156,12 +163,28 @@ class Metrics:
             registry=registry,
         )
         self.warmup = Gauge(
-            "graphmem_warmup_seconds", "How long the last warm-up took", registry=registry
+            "graphmem_warmup_seconds",
+            "How long the last warm-up took",
+            registry=registry,
+            multiprocess_mode="max",  # of the workers': the slowest
         )
-        registry.register(VectorIndexSizes(state))
-        registry.register(OpenSpaces(state))
-        ProcessCollector(registry=registry)
-        PlatformCollector(registry=registry)
+        self.scraped = self._scraped(registry, os.environ.get(MULTIPROC_DIR))
+        # read at scrape time in the process that answers (with workers: the same sizes in
+        # each, once it caught up with the graph)
+        self.scraped.register(VectorIndexSizes(state))
+        self.scraped.register(OpenSpaces(state))
+
+    @staticmethod
+    def _scraped(registry: CollectorRegistry, shared: str | None) -> CollectorRegistry:
+        """What /metrics shows: `registry` with this process's CPU and memory; with workers
+        (`shared`, their metrics directory), the sums over the workers' files instead."""
+        if not shared:
+            ProcessCollector(registry=registry)
+            PlatformCollector(registry=registry)
+            return registry
+        scraped = CollectorRegistry()
+        MultiProcessCollector(scraped, path=shared)
+        return scraped
 
     def sink(self, name: str, amount: int, labels: dict[str, str]) -> None:
         """Where the library's counts go (graphmem.metrics.reporting_to)."""
@@ -180,4 +203,4 @@ class Metrics:
 
     async def endpoint(self, request: Request) -> Response:
         """GET /metrics in the Prometheus text format."""
-        return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
+        return Response(generate_latest(self.scraped), media_type=CONTENT_TYPE_LATEST)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -119,6 +120,7 @@ class WarmUp:
             "store": store,
             "vector_indexes": {"open": sorted(sizes), "missing": absent},
             "warmup": {"mode": self.mode, **vars(status)},
+            "pid": os.getpid(),  # with `serve --workers N`: the worker that answered
         }
 
     async def endpoint(self, request: Request) -> JSONResponse:

@@ -19,12 +19,14 @@ import argparse
 import asyncio
 import contextlib
 import itertools
+import json
 import os
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -206,14 +208,20 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def served(home: Path, env: dict[str, str]) -> Iterator[tuple[int, subprocess.Popen]]:
-    """`graphmem serve` on a free port with GRAPHMEM_HOME=home; (port, process)."""
+def served(
+    home: Path, env: dict[str, str], workers: int = 1
+) -> Iterator[tuple[int, subprocess.Popen]]:
+    """`graphmem serve --workers N` on a free port with GRAPHMEM_HOME=home; (port, process),
+    once every worker answers."""
     port = free_port()
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "GRAPHMEM_"))}
     environ.update(env, GRAPHMEM_HOME=str(home), PYTHONPATH=str(ROOT))
     log = open(home.parent / "server.log", "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
-        [sys.executable, "-m", "graphmem.cli", "serve", "--host", HOST, "--port", str(port)],
+        [
+            *(sys.executable, "-m", "graphmem.cli", "serve", "--host", HOST, "--port", str(port)),
+            *("--workers", str(workers)),
+        ],
         cwd=ROOT,
         env=environ,
         stdout=log,
@@ -227,11 +235,25 @@ def served(home: Path, env: dict[str, str]) -> Iterator[tuple[int, subprocess.Po
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"server did not start; see {home.parent / 'server.log'}")
             time.sleep(0.1)
+        wait_for_workers(port, workers, proc)
         yield port, proc
     finally:
         proc.terminate()
         proc.wait(timeout=60)
         log.close()
+
+
+def wait_for_workers(port: int, workers: int, proc: subprocess.Popen) -> None:
+    """Until `workers` distinct worker pids answered /readyz (each on a new connection)."""
+    seen: set[int] = set()
+    deadline = time.monotonic() + 300
+    while len(seen) < workers:
+        url = f"http://{HOST}:{port}/readyz"  # a 503 (warming up) is an OSError too
+        with contextlib.suppress(OSError, ValueError), urllib.request.urlopen(url, timeout=30) as r:
+            seen.add(int(json.load(r)["pid"]))
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{len(seen)} of {workers} workers answered")
+        time.sleep(0.05)
 
 
 def load_average() -> str:
@@ -245,26 +267,36 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def store_pid(pid: int) -> int | None:
-    """The embedded FalkorDB server the API process started, if it did."""
+def descendants(pid: int) -> list[int]:
+    """The children of `pid`, theirs, and so on (Linux)."""
+    found = []
     for children in Path(f"/proc/{pid}/task").glob("*/children"):
-        for child in children.read_text().split():
-            return int(child)
-    return None
+        for child in map(int, children.read_text().split()):
+            found += [child, *descendants(child)]
+    return found
+
+
+def server_pids(pid: int) -> tuple[list[int], list[int]]:
+    """(the API processes: `pid` and its workers; the embedded FalkorDB server a worker started)."""
+    api, store = [pid], []
+    for child in descendants(pid):
+        comm = Path(f"/proc/{child}/comm").read_text().strip()
+        (store if comm == "redis-server" else api).append(child)
+    return api, store
 
 
 @dataclass
 class Usage:
-    """CPU seconds of the API process, its store server and this client, and wall time."""
+    """CPU seconds of the API processes, their store server and this client, and wall time."""
 
-    pids: tuple[int, int | None]
+    pids: tuple[list[int], list[int]]
     start: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
     def now(self) -> tuple[float, float, float, float]:
         api, store = self.pids
         return (
-            cpu_seconds(api),
-            cpu_seconds(store) if store else 0.0,
+            sum(map(cpu_seconds, api)),
+            sum(map(cpu_seconds, store)),
             time.process_time(),
             time.perf_counter(),
         )
@@ -475,7 +507,7 @@ async def level(
     samples: list[Sample] = []
     next_index = itertools.count()
     counter = itertools.count(1_000_000 * (run + 1), PROPS_PER_ADD)  # new statements per level
-    usage, began = Usage((proc.pid, store_pid(proc.pid))).begin(), time.perf_counter()
+    usage, began = Usage(server_pids(proc.pid)).begin(), time.perf_counter()
     await asyncio.gather(
         *(client_loop(c, kinds, next_index, samples, seeded, tag, counter) for c in pool)
     )
@@ -665,6 +697,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=100, help="seeded events")
     parser.add_argument("--big", type=int, default=150_000, help="points of the big append")
     parser.add_argument("--readers", type=int, default=4, help="readers during the big append")
+    parser.add_argument("--workers", type=int, default=1, help="server processes (serve --workers)")
     parser.add_argument("--env", nargs="*", default=[], help="NAME=VALUE for the server")
     parser.add_argument("--mix", nargs="*", default=[], help="KIND=WEIGHT (default: MIX)")
     args = parser.parse_args()
@@ -674,12 +707,15 @@ def main() -> None:
     env = dict(item.split("=", 1) for item in args.env)
     with (
         tempfile.TemporaryDirectory(prefix="gml-") as tmp,
-        served(Path(tmp) / "home", env) as (
+        served(Path(tmp) / "home", env, args.workers) as (
             port,
             proc,
         ),
     ):
-        print(f"server pid {proc.pid} on port {port}, env {env}; {load_average()}")
+        print(
+            f"server pid {proc.pid} with {args.workers} worker(s) on port {port}, env {env}; "
+            f"{load_average()}"
+        )
         asyncio.run(run(args, port, proc))
 
 

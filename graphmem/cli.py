@@ -120,10 +120,10 @@ SERVER_MODULE = "api.serve"
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Serve the GraphQL API with uvicorn; refuse to expose it without a token."""
     settings = settings.with_overrides(
-        store_url=args.store or None, host=args.host, warmup=args.warmup
+        store_url=args.store or None, host=args.host, warmup=args.warmup, serve_workers=args.workers
     )
     server = importlib.import_module(SERVER_MODULE)
-    return server.serve_http(settings, args.host, args.port, insecure=args.insecure)
+    return server.serve_http(settings, settings.host, args.port, insecure=args.insecure)
 
 
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
@@ -726,7 +726,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="serve the GraphQL API (GraphiQL at /graphql)")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--host", help="the address to bind ($GRAPHMEM_HOST, else 127.0.0.1)")
     serve.add_argument("--port", type=int_arg(1, 65535), default=8000)
     serve.add_argument("--store", dest="store", help="store URL", default=argparse.SUPPRESS)
     serve.add_argument(
@@ -737,6 +737,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--warmup", choices=WARMUP_MODES, help="when the model and indexes open ($GRAPHMEM_WARMUP)"
+    )
+    serve.add_argument(
+        "--workers",
+        type=int_arg(1, 1024),
+        help="server processes, to use more than one core ($GRAPHMEM_SERVE_WORKERS, else 1)",
     )
     serve.set_defaults(handler=cmd_serve)
 

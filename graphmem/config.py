@@ -74,6 +74,7 @@ class Settings:
     max_open_spaces: int = 32  # spaces whose indexes and memories stay open (docs/spaces.md)
     # the HTTP service (api/security.py, api/credentials.py; docs/deploying.md)
     host: str = "127.0.0.1"  # what `graphmem serve` binds: decides the defaults below
+    serve_workers: int = 1  # server processes of `graphmem serve` (docs/deploying.md)
     api_token: str | None = field(default=None, repr=False)  # read-write
     read_token: str | None = field(default=None, repr=False)  # read-only
     tokens_file: Path | None = None
@@ -115,6 +116,7 @@ class Settings:
         _check_int("GRAPHMEM_VECTOR_FLAT_MAX", self.vector_flat_max, 1)
         _check_int("GRAPHMEM_VECTOR_REFRESH_MS", self.vector_refresh_ms, 0)
         _check_int("GRAPHMEM_WORKERS", self.workers, 1)
+        _check_int("GRAPHMEM_SERVE_WORKERS", self.serve_workers, 1)
         _check_int("GRAPHMEM_MAX_OPEN_SPACES", self.max_open_spaces, 1)
         if self.time_unit not in TIME_UNITS:
             raise InvalidInput("GRAPHMEM_TIME_UNIT", f"must be one of {', '.join(TIME_UNITS)}")
@@ -182,6 +184,8 @@ class Settings:
             relevance_full=_number(env, "GRAPHMEM_RELEVANCE_FULL", "0.8", float),
             workers=_number(env, "GRAPHMEM_WORKERS", str(default_workers()), int),
             max_open_spaces=_number(env, "GRAPHMEM_MAX_OPEN_SPACES", "32", int),
+            host=env.get("GRAPHMEM_HOST") or "127.0.0.1",
+            serve_workers=_number(env, "GRAPHMEM_SERVE_WORKERS", "1", int),
             api_token=env.get("GRAPHMEM_API_TOKEN") or None,
             read_token=env.get("GRAPHMEM_READ_TOKEN") or None,
             tokens_file=Path(env["GRAPHMEM_TOKENS_FILE"])

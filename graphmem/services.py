@@ -11,6 +11,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from graphmem import deadline
@@ -275,6 +276,7 @@ class Services:
             target._close_indexes()
         deleted = owner.store.delete_space_nodes(space)
         remove_index_files(owner.settings.home, space)
+        _signal_every_change(owner.settings.home)  # other processes drop the space's items
         return deleted
 
     @contextlib.contextmanager
@@ -409,6 +411,20 @@ class Services:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _signal_every_change(home: Path) -> None:
+    """Move every counter of the data dir's change signal (graphmem/vectors/changes.py)."""
+    from graphmem.vectors.changes import ChangeSignal
+
+    try:
+        signal = ChangeSignal(home)
+        try:
+            signal.bump_all()
+        finally:
+            signal.close()
+    except OSError as error:  # the timed check of the other processes still finds it
+        log.warning("could not signal the deletion of a space: %s", error)
 
 
 class Lease:

@@ -37,6 +37,14 @@ def index_dir(home: Path, space: str) -> Path:
     return home if space == DEFAULT_SPACE else home / SPACES_DIR / space
 
 
+def data_dir_of(where: Path, space: str) -> Path:
+    """The data dir whose index dir for `space` is `where` (index_dir undone); `where` itself
+    when it is not laid out as index_dir lays it (indexes opened on a directory of their own)."""
+    if space != DEFAULT_SPACE and where.name == space and where.parent.name == SPACES_DIR:
+        return where.parent.parent
+    return where
+
+
 def remove_index_files(home: Path, space: str) -> None:
     """Delete the derived index files of `space` (vector and keyword indexes)."""
     where = index_dir(home, space)

@@ -6,7 +6,12 @@ opened lazily (loaded from disk, else rebuilt from the graph, then checked again
 caught up the same way, written once here:
 
 Freshness across processes. Another process (say `graphmem ingest-docs` beside a running
-`graphmem serve`) writes to the same graph and its own copy of an index. Before a search, at
+`graphmem serve`, or another worker of `graphmem serve --workers N`) writes to the same graph
+and its own copy of an index. A process that changed a label bumps its counter in the data
+dir's change signal (graphmem/vectors/changes.py) after the graph write and before it answers;
+a search whose counter moved catches up at once (waiting for a catch-up under way), so a write
+acknowledged by one process is found by the next search in any other on the host. Without a
+move, and for writers the signal does not reach (other hosts), before a search, at
 most every `refresh_ms`, the index compares a cheap signature of the label in the graph (its
 embedded-node count, constant time for propositions and events, and the revision of the
 label's vector clock, which deleting propositions or events, and re-embedding segments and
@@ -36,7 +41,9 @@ from graphmem.cypher import statement
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.files import file_lock
 from graphmem.kinds import kind_of, labels
+from graphmem.spaces import data_dir_of
 from graphmem.store.base import Row, Store
+from graphmem.vectors.changes import ChangeSignal, slot_of
 from graphmem.vectors.model import Clock, DamagedIndexFile, VectorIndexError
 
 # statement names, resolved at import so that a missing one fails at once
@@ -118,6 +125,43 @@ class SyncedIndexes(Generic[I]):
         self._synced_at: dict[str, float] = {}  # wall time the index last matched the graph
         self._stale: set[str] = set()  # labels whose index add failed after a graph write
         self._log = logging.getLogger(type(self).__module__)  # the subclass's module logs
+        self._signal = self._open_signal()
+        self._slots = {lbl: slot_of(f"{store.space}/{directory.name}/{lbl}") for lbl in known}
+        self._heard: dict[str, int] = {}  # the signal's counter the index last caught up at
+
+    def _open_signal(self) -> ChangeSignal | None:
+        """The data dir's change signal; None (the timed check alone) if it cannot be opened."""
+        try:
+            return ChangeSignal(data_dir_of(self.directory.parent, self.store.space))
+        except OSError as error:
+            self._log.warning(
+                "no change signal for the %s in %s, other processes' writes are seen within "
+                "GRAPHMEM_VECTOR_REFRESH_MS: %s",
+                self.what,
+                self.directory,
+                error,
+            )
+            return None
+
+    def _counter(self, label: str) -> int | None:
+        """The label's counter in the change signal now (None: no signal)."""
+        return None if self._signal is None else self._signal.read(self._slots[label])
+
+    def _moved(self, label: str) -> bool:
+        """Whether a process changed `label` since the index last caught up with the graph."""
+        counter = self._counter(label)
+        return counter is not None and counter != self._heard.get(label)
+
+    def _bump(self, label: str) -> tuple[int, int] | None:
+        """Tell the other processes `label` changed in the graph; (before, after) or None."""
+        if self._signal is None:
+            return None
+        slot = self._slots[label]
+        try:
+            return self._signal.bump([slot])[slot]
+        except OSError as error:  # the graph holds the write: the timed check still finds it
+            self._log.warning("could not signal a change of %s: %s", label, error)
+            return None
 
     # --- what a subclass provides ----------------------------------------------------------
 
@@ -170,6 +214,7 @@ class SyncedIndexes(Generic[I]):
     def _open(self, label: str) -> I:
         # the signature is read before the graph is: a write in between is caught next time
         wall, self._checked[label] = time.time(), time.monotonic()
+        heard = self._counter(label)  # read before the graph, as the signature is
         self._seen[label] = self._signature(label)
         try:
             # shared: a save by another process cannot replace a file mid-read
@@ -188,6 +233,8 @@ class SyncedIndexes(Generic[I]):
         if loaded:  # changed in place while it lay on disk
             self._caught_up(label, index, index.synced, self._seen[label].clock, new_ids)
         self._synced_at[label] = wall
+        if heard is not None:
+            self._heard[label] = heard
         self._reports[label] = OpenReport(label, loaded, reason, added, removed)
         if not loaded:
             # a rebuild is costly: do not repeat it after a crash
@@ -202,6 +249,7 @@ class SyncedIndexes(Generic[I]):
             raise InvalidInput("label", f"must be one of {', '.join(self._known)}")
         with self._opening[label], self._syncing[label]:
             wall = time.time()
+            heard = self._counter(label)
             signature = self._signature(label)  # read before the graph, as in _open
             index = self._empty(label)
             self._sync(label, index)
@@ -209,6 +257,9 @@ class SyncedIndexes(Generic[I]):
                 self._indexes[label] = index
                 self._seen[label], self._synced_at[label] = signature, wall
                 self._stale.discard(label)
+                if heard is not None:
+                    self._heard[label] = heard
+        self._bump(label)  # the vectors changed in place: other processes replace theirs
         self._save_unless_newer(label, index)
         return len(index)
 
@@ -242,19 +293,23 @@ class SyncedIndexes(Generic[I]):
     def refresh(self, label: str, force: bool = False) -> tuple[int, int]:
         """Catch `label`'s index up with writes by other processes; (added, removed).
 
-        Reads the graph signature at most every `refresh_ms` unless `force` or the label is
-        stale, and diffs the whole label only when the signature moved. Unless `force`, a
-        thread that finds another one catching the label up does not wait for it: it goes on
-        with the index as it is.
+        Reads the graph signature when the change signal moved, else at most every
+        `refresh_ms`, unless `force` or the label is stale, and diffs the whole label only when
+        the signature moved. A thread that finds another one catching the label up waits for
+        it only if `force` or the signal moved (a write it must see was acknowledged); else it
+        goes on with the index as it is.
         """
         index = self.index(label)
-        due = time.monotonic() - self._checked.get(label, 0.0) >= self.refresh_ms / 1000
-        if not (force or due or label in self._stale):
+        moved = self._moved(label)
+        if not (force or moved or self._due(label) or label in self._stale):
             return 0, 0
         syncing = self._syncing[label]
-        if not syncing.acquire(blocking=force):
+        if not syncing.acquire(blocking=force or moved):
             return 0, 0
         try:
+            # a catch-up this thread waited for may have covered what it came for
+            if not (force or self._moved(label) or self._due(label) or label in self._stale):
+                return 0, 0
             added, removed = self._catch_up(label, index)
         finally:
             syncing.release()
@@ -264,13 +319,20 @@ class SyncedIndexes(Generic[I]):
             )
         return added, removed
 
+    def _due(self, label: str) -> bool:
+        """Whether `refresh_ms` passed since the label's graph signature was last read."""
+        return time.monotonic() - self._checked.get(label, 0.0) >= self.refresh_ms / 1000
+
     def _catch_up(self, label: str, index: I) -> tuple[int, int]:
         """refresh() once the label is this thread's to sync."""
         wall = time.time()
         with self._books:
             self._checked[label] = time.monotonic()
+        heard = self._counter(label)  # before the signature: a later bump is heard next time
         signature = self._signature(label)
         with self._books:
+            if heard is not None:  # it can only fail below by raising: the label is stale then
+                self._heard[label] = heard
             if signature == self._seen.get(label) and label not in self._stale:
                 self._synced_at[label] = wall
                 return 0, 0
@@ -326,9 +388,13 @@ class SyncedIndexes(Generic[I]):
         except BaseException:
             with self._books:
                 self._stale.add(label)
+            self._bump(label)
             raise
+        bumped = self._bump(label)
         # this process's own writes move the graph signature too: not a reason to diff
         with self._books:
+            if bumped is not None and self._heard.get(label) == bumped[0]:
+                self._heard[label] = bumped[1]  # no other process's change in between
             seen = self._seen.get(label)
             if seen is not None:
                 self._seen[label] = Signature(seen.count + sign * done, seen.clock)
