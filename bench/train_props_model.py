@@ -4,10 +4,12 @@ worlds, choosing its settings by leave-one-world-out macro-F1.
 Each tuning world (tests/fixtures/worlds.json "tuning") goes through the real ingestion
 pipeline; every candidate pair (from FAISS, as in production) becomes one example: the pair
 signals of graphmem/props/offline.py and the gold label. For each setting (L2 strength, class
-balance) a model is fitted on all worlds but one and scored on that one, gold pairs that never
-became candidates counted as missed; the setting with the best pooled macro-F1 is refitted on
-every tuning world and written with its leave-one-world-out figures. The held-back worlds are
-never read.
+balance, weight of each world, weight of the asserted behaviours of
+tests/test_props_classify.py as training rows) a model is fitted on all worlds but one and
+scored on that one, gold pairs that never became candidates counted as missed. The setting
+whose model (fitted on every tuning world) breaks fewest asserted behaviours, then with the
+best leave-one-world-out macro-F1 over the later authors' worlds (--select), is refitted on
+every tuning world and written with its figures. The held-back worlds are never read.
 
 The rules' own verdict is one of the signals (--no-rule-verdict leaves it out). The rules
 were written with the tuning worlds in view, so a leave-one-world-out estimate of a model
