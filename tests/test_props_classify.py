@@ -277,6 +277,23 @@ OFFLINE_CASES = [
     ),
     # round 4: figures of another role of the same subject are no change
     ("Halvick Bakery runs 12 delivery vans.", "Halvick Bakery employs 40 bakers.", "norel"),
+    # a denied closure says nothing of the site's size or its new buildings
+    (
+        "Velmar Mills denied that it will close its Dunholt site.",
+        "Velmar Mills employs 800 people in the town of Dunholt.",
+        "norel",
+    ),
+    (
+        "Velmar Mills denied that it will close its Dunholt site.",
+        "Velmar Mills opened a second weaving shed in Dunholt.",
+        "norel",
+    ),
+    # round 6: back in its usual service, in words no rule knows, it restates that service
+    (
+        "With a new cable fitted, the Brann Point cable car is carrying visitors to the top again.",
+        "The Brann Point cable car carries visitors from the harbour to the top of Brann Point.",
+        "supports",
+    ),
 ]
 
 

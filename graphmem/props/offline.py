@@ -456,6 +456,22 @@ def _changed(p: _Pair) -> tuple[str, float]:
     return "updates", 0.5
 
 
+# signals repeated for the pairs the rules call norel (FEATURES' open_*)
+OPEN = (
+    "cosine",
+    "frame_least",
+    "frame_shared",
+    "frame_dice",
+    "attribute_overlap",
+    "topic",
+    "same_subject",
+    "slot_changed",
+    "ungated_updates",
+    "ungated_supports",
+    "ungated_contradicts",
+    "names_shared",
+    "subject_shared",
+)
 # the signals the learned model weighs (graphmem/props/pairmodel.py), in vector order
 FEATURES = (
     "cosine",
@@ -526,6 +542,9 @@ FEATURES = (
     "ungated_updates",
     "ungated_contradicts",
     "ungated_supports",
+    # round 6: the same signals again when the rules decide nothing (their verdict is norel),
+    # so the model can weigh closeness apart where no rule knew the wording of the change
+    *(f"open_{name}" for name in OPEN),
 )
 
 
@@ -652,7 +671,13 @@ def pair_features(
         ungated == "contradicts",
         ungated == "supports",
     )
-    return [float(v) for v in (*values, *extra, *attribute, *change)]
+    row = [float(v) for v in (*values, *extra, *attribute, *change)]
+    return row + _open(row, label == "norel")
+
+
+def _open(row: list[float], norel: bool) -> list[float]:
+    """The OPEN signals of a row when the rules' verdict is norel, zeros otherwise."""
+    return [row[_OPEN_AT[name]] if norel else 0.0 for name in OPEN]
 
 
 def _slot_changes(new: Reading, old: Reading) -> tuple[bool, bool]:
@@ -700,6 +725,9 @@ def _keeps_figure(p: _Pair) -> bool:
         and p.old.numbers <= p.new.numbers
         and not REMAINS.isdisjoint(p.new.words)
     )
+
+
+_OPEN_AT = {name: FEATURES.index(name) for name in OPEN}
 
 
 def batch_features(
@@ -762,7 +790,7 @@ class OfflineClassifier(RuleClassifier):
     """The rules' signals (their verdict among them) weighed by a model learned on the
     tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM."""
 
-    name = "offline-v5"  # round 4: figures by role, the ungated verdict, no batch weighting
+    name = "offline-v6"  # round 6: open_* signals, asserted behaviours kept, 17 worlds
 
     def __init__(self, rules: OfflineRules = DEFAULT_RULES, model: PairModel | None = None) -> None:
         super().__init__(rules)

@@ -95,9 +95,11 @@ def fit(
     features: tuple[str, ...],
     l2: float,
     balance: float,
+    sample_weight: np.ndarray | None = None,
 ) -> PairModel:
     """Fit on signals `x` and label indices `y`; `balance` in [0, 1] weighs each class by
-    (its frequency) ** -balance, so rare labels count for macro-F1 as they should."""
+    (its frequency) ** -balance, so rare labels count for macro-F1 as they should;
+    `sample_weight` multiplies each row's weight (e.g. to weigh worlds alike)."""
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale < 1e-9] = 1.0
@@ -105,7 +107,7 @@ def fit(
     k, d = len(labels), x.shape[1]
     counts = np.bincount(y, minlength=k).astype(float)
     class_weight = np.where(counts > 0, (counts / counts.sum() + 1e-12) ** -balance, 0.0)
-    w = class_weight[y]
+    w = class_weight[y] if sample_weight is None else class_weight[y] * sample_weight
     w = w / w.sum()
     onehot = np.eye(k)[y]
 
