@@ -19,7 +19,8 @@
 // of a (:VectorClock {space: $space, label}) node, which every statement that deletes nodes of the kind
 // (delete_*) or sets their embeddings increments (the latter also stamps the nodes it embeds:
 // emb_rev), and the epoch the clock was created in (a random id: a wiped and refilled graph has
-// a new one): revised_* finds what was re-embedded since a revision.
+// a new one): revised_* finds what was re-embedded since a revision. The clock of kinds that
+// are not re-embedded also counts creations (`seq`, see added_*), outside the signature.
 
 // name: vids_<kind> with vectors
 MATCH (n:<Kind> {space: $space})

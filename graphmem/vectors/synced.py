@@ -16,11 +16,15 @@ most every `refresh_ms`, the index compares a cheap signature of the label in th
 embedded-node count, constant time for propositions and events, and the revision of the
 label's vector clock, which deleting propositions or events, and re-embedding segments and
 meta-segments in place when their summary changes, moves) with the value it last synced to,
-counting its own adds and removes; on a change it diffs the graph's (vid, id) pairs against
-the index, fetches what is missing (about 0.1 s at 10^5 items) and lets the subclass replace
-what changed in place. An add that fails after the graph write marks the label stale, so the
-next search repairs it at once. Searches never wait for a catch-up: a thread that finds
-another one catching a label up searches the index as it is.
+counting its own adds and removes. On a change to propositions or events that only added
+nodes (the count grew, the clock did not move), it reads the nodes created since its last
+catch-up (their creation `seq`, cypher/vectors.cypher added_*) and fetches them; if the index
+then holds as many items as the graph counts it is done. Otherwise (opening, a removal, a
+re-embedding, a count that does not match, segments and meta-segments) it diffs the graph's
+(vid, id) pairs against the index, fetches what is missing (about 0.2 s at 10^5 items) and
+lets the subclass replace what changed in place. An add that fails after the graph write
+marks the label stale, so the next search repairs it at once. Searches never wait for a
+catch-up: a thread that finds another one catching a label up searches the index as it is.
 Saving first catches up, then, under a file lock, never replaces a saved index whose
 watermark (the wall time at which it was last known to match the graph) is newer.
 """
@@ -49,8 +53,9 @@ from graphmem.vectors.model import Clock, DamagedIndexFile, VectorIndexError
 # statement names, resolved at import so that a missing one fails at once
 _VIDS = {lbl: statement(f"vectors.vids_{kind_of(lbl).key}").name for lbl in labels("vectors")}
 _COUNT = {lbl: statement(f"vectors.count_{kind_of(lbl).key}") for lbl in labels("vectors")}
-# the clock of kinds whose count is read on its own (see cypher/vectors.cypher), and the
-# store-wide marks that spare reading that count again while no space changed
+# the clock of kinds whose count is read on its own (see cypher/vectors.cypher), the
+# store-wide marks that spare reading that count again while no space changed, and the nodes
+# created since a clock seq (the incremental catch-up)
 _CLOCK, _TOTAL, _REVS, _ADDED = (
     {
         lbl: statement(f"vectors.{name}_{kind_of(lbl).key}")
