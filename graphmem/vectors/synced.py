@@ -278,11 +278,10 @@ class SyncedIndexes(Generic[I]):
 
     def _signature(self, label: str) -> Signature:
         """The graph's embedded-node count of `label` (in the store's space) and its clock."""
+        # the clock before the count: every node of a seq up to the one read is counted
+        clock = self.store.read(_CLOCK[label]) if label in _CLOCK else []
         rows = self._space_count(label)
-        row = rows[0] if rows else {"n": 0}
-        if label in _CLOCK:
-            clock = self.store.read(_CLOCK[label])
-            row = {**row, **(clock[0] if clock else {})}
+        row = {**(rows[0] if rows else {"n": 0}), **(clock[0] if clock else {})}
         return Signature(
             int(row["n"]),
             Clock(int(row.get("rev") or 0), str(row.get("epoch") or "")),
@@ -350,6 +349,8 @@ class SyncedIndexes(Generic[I]):
                 self._heard[label] = heard
             if signature == self._seen.get(label) and label not in self._stale:
                 self._synced_at[label] = wall
+                # in step: the next catch-up need not read this process's own adds since
+                self._watermark[label] = signature.seq
                 return 0, 0
             # a stale index lacks what this process wrote: only the whole diff finds it
             since = None if label in self._stale else self._watermark.get(label)
