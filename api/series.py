@@ -72,4 +72,7 @@ class SeriesMutation:
 
     @strawberry.mutation(description="Delete a series and everything hanging off it")
     def delete_series(self, info: Info, id: SeriesRef) -> Series:  # noqa: A002
-        return catalog.delete_series(info.context.store, str(id), field="id")
+        services = info.context.services
+        return catalog.delete_series(
+            services.store, str(id), field="id", data_dir=services.settings.home
+        )

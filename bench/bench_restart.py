@@ -128,7 +128,15 @@ def add_propositions(store: Store, n: int, seed: int = 0) -> int:
             "text": f"document {start}",
         }
         states = [{"doc": doc["id"], "prop": r["id"]} for r in rows]
-        store.write("props.write_batch", docs=[doc], props=rows, states=states, rels=rels, now=0)
+        store.write(
+            "props.write_batch",
+            docs=[doc],
+            props=rows,
+            states=states,
+            rels=rels,
+            now=0,
+            epoch="bench",
+        )
         relations += len(rels)
     return relations
 

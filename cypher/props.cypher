@@ -77,6 +77,22 @@ CALL {
   REMOVE p._new
   RETURN collect(CASE WHEN fresh THEN p.id END) AS created
 }
+// The Proposition vector clock's `seq` moves and stamps the propositions created (see
+// cypher/vectors.cypher added_*); its lock is taken first and held to the commit, so writers'
+// seqs become visible in order.
+CALL {
+  WITH created
+  MERGE (c:VectorClock {space: $space, label: 'Proposition'})
+  ON CREATE SET c.epoch = $epoch
+  SET c._lock = true
+  REMOVE c._lock
+  SET c.seq = coalesce(c.seq, 0) + 1
+  WITH c, created
+  UNWIND created AS pid
+  MATCH (p:Proposition {space: $space, id: pid})
+  SET p.seq = c.seq
+  RETURN count(p) AS stamped
+}
 CALL {
   UNWIND $states AS st
   MATCH (d:Document {space: $space, id: st.doc})

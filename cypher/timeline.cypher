@@ -16,13 +16,21 @@ RETURN n.id AS id
 
 // One statement per batch, so a batch lands whole; MERGE makes a re-sent event a no-op.
 // Embeddings are stored as text (graphmem/embcodec.py: base64 float32), passed through as is.
+// The Event vector clock's `seq` moves and stamps the events created (cypher/vectors.cypher
+// added_*); its lock is taken first, as in delete_*.
 // name: add_events
+MERGE (c:VectorClock {space: $space, label: 'Event'})
+ON CREATE SET c.epoch = $epoch
+SET c._lock = true
+REMOVE c._lock
+SET c.seq = coalesce(c.seq, 0) + 1
+WITH c
 UNWIND $rows AS row
 MERGE (n:Event {space: $space, id: row.id})
 ON CREATE SET n.text = row.text, n.date = row.date, n.ts = row.ts, n.source = row.source,
               n.vid = row.vid,
               n.embedding = row.embedding,
-              n.recall_count = 0, n.g = 1.0, n.created_at = row.ts
+              n.recall_count = 0, n.g = 1.0, n.created_at = row.ts, n.seq = c.seq
 RETURN count(n) AS events
 
 // Statistics of the search candidates that were ever recalled; the rest are at their defaults

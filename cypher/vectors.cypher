@@ -19,7 +19,8 @@
 // of a (:VectorClock {space: $space, label}) node, which every statement that deletes nodes of the kind
 // (delete_*) or sets their embeddings increments (the latter also stamps the nodes it embeds:
 // emb_rev), and the epoch the clock was created in (a random id: a wiped and refilled graph has
-// a new one): revised_* finds what was re-embedded since a revision.
+// a new one): revised_* finds what was re-embedded since a revision. The clock of kinds that
+// are not re-embedded also counts creations (`seq`, see added_*), outside the signature.
 
 // name: vids_<kind> with vectors
 MATCH (n:<Kind> {space: $space})
@@ -48,8 +49,22 @@ MATCH (n:<Kind>) RETURN count(n) AS n
 // name: revs_<kind> with vectors and not reembedded
 MATCH (c:VectorClock {label: '<Kind>'}) RETURN sum(c.rev) AS rev, count(c) AS clocks
 
+// The clock also carries `seq`, moved by every statement that creates nodes of the kind, which
+// stamps them with it (n.seq): added_* reads only what was created after a catch-up's `seq`.
 // name: clock_<kind> with vectors and not reembedded
-MATCH (c:VectorClock {space: $space, label: '<Kind>'}) RETURN c.rev AS rev, c.epoch AS epoch
+MATCH (c:VectorClock {space: $space, label: '<Kind>'})
+RETURN c.rev AS rev, c.epoch AS epoch, coalesce(c.seq, 0) AS seq
+
+// The nodes of a kind created since the clock's `seq` was $since: a range seek on the seq index
+// (graphmem/store/schema.py), so a catch-up after another process's write reads what it wrote,
+// not every (vid, id) pair of the label. Writers take the clock's lock before moving `seq` and
+// hold it to their commit, so the seqs become visible in order: no node of a seq at most a
+// `seq` read from the clock can still appear.
+// name: added_<kind> with vectors and not reembedded
+MATCH (n:<Kind>)
+WHERE n.seq > $since AND n.space = $space
+  AND n.embedding IS NOT NULL AND n.vid IS NOT NULL AND n.ts IS NOT NULL
+RETURN n.vid AS vid, n.id AS id
 
 // name: count_<kind> with reembedded
 MATCH (n:<Kind> {space: $space})

@@ -526,7 +526,7 @@ def cmd_series_delete(args: argparse.Namespace, settings: Settings) -> int:
     from graphmem.series.catalog import delete_series
 
     with _open(args, settings) as store:
-        info = delete_series(store, args.series)
+        info = delete_series(store, args.series, data_dir=settings.home)
     print(f"deleted series {info.name} ({info.id}) with its chunks, segments and meta-segments")
     return 0
 

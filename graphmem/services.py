@@ -415,16 +415,9 @@ class Services:
 
 def _signal_every_change(home: Path) -> None:
     """Move every counter of the data dir's change signal (graphmem/vectors/changes.py)."""
-    from graphmem.vectors.changes import ChangeSignal
+    from graphmem.vectors.changes import signal_changes
 
-    try:
-        signal = ChangeSignal(home)
-        try:
-            signal.bump_all()
-        finally:
-            signal.close()
-    except OSError as error:  # the timed check of the other processes still finds it
-        log.warning("could not signal the deletion of a space: %s", error)
+    signal_changes(home, None, "the deletion of a space")
 
 
 class Lease:

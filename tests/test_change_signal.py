@@ -11,10 +11,15 @@ from typing import Any
 from test_vectors import Q, ids, make_items, open_vs, write
 
 from graphmem.config import Settings
+from graphmem.embed import Embedder
+from graphmem.series.catalog import delete_series
 from graphmem.services import Services
 from graphmem.spaces import data_dir_of, index_dir
-from graphmem.store.base import Store
+from graphmem.store.base import Row, Store
+from graphmem.timeline import TimelineMemory, add_events
+from graphmem.vectors import VectorConfig, VectorStore
 from graphmem.vectors.changes import FILE, SLOTS, ChangeSignal, slot_of
+from graphmem.vectors.summaries import embed_all_summaries
 
 BUMPS = 300  # per process in the concurrent test
 
@@ -60,21 +65,30 @@ def test_the_signal_lives_in_the_data_dir_of_every_space(tmp_path: Path) -> None
 
 
 class CountingStore:
-    """A store that counts the statements read through it (what a search costs)."""
+    """A store that counts the statements read through it (what a search costs), and keeps
+    each one's name and rows."""
 
     def __init__(self, store: Store) -> None:
         self.inner, self.reads = store, 0
+        self.log: list[tuple[str, list[Row]]] = []
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    def read(self, *args: Any, **params: Any) -> Any:
-        self.reads += 1
-        return self.inner.read(*args, **params)
+    def read(self, name: Any, /, **params: Any) -> Any:
+        return self._logged(name, self.inner.read(name, **params))
 
-    def read_lists(self, *args: Any, **params: Any) -> Any:
+    def read_lists(self, name: Any, /, **params: Any) -> Any:
+        return self._logged(name, self.inner.read_lists(name, **params))
+
+    def _logged(self, name: Any, rows: list[Row]) -> list[Row]:
         self.reads += 1
-        return self.inner.read_lists(*args, **params)
+        self.log.append((getattr(name, "name", name), rows))
+        return rows
+
+    def since(self, reads: int) -> dict[str, list[Row]]:
+        """Statement name → rows of the statements read after the first `reads`."""
+        return dict(self.log[reads:])
 
 
 def test_another_process_add_is_found_at_once_and_no_change_costs_no_statement(
@@ -126,3 +140,48 @@ def test_deleting_a_space_in_one_process_empties_its_indexes_in_another(
     deleting = Services(Settings(home=settings_dir), store)
     assert deleting.delete_space("doomed") >= 10
     assert serving.search("Proposition", items.vecs[0], 10) == []
+
+
+def test_a_catch_up_reads_only_what_another_process_created_and_still_sees_a_removal(
+    store: Store, tmp_path: Path
+) -> None:
+    vecs = make_items(305, seed=31).vecs
+    items = [{"text": f"event {i}", "date": "2024-03-01"} for i in range(305)]
+    # "another worker" writes through the real ingestion path
+    other = TimelineMemory(store, Embedder(), open_vs(store, tmp_path, refresh_ms=3_600_000))
+    events = add_events(other, items[:300], vecs[:300])
+    counting = CountingStore(store)
+    serving = open_vs(counting, tmp_path, refresh_ms=3_600_000)  # type: ignore[arg-type]
+    assert len(serving.search("Event", vecs[0], 400)) == 300
+    before = counting.reads
+    events += add_events(other, items[300:], vecs[300:])
+    assert ids(serving.search("Event", vecs[302], 1)) == [events[302].id]
+    read = counting.since(before)
+    assert "vectors.vids_event" not in read and "vectors.vids_event_json" not in read
+    assert sorted(row["id"] for row in read["vectors.added_event"]) == sorted(
+        e.id for e in events[300:]
+    )
+    assert max(len(rows) for rows in read.values()) == 5  # no statement read the 300 others
+    assert len(serving.search("Event", vecs[0], 400)) == 305
+    # a removal moves the clock: the whole label is diffed, and the event is gone
+    other.delete_event(events[302].id)
+    before = counting.reads
+    assert events[302].id not in ids(serving.search("Event", vecs[302], 400))
+    assert len(serving.search("Event", vecs[0], 400)) == 304
+    assert "vectors.added_event" not in counting.since(before)
+
+
+def test_deleting_a_series_in_one_process_drops_its_segments_in_another_at_once(
+    sales_store: tuple, tmp_path: Path
+) -> None:
+    store, series, _ = sales_store
+    embedder = Embedder()
+    config = VectorConfig(refresh_ms=3_600_000)
+    writer = VectorStore(store, tmp_path, embedder.name, embedder.dim, config)
+    serving = VectorStore(store, tmp_path, embedder.name, embedder.dim, config)
+    embedded = embed_all_summaries(store, embedder, writer, "Segment")
+    query = embedder.encode(["sales rose"])[0]
+    assert len(serving.search("Segment", query, 1000)) == embedded > 0
+    delete_series(store, series.id, data_dir=tmp_path)  # "another worker" deletes it
+    assert serving.search("Segment", query, 1000) == []
+    assert writer.search("Segment", query, 1000) == []  # its own indexes, the same way

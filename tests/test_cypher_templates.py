@@ -37,8 +37,8 @@ def test_golden_per_kind_statements() -> None:
     )
     assert STATEMENTS["vectors.total_event"].text == "MATCH (n:Event) RETURN count(n) AS n"
     assert STATEMENTS["vectors.clock_event"].text == (
-        "MATCH (c:VectorClock {space: $space, label: 'Event'}) "
-        "RETURN c.rev AS rev, c.epoch AS epoch"
+        "MATCH (c:VectorClock {space: $space, label: 'Event'})\n"
+        "RETURN c.rev AS rev, c.epoch AS epoch, coalesce(c.seq, 0) AS seq"
     )
     assert STATEMENTS["vectors.count_metasegment"].text == (
         "MATCH (n:MetaSegment {space: $space})\n"

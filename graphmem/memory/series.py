@@ -55,7 +55,8 @@ class Series(Part):
 
     def delete(self, series: str) -> SeriesInfo:
         """Delete a series with its chunks, segments, meta-segments and tool calls."""
-        return catalog.delete_series(self._store(), series)
+        services = self._services()
+        return catalog.delete_series(services.store, series, data_dir=services.settings.home)
 
     def append(
         self,

@@ -27,6 +27,7 @@ from graphmem.props.memory import PropsMemory
 from graphmem.props.model import Proposition, make_proposition
 from graphmem.props.relate import LABEL, judge, pairings, relation_rows
 from graphmem.vectors import vector_id
+from graphmem.vectors.deletion import new_epoch
 
 BATCH = 256
 AHEAD = 2  # batches the model embeds ahead of the one being related and written
@@ -319,6 +320,7 @@ def write_batch(
         rels=rels or [],
         retire=retire or [],
         now=ctx.now(),
+        epoch=new_epoch(),  # names the Proposition vector clock if this write creates it
     )
     return set(rows[0]["created"]), int(rows[0]["relations"])
 

@@ -6,9 +6,11 @@ import hashlib
 import numbers
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from graphmem.errors import AlreadyExists, InvalidInput, NotFound
+from graphmem.kinds import labels
 from graphmem.store import Store
 from graphmem.strings import checked_name, checked_str, storable
 from graphmem.timeutil import iso
@@ -119,10 +121,22 @@ def count_series(store: Store) -> int:
     return int(store.read("series.count")[0]["n"])
 
 
-def delete_series(store: Store, ref: str, field: str = "series") -> SeriesInfo:
-    """Delete a series with its chunks, segments, meta-segments and tool calls."""
+def delete_series(
+    store: Store, ref: str, field: str = "series", data_dir: Path | None = None
+) -> SeriesInfo:
+    """Delete a series with its chunks, segments, meta-segments and tool calls.
+
+    With `data_dir` (the settings' home), the segment and meta-segment indexes of every process
+    on it drop the series' items at their next search (graphmem/vectors/changes.py), as after
+    any other write; without it, within GRAPHMEM_VECTOR_REFRESH_MS.
+    """
     info = get_series(store, ref, field)
     store.write("series.delete", id=info.id)
+    if data_dir is not None:
+        from graphmem.vectors.store import signal_changed  # FAISS: only when deleting
+
+        # its segments and meta-segments: the kinds re-embedded in place
+        signal_changed(data_dir, store.space, labels("reembedded"), "the deletion of a series")
     return info
 
 

@@ -42,8 +42,10 @@ INDEXES: tuple[tuple[str, str], ...] = (
     ("MetaSegment", "series_id"),
     ("Proposition", "date"),
     ("Proposition", "ts"),  # as-of filters and the back-fill check in graphmem/props
+    ("Proposition", "seq"),  # vectors.added_proposition: what a catch-up reads
     ("Event", "date"),
     ("Event", "ts"),  # as-of filters and time ranges in graphmem/timeline
+    ("Event", "seq"),  # vectors.added_event
     ("Batch", "series_id"),
     ("ToolCall", "series_id"),  # series.delete
     ("ToolCall", "session"),  # toolcalls.by_session

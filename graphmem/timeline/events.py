@@ -17,7 +17,7 @@ from graphmem.strings import MAX_SOURCE, MAX_TEXT, checked_id, checked_name, che
 from graphmem.timeline.memory import TimelineMemory
 from graphmem.timeutil import iso, iso_date, parse_timestamp
 from graphmem.vectors import vector_id
-from graphmem.vectors.deletion import delete_nodes
+from graphmem.vectors.deletion import delete_nodes, new_epoch
 
 LABEL = "Event"
 MAX_BATCH = 1000  # events per call: one statement, so it lands whole
@@ -106,7 +106,7 @@ def add_events(
             }
             for i, emb in zip(new, embcodec.encode(fresh), strict=True)
         ]
-        ctx.store.write_batch("timeline.add_events", rows)
+        ctx.store.write_batch("timeline.add_events", rows, epoch=new_epoch())
         metrics.count(metrics.EVENTS, len(rows))
         ctx.vectors.add(
             LABEL,

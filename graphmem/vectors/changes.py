@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
+import logging
 import mmap
 import os
 import zlib
@@ -29,11 +30,34 @@ SLOTS = 4096
 FILE = "changes"  # in the data dir
 _SIZE = SLOTS * ctypes.sizeof(ctypes.c_uint64)
 _WRAP = 1 << 64
+log = logging.getLogger(__name__)
+
+
+def change_key(space: str, index: str, label: str) -> str:
+    """What a counter stands for: a label's `index` ("vectors", "keywords": the name of the
+    index directory) in a space."""
+    return f"{space}/{index}/{label}"
 
 
 def slot_of(key: str) -> int:
     """The counter of `key`; stable across processes and runs (not Python's salted hash)."""
     return zlib.crc32(key.encode()) % SLOTS
+
+
+def signal_changes(data_dir: Path, keys: Iterable[str] | None, what: str) -> bool:
+    """Bump the counters of `keys` (every counter: None) in `data_dir`'s signal, for a graph
+    write that did not go through the indexes (`what` names it in the warning logged, and
+    False returned, when the file cannot be written: the timed check still finds it)."""
+    try:
+        signal = ChangeSignal(data_dir)
+        try:
+            signal.bump(range(SLOTS) if keys is None else map(slot_of, keys))
+        finally:
+            signal.close()
+    except OSError as error:
+        log.warning("could not signal %s: %s", what, error)
+        return False
+    return True
 
 
 class ChangeSignal:

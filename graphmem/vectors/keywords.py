@@ -138,6 +138,9 @@ class KeywordIndex:
     def __len__(self) -> int:
         return len(self._pos)
 
+    def __contains__(self, vid: object) -> bool:
+        return vid in self._pos
+
     def vids(self) -> set[int]:
         """The vids of every live item."""
         with self._lock.shared():

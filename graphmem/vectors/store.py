@@ -8,7 +8,7 @@ changed, any node `graphmem reembed` gave a new vector) are replaced.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from graphmem.cypher import statement
 from graphmem.errors import InvalidInput
 from graphmem.kinds import kind_of, labels
 from graphmem.store.base import Store
+from graphmem.vectors.changes import change_key, signal_changes
 from graphmem.vectors.index import VectorIndex
 from graphmem.vectors.model import Clock, Columns, Hit, VectorConfig, VectorIndexError
 from graphmem.vectors.persist import saved_watermark
@@ -27,6 +28,7 @@ from graphmem.vectors.synced import OpenReport, Signature, SyncedIndexes
 __all__ = ["LABELS", "OpenReport", "Signature", "VectorStore"]
 
 LABELS = labels("vectors")  # the kinds with a vector index (graphmem/kinds.py)
+DIRECTORY = "vectors"  # in a space's index dir
 FETCH_BATCH = 500  # rows per graph fetch while repairing: bounds one reply's size
 
 REEMBEDDED = labels("reembedded")  # re-embedded in place when their summary changes
@@ -35,6 +37,14 @@ _FETCH = {label: statement(f"vectors.fetch_{kind_of(label).key}").name for label
 # every kind: segments and meta-segments are re-embedded when their summary changes, any kind by
 # `graphmem reembed` (graphmem/vectors/reembed.py)
 _REVISED = {label: statement(f"vectors.revised_{kind_of(label).key}") for label in LABELS}
+
+
+def signal_changed(data_dir: Path, space: str, changed: Iterable[str], what: str) -> None:
+    """Tell the vector indexes of `space` in every process on the data dir that the `changed`
+    labels changed in the graph by a write that went around them (`what`: it, for the log):
+    their next search catches up."""
+    keys = [change_key(space, DIRECTORY, label) for label in changed]
+    signal_changes(data_dir, keys, what)
 
 
 class VectorStore(SyncedIndexes[VectorIndex]):
@@ -57,7 +67,7 @@ class VectorStore(SyncedIndexes[VectorIndex]):
         self.embedder_name = embedder_name
         self.dim = dim
         self.config = config or VectorConfig()
-        super().__init__(store, Path(data_dir) / "vectors", LABELS, self.config.refresh_ms)
+        super().__init__(store, Path(data_dir) / DIRECTORY, LABELS, self.config.refresh_ms)
 
     def _load(self, label: str) -> VectorIndex:
         return VectorIndex.load(self.directory, label, self.dim, self.embedder_name, self.config)
