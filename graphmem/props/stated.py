@@ -154,6 +154,24 @@ def _term(tokens: list[_Token], i: int, dates: set[int]) -> tuple[str, int]:
     if tok.kind in ("num", "season"):
         return _figure(tok, nxt, i in dates), 1
     word = tok.lower.removesuffix("'s").rstrip("'")
+    state = _state(tokens, i, word, dates)
+    if state is not None:
+        return state
+    if word in ANTONYMS:
+        return "-" + stem(ANTONYMS[word]), 1
+    if word in NUMBER_WORDS and isinstance(NUMBER_WORDS[word], int) and word != "one":
+        return str(NUMBER_WORDS[word]), 1
+    if word == "one":  # "one elephant" is a count, "one of" is not
+        return ("1", 1) if nxt not in ("of", "") else ("", 1)
+    if word in STOP or word in NEGATION or word in DENIAL or len(word) < 2 or word in SCALE:
+        return "", 1
+    return stem(word), 1
+
+
+def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[str, int] | None:
+    """The on/off state term at token i ("-" leading for off) and the tokens it spans, or None
+    when the word there says no state."""
+    nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
     words = tuple(t.lower for t in tokens[i : i + 3])
     for n in (3, 2):
         if words[:n] in STATUS_PHRASES:
@@ -170,15 +188,7 @@ def _term(tokens: list[_Token], i: int, dates: set[int]) -> tuple[str, int]:
         return STATE, 1  # "is back in the shops", "is lending again"
     if word in WITHDRAW and {t.lower for t in tokens[i + 1 : i + 5]}.isdisjoint(STATEMENTS):
         return "-" + STATE, 1
-    if word in ANTONYMS:
-        return "-" + stem(ANTONYMS[word]), 1
-    if word in NUMBER_WORDS and isinstance(NUMBER_WORDS[word], int) and word != "one":
-        return str(NUMBER_WORDS[word]), 1
-    if word == "one":  # "one elephant" is a count, "one of" is not
-        return ("1", 1) if nxt not in ("of", "") else ("", 1)
-    if word in STOP or word in NEGATION or word in DENIAL or len(word) < 2 or word in SCALE:
-        return "", 1
-    return stem(word), 1
+    return None
 
 
 def _figure(tok: _Token, nxt: str, date: bool) -> str:
