@@ -101,7 +101,7 @@ class OfflineRules:
     min_cosine: float = 0.35
     topic_frame: float = 0.5
     topic_dice: float = 0.35
-    topic_cosine: float = 0.8
+    topic_cosine: float = 0.7
     support_cosine: float = 0.5
 
 
@@ -790,7 +790,7 @@ class OfflineClassifier(RuleClassifier):
     """The rules' signals (their verdict among them) weighed by a model learned on the
     tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM."""
 
-    name = "offline-v6"  # round 6: open_* signals, asserted behaviours kept, 17 worlds
+    name = "offline-v7"  # round 7: 24 worlds, topic cosine 0.7
 
     def __init__(self, rules: OfflineRules = DEFAULT_RULES, model: PairModel | None = None) -> None:
         super().__init__(rules)
