@@ -60,8 +60,8 @@ GRID = {
     "behaviour_weight": (0.0, 10.0),
 }
 # the first ten tuning worlds are the first authors' (the rules were written on them); the
-# later seven (dairy onwards) were written apart, and how the model does on them when left out
-# is the best guide to worlds nobody has seen
+# later ones (dairy onwards, fourteen in round 7) were written apart, and how the model does
+# on them when left out is the best guide to worlds nobody has seen
 FIRST_AUTHORS = 10
 
 
