@@ -308,6 +308,32 @@ def test_offline_rules(new: str, old: str, label: str, ctx: PropsMemory) -> None
     assert 0 <= judged[0].confidence <= 1
 
 
+# round 7: not among OFFLINE_CASES, so not a training row of the relation model
+TWO_FACTS = (
+    "Kelby marina raises its mooring fee to 40 euros a night; the slipway charge stays at 15 euros."
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "label"),
+    [
+        ("Mooring at Kelby marina costs 32 euros a night.", "updates"),
+        ("The slipway charge at Kelby marina is 15 euros.", "supports"),
+    ],
+)
+def test_a_two_fact_statement_updates_one_attribute_and_supports_the_other(
+    old: str,
+    label: str,
+    ctx: PropsMemory,  # noqa: F811
+) -> None:
+    vecs = ctx.embedder.encode([TWO_FACTS, old])
+    judged = OfflineClassifier().classify(
+        make_proposition(TWO_FACTS, "2020-01-01"),
+        [Candidate(make_proposition(old, "2015-01-01"), float(vecs[0] @ vecs[1]))],
+    )
+    assert [j.label for j in judged] == [label]
+
+
 def test_a_hedged_source_name_is_a_hedge(ctx: PropsMemory) -> None:  # noqa: F811
     fact, claim = "Pella Danvers is the head coach.", "Pella Danvers resigned as head coach."
     vecs = ctx.embedder.encode([claim, fact])

@@ -145,3 +145,26 @@ def test_sample_weights_decide_which_rows_the_fit_follows() -> None:
     assert list(model.probabilities(probe).argmax(axis=1)) == [0, 1]
     model = fit(x, y, ORDER, ("a",), l2=0.001, balance=0.0, sample_weight=1.0 - first)
     assert list(model.probabilities(probe).argmax(axis=1)) == [1, 0]
+
+
+def test_a_statement_joining_two_facts_is_also_read_by_its_closest_clause() -> None:
+    """Round 7: "raises the mooring fee to 40; the slipway charge stays at 15" changes one
+    figure and keeps another; against the slipway statement its closest clause keeps the
+    figure, though the whole statement gives a new one too."""
+    both = read("Kelby marina raises its mooring fee to 40 euros; the slipway charge stays at 15.")
+    slipway = read("The slipway charge at Kelby marina is 15 euros.")
+    mooring = read("Mooring at Kelby marina costs 32 euros a night.")
+    assert len(both.parts) == 2 and slipway.parts == ()
+    x = pair_features(both, slipway, 0.6)
+    assert x[FEATURES.index("split")] == 1.0
+    # the whole statement gives the euro a new figure (40) and adds one; its clause neither
+    assert x[FEATURES.index("slot_changed")] == x[FEATURES.index("adds")] == 1.0
+    assert x[FEATURES.index("clause_slot_changed")] == x[FEATURES.index("clause_adds")] == 0.0
+    # against the mooring statement the closest clause is the fee's, which keeps nothing
+    # ("stays" is the slipway's)
+    y = pair_features(both, mooring, 0.6)
+    assert y[FEATURES.index("new_remains")] == 1.0 and y[FEATURES.index("clause_new_remains")] == 0
+    # a statement of one fact: the clause signals are its own
+    z = pair_features(mooring, slipway, 0.5)
+    half = (len(FEATURES) - 1) // 2
+    assert z[FEATURES.index("split")] == 0.0 and z[:half] == z[half:-1]

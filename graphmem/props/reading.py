@@ -415,6 +415,8 @@ class Reading:
     # (role, figure) of each figure: the content words around it ("24 tankers", "Quillpad
     # 3.0"), so two statements can be seen to give one role different figures, whatever verb
     slots: frozenset[tuple[str, str]] = frozenset()
+    # the readings of its clauses when it joins two facts or more (clauses()), else ()
+    parts: tuple[Reading, ...] = ()
 
 
 @lru_cache(maxsize=65536)  # the same few thousand words come back in every statement
@@ -582,6 +584,21 @@ class _Parse:
         self.phrase.append(word)
 
 
+# where a statement joins two facts: "lifts the levy to 3%; fee held at 400", "Board
+# statement: Hale remains chair", "... while a ride still costs 2.50", ", and its data
+# allowance is ...", " - "
+CLAUSE_BREAK = re.compile(
+    r";\s+|:\s+|,?\s+while\s+|,\s+and\s+(?=(?:its|the|their|it|he|she|they|a|an)\b)|\s+[-–—]\s+"
+)
+
+
+def clauses(text: str) -> tuple[str, ...]:
+    """The clauses of three words or more of a statement that joins two facts or more;
+    () for a statement of one."""
+    parts = tuple(p.strip(" .") for p in CLAUSE_BREAK.split(text) if len(p.split()) >= 3)
+    return parts if len(parts) > 1 else ()
+
+
 @lru_cache(maxsize=65536)  # a statement is compared with up to 20 newer ones
 def read(text: str, source: str | None = None) -> Reading:
     """The Reading of a statement (and of its source's name, for hedges)."""
@@ -641,6 +658,7 @@ def read(text: str, source: str | None = None) -> Reading:
         future=parse.future,
         words=frozenset(t.lower for t in tokens if t.kind == "word"),
         slots=_slots(tokens, used),
+        parts=tuple(read(part, source) for part in clauses(text)),
     )
 
 
