@@ -11,7 +11,7 @@ import pytest
 
 from graphmem.errors import GraphmemError
 from graphmem.props.model import LABELS
-from graphmem.props.offline import FEATURES, OPEN, batch_features, pair_features
+from graphmem.props.offline import FEATURES, OPEN, SIGNALS, batch_features, pair_features
 from graphmem.props.pairmodel import PairModel, fit, load_model
 from graphmem.props.reading import read
 
@@ -80,8 +80,9 @@ def test_a_pair_has_the_same_signals_alone_and_in_any_batch() -> None:
     same = read("Pellam Ferries runs evening sailings between Arbury and Tosk.")
     other = read("Pellam Ferries added sailings to Corve Island.")
     more = read("Pellam Ferries cut winter sailings to Lusk.")
-    rows = batch_features(new, [(same, 0.8), (other, 0.6), (more, 0.6)])
-    assert rows[1] == pair_features(new, other, 0.6) == batch_features(new, [(other, 0.6)])[0]
+    rows = batch_features(new, [(same, 0.8, 30), (other, 0.6, 30), (more, 0.6, 30)])
+    alone = batch_features(new, [(other, 0.6, 30)])[0]
+    assert rows[1] == pair_features(new, other, 0.6, days=30) == alone
     shared, absent = FEATURES.index("attribute_overlap"), FEATURES.index("object_absent")
     assert rows[0][shared] > rows[1][shared] > 0
     assert (rows[0][absent], rows[1][absent]) == (0.0, 1.0)
@@ -166,5 +167,25 @@ def test_a_statement_joining_two_facts_is_also_read_by_its_closest_clause() -> N
     assert y[FEATURES.index("new_remains")] == 1.0 and y[FEATURES.index("clause_new_remains")] == 0
     # a statement of one fact: the clause signals are its own
     z = pair_features(mooring, slipway, 0.5)
-    half = (len(FEATURES) - 1) // 2
-    assert z[FEATURES.index("split")] == 0.0 and z[:half] == z[half:-1]
+    n = len(SIGNALS)
+    assert z[FEATURES.index("split")] == 0.0 and z[:n] == z[n : 2 * n]
+
+
+def test_how_long_apart_two_statements_were_made_is_a_signal() -> None:
+    """Round 7: a restatement within weeks and a change years later read alike otherwise."""
+    fee = read("A day ticket for the Orrin Valley railway costs 9 pounds.")
+    dearer = read("A day ticket for the Orrin Valley railway now costs 11 pounds.")
+    at = {name: FEATURES.index(name) for name in ("months_apart", "within_month", "years_apart")}
+    soon, later = (
+        pair_features(dearer, fee, 0.8, days=10),
+        pair_features(dearer, fee, 0.8, days=2000),
+    )
+    assert (soon[at["within_month"]], soon[at["years_apart"]]) == (1.0, 0.0)
+    assert (later[at["within_month"]], later[at["years_apart"]]) == (0.0, 1.0)
+    assert 0 < soon[at["months_apart"]] < later[at["months_apart"]]
+    unknown = pair_features(dearer, fee, 0.8)
+    assert [unknown[i] for i in at.values()] == [0.0, 0.0, 0.0]
+    # nothing else depends on the dates
+    assert (
+        soon[: at["months_apart"]] == later[: at["months_apart"]] == unknown[: at["months_apart"]]
+    )

@@ -550,7 +550,10 @@ SIGNALS = (
 )
 # what the learned model weighs (graphmem/props/pairmodel.py): the statements' signals, then
 # (round 7) those of their closest clauses when either joins two facts, and whether one does
-FEATURES = (*SIGNALS, *(f"clause_{name}" for name in SIGNALS), "split")
+# how long before the new statement the old one was made: log(1 + months), within a month,
+# more than three years (round 7; all 0 when a date is unknown)
+DATE_SIGNALS = ("months_apart", "within_month", "years_apart")
+FEATURES = (*SIGNALS, *(f"clause_{name}" for name in SIGNALS), "split", *DATE_SIGNALS)
 
 
 @lru_cache(maxsize=65536)  # a statement meets up to 20 newer ones
@@ -589,15 +592,25 @@ def pair_features(
     old: Reading,
     cosine: float,
     rules: OfflineRules = DEFAULT_RULES,
+    days: float | None = None,
 ) -> list[float]:
-    """The signals of (new → old), in FEATURES order: the rules' verdict among them. A
-    statement joining two facts is also read by the clause closest to the other statement
-    ("lifts the levy to 3%; fee held at 400" against "levy 2.5%"), with the statements'
-    cosine: embedding clauses would cost a model run each and scored no better."""
+    """The signals of (new → old), in FEATURES order: the rules' verdict among them; `days`:
+    how long before the new statement the old one was made. A statement joining two facts is
+    also read by the clause closest to the other statement ("lifts the levy to 3%; fee held
+    at 400" against "levy 2.5%"), with the statements' cosine: embedding clauses would cost
+    a model run each and scored no better."""
     whole = _signals(new, old, cosine, rules)
+    dated = _dated(days)
     if not (new.parts or old.parts):
-        return [*whole, *whole, 0.0]
-    return [*whole, *_signals(*_focus(new, old), cosine, rules), 1.0]
+        return [*whole, *whole, 0.0, *dated]
+    return [*whole, *_signals(*_focus(new, old), cosine, rules), 1.0, *dated]
+
+
+def _dated(days: float | None) -> list[float]:
+    """DATE_SIGNALS of a gap in days."""
+    if days is None:
+        return [0.0, 0.0, 0.0]
+    return [math.log1p(max(days, 0.0) / 30.0), float(days <= 31), float(days > 3 * 365)]
 
 
 def _focus(new: Reading, old: Reading) -> tuple[Reading, Reading]:
@@ -757,15 +770,30 @@ def _keeps_figure(p: _Pair) -> bool:
 _OPEN_AT = {name: SIGNALS.index(name) for name in OPEN}
 
 
+# an older statement's reading, its cosine to the new one and how many days before it it
+# was made (None: unknown)
+Older = tuple[Reading, float, float | None]
+
+
 def batch_features(
-    new: Reading, olders: Sequence[tuple[Reading, float]], rules: OfflineRules = DEFAULT_RULES
+    new: Reading, olders: Sequence[Older], rules: OfflineRules = DEFAULT_RULES
 ) -> list[list[float]]:
     """The signals of (new → each older): each pair's from the pair alone."""
-    return [pair_features(new, old, cosine, rules) for old, cosine in olders]
+    return [pair_features(new, old, cosine, rules, days) for old, cosine, days in olders]
 
 
-# a new statement's reading and its candidates' (reading, cosine)
-ReadPairing = tuple[Reading, list[tuple[Reading, float]]]
+# a new statement's reading and its candidates'
+ReadPairing = tuple[Reading, list[Older]]
+
+
+def _older(new: Proposition, candidate: Candidate) -> Older:
+    old = candidate.prop
+    return read(old.text, old.source), candidate.similarity, days_between(new, old)
+
+
+def days_between(new: Proposition, old: Proposition) -> float:
+    """How many days before `new` `old` was made."""
+    return (new.ts - old.ts) / 86400.0
 
 
 def _count(items: Collection[object]) -> float:
@@ -791,11 +819,8 @@ class RuleClassifier:
         self, pairings: Sequence[tuple[Proposition, Sequence[Candidate]]]
     ) -> list[list[Judgement]]:
         """classify() of each (new, candidates), in one go (the model runs once for all)."""
-        read_pairings = [
-            (
-                read(new.text, new.source),
-                [(read(c.prop.text, c.prop.source), c.similarity) for c in candidates],
-            )
+        read_pairings: list[ReadPairing] = [
+            (read(new.text, new.source), [_older(new, c) for c in candidates])
             for new, candidates in pairings
         ]
         return [
@@ -808,7 +833,7 @@ class RuleClassifier:
 
     def _judge_many(self, pairings: list[ReadPairing]) -> list[list[tuple[str, float]]]:
         return [
-            [judge_pair(new, old, cosine, self.rules) for old, cosine in olders]
+            [judge_pair(new, old, cosine, self.rules) for old, cosine, _ in olders]
             for new, olders in pairings
         ]
 
@@ -825,13 +850,13 @@ class OfflineClassifier(RuleClassifier):
 
     def _judge_many(self, pairings: list[ReadPairing]) -> list[list[tuple[str, float]]]:
         out = [
-            [("norel", round(1.0 - 0.5 * max(cosine, 0.0), 3)) for _, cosine in olders]
+            [("norel", round(1.0 - 0.5 * max(cosine, 0.0), 3)) for _, cosine, _ in olders]
             for _, olders in pairings
         ]
         similar: list[tuple[int, int]] = []
         rows: list[list[float]] = []
         for p, (new, olders) in enumerate(pairings):
-            mine = [i for i, (_, cosine) in enumerate(olders) if cosine >= self.rules.min_cosine]
+            mine = [i for i, (_, cosine, _) in enumerate(olders) if cosine >= self.rules.min_cosine]
             rows += batch_features(new, [olders[i] for i in mine], self.rules)
             similar += [(p, i) for i in mine]
         if similar:  # one model run for every pair: ~35 µs a run, most of it numpy's overhead
