@@ -19,8 +19,9 @@ holds a different figure in each ("24 tankers" / "18 tankers", "shipped Quillpad
 tests skipped (what they would say if the two were about the same thing), which the model
 weighs against the attribute words and similarity. A statement that joins two facts ("lifts
 the levy to 3%; fee held at 400") is also read by its clause closest to the other statement
-(round 7: the clause_* signals). Every signal comes from the pair alone, so a pair gets one
-label whichever other statements it is judged with.
+(round 7: the clause_* signals), and the model weighs how long apart the two were made
+(DATE_SIGNALS). Every signal comes from the pair alone, so a pair gets one label whichever
+other statements it is judged with.
 
 Each statement is read by graphmem/props/reading.py (names, anchors, former values, numbers,
 periods, frame words, hedge / denial / polarity / change / future cues). A pair (new → old)
