@@ -210,7 +210,10 @@ class Reader:
       (graphmem.props.stated: "raised the fee from 5 to 7 euros" asserts 7 and denies 5,
       "X retired" denies X, "bought X from Y" denies Y) and compares that with what tells
       each option apart from the others; newer statements weigh more (`RECENCY`), a plan
-      half. It does not use the relation rules.
+      half. A statement joining two facts is read clause by clause (reading.clauses); an
+      on/off word speaks to an option only in a clause that names the option's own names
+      ("X retires; Y promoted to head"); the names the question gives are its subject, not
+      what tells options apart. It does not use the relation rules.
 
     When nothing speaks for or against any option, or `judge=False`, the option most
     similar to any kept statement wins (the reader of earlier versions).

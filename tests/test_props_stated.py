@@ -107,6 +107,9 @@ def test_names_are_told_from_words() -> None:
         ("Harlow pump house back on line with a new boiler.", 1),
         ("Velmor Transit dropped the night surcharge.", -1),
         ("Deputy warden Ivo Penn promoted to warden.", 1),
+        ("The Tavish ferry ramp has been taken out for repairs.", -1),
+        ("Velmor Transit pulled the plug on its night buses.", -1),
+        ("Ivo Penn steps in as warden.", 1),
     ],
 )
 def test_more_on_off_forms_give_the_state(text: str, state: int) -> None:
@@ -120,6 +123,7 @@ def test_more_on_off_forms_give_the_state(text: str, state: int) -> None:
         "Tavish membership down to 51 boats.",
         "The crew moved into the old fire station at Elm Rise.",  # a noun's modifier
         "Quorrow Trust held an open day at Elm Rise.",
+        "Quorrow Trust took out a loan of 3 million crowns.",
     ],
 )
 def test_words_that_only_look_like_on_off_words_give_no_state(text: str) -> None:
@@ -135,6 +139,8 @@ def test_words_that_only_look_like_on_off_words_give_no_state(text: str) -> None
             "ada",
             "bo",
         ),
+        ("Ada Quell withdrew from the Osk jury, and Bo Rainer steps in as chair.", "ada", "bo"),
+        ("Ada Quell has pulled out of the Osk race.", "ada", "osk"),
     ],
 )
 def test_who_sells_or_moves_on_for_a_successor_is_denied(text: str, gone: str, holds: str) -> None:

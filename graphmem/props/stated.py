@@ -8,9 +8,10 @@ asserts it and -1 when it denies it or gives it as the value replaced:
 - terms are stemmed content words (names included, lower case) and figures ("1.4 million" →
   1400000, "four" → 4); the speaker's part ("the ministry said") is left out;
 - an on/off word ("opened", "closed", "resumed", "halted", "elected", "retired", "no longer",
-  "in service", "is back", "back on line", "out of action", "down after", "promoted",
-  "dropped", "again") stands as the term STATE, +1 for on and -1 for off; the first one in
-  the statement gives it;
+  "in service", "is back", "back on line", "out of action", "down after", "taken out",
+  "pulled the plug", "steps in", "promoted", "dropped", "again") stands as the term STATE,
+  +1 for on and -1 for off; the first one in the statement gives it (a plain one before a
+  noun after a determiner, "the old fire station", is no switch);
 - a denial ("not", "never", "denied", "false", "wrong") acts on the terms after it in its
   clause, or those before it when it closes the clause ("the figure of 61,000 was wrong"). A
   value denied (", not 8 million", "and not by X", only names and figures) turns them all
@@ -19,8 +20,9 @@ asserts it and -1 when it denies it or gives it as the value replaced:
 - values replaced are denied: names and figures after "from" in a statement of a change or a
   transfer ("from 5 to 7", "bought X from Y", "joined X from Y"), the names reading.py reads
   as former ("succeeded X", "in place of X", "took over from X"), whoever leaves an
-  office ("X retired as chair": X no longer holds it), sells ("X sold Y to Z") or moves on
-  for a name that follows ("X moved to ..., and Y now ...");
+  office ("X retired as chair": X no longer holds it), withdraws from it or pulls out,
+  sells ("X sold Y to Z") or moves on for a name that follows ("X moved to ..., and Y
+  now ...");
 - each figure keeps its roles, the content words around it (as `Reading.slots`; the one
   before it over a verb of being: "the levy is 3%"), so a reader can tell "19 hectares" from
   "19 staff"; a plan ("will close") is marked `future`.
@@ -81,6 +83,8 @@ SELL = _words("sold")  # "X sells cheese to Y" is a trade, not a sale of the bus
 # "dropped the surcharge"
 _ON_MORE = _words("promote promotes promoted")
 _OFF_MORE = _words("ditch ditches ditched drop drops dropped")
+# "taken out", "pulled out of", "pulled the plug on": off; "steps in as chair": on
+_PULL = _words("pull pulls pulled take takes took taken")
 # "out of action", "out of use": the nouns after "out of" that make it an off state
 _OUT_OF = _words("action use order commission business operation service")
 # "is down after a failure", "down since May", "down for repairs": off; "down to 51", "down
@@ -196,6 +200,12 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
         return "-" + STATE, 2 + (_term(tokens, i + 2, dates)[0] == STATE)  # "no longer opens"
     if word in STEP and nxt in ("down", "aside", "out"):
         return "-" + STATE, 2
+    if word in STEP and nxt == "in":
+        return STATE, 2  # "steps in as chair"
+    if word in _PULL and words[1:3] == ("the", "plug"):
+        return "-" + STATE, 3  # "pulled the plug on"
+    if _pulled_out(tokens, i):
+        return "-" + STATE, 2  # "has been taken out", "pulled out of", not "took out a loan"
     if _modifier(tokens, i):
         return None  # "the old fire station", "an open day": a noun's modifier, no switch
     if word == "out" and nxt == "of" and words[2:] and words[2] in _OUT_OF:
@@ -214,6 +224,19 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
     if word in WITHDRAW and {t.lower for t in tokens[i + 1 : i + 5]}.isdisjoint(STATEMENTS):
         return "-" + STATE, 1
     return None
+
+
+def _pulled_out(tokens: list[_Token], i: int) -> bool:
+    """ "taken out", "pulled out of": taken away, not "took out a loan" (an object follows)."""
+    if tokens[i].lower not in _PULL or i + 1 >= len(tokens) or tokens[i + 1].lower != "out":
+        return False
+    after = tokens[i + 2] if i + 2 < len(tokens) else None
+    return (
+        after is None
+        or after.kind == "brk"
+        or after.lower == "of"
+        or (after.lower in STOP and after.lower not in _DETERMINERS)
+    )
 
 
 _DETERMINERS = _words("the a an its their his her our")
@@ -347,6 +370,8 @@ def _leaving(tokens: list[_Token]) -> set[str]:
             or tok.lower in SELL  # "X sold Y to Z"
             or (tok.lower in STEP and nxt in ("down", "aside"))
             or (tok.lower in MOVE_VERBS and _followed(tokens, i))
+            or (tok.lower in WITHDRAW and nxt == "from")  # "X withdrew from the jury"
+            or _pulled_out(tokens, i)  # "X pulled out of the race"
         )
         if not leaves or nxt[:1].isdigit():
             continue
