@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -22,7 +22,7 @@ from graphmem.props.classify import Candidate, Classifier, Judgement
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import KINDS, Proposition, normalised, proposition_id
 from graphmem.props.offline import judge_pair
-from graphmem.props.reading import read
+from graphmem.props.reading import clauses, read
 from graphmem.props.retrieve import Subgraph, subgraph_for_vector
 from graphmem.props.stated import STATE, Stated, stated
 
@@ -210,7 +210,10 @@ class Reader:
       (graphmem.props.stated: "raised the fee from 5 to 7 euros" asserts 7 and denies 5,
       "X retired" denies X, "bought X from Y" denies Y) and compares that with what tells
       each option apart from the others; newer statements weigh more (`RECENCY`), a plan
-      half. It does not use the relation rules.
+      half. A statement joining two facts is read clause by clause (reading.clauses); an
+      on/off word speaks to an option only in a clause that names the option's own names
+      ("X retires; Y promoted to head"); the names the question gives are its subject, not
+      what tells options apart. It does not use the relation rules.
 
     When nothing speaks for or against any option, or `judge=False`, the option most
     similar to any kept statement wins (the reader of earlier versions).
@@ -267,7 +270,7 @@ class Reader:
         vectors = self._embed([p.text for p in props])
         relevance = np.clip(self._embed([question])[0] @ vectors.T, 0.0, None)
         if self.version == "v2":
-            return states(options, props, relevance)
+            return states(options, props, relevance, question)
         sims = self._embed(list(options)) @ vectors.T
         return np.array(
             [self.weigh(p, options, sims[:, i]) * relevance[i] for i, p in enumerate(props)]
@@ -295,15 +298,22 @@ class Reader:
 
 
 def states(
-    options: Sequence[str], props: Sequence[Proposition], relevance: np.ndarray
+    options: Sequence[str],
+    props: Sequence[Proposition],
+    relevance: np.ndarray,
+    question: str = "",
 ) -> np.ndarray:
     """The v2 reading, one row per statement: each statement read as the state it asserts
-    as of its date (graphmem.props.stated), against what tells each option apart."""
+    as of its date (graphmem.props.stated), clause by clause when it joins two facts
+    (reading.clauses), against what tells each option apart (not the names the question
+    gives: they are its subject)."""
     mine = [stated(o) for o in options]
     whether = any(o.sign(STATE) for o in mine)  # a question of whether, not of which value
-    terms = _telling(mine, whether)
+    asked = set(stated(question).names)  # the names the question asks about
+    terms = [{(t, s) for t, s in ts if t not in asked} or ts for ts in _telling(mine, whether)]
     common = set.intersection(*(set(o.terms) for o in mine))  # the subject, whatever sign
     names = common & set.union(*(set(o.names) for o in mine))
+    owners = _owners(mine, terms, names)
     said = [stated(p.text) for p in props]
     df = Counter(t for s in said for t in s.terms)
     # the subject's terms found in a statement, the rarer among the statements the more
@@ -311,6 +321,7 @@ def states(
     total = sum(idf.values())
     dates = sorted({p.date for p in props})
     order = {d: n / max(len(dates) - 1, 1) for n, d in enumerate(dates)}
+    told = {t for ts in terms for t, _ in ts}
     out = np.zeros((len(props), len(options)))
     for i, (prop, s) in enumerate(zip(props, said, strict=True)):
         if names and names.isdisjoint(s.terms):
@@ -318,10 +329,32 @@ def states(
         weight = relevance[i] * (0.5 if read(prop.text, prop.source).hedged else 1.0)
         weight *= (0.5 if s.future else 1.0) * (1.0 + RECENCY * order[prop.date])
         cover = sum(idf[t] for t in common if t in s.terms) / total if total > 0 else 1.0
-        for j, option in enumerate(mine):
-            if s.future == option.future:  # a plan speaks to plans, a state to states
+        # "23,500 - not the 40,000": one option's value asserted, another's denied
+        contrast = told if {1, -1} <= {s.sign(t) for t in told} else set()
+        for part in [stated(c) for c in clauses(prop.text)] or [s]:
+            # a clause that moves the subject's name away ("X moves from S to T") says
+            # its names are no longer the subject's
+            turn = -1 if names & part.left else 1
+            for j, option in enumerate(mine):
+                if s.future != option.future:
+                    continue  # a plan speaks to plans, a state to states
                 state = (option.sign(STATE) or 1) if whether else 0
-                out[i, j] = weight * cover * _agrees(s, option, terms[j], state)
+                if owners[j] and owners[j].isdisjoint(part.terms):
+                    state = 0  # an on/off word about someone else ("Y retires")
+                # a figure's roles may lie in another clause ("X: about 2,500 remain")
+                agree = _agrees(part, option, terms[j], state, s.terms.keys(), contrast)
+                out[i, j] += weight * cover * agree * (turn if agree > 0 else 1)
+    return out
+
+
+def _owners(mine: list[Stated], terms: list[set[tuple[str, int]]], names: set[str]):
+    """The names that tell each option apart (its telling names, or the names no other
+    option has): an on/off word speaks to an option only where one of them is stated."""
+    out = []
+    for j, o in enumerate(mine):
+        others = set().union(*(x.names for k, x in enumerate(mine) if k != j))
+        own = {t for t, _ in terms[j] if t in o.names} | (set(o.names) - others - names)
+        out.append({t for t in own if not t[:1].isdigit()})
     return out
 
 
@@ -340,10 +373,18 @@ def _telling(mine: list[Stated], whether: bool) -> list[set[tuple[str, int]]]:
     return out
 
 
-def _agrees(said: Stated, option: Stated, terms: set[tuple[str, int]], state: int) -> float:
+def _agrees(
+    said: Stated,
+    option: Stated,
+    terms: set[tuple[str, int]],
+    state: int,
+    around: Set[str] = frozenset(),
+    free: Set[str] = frozenset(),
+) -> float:
     """How far a statement asserts (+) or denies (-) an option: its on/off state against the
     option's (`state`, 0 when the question is of which value), and the option's telling
-    terms (a figure only where it has one of the option figure's roles)."""
+    terms (a figure only where the statement, or `around` it, has one of the option
+    figure's roles; any figure of `free`: one option's value set against another's)."""
     out = float(said.sign(STATE) * state)
     if not terms:
         return out
@@ -352,6 +393,8 @@ def _agrees(said: Stated, option: Stated, terms: set[tuple[str, int]], state: in
     values = [
         said.sign(t) * s * (1 if t in option.roles else turn)
         for t, s in terms
-        if t not in option.roles or option.roles[t] & (set(said.terms) | said.roles.get(t, set()))
+        if t in free
+        or not option.roles.get(t)
+        or option.roles[t] & (around | said.terms.keys() | said.roles.get(t, set()))
     ]
     return out + sum(values) / len(terms)

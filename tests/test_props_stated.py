@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from bench.props_worlds import states
+from graphmem.props.model import Proposition
 from graphmem.props.reading import stem
 from graphmem.props.stated import STATE, stated
 
@@ -94,3 +97,128 @@ def test_names_are_told_from_words() -> None:
     said = stated("Quorrow Trust opened a new wing at Elm Rise.")
     assert {"quorrow", "trust", "elm", "ris"} <= said.names
     assert "wing" not in said.names
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        ("The Harlow pump house is out of action.", -1),
+        ("Harlow pump house down after a boiler fault.", -1),
+        ("Harlow pump house back on line with a new boiler.", 1),
+        ("Velmor Transit dropped the night surcharge.", -1),
+        ("Deputy warden Ivo Penn promoted to warden.", 1),
+        ("The Tavish ferry ramp has been taken out for repairs.", -1),
+        ("Velmor Transit pulled the plug on its night buses.", -1),
+        ("Ivo Penn steps in as warden.", 1),
+    ],
+)
+def test_more_on_off_forms_give_the_state(text: str, state: int) -> None:
+    assert stated(text).sign(STATE) == state
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tavish fares dropped to 40 crowns.",  # a trend, not a switch
+        "Tavish membership down to 51 boats.",
+        "The crew moved into the old fire station at Elm Rise.",  # a noun's modifier
+        "Quorrow Trust held an open day at Elm Rise.",
+        "Quorrow Trust took out a loan of 3 million crowns.",
+    ],
+)
+def test_words_that_only_look_like_on_off_words_give_no_state(text: str) -> None:
+    assert stated(text).sign(STATE) == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "holds"),
+    [
+        ("Pemberly Foods has sold the Osk creamery to Vessa Grain.", "pemberly", "vessa"),
+        (
+            "Ada Quell has moved to the harbour office, and Bo Rainer now runs the Osk depot.",
+            "ada",
+            "bo",
+        ),
+        ("Ada Quell withdrew from the Osk jury, and Bo Rainer steps in as chair.", "ada", "bo"),
+        ("Ada Quell has pulled out of the Osk race.", "ada", "osk"),
+    ],
+)
+def test_who_sells_or_moves_on_for_a_successor_is_denied(text: str, gone: str, holds: str) -> None:
+    said = stated(text)
+    assert said.sign(stem(gone)) == -1
+    assert said.sign(stem(holds)) == 1
+
+
+def test_a_trade_or_a_move_with_its_origin_keeps_its_subject() -> None:
+    assert stated("Orlan Mills sells flour to bakers in Kelbrook.").sign("orlan") == 1
+    said = stated("Corra Lund moves from Elm Rise to head the Osk depot; Ivo Penn is at Elm Rise.")
+    assert said.sign("corra") == 1
+    assert said.left == {"elm", stem("rise")}
+
+
+def test_a_figure_keeps_the_word_before_a_verb_of_being() -> None:
+    assert "toll" in stated("The Harlow toll is 3% of the fare.").roles["3"]
+
+
+def _reads(question: str, options: list[str], texts: list[str]) -> list[float]:
+    """What the benches' reader (v2) reads the statements as, summed per option."""
+    props = [Proposition(f"s{i}", t, f"2020-01-0{i + 1}", 0, "") for i, t in enumerate(texts)]
+    return list(states(options, props, np.ones(len(props)), question).sum(axis=0))
+
+
+@pytest.mark.parametrize(
+    ("question", "options", "text"),
+    [
+        (  # two facts joined: the on/off word speaks to the one it names
+            "Who is head of Osk High?",
+            ["Bo Rainer is head of Osk High.", "Ada Quell is head of Osk High."],
+            "Ada Quell retires from Osk High; deputy Bo Rainer promoted to head from May.",
+        ),
+        (  # the mover leaves what the name after takes over
+            "Who runs the Osk depot?",
+            ["Bo Rainer runs the Osk depot.", "Ada Quell runs the Osk depot."],
+            "Ada Quell has moved to the harbour office, and Bo Rainer now runs the Osk depot.",
+        ),
+        (  # moved from the subject to elsewhere: no longer the subject's
+            "Who is head of Elm Rise?",
+            ["Ivo Penn is head of Elm Rise.", "Corra Lund is head of Elm Rise."],
+            "Corra Lund moves from Elm Rise to head the Osk depot; Ivo Penn named head there.",
+        ),
+        (  # a sale: the buyer holds it now
+            "Who owns the Osk creamery?",
+            ["Vessa Grain owns the Osk creamery.", "Pemberly Foods owns the Osk creamery."],
+            "Pemberly Foods has sold the Osk creamery to Vessa Grain.",
+        ),
+        (  # "A - not B": the figures need no role in common with the option
+            "How many came to the 2019 Velmor fair?",
+            ["The 2019 Velmor fair drew 8,200 people.", "The 2019 Velmor fair drew 12,000 people."],
+            "Turnout at the 2019 Velmor fair was 8,200 - not the 12,000 a blog claimed.",
+        ),
+        (  # the option's figure has its unit and verb, the statement only the figure
+            "What was the Velmor 2020 budget?",
+            ["The Velmor 2020 budget was £3.2m.", "The Velmor 2020 budget was £3.4m."],
+            "Velmor board adopts 2020 budget: £3.2m.",
+        ),
+        (  # the levy named before a verb of being, in one clause of two
+            "What toll does Harlow charge?",
+            ["The Harlow toll is 3% of the fare.", "The Harlow toll is 4% of the fare."],
+            "Harlow lifts its toll to 3% from 1 May; the pass is held at 40 crowns.",
+        ),
+        (
+            "Is the Harlow pump house working?",
+            ["The Harlow pump house is pumping water.", "The Harlow pump house is out of action."],
+            "Harlow pump house back on line with a new boiler.",
+        ),
+        (
+            "Is the Harlow pump house working?",
+            ["The Harlow pump house is out of action.", "The Harlow pump house is pumping water."],
+            "Harlow pump house down after a boiler fault; water brought in by tanker.",
+        ),
+    ],
+)
+def test_the_reader_takes_the_statement_for_the_first_option(
+    question: str, options: list[str], text: str
+) -> None:
+    read_as = _reads(question, options, [text])
+    assert read_as[0] > 0
+    assert read_as[0] > max(read_as[1:])

@@ -8,8 +8,10 @@ asserts it and -1 when it denies it or gives it as the value replaced:
 - terms are stemmed content words (names included, lower case) and figures ("1.4 million" →
   1400000, "four" → 4); the speaker's part ("the ministry said") is left out;
 - an on/off word ("opened", "closed", "resumed", "halted", "elected", "retired", "no longer",
-  "in service", "is back", "again") stands as the term STATE, +1 for on and -1 for off; the
-  first one in the statement gives it;
+  "in service", "is back", "back on line", "out of action", "down after", "taken out",
+  "pulled the plug", "steps in", "promoted", "dropped", "again") stands as the term STATE,
+  +1 for on and -1 for off; the first one in the statement gives it (a plain one before a
+  noun after a determiner, "the old fire station", is no switch);
 - a denial ("not", "never", "denied", "false", "wrong") acts on the terms after it in its
   clause, or those before it when it closes the clause ("the figure of 61,000 was wrong"). A
   value denied (", not 8 million", "and not by X", only names and figures) turns them all
@@ -17,10 +19,13 @@ asserts it and -1 when it denies it or gives it as the value replaced:
   if it has no on/off word) and its figures, not what it is about (`negated` says so);
 - values replaced are denied: names and figures after "from" in a statement of a change or a
   transfer ("from 5 to 7", "bought X from Y", "joined X from Y"), the names reading.py reads
-  as former ("succeeded X", "in place of X", "took over from X"), and whoever leaves an
-  office ("X retired as chair": X no longer holds it);
-- each figure keeps its roles, the content words around it (as `Reading.slots`), so a
-  reader can tell "19 hectares" from "19 staff"; a plan ("will close") is marked `future`.
+  as former ("succeeded X", "in place of X", "took over from X"), whoever leaves an
+  office ("X retired as chair": X no longer holds it), withdraws from it or pulls out,
+  sells ("X sold Y to Z") or moves on for a name that follows ("X moved to ..., and Y
+  now ...");
+- each figure keeps its roles, the content words around it (as `Reading.slots`; the one
+  before it over a verb of being: "the levy is 3%"), so a reader can tell "19 hectares" from
+  "19 staff"; a plan ("will close") is marked `future`.
 
 Used by the as-of QA reader of the benchmarks (bench/props_worlds.py, reader v2).
 """
@@ -72,6 +77,19 @@ TRANSFER = _words(
     poached lure lured hire hired take takes took recruit recruited transfer transferred
     """
 )
+# a sale: who sold no longer holds what was sold ("X sold Y to Z")
+SELL = _words("sold")  # "X sells cheese to Y" is a trade, not a sale of the business
+# on/off words reading.py does not list: "promoted to head", "ditched the screenings",
+# "dropped the surcharge"
+_ON_MORE = _words("promote promotes promoted")
+_OFF_MORE = _words("ditch ditches ditched drop drops dropped")
+# "taken out", "pulled out of", "pulled the plug on": off; "steps in as chair": on
+_PULL = _words("pull pulls pulled take takes took taken")
+# "out of action", "out of use": the nouns after "out of" that make it an off state
+_OUT_OF = _words("action use order commission business operation service")
+# "is down after a failure", "down since May", "down for repairs": off; "down to 51", "down
+# 5%" are a trend
+_DOWN_OFF = _words("after since for until with following")
 _ROLE_SKIP = STOP | NEGATION | DENIAL
 _AMOUNT = UNITS | SCALE.keys()  # words of a figure ("8 million pounds")
 _BE = _words("is are was were be been")
@@ -91,6 +109,7 @@ class Stated:
     names: frozenset[str]  # the terms of names and figures: the values a statement gives
     future: bool  # a plan or a forecast ("will close", "plans to open"), not a state
     negated: bool  # a denial turns over what it states ("denied that X was appointed")
+    left: frozenset[str] = frozenset()  # names a move is from ("X moves from S to T"): S
 
     def sign(self, term: str) -> int:
         """+1 asserted, -1 denied, 0 not stated."""
@@ -106,7 +125,7 @@ def stated(text: str) -> Stated:
         start = 0  # "X denied that she resigned": X is who the statement is about
     dates = _dates(tokens)
     denied, denied_state = _denied(tokens)
-    replaced = _replaced(text, tokens)
+    replaced, moved = _replaced(text, tokens)
     terms: dict[str, int] = {}
     roles: dict[str, frozenset[str]] = {}
     names: set[str] = set()
@@ -143,7 +162,8 @@ def stated(text: str) -> Stated:
     if content and not switched:
         terms[STATE] = -1  # "there is no ban", "did not fly": the state denied
     negated = bool(content) or switched
-    return Stated(terms, roles, frozenset(names), read(text).future, negated)
+    left = frozenset(_term(tokens, i, dates)[0] for i in moved) & names
+    return Stated(terms, roles, frozenset(names), read(text).future, negated, left)
 
 
 def _term(tokens: list[_Token], i: int, dates: set[int]) -> tuple[str, int]:
@@ -180,15 +200,64 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
         return "-" + STATE, 2 + (_term(tokens, i + 2, dates)[0] == STATE)  # "no longer opens"
     if word in STEP and nxt in ("down", "aside", "out"):
         return "-" + STATE, 2
-    if word in OFFICE_ON or word in STATUS_ON or stem(word) in _ON_STEMS:
+    if word in STEP and nxt == "in":
+        return STATE, 2  # "steps in as chair"
+    if word in _PULL and words[1:3] == ("the", "plug"):
+        return "-" + STATE, 3  # "pulled the plug on"
+    if _pulled_out(tokens, i):
+        return "-" + STATE, 2  # "has been taken out", "pulled out of", not "took out a loan"
+    if _modifier(tokens, i):
+        return None  # "the old fire station", "an open day": a noun's modifier, no switch
+    if word == "out" and nxt == "of" and words[2:] and words[2] in _OUT_OF:
+        return "-" + STATE, 3  # "out of action", "out of use"
+    if word in OFFICE_ON or word in STATUS_ON or stem(word) in _ON_STEMS or word in _ON_MORE:
         return STATE, 1
     if word in OFFICE_OFF or word in STATUS_OFF or stem(word) in _OFF_STEMS:
         return "-" + STATE, 1
-    if (word == "back" and tokens[i - 1].lower in _BE) or word == "again":
-        return STATE, 1  # "is back in the shops", "is lending again"
+    if word in _OFF_MORE and nxt not in ("to", "by", "from") and not nxt[:1].isdigit():
+        return "-" + STATE, 1  # "dropped the surcharge", not "dropped to 40"
+    if word == "down" and (nxt in _DOWN_OFF or not nxt) and i and tokens[i - 1].kind == "word":
+        return "-" + STATE, 1  # "plant down after a failure"
+    back = word == "back" and (tokens[i - 1].lower in _BE or nxt in ("on", "in", "online"))
+    if back or word == "again":
+        return STATE, 1  # "is back in the shops", "plant back on line", "is lending again"
     if word in WITHDRAW and {t.lower for t in tokens[i + 1 : i + 5]}.isdisjoint(STATEMENTS):
         return "-" + STATE, 1
     return None
+
+
+def _pulled_out(tokens: list[_Token], i: int) -> bool:
+    """ "taken out", "pulled out of": taken away, not "took out a loan" (an object follows)."""
+    if tokens[i].lower not in _PULL or i + 1 >= len(tokens) or tokens[i + 1].lower != "out":
+        return False
+    after = tokens[i + 2] if i + 2 < len(tokens) else None
+    return (
+        after is None
+        or after.kind == "brk"
+        or after.lower == "of"
+        or (after.lower in STOP and after.lower not in _DETERMINERS)
+    )
+
+
+_DETERMINERS = _words("the a an its their his her our")
+
+
+def _modifier(tokens: list[_Token], i: int) -> bool:
+    """A plain on/off word used before a noun after a determiner ("the old fire station",
+    "an open day"), not as a verb or a state."""
+    word = tokens[i].lower
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    if word.endswith(("ed", "s", "ing")) or nxt is None or nxt.kind != "word":
+        return False
+    if nxt.lower in STOP or nxt.text[:1].isupper():
+        return False
+    before = [t for t in tokens[max(i - 2, 0) : i]]
+    for tok in reversed(before):
+        if tok.lower in _DETERMINERS:
+            return True
+        if tok.kind != "word" or tok.text[:1].isupper() or tok.lower in STOP:
+            return False
+    return False
 
 
 def _figure(tok: _Token, nxt: str, date: bool) -> str:
@@ -204,8 +273,15 @@ def _roles(tokens: list[_Token], i: int) -> frozenset[str]:
     """The content words around a figure: the two after it and the one before it."""
     after = [t for t in tokens[i + 1 : i + 4] if t.kind == "word" and t.lower not in _ROLE_SKIP]
     out = {stem(t.lower) for t in after[:2] if t.lower not in SCALE}
-    if i and tokens[i - 1].kind == "word" and tokens[i - 1].lower not in _ROLE_SKIP:
-        out.add(stem(tokens[i - 1].lower))
+    for j in range(i - 1, max(i - 3, -1), -1):  # over a verb of being ("the levy is 3%")
+        tok = tokens[j]
+        if tok.kind != "word" or tok.clause != tokens[i].clause:
+            break
+        if tok.lower not in _ROLE_SKIP:
+            out.add(stem(tok.lower))
+            break
+        if tok.lower not in _BE:
+            break
     return frozenset(out)
 
 
@@ -245,12 +321,14 @@ def _denied(tokens: list[_Token]) -> tuple[set[int], set[int]]:
     return values, states
 
 
-def _replaced(text: str, tokens: list[_Token]) -> set[int]:
+def _replaced(text: str, tokens: list[_Token]) -> tuple[set[int], set[int]]:
     """Indices of the tokens that give a value replaced: after "from" in a change or a
-    transfer, the names read as former, whoever leaves an office."""
+    transfer, the names read as former, whoever leaves an office; and of those after
+    "from" in a move (where the mover was)."""
     out: set[int] = set()
     words = {t.lower for t in tokens}
     changes = not words.isdisjoint(CHANGE | MOVE_VERBS | TRANSFER)
+    moves = not words.isdisjoint(MOVE_VERBS)
     for i, tok in enumerate(tokens):
         if tok.lower != "from":
             continue
@@ -261,10 +339,11 @@ def _replaced(text: str, tokens: list[_Token]) -> set[int]:
             span.append(j)
         if changes:
             out.update(j for j in span if _is_value(tokens[j]))
+    moved = {j for j in out if moves}
     former = read(text).former | _leaving(tokens)
     for name in former:
         out.update(_positions(tokens, name))
-    return out
+    return out, moved
 
 
 def _capital(tokens: list[_Token], i: int) -> bool:
@@ -288,7 +367,11 @@ def _leaving(tokens: list[_Token]) -> set[str]:
         leaves = (
             tok.lower in OFFICE_OFF
             or tok.lower in HAND  # "X handed the role to Y"
+            or tok.lower in SELL  # "X sold Y to Z"
             or (tok.lower in STEP and nxt in ("down", "aside"))
+            or (tok.lower in MOVE_VERBS and _followed(tokens, i))
+            or (tok.lower in WITHDRAW and nxt == "from")  # "X withdrew from the jury"
+            or _pulled_out(tokens, i)  # "X pulled out of the race"
         )
         if not leaves or nxt[:1].isdigit():
             continue
@@ -305,6 +388,17 @@ def _leaving(tokens: list[_Token]) -> set[str]:
         if run:
             out.add(" ".join(run))
     return out
+
+
+def _followed(tokens: list[_Token], i: int) -> bool:
+    """A move at token i whose mover another name follows in a later clause, with no "from"
+    after it in its own ("X moved to the parks team, and Y now looks after it"): the
+    mover leaves what the later name takes over."""
+    later = [t for t in tokens[i + 1 :] if t.clause != tokens[i].clause]
+    own = [t for t in tokens[i + 1 :] if t.clause == tokens[i].clause]
+    return all(t.lower != "from" for t in own) and any(
+        t.kind == "word" and t.text[:1].isupper() and t.lower not in MONTHS for t in later
+    )
 
 
 def _positions(tokens: list[_Token], name: str) -> list[int]:
