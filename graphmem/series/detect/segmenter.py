@@ -198,6 +198,7 @@ class OnlineSegmenter:
         cfg = self.config
         self._values = np.zeros(cfg.max_lag + cfg.smooth_window + cfg.warmup + _CHUNK)
         self._values_first = 0  # the first point whose value was recorded
+        self._out = np.empty((2, _CHUNK), dtype=np.int64)  # _confirm's output, reused
         self._n_boundaries = 0
         self._hist = np.zeros(self.config.max_lag, dtype=np.int64)
         self._first = 0  # the first point whose MAP run length was recorded
@@ -242,15 +243,19 @@ class OnlineSegmenter:
 
     def _keep_values(self, xs: np.ndarray, start: int) -> None:
         size = self._values.shape[0]
+        if xs.shape[0] == 1:  # the common streaming case, without index arrays
+            self._values[start % size] = xs[0]
+            return
         tail = xs[-size:]
         self._values[(np.arange(tail.shape[0]) + start + xs.shape[0] - tail.shape[0]) % size] = tail
 
     def _window(self, lo: int, hi: int) -> np.ndarray | None:
         """Values lo..hi-1 as the detector reads them, or None if no longer (or never) kept."""
         size = self._values.shape[0]
-        if lo < max(self._values_first, self._det.n_seen - size, 0):
+        if hi <= lo or lo < max(self._values_first, self._det.n_seen - size, 0):
             return None
-        raw = self._values[np.arange(lo, hi) % size]
+        a, b = lo % size, (hi - 1) % size + 1
+        raw = self._values[a:b] if a < b else np.concatenate((self._values[a:], self._values[:b]))
         return self._det.scaled(raw, lo)
 
     def _settle(self, seen: int, final: bool) -> list[int]:
@@ -293,8 +298,9 @@ class OnlineSegmenter:
         if len(out) == 0:
             return []
         cfg = self.config
-        found = np.empty(len(out), dtype=np.int64)
-        when = np.empty(len(out), dtype=np.int64)
+        if self._out.shape[1] < len(out):
+            self._out = np.empty((2, len(out)), dtype=np.int64)
+        found, when = self._out[0], self._out[1]
         n, floor = _confirm(
             out.map_run_length,
             out.oldest_run_length,
@@ -309,8 +315,9 @@ class OnlineSegmenter:
             when,
         )
         self._floor = int(floor)
-        self._pending.extend(zip(found[:n].tolist(), (when[:n] + 1).tolist(), strict=True))
-        return self._settle(self._det.n_processed, final=False)
+        if n:
+            self._pending.extend(zip(found[:n].tolist(), (when[:n] + 1).tolist(), strict=True))
+        return self._settle(self._det.n_processed, final=False) if self._pending else []
 
     def close(self) -> list[int]:
         """End of the stream for now: confirm the tail's boundaries; returns them.

@@ -13,30 +13,66 @@ stretch, which a cubic over a few dozen points can mimic, stays a boundary.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 MIN_SIDE_BEFORE = 10  # fewer points since the previous boundary: too few to tell, keep it
 MIN_SIDE_AFTER = 3
 # The cubic's curvature must pay for itself by this much (BIC units) beside a line with the
 # same jump: a straight stretch with a small step is not a curve (piecewise-Gaussian checks).
 CURVE_MARGIN = 6.0
-_CUBIC = 4
 
 
-def _rss(design: np.ndarray, y: np.ndarray) -> float:
-    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
-    resid = y - design @ coef
-    return float(resid @ resid)
+@njit(cache=True)
+def _rss(rows, y):  # pragma: no cover - compiled
+    """Residual sum of squares of y on the regressors in rows (Gram-Schmidt, twice over)."""
+    k, n = rows.shape
+    q = np.empty((k, n))
+    r = y.copy()
+    m = 0
+    for j in range(k):
+        v = rows[j].copy()
+        for _ in range(2):
+            for i in range(m):
+                v -= (q[i] @ v) * q[i]
+        norm = np.sqrt(v @ v)
+        if norm == 0.0 or norm <= 1e-9 * np.sqrt(rows[j] @ rows[j]):
+            continue  # a regressor the others already span
+        q[m] = v / norm
+        r -= (q[m] @ r) * q[m]
+        m += 1
+    return r @ r
 
 
-def _bic(rss: float, n: int, k: int, floor: float) -> float:
-    return n * float(np.log(max(rss / n, floor))) + k * float(np.log(n))
+@njit(cache=True)
+def _bic(rss, n, k, floor):  # pragma: no cover - compiled
+    return n * np.log(max(rss / n, floor)) + k * np.log(n)
 
 
-def _line_bic(y: np.ndarray, floor: float) -> float:
-    """BIC's fit term of one side fitted by a line (its own noise variance)."""
+@njit(cache=True)
+def _evidence(y, cut, curve_margin):  # pragma: no cover - compiled
     n = y.shape[0]
+    y = y - y.mean()  # a large level would drown the residuals in rounding
+    floor = 1e-12 * max((y @ y) / n, 1e-300)  # exact fits (noise-free data) stay finite
     x = np.linspace(-1.0, 1.0, n)
-    return n * float(np.log(max(_rss(np.stack([np.ones(n), x], 1), y) / n, floor)))
+    d = np.empty((7, n))  # 1, x, x^2, x^3, a jump, a slope change, a hinge (kink)
+    for i in range(n):
+        after = 1.0 if i >= cut else 0.0
+        d[0, i], d[1, i], d[2, i], d[3, i] = 1.0, x[i], x[i] * x[i], x[i] ** 3
+        d[4, i], d[5, i], d[6, i] = after, after * x[i], max(x[i] - x[cut], 0.0)
+    jump = _bic(_rss(d[:5], y), n, 7, floor)
+    straight = _bic(_rss(d[np.array([0, 1, 4])], y), n, 5, floor)
+    if jump > straight - curve_margin:
+        return np.inf
+    best = min(jump, _bic(_rss(d[np.array([0, 1, 2, 3, 5])], y), n, 7, floor))
+    best = min(best, _bic(_rss(d[np.array([0, 1, 6])], y), n, 5, floor))
+    if n - cut >= MIN_SIDE_BEFORE:  # a noise variance of its own on few points fits anything
+        left = _rss(np.ascontiguousarray(d[:2, :cut]), y[:cut].copy())
+        right = _rss(np.ascontiguousarray(d[:2, cut:]), y[cut:].copy())
+        lines = cut * np.log(max(left / cut, floor)) + (n - cut) * np.log(
+            max(right / (n - cut), floor)
+        )
+        best = min(best, lines + 7 * np.log(n))
+    return _bic(_rss(d[:4], y), n, 5, floor) - best
 
 
 def change_evidence(y: np.ndarray, cut: int) -> float:
@@ -45,22 +81,6 @@ def change_evidence(y: np.ndarray, cut: int) -> float:
     jump does not beat a line plus the jump by CURVE_MARGIN: a cubic over a straight stretch
     only mimics a step). The change pays for its place as one more parameter.
     """
-    n = y.shape[0]
-    if cut < MIN_SIDE_BEFORE or n - cut < MIN_SIDE_AFTER:
-        return np.inf
-    floor = 1e-12 * max(float(np.mean(y * y)), 1e-300)  # exact fits (noise-free data) stay finite
-    x = np.linspace(-1.0, 1.0, n)
-    cubic = np.vander(x, _CUBIC)
-    after = (np.arange(n) >= cut).astype(np.float64)
-    jump = _bic(_rss(np.column_stack([cubic, after]), y), n, _CUBIC + 3, floor)
-    straight = _bic(_rss(np.column_stack([cubic[:, 2:], after]), y), n, 5, floor)
-    if jump > straight - CURVE_MARGIN:
-        return np.inf
-    lines = np.inf  # a noise variance of its own on a handful of points fits anything
-    if n - cut >= MIN_SIDE_BEFORE:
-        lines = _line_bic(y[:cut], floor) + _line_bic(y[cut:], floor) + 7 * float(np.log(n))
-    bend = _bic(_rss(np.column_stack([cubic, after * x]), y), n, _CUBIC + 3, floor)
-    hinge_design = np.stack([np.ones(n), x, np.maximum(x - x[cut], 0.0)], 1)
-    hinge = _bic(_rss(hinge_design, y), n, 5, floor)
-    smooth = _bic(_rss(cubic, y), n, _CUBIC + 1, floor)
-    return smooth - min(lines, jump, bend, hinge)
+    if cut < MIN_SIDE_BEFORE or y.shape[0] - cut < MIN_SIDE_AFTER:
+        return float("inf")
+    return float(_evidence(np.ascontiguousarray(y, dtype=np.float64), cut, CURVE_MARGIN))
