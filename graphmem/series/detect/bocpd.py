@@ -800,7 +800,7 @@ class OnlineBOCPD:
             if m:
                 # Consecutive calls continue exactly where the last stopped, so parts need no copy.
                 end = pos + m
-                xs = self._scaled(part, start + pos)
+                xs = self.scaled(part, start + pos)
                 _kernel(xs, self._hyp, cp[pos:end], rl[pos:end], old[pos:end])
                 pos = end
         self._t += n
@@ -813,15 +813,15 @@ class OnlineBOCPD:
             # A later value at or below 0 is read as a fall to a thousandth of the lowest seen.
             self._log_floor = max(float(head.min()) * 1e-3, _TINY)
         if self.season and self.trend:
-            self._season = season_from_warmup(self._scaled(head, 0))
-        prior = prior_from_warmup(self._scaled(head, 0), self.trend)
+            self._season = season_from_warmup(self.scaled(head, 0))
+        prior = prior_from_warmup(self.scaled(head, 0), self.trend)
         if len(head) < self.warmup and prior.slope_var > 0:  # a short stream, closed
             bend = max(prior.slope_noise, SHORT_SLOPE_NOISE)
             prior = dataclasses.replace(prior, slope_noise=bend)
         self._set_prior(prior)
         return self._run(head, rest)
 
-    def _scaled(self, xs: np.ndarray, start: int) -> np.ndarray:
+    def scaled(self, xs: np.ndarray, start: int) -> np.ndarray:
         """Points start, start + 1, ... as the kernel reads them: on the log scale if so, less
         the season if there is one."""
         floor = self._log_floor

@@ -25,6 +25,7 @@ from graphmem.series.detect.bocpd import (
     DEFAULT_PRUNE_THRESHOLD,
     OnlineBOCPD,
 )
+from graphmem.series.detect.smooth import MIN_SIDE_BEFORE, change_evidence
 
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
@@ -50,7 +51,12 @@ class SegmenterConfig:
     few points after it, a subtle one when the evidence settles, and one still in doubt after
     max_lag points as the most probable segmentation has it. Closing the stream confirms every
     boundary of that segmentation in the tail. Boundaries are min_segment_length apart (and
-    from the stream's start and, at close, its end). The other fields configure OnlineBOCPD.
+    from the stream's start and, at close, its end). A boundary so confirmed is then kept only
+    if a change explains the points within smooth_window of it (on both sides, as many as have
+    been seen) better than one smooth curve (graphmem.series.detect.smooth); while the curve
+    wins it waits, up to smooth_window points after it (or the close), and is dropped if the
+    curve still wins then. smooth_window 0 keeps every boundary. The other fields configure
+    OnlineBOCPD.
     """
 
     hazard_lambda: float = 250.0
@@ -68,6 +74,7 @@ class SegmenterConfig:
     outlier_scale: float = DEFAULT_OUTLIER_SCALE
     log_scale: bool = True
     season: bool = False
+    smooth_window: int = 40
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -83,6 +90,9 @@ class SegmenterConfig:
         if self.min_lag >= self.max_lag:
             raise InvalidInput("min_lag", f"must be below max_lag ({self.max_lag})")
         _check_int("min_segment_length", self.min_segment_length, 1)
+        _check_int("smooth_window", self.smooth_window, 0)
+        if self.smooth_window > self.max_lag:
+            raise InvalidInput("smooth_window", f"must be at most max_lag ({self.max_lag})")
         _check_int("warmup", self.warmup, 2)
         _check_int("max_run_lengths", self.max_run_lengths, 1)
         _check_int("protect_recent", self.protect_recent, 0)
@@ -136,8 +146,11 @@ def _oldest(hist, t, last, first, min_seg, path):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _confirm(rl, old, start, hist, first, last, min_seg, min_lag, tol, out):  # pragma: no cover
-    """Record MAP run lengths rl of points start, ...; write boundaries confirmed to out."""
+def _confirm(
+    rl, old, start, hist, first, last, min_seg, min_lag, tol, out, when
+):  # pragma: no cover
+    """Record MAP run lengths rl of points start, ...; write boundaries confirmed to out and
+    the point after which each was confirmed to when."""
     h = hist.shape[0]
     path = np.empty(h + 1, dtype=np.int64)
     n_out = 0
@@ -152,9 +165,13 @@ def _confirm(rl, old, start, hist, first, last, min_seg, min_lag, tol, out):  # 
             if not (settled or t - c >= h - 1):
                 break
             out[n_out] = c
+            when[n_out] = t
             n_out += 1
             last = c
     return n_out, last
+
+
+_CHUNK = 1024  # a longer push is fed in pieces, so the smooth test finds its values kept
 
 
 class OnlineSegmenter:
@@ -173,6 +190,15 @@ class OnlineSegmenter:
         self.config = config or SegmenterConfig()
         self._det = self.config.detector()
         self._last = 0  # start of the current confirmed segment (0 before any boundary)
+        self._floor = 0  # the latest boundary handed to the smooth test (kept or not)
+        # Boundaries the smooth test has not decided yet: (boundary, points seen at the next test).
+        self._pending: list[tuple[int, int]] = []
+        # The last values pushed (raw), for the smooth test: every value a test may still read
+        # after a push of up to _CHUNK points.
+        cfg = self.config
+        self._values = np.zeros(cfg.max_lag + cfg.smooth_window + cfg.warmup + _CHUNK)
+        self._values_first = 0  # the first point whose value was recorded
+        self._out = np.empty((2, _CHUNK), dtype=np.int64)  # _confirm's output, reused
         self._n_boundaries = 0
         self._hist = np.zeros(self.config.max_lag, dtype=np.int64)
         self._first = 0  # the first point whose MAP run length was recorded
@@ -207,34 +233,100 @@ class OnlineSegmenter:
 
     def push(self, values: np.ndarray) -> list[int]:
         """Feed finite values; return the segment starts confirmed by this call."""
-        return self._take(self._det.update_batch(values))
+        xs = np.asarray(values, dtype=np.float64)
+        if xs.ndim != 1 or xs.shape[0] <= _CHUNK:
+            start = self._det.n_seen
+            out = self._det.update_batch(values)
+            self._keep_values(xs, start)
+            return self._take(out)
+        return [c for i in range(0, xs.shape[0], _CHUNK) for c in self.push(xs[i : i + _CHUNK])]
+
+    def _keep_values(self, xs: np.ndarray, start: int) -> None:
+        size = self._values.shape[0]
+        if xs.shape[0] == 1:  # the common streaming case, without index arrays
+            self._values[start % size] = xs[0]
+            return
+        tail = xs[-size:]
+        self._values[(np.arange(tail.shape[0]) + start + xs.shape[0] - tail.shape[0]) % size] = tail
+
+    def _window(self, lo: int, hi: int) -> np.ndarray | None:
+        """Values lo..hi-1 as the detector reads them, or None if no longer (or never) kept."""
+        size = self._values.shape[0]
+        if hi <= lo or lo < max(self._values_first, self._det.n_seen - size, 0):
+            return None
+        a, b = lo % size, (hi - 1) % size + 1
+        raw = self._values[a:b] if a < b else np.concatenate((self._values[a:], self._values[:b]))
+        return self._det.scaled(raw, lo)
+
+    def _settle(self, seen: int, final: bool) -> list[int]:
+        """Decide pending boundaries, oldest first, with `seen` points processed; keep those a
+        change explains better than a smooth curve, drop those the curve still explains once
+        smooth_window points after them are in (or at the close)."""
+        w = self.config.smooth_window
+        kept: list[int] = []
+        while self._pending:
+            c, first_hi = self._pending[0]
+            lo = max(kept[-1] if kept else (self._last if self._n_boundaries else 0), c - w)
+            top = min(seen, c + w)
+            # Tested as if after each point: the same answer however the points were batched.
+            tests = range(min(first_hi, top), top + 1)  # one at least, on the points there are
+            hi = next((h for h in tests if self._evidence(lo, h, c) > 0), None)
+            if hi is None and not (final or top >= c + w):
+                self._pending[0] = (c, max(first_hi, top + 1))
+                break
+            if hi is not None or not w:
+                kept.append(c)
+            done = top if hi is None else hi
+            self._pending.pop(0)
+            if self._pending:  # the next one waited for this decision
+                nxt, nxt_hi = self._pending[0]
+                self._pending[0] = (nxt, max(nxt_hi, done))
+        return self._record(kept)
+
+    def _evidence(self, lo: int, hi: int, c: int) -> float:
+        """How much better a change at c explains points lo..hi-1 than a smooth curve (BIC
+        units, smooth.change_evidence); inf when the points are no longer kept.
+
+        No more points before c than after it (but MIN_SIDE_BEFORE): a cubic bends most freely
+        at its window's ends, where it would otherwise absorb a step in the last few points.
+        """
+        lo = max(lo, c - max(hi - c, MIN_SIDE_BEFORE))
+        y = self._window(lo, hi) if self.config.smooth_window else None
+        return np.inf if y is None else change_evidence(y, c - lo)
 
     def _take(self, out: Any) -> list[int]:
         if len(out) == 0:
             return []
         cfg = self.config
-        found = np.empty(len(out), dtype=np.int64)
-        n, _ = _confirm(
+        if self._out.shape[1] < len(out):
+            self._out = np.empty((2, len(out)), dtype=np.int64)
+        found, when = self._out[0], self._out[1]
+        n, floor = _confirm(
             out.map_run_length,
             out.oldest_run_length,
             out.start,
             self._hist,
             self._first,
-            self._last,
+            self._floor,
             cfg.min_segment_length,
             cfg.min_lag,
             cfg.tolerance,
             found,
+            when,
         )
-        return self._record(found[:n].tolist())
+        self._floor = int(floor)
+        if n:
+            self._pending.extend(zip(found[:n].tolist(), (when[:n] + 1).tolist(), strict=True))
+        return self._settle(self._det.n_processed, final=False) if self._pending else []
 
     def close(self) -> list[int]:
         """End of the stream for now: confirm the tail's boundaries; returns them.
 
         The warm-up, if still filling (a stream shorter than `warmup`), ends with the points
         there are. Each boundary of the most probable segmentation after the last confirmed
-        one is confirmed, oldest first, if it leaves min_segment_length points on both sides.
-        Closing again without new points confirms nothing more.
+        one is confirmed, oldest first, if it leaves min_segment_length points on both sides,
+        and kept unless a smooth curve explains the points around it as well (the points
+        there are). Closing again without new points confirms nothing more.
         """
         new = self._take(self._det.flush())
         n = self._det.n_processed
@@ -242,28 +334,48 @@ class OnlineSegmenter:
             return new
         cfg = self.config
         path = np.empty(cfg.max_lag + 1, dtype=np.int64)
-        tail = []
-        last = self._last
         while True:
-            c = int(_oldest(self._hist, n - 1, last, self._first, cfg.min_segment_length, path))
+            c = int(
+                _oldest(self._hist, n - 1, self._floor, self._first, cfg.min_segment_length, path)
+            )
             if c < 0 or n - c < cfg.min_segment_length:
                 break
-            tail.append(c)
-            last = c
-        return new + self._record(tail)
+            self._pending.append((c, n))
+            self._floor = c
+        return new + self._settle(n, final=True)
+
+    def _restore_smooth(self, state: dict[str, Any]) -> None:
+        """The smooth test's part of a version-3 state."""
+        self._floor = int(state["floor"])
+        self._pending = [(int(c), int(hi)) for c, hi in state["pending"]]
+        values = np.asarray(state["values"], dtype=np.float64)
+        first = self.n_seen if state["values_first"] is None else int(state["values_first"])
+        size = self._values.shape[0]
+        if values.ndim != 1 or first + values.shape[0] != self.n_seen or values.shape[0] > size:
+            raise InvalidInput("state.values", "does not match the points pushed")
+        self._values_first = first
+        self._keep_values(values, first)
 
     def state(self) -> dict[str, Any]:
         """Everything needed to resume exactly, as JSON-ready plain values (bounded size)."""
         n, h = self._det.n_processed, self.config.max_lag
         kept = range(max(self._first, n - h), n)
+        # Values a smooth test may still read: from max_lag + smooth_window before the newest
+        # processed point (older boundaries are decided) to the newest value pushed.
+        size = self._values.shape[0]
+        lo = max(self._values_first, n - h - self.config.smooth_window - 1, self.n_seen - size, 0)
         return {
-            "version": 2,
+            "version": 3,
             "config": asdict(self.config),
             "detector": self._det.state(),
             "last": self._last,
             "n_boundaries": self._n_boundaries,
             "first": self._first,
             "history": [int(self._hist[t % h]) for t in kept],
+            "floor": self._floor,
+            "pending": [list(p) for p in self._pending],
+            "values_first": lo,
+            "values": self._values[np.arange(lo, self.n_seen) % size].tolist(),
         }
 
     @classmethod
@@ -272,7 +384,9 @@ class OnlineSegmenter:
         try:
             if state.get("version") == 1:
                 state = _upgrade_state(state)
-            if state.get("version") != 2:
+            if state.get("version") == 2:
+                state = _upgrade_state_2(state)
+            if state.get("version") != 3:
                 raise InvalidInput("state.version", f"unsupported {state.get('version')!r}")
             seg = cls(SegmenterConfig(**state["config"]))
             seg._det = OnlineBOCPD.from_state(state["detector"])
@@ -285,9 +399,17 @@ class OnlineSegmenter:
                 raise InvalidInput("state.history", "does not match the points processed")
             for t, r in zip(range(n - len(history), n), history, strict=True):
                 seg._hist[t % h] = r
+            seg._restore_smooth(state)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InvalidInput("state", f"malformed segmenter state ({exc})") from exc
         return seg
+
+
+def _upgrade_state_2(state: dict[str, Any]) -> dict[str, Any]:
+    """A version-2 state (before the smooth test) as version 3: nothing pending, no values kept
+    (boundaries whose points are gone are kept as before)."""
+    extra = {"floor": state["last"], "pending": [], "values_first": None, "values": []}
+    return {**state, **extra, "version": 3}
 
 
 def _upgrade_state(state: dict[str, Any]) -> dict[str, Any]:

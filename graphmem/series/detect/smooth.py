@@ -1,0 +1,86 @@
+"""Is a boundary only a bend? One smooth curve against a split, by BIC, around the boundary.
+
+The detector's segments are lines whose slope may wander; a smooth curve (an S-curve, a damped
+swing, a wandering level) can still read to it as a change. Before a boundary is kept, the
+points around it are fitted by one cubic with one noise variance and by the best of four ways
+of changing at the boundary: two lines with a noise variance each (a step, a new slope or a
+new noise level), the cubic plus a jump, the cubic plus a change of slope, and a continuous
+hinge (a kink). The boundary is kept unless the cubic wins and the points are curved (the
+cubic's bend pays for itself beside a line with the same jump), so a small step on a straight
+stretch, which a cubic over a few dozen points can mimic, stays a boundary.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+MIN_SIDE_BEFORE = 10  # fewer points since the previous boundary: too few to tell, keep it
+MIN_SIDE_AFTER = 3
+# The cubic's curvature must pay for itself by this much (BIC units) beside a line with the
+# same jump: a straight stretch with a small step is not a curve (piecewise-Gaussian checks).
+CURVE_MARGIN = 6.0
+
+
+@njit(cache=True)
+def _rss(rows, y):  # pragma: no cover - compiled
+    """Residual sum of squares of y on the regressors in rows (Gram-Schmidt, twice over)."""
+    k, n = rows.shape
+    q = np.empty((k, n))
+    r = y.copy()
+    m = 0
+    for j in range(k):
+        v = rows[j].copy()
+        for _ in range(2):
+            for i in range(m):
+                v -= (q[i] @ v) * q[i]
+        norm = np.sqrt(v @ v)
+        if norm == 0.0 or norm <= 1e-9 * np.sqrt(rows[j] @ rows[j]):
+            continue  # a regressor the others already span
+        q[m] = v / norm
+        r -= (q[m] @ r) * q[m]
+        m += 1
+    return r @ r
+
+
+@njit(cache=True)
+def _bic(rss, n, k, floor):  # pragma: no cover - compiled
+    return n * np.log(max(rss / n, floor)) + k * np.log(n)
+
+
+@njit(cache=True)
+def _evidence(y, cut, curve_margin):  # pragma: no cover - compiled
+    n = y.shape[0]
+    y = y - y.mean()  # a large level would drown the residuals in rounding
+    floor = 1e-12 * max((y @ y) / n, 1e-300)  # exact fits (noise-free data) stay finite
+    x = np.linspace(-1.0, 1.0, n)
+    d = np.empty((7, n))  # 1, x, x^2, x^3, a jump, a slope change, a hinge (kink)
+    for i in range(n):
+        after = 1.0 if i >= cut else 0.0
+        d[0, i], d[1, i], d[2, i], d[3, i] = 1.0, x[i], x[i] * x[i], x[i] ** 3
+        d[4, i], d[5, i], d[6, i] = after, after * x[i], max(x[i] - x[cut], 0.0)
+    jump = _bic(_rss(d[:5], y), n, 7, floor)
+    straight = _bic(_rss(d[np.array([0, 1, 4])], y), n, 5, floor)
+    if jump > straight - curve_margin:
+        return np.inf
+    best = min(jump, _bic(_rss(d[np.array([0, 1, 2, 3, 5])], y), n, 7, floor))
+    best = min(best, _bic(_rss(d[np.array([0, 1, 6])], y), n, 5, floor))
+    if n - cut >= MIN_SIDE_BEFORE:  # a noise variance of its own on few points fits anything
+        left = _rss(np.ascontiguousarray(d[:2, :cut]), y[:cut].copy())
+        right = _rss(np.ascontiguousarray(d[:2, cut:]), y[cut:].copy())
+        lines = cut * np.log(max(left / cut, floor)) + (n - cut) * np.log(
+            max(right / (n - cut), floor)
+        )
+        best = min(best, lines + 7 * np.log(n))
+    return _bic(_rss(d[:4], y), n, 5, floor) - best
+
+
+def change_evidence(y: np.ndarray, cut: int) -> float:
+    """BIC units by which a change at index cut explains y better than one cubic; inf when it
+    cannot be told (MIN_SIDE_BEFORE, MIN_SIDE_AFTER) or y is not curved (the cubic plus a
+    jump does not beat a line plus the jump by CURVE_MARGIN: a cubic over a straight stretch
+    only mimics a step). The change pays for its place as one more parameter.
+    """
+    if cut < MIN_SIDE_BEFORE or y.shape[0] - cut < MIN_SIDE_AFTER:
+        return float("inf")
+    return float(_evidence(np.ascontiguousarray(y, dtype=np.float64), cut, CURVE_MARGIN))
