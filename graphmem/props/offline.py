@@ -549,11 +549,12 @@ SIGNALS = (
     # so the model can weigh closeness apart where no rule knew the wording of the change
     *(f"open_{name}" for name in OPEN),
 )
-# what the learned model weighs (graphmem/props/pairmodel.py): the statements' signals, then
-# (round 7) those of their closest clauses when either joins two facts, and whether one does
 # how long before the new statement the old one was made: log(1 + months), within a month,
 # more than three years (round 7; all 0 when a date is unknown)
 DATE_SIGNALS = ("months_apart", "within_month", "years_apart")
+# what the learned model weighs (graphmem/props/pairmodel.py): the statements' signals, then
+# (round 7) those of their closest clauses when either joins two facts, whether one does, and
+# the dates' signals
 FEATURES = (*SIGNALS, *(f"clause_{name}" for name in SIGNALS), "split", *DATE_SIGNALS)
 
 
@@ -621,6 +622,7 @@ def _focus(new: Reading, old: Reading) -> tuple[Reading, Reading]:
 
 
 def _closeness(a: Reading, b: Reading) -> float:
+    """Shared frame words (overlap coefficient), then shared figures and names."""
     shared = len(a.frame & b.frame) / max(1, min(len(a.frame), len(b.frame)))
     return shared + 0.5 * bool(a.numbers & b.numbers) + 0.3 * len(a.names & b.names)
 
@@ -843,7 +845,7 @@ class OfflineClassifier(RuleClassifier):
     """The rules' signals (their verdict among them) weighed by a model learned on the
     tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM."""
 
-    name = "offline-v7"  # round 7: 24 worlds, topic cosine 0.7, clause signals
+    name = "offline-v7"  # round 7: 24 worlds, topic cosine 0.7, clause and date signals
 
     def __init__(self, rules: OfflineRules = DEFAULT_RULES, model: PairModel | None = None) -> None:
         super().__init__(rules)

@@ -251,8 +251,7 @@ def _modifier(tokens: list[_Token], i: int) -> bool:
         return False
     if nxt.lower in STOP or nxt.text[:1].isupper():
         return False
-    before = [t for t in tokens[max(i - 2, 0) : i]]
-    for tok in reversed(before):
+    for tok in reversed(tokens[max(i - 2, 0) : i]):
         if tok.lower in _DETERMINERS:
             return True
         if tok.kind != "word" or tok.text[:1].isupper() or tok.lower in STOP:
@@ -339,7 +338,7 @@ def _replaced(text: str, tokens: list[_Token]) -> tuple[set[int], set[int]]:
             span.append(j)
         if changes:
             out.update(j for j in span if _is_value(tokens[j]))
-    moved = {j for j in out if moves}
+    moved = set(out) if moves else set()
     former = read(text).former | _leaving(tokens)
     for name in former:
         out.update(_positions(tokens, name))
