@@ -435,7 +435,7 @@ def stem(word: str) -> str:
 
 @dataclass
 class _Token:
-    kind: str  # word, num, season, brk
+    kind: str  # word, num (always a number()), season, brk, code (digits of no amount)
     text: str
     lower: str
     clause: int
@@ -450,9 +450,22 @@ def _tokens(text: str) -> list[_Token]:
         lower = raw.lower()
         if kind == "word" and lower in ("but", "and"):
             kind = "brk"  # "has not resigned and remains coach": the denial stops at "and"
+        elif kind == "num" and number(raw) is None:
+            kind = "code"  # "08.01.2018", "v2.3.1": digits that are no amount
         clause += kind == "brk"
         out.append(_Token(kind, raw, lower, clause))
     return out
+
+
+def number(text: str) -> float | None:
+    """The value of a digit run: "1,250" and "1.234.567" (thousands marks), "3.5"; None for
+    runs that are no number ("08.01.2018")."""
+    head, *groups = text.replace(",", "").split(".")
+    if len(groups) > 1:
+        if any(len(g) != 3 for g in groups):
+            return None
+        return float(head + "".join(groups))
+    return float(text.replace(",", ""))
 
 
 def _is_year(text: str) -> bool:
@@ -462,7 +475,7 @@ def _is_year(text: str) -> bool:
 def _count(tok: _Token) -> float | None:
     """The count a token stands for: a digit run or a small number word."""
     if tok.kind == "num" and not _is_year(tok.text):
-        return float(tok.text.replace(",", ""))
+        return number(tok.text)
     value = NUMBER_WORDS.get(tok.lower)
     return float(value) if isinstance(value, int) else None
 
@@ -693,7 +706,7 @@ def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
         elif prev == "by" and parse.trend is not None:
             pass  # "has shrunk by 1.3 kilometres": a difference, not the value
         else:
-            value = float(tok.text.replace(",", ""))
+            value = number(tok.text) or 0.0
             parse.numbers.append((tok.clause, f"{value * SCALE.get(nxt, 1.0):g}"))
 
 

@@ -65,6 +65,7 @@ from graphmem.props.reading import (
     _Token,
     _tokens,
     _words,
+    number,
     read,
     stem,
 )
@@ -264,7 +265,7 @@ def _figure(tok: _Token, nxt: str, date: bool) -> str:
     year as written."""
     if date or tok.kind == "season" or _is_year(tok.text):
         return tok.text
-    value = float(tok.text.replace(",", "")) * SCALE.get(nxt, 1.0)
+    value = (number(tok.text) or 0.0) * SCALE.get(nxt, 1.0)
     return f"{value:g}" if value < 1e6 else f"{value:.0f}"
 
 

@@ -1,0 +1,36 @@
+"""Reading any text: digit runs that are no amount, and no text that raises."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphmem.props.reading import number, read
+from graphmem.props.stated import stated
+
+
+def test_digit_runs_are_read_as_amounts_or_not_at_all() -> None:
+    assert number("1,250") == 1250
+    assert number("1.234.567") == 1234567  # thousands marks
+    assert number("3.5") == 3.5
+    assert number("08.01.2018") is None  # a date
+    assert number("2.3.1") is None  # a version
+
+
+def test_a_dotted_date_in_a_statement_is_no_figure() -> None:
+    reading = read("Station reopened w.e.f. 08.01.2018 with 12 crew", "notice")
+    assert reading.numbers == {"12"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(r"\d{1,4}([.,]\d{1,4}){0,3}", fullmatch=True),
+            st.sampled_from(["was", "cut", "to", "from", "million", "%", "-", ";", "not"]),
+            st.text(max_size=8),
+        ),
+        max_size=12,
+    ).map(" ".join)
+)
+def test_no_text_makes_reading_raise(text: str) -> None:
+    read(text, "anyone")
+    stated(text)
