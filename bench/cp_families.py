@@ -192,6 +192,17 @@ def _sign(rng: np.random.Generator) -> float:
     return 1.0 if rng.random() < 0.5 else -1.0
 
 
+def _positive(
+    rng: np.random.Generator,
+    log: np.ndarray,
+    noise: tuple[float, float],
+    decades: tuple[float, float],
+) -> np.ndarray:
+    """exp(log) with multiplicative noise (a std drawn in `noise`), at 10^`decades` scale."""
+    jitter = rng.uniform(*noise) * rng.standard_normal(log.size)
+    return 10.0 ** rng.uniform(*decades) * np.exp(log + jitter)
+
+
 def _gompertz(rng):
     # An annual-like growth or decline curve (Gompertz or logistic), partly or wholly seen.
     n = int(rng.integers(20, 81))
@@ -208,8 +219,7 @@ def _exp_break(rng):
     log = np.cumsum(np.full(n, rng.uniform(0.02, 0.08) * _sign(rng)))
     for c in cps:
         log[c:] += rng.uniform(0.15, 0.4) * _sign(rng)
-    noise = rng.uniform(0.01, 0.03) * rng.standard_normal(n)
-    return 10.0 ** rng.uniform(0.0, 4.0) * np.exp(log + noise), cps
+    return _positive(rng, log, (0.01, 0.03), (0.0, 4.0)), cps
 
 
 def _airline(rng):
@@ -223,8 +233,7 @@ def _airline(rng):
     log = rng.uniform(0.002, 0.012) * t + season
     for c in cps:
         log[c:] += rng.uniform(0.15, 0.35) * _sign(rng)
-    noise = rng.uniform(0.01, 0.04) * rng.standard_normal(n)
-    return 10.0 ** rng.uniform(1.0, 4.0) * np.exp(log + noise), cps
+    return _positive(rng, log, (0.01, 0.04), (1.0, 4.0)), cps
 
 
 def _damped(rng):
@@ -279,8 +288,7 @@ def _retail_promo(rng):
     for start in rng.choice(np.arange(2, n - 3), size=int(rng.integers(1, 4)), replace=False):
         if all(abs(start - c) > 3 for c in cps):  # a promotion is not where the level moves
             log[start : start + int(rng.integers(1, 3))] += rng.uniform(0.3, 0.8)
-    noise = rng.uniform(0.02, 0.05) * rng.standard_normal(n)
-    return 10.0 ** rng.uniform(2.0, 5.0) * np.exp(log + noise), cps
+    return _positive(rng, log, (0.02, 0.05), (2.0, 5.0)), cps
 
 
 def _sensor_recal(rng):
@@ -313,8 +321,7 @@ def _traffic_cycle(rng):
         amp[c:] = amp[c - 1] * ratio ** (-1.0 if shrink else 1.0)
     t = np.arange(n)
     log = amp * np.roll(week, int(rng.integers(0, 7)))[t % 7] + rng.uniform(-0.002, 0.003) * t
-    noise = rng.uniform(0.015, 0.04) * rng.standard_normal(n)
-    return 10.0 ** rng.uniform(2.0, 5.0) * np.exp(log + noise), cps
+    return _positive(rng, log, (0.015, 0.04), (2.0, 5.0)), cps
 
 
 def _overdispersed_counts(rng):
@@ -348,8 +355,7 @@ def _load_shift(rng):
     log -= np.where(day >= 5, rng.uniform(0.03, 0.07), 0.0)
     for c in cps:
         log[c:] += rng.uniform(0.2, 0.45) * _sign(rng)
-    noise = rng.uniform(0.01, 0.03) * rng.standard_normal(n)
-    return 10.0 ** rng.uniform(1.0, 4.0) * np.exp(log + noise), cps
+    return _positive(rng, log, (0.01, 0.03), (1.0, 4.0)), cps
 
 
 def _share_shift(rng):
