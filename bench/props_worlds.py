@@ -308,7 +308,8 @@ def states(
     (reading.clauses), against what tells each option apart (not the names the question
     gives: they are its subject)."""
     mine = [stated(o) for o in options]
-    whether = any(o.sign(STATE) for o in mine)  # a question of whether, not of which value
+    # a question of whether (its options differ in their on/off state), not of which value
+    whether = len({o.sign(STATE) for o in mine}) > 1
     asked = set(stated(question).names)  # the names the question asks about
     terms = [{(t, s) for t, s in ts if t not in asked} or ts for ts in _telling(mine, whether)]
     common = set.intersection(*(set(o.terms) for o in mine))  # the subject, whatever sign
@@ -332,6 +333,8 @@ def states(
         # "23,500 - not the 40,000": one option's value asserted, another's denied
         contrast = told if {1, -1} <= {s.sign(t) for t in told} else set()
         for part in [stated(c) for c in clauses(prop.text)] or [s]:
+            if _elsewhere(part, names, mine):
+                continue  # "X goes up to 10.99, while the Y plan stays at 14.99"
             # a clause that moves the subject's name away ("X moves from S to T") says
             # its names are no longer the subject's
             turn = -1 if names & part.left else 1
@@ -345,6 +348,14 @@ def states(
                 agree = _agrees(part, option, terms[j], state, s.terms.keys(), contrast)
                 out[i, j] += weight * cover * agree * (turn if agree > 0 else 1)
     return out
+
+
+def _elsewhere(part: Stated, names: set[str], mine: list[Stated]) -> bool:
+    """A clause, of a statement that names the subject in another, about another named
+    thing: it states none of the subject's names, but a name no option states."""
+    own = {t for t in part.names if not t[:1].isdigit()}
+    told = set().union(*(o.terms for o in mine))
+    return bool(names and own) and names.isdisjoint(part.terms) and own.isdisjoint(told)
 
 
 def _owners(mine: list[Stated], terms: list[set[tuple[str, int]]], names: set[str]):

@@ -222,3 +222,93 @@ def test_the_reader_takes_the_statement_for_the_first_option(
     read_as = _reads(question, options, [text])
     assert read_as[0] > 0
     assert read_as[0] > max(read_as[1:])
+
+
+@pytest.mark.parametrize(
+    ("text", "future"),
+    [
+        ("Osk Transit will close the Velmor depot in May.", True),
+        ("Osk Transit plans to close the Velmor depot.", True),
+        ("Osk Transit opened a depot in Velmor, where 30 drivers will be based.", False),
+        ("Osk Transit raised the fare to 4 crowns, saying the money will go on new buses.", False),
+    ],
+)
+def test_only_a_future_word_of_the_statement_s_own_clause_makes_a_plan(
+    text: str, future: bool
+) -> None:
+    assert stated(text).future is future
+
+
+def test_a_speaker_after_the_content_or_a_capitalised_word_is_not_the_report_s_speaker() -> None:
+    said = stated("The Ord Path reopened this week, said Pia Sund, who manages the paths.")
+    assert said.sign(STATE) == 1
+    assert said.sign("ord") == 1
+    assert said.sign("pia") == 0  # who reports is not what is stated
+    assert stated("Osk Transit has opened a depot in New Velmor.").sign("osk") == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "new", "old"),
+    [
+        ("We're stretching the Velmor fair from five days to eight this year.", "8", "5"),
+        ("The Velmor ferry goes from 3 to 4 crowns in May.", "4", "3"),
+        ("The Velmor depot will open at 6 am rather than 7 am.", "6", "7"),
+        ("Osk counted 2,650 riders instead of 3,100.", "2650", "3100"),
+    ],
+)
+def test_a_value_replaced_needs_no_verb_of_change(text: str, new: str, old: str) -> None:
+    said = stated(text)
+    assert said.sign(new) == 1
+    assert said.sign(old) == -1
+
+
+@pytest.mark.parametrize("text", ["The Velmor baths open from 7 am to 9 pm.", "The Osk office opens from 9 to 5."])
+def test_a_range_is_no_change(text: str) -> None:
+    said = stated(text)
+    assert all(sign == 1 for term, sign in said.terms.items() if term[:1].isdigit())
+
+
+def test_the_giver_of_a_passive_transfer_and_who_is_dropped_from_a_role_are_denied() -> None:
+    said = stated("The Osk mill was transferred by Velmor Council to the Osk Mill Trust.")
+    assert said.sign("velmor") == -1
+    assert said.sign("trust") == 1
+    said = stated("The Velmor fair has dropped Osk Transit as sponsor and signed Pia Bank.")
+    assert said.sign("osk") == -1
+    assert said.sign("pia") == 1
+    assert stated("The Osk mill was bought by Velmor Council.").sign("velmor") == 1
+
+
+def test_a_denial_in_a_relative_clause_does_not_deny_the_statement_s_state() -> None:
+    said = stated("Riders who do not pay can still use the Osk free tier.")
+    assert said.sign(STATE) == 0
+    said = stated("The Velmor palm, of which no other is known, is shown in the Osk house.")
+    assert said.sign(STATE) == 0
+    assert stated("There is no ferry to Velmor.").sign(STATE) == -1
+
+
+@pytest.mark.parametrize(
+    ("question", "options", "text"),
+    [
+        (  # a clause about another named thing says nothing of the subject
+            "What does Osk Gold cost?",
+            ["Osk Gold costs 10.99 crowns a month.", "Osk Gold costs 14.99 crowns a month."],
+            "Osk Gold goes up to 10.99 crowns a month, while the Velmor plan stays at 14.99 crowns.",
+        ),
+        (  # options of one on/off state differ in their value: a question of which value
+            "When does the Osk library close in summer?",
+            ["The Osk library closes at 5 pm in summer.", "The Osk library closes at 6 pm in summer."],
+            "The Osk library board resolved that it would close at 5 pm rather than 6 pm in summer.",
+        ),
+        (  # the new sponsor in the dropped one's place
+            "Who sponsors the Velmor fair?",
+            ["Pia Bank sponsors the Velmor fair.", "Osk Transit sponsors the Velmor fair."],
+            "The Velmor fair has dropped Osk Transit as sponsor and signed Pia Bank in its place.",
+        ),
+    ],
+)
+def test_the_reader_reads_clauses_of_other_things_and_values_apart(
+    question: str, options: list[str], text: str
+) -> None:
+    read_as = _reads(question, options, [text])
+    assert read_as[0] > 0
+    assert read_as[0] > max(read_as[1:])

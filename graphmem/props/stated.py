@@ -42,6 +42,7 @@ from graphmem.props.reading import (
     DENIAL,
     DISMISS,
     DISMISSED,
+    FUTURE,
     HAND,
     MONTHS,
     MOVE_VERBS,
@@ -58,6 +59,7 @@ from graphmem.props.reading import (
     STEP,
     STOP,
     UNITS,
+    WILL,
     WITHDRAW,
     _dates,
     _is_year,
@@ -121,11 +123,9 @@ class Stated:
 def stated(text: str) -> Stated:
     """The terms `text` asserts or denies (see the module docstring)."""
     tokens = _tokens(text)
-    start = _speaker_end(tokens)
-    if start and tokens[start - 1].lower not in REPORTING:
-        start = 0  # "X denied that she resigned": X is who the statement is about
+    start, attribution = _content_start(tokens)
     dates = _dates(tokens)
-    denied, denied_state = _denied(tokens)
+    denied, denied_state, relative = _denied(tokens)
     replaced, moved = _replaced(text, tokens)
     terms: dict[str, int] = {}
     roles: dict[str, frozenset[str]] = {}
@@ -135,7 +135,7 @@ def stated(text: str) -> Stated:
     switched = False  # an on/off word under a denial
     skip = 0
     for i, tok in enumerate(tokens):
-        if i < start or i < skip or tok.kind == "brk":
+        if i < start or i < skip or tok.kind == "brk" or i in attribution:
             continue
         term, span = _term(tokens, i, dates)
         skip = i + span
@@ -159,12 +159,49 @@ def stated(text: str) -> Stated:
             names.add(term)
         if figure:
             roles[term] = roles.get(term, frozenset()) | _roles(tokens, i)
-    content = [i for i in denied_state if i >= start and tokens[i].lower not in STOP]
+    content = [i for i in denied_state - relative if i >= start and tokens[i].lower not in STOP]
     if content and not switched:
         terms[STATE] = -1  # "there is no ban", "did not fly": the state denied
     negated = bool(content) or switched
     left = frozenset(_term(tokens, i, dates)[0] for i in moved) & names
-    return Stated(terms, roles, frozenset(names), read(text).future, negated, left)
+    future = _future(tokens, start)
+    return Stated(terms, roles, frozenset(names), future, negated, left)
+
+
+# words that open a clause about something else than the statement's main fact: a relative
+# clause ("where 30 staff will work"), a reported aside (", saying the money will go on")
+_ASIDE = _words("where which who whom whose saying adding citing")
+_RELATIVE = _words("who whom which whose")
+
+
+def _content_start(tokens: list[_Token]) -> tuple[int, set[int]]:
+    """Where a report's content starts ("X said that ..."; 0 when the statement is about
+    who speaks: "X denied that she resigned"), and the tokens of an attribution that
+    follows the content (", said Kofi Mensah, ..."): no term of the statement."""
+    start = _speaker_end(tokens)
+    if not start:
+        return 0, set()
+    verb = start - 1
+    if tokens[verb].lower not in REPORTING or _capital(tokens, verb):
+        return 0, set()  # "X denied that ...", "an office in New York"
+    if verb and tokens[verb - 1].kind == "brk":  # "..., said X, who ...": said after it
+        clause = tokens[verb].clause
+        return 0, {j for j in range(verb, len(tokens)) if tokens[j].clause == clause}
+    return start, set()
+
+
+def _future(tokens: list[_Token], start: int) -> bool:
+    """A plan or a forecast: a future word ("will", "plans to") in the statement's own
+    clauses, not in a relative clause or an aside ("opened an office, where 30 staff will
+    work"; "raised the fee, saying the money will go on repairs")."""
+    for i, tok in enumerate(tokens):
+        nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
+        if i < start or not (tok.lower in WILL or (tok.lower in FUTURE and nxt == "to")):
+            continue
+        own = [t.lower for t in tokens[:i] if t.clause == tok.clause]
+        if _ASIDE.isdisjoint(own):
+            return True
+    return False
 
 
 def _term(tokens: list[_Token], i: int, dates: set[int]) -> tuple[str, int]:
@@ -299,14 +336,18 @@ def _is_denial(tokens: list[_Token], i: int) -> bool:
     )
 
 
-def _denied(tokens: list[_Token]) -> tuple[set[int], set[int]]:
+def _denied(tokens: list[_Token]) -> tuple[set[int], set[int], set[int]]:
     """Indices of the tokens a denial turns over: after it in its clause, or before it when
     nothing of its clause follows it ("the figure of 61,000 was wrong"). Two kinds: a value
     denied (", not 8 million", "and not by X", "not X": only names and figures, or a clause
     that opens with "not"), whose every term is turned over; and a state denied ("there is
-    no ban in X", "did not fly to X"), where only figures and the on/off state are."""
+    no ban in X", "did not fly to X"), where only figures and the on/off state are. Third,
+    the tokens of a denial in a relative clause ("listeners who do not pay can use ...",
+    "of which no other is known"): they turn over only what they say, not the statement's
+    state."""
     values: set[int] = set()
     states: set[int] = set()
+    relative: set[int] = set()
     for i, tok in enumerate(tokens):
         if tok.kind != "word" or not _is_denial(tokens, i):
             continue
@@ -318,7 +359,9 @@ def _denied(tokens: list[_Token]) -> tuple[set[int], set[int]]:
         plain = [j for j in words if not _capital(tokens, j) and tokens[j].lower not in _AMOUNT]
         opens = clause[0] == i and tok.lower in NEGATION and tok.lower != "no"
         (values if opens or not plain else states).update(span)
-    return values, states
+        if any(t.lower in _RELATIVE and t.clause == tok.clause for t in tokens[max(i - 3, 0) : i]):
+            relative.update(span)
+    return values, states, relative
 
 
 def _replaced(text: str, tokens: list[_Token]) -> tuple[set[int], set[int]]:
@@ -330,6 +373,7 @@ def _replaced(text: str, tokens: list[_Token]) -> tuple[set[int], set[int]]:
     changes = not words.isdisjoint(CHANGE | MOVE_VERBS | TRANSFER)
     moves = not words.isdisjoint(MOVE_VERBS)
     for i, tok in enumerate(tokens):
+        out.update(j for j in _instead(tokens, i) if _is_value(tokens[j]))
         if tok.lower != "from":
             continue
         span = []
@@ -337,10 +381,10 @@ def _replaced(text: str, tokens: list[_Token]) -> tuple[set[int], set[int]]:
             if tokens[j].kind == "brk" or tokens[j].lower == "to":
                 break
             span.append(j)
-        if changes:
+        if changes or _elided(tokens, span):
             out.update(j for j in span if _is_value(tokens[j]))
     moved = set(out) if moves else set()
-    former = read(text).former | _leaving(tokens)
+    former = read(text).former | _leaving(tokens) | _dropped(tokens)
     for name in former:
         out.update(_positions(tokens, name))
     return out, moved
@@ -355,7 +399,56 @@ def _capital(tokens: list[_Token], i: int) -> bool:
 
 def _is_value(tok: _Token) -> bool:
     """A name's word or a figure (what a "from" can give as the value before)."""
-    return tok.kind == "num" or (tok.text[:1].isupper() and tok.lower not in MONTHS)
+    return (
+        tok.kind == "num"
+        or (tok.text[:1].isupper() and tok.lower not in MONTHS)
+        or isinstance(NUMBER_WORDS.get(tok.lower), int)
+    )
+
+
+def _is_figure(tokens: list[_Token], j: int) -> bool:
+    return j < len(tokens) and (
+        tokens[j].kind == "num" or isinstance(NUMBER_WORDS.get(tokens[j].lower), int)
+    )
+
+
+def _elided(tokens: list[_Token], span: list[int]) -> bool:
+    """A change with no verb of change: "from five days to eight", "from 5 to 7 euros" (one
+    figure's unit left out), not a range ("from 11 am to 3 pm", "from 9 to 5")."""
+    if not span or not _is_figure(tokens, span[0]):
+        return False
+    to = span[-1] + 1
+    if to >= len(tokens) or tokens[to].lower != "to" or not _is_figure(tokens, to + 1):
+        return False
+    return (len(span) > 1) != _unit_after(tokens, to + 1)
+
+
+def _unit_after(tokens: list[_Token], j: int) -> bool:
+    nxt = tokens[j + 1] if j + 1 < len(tokens) else None
+    return nxt is not None and nxt.kind == "word" and nxt.lower not in STOP
+
+
+# "close at 5 pm rather than 6 pm", "265,000 instead of 310,000": the value after is replaced
+_INSTEAD = {"than": "rather", "of": "instead"}
+
+
+def _instead(tokens: list[_Token], i: int) -> list[int]:
+    """The tokens after "rather than", "instead of", or after the agent's "by" of a passive
+    transfer ("were transferred by X to Y"), up to the clause's end or "to": a value
+    replaced."""
+    word = tokens[i].lower
+    prev = tokens[i - 1].lower if i else ""
+    passive = word == "by" and prev in TRANSFER | SELL | HAND | MOVE_VERBS
+    if _INSTEAD.get(word) != prev and not passive:
+        return []
+    span = []
+    for j in range(i + 1, len(tokens)):
+        if tokens[j].kind == "brk" or tokens[j].lower == "to":
+            break
+        span.append(j)
+    if passive and (len(span) + i + 1 >= len(tokens) or tokens[i + 1 + len(span)].lower != "to"):
+        return []  # "was bought by X": X holds it now
+    return span
 
 
 def _leaving(tokens: list[_Token]) -> set[str]:
@@ -387,6 +480,33 @@ def _leaving(tokens: list[_Token]) -> set[str]:
                 break
         if run:
             out.add(" ".join(run))
+    return out
+
+
+_OFF_VERBS = (
+    STATUS_OFF | _OFF_MORE | _words("sack sacked fire fired dismiss dismissed oust ousted")
+) - _words("extinct")
+
+
+def _dropped(tokens: list[_Token]) -> set[str]:
+    """Names a verb switches off in a role, when it is not denied ("has dropped X as
+    sponsor", "sacked X as manager"): X no longer holds the role."""
+    out: set[str] = set()
+    for i, tok in enumerate(tokens):
+        if tok.lower not in _OFF_VERBS or not tok.text[:1].islower():
+            continue
+        before = [j for j in range(i) if tokens[j].clause == tok.clause]
+        if any(tokens[j].kind == "word" and _is_denial(tokens, j) for j in before):
+            continue
+        run: list[str] = []
+        for j in range(i + 1, len(tokens)):
+            t = tokens[j]
+            if t.kind == "word" and t.text[:1].isupper() and t.lower not in MONTHS:
+                run.append(t.lower.removesuffix("'s"))
+            elif run or t.lower not in _DETERMINERS:
+                if run and t.lower == "as":
+                    out.add(" ".join(run))
+                break
     return out
 
 
