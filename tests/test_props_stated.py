@@ -262,7 +262,9 @@ def test_a_value_replaced_needs_no_verb_of_change(text: str, new: str, old: str)
     assert said.sign(old) == -1
 
 
-@pytest.mark.parametrize("text", ["The Velmor baths open from 7 am to 9 pm.", "The Osk office opens from 9 to 5."])
+@pytest.mark.parametrize(
+    "text", ["The Velmor baths open from 7 am to 9 pm.", "The Osk office opens from 9 to 5."]
+)
 def test_a_range_is_no_change(text: str) -> None:
     said = stated(text)
     assert all(sign == 1 for term, sign in said.terms.items() if term[:1].isdigit())
@@ -292,12 +294,12 @@ def test_a_denial_in_a_relative_clause_does_not_deny_the_statement_s_state() -> 
         (  # a clause about another named thing says nothing of the subject
             "What does Osk Gold cost?",
             ["Osk Gold costs 10.99 crowns a month.", "Osk Gold costs 14.99 crowns a month."],
-            "Osk Gold goes up to 10.99 crowns a month, while the Velmor plan stays at 14.99 crowns.",
+            "Osk Gold goes up to 10.99 crowns a month, while the Velmor plan stays at 14.99.",
         ),
         (  # options of one on/off state differ in their value: a question of which value
             "When does the Osk library close in summer?",
-            ["The Osk library closes at 5 pm in summer.", "The Osk library closes at 6 pm in summer."],
-            "The Osk library board resolved that it would close at 5 pm rather than 6 pm in summer.",
+            ["The Osk library closes at 5 pm.", "The Osk library closes at 6 pm."],
+            "The Osk library board resolved that it would close at 5 pm rather than 6 pm.",
         ),
         (  # the new sponsor in the dropped one's place
             "Who sponsors the Velmor fair?",
