@@ -24,7 +24,7 @@ from graphmem.props.model import KINDS, Proposition, normalised, proposition_id
 from graphmem.props.offline import judge_pair
 from graphmem.props.reading import clauses, read
 from graphmem.props.retrieve import Subgraph, subgraph_for_vector
-from graphmem.props.stated import STATE, Stated, stated
+from graphmem.props.stated import STATE, Stated, stated, takes_effect
 
 
 @dataclass(frozen=True)
@@ -249,28 +249,30 @@ class Reader:
             nodes = [n for n in nodes if n.status.state == "current"] or nodes
         if not nodes:
             return 0
-        return self.choose(question, options, [n.prop for n in nodes])
+        return self.choose(question, options, [n.prop for n in nodes], as_of)
 
-    def choose(self, question: str, options: Sequence[str], props: Sequence[Proposition]) -> int:
-        """The index of the option `props` (the statements kept) support best."""
+    def choose(
+        self, question: str, options: Sequence[str], props: Sequence[Proposition], as_of: str = ""
+    ) -> int:
+        """The index of the option `props` (the statements kept) support best as of `as_of`."""
         nearest = (self._embed(list(options)) @ self._embed([p.text for p in props]).T).max(1)
         if not self.judge:
             return int(np.argmax(nearest))
-        support = self.speaks(question, options, props).sum(axis=0)
+        support = self.speaks(question, options, props, as_of).sum(axis=0)
         if not support.any():
             return int(np.argmax(nearest))
         best = support.max()
         return max((j for j in range(len(options)) if support[j] == best), key=nearest.__getitem__)
 
     def speaks(
-        self, question: str, options: Sequence[str], props: Sequence[Proposition]
+        self, question: str, options: Sequence[str], props: Sequence[Proposition], as_of: str = ""
     ) -> np.ndarray:
         """What each statement says for (+) or against (-) each option, weighed as this
         reader weighs it: one row per statement, one column per option."""
         vectors = self._embed([p.text for p in props])
         relevance = np.clip(self._embed([question])[0] @ vectors.T, 0.0, None)
         if self.version == "v2":
-            return states(options, props, relevance, question)
+            return states(options, props, relevance, question, as_of)
         sims = self._embed(list(options)) @ vectors.T
         return np.array(
             [self.weigh(p, options, sims[:, i]) * relevance[i] for i, p in enumerate(props)]
@@ -302,12 +304,15 @@ def states(
     props: Sequence[Proposition],
     relevance: np.ndarray,
     question: str = "",
+    as_of: str = "",
 ) -> np.ndarray:
     """The v2 reading, one row per statement: each statement read as the state it asserts
     as of its date (graphmem.props.stated), clause by clause when it joins two facts
     (reading.clauses), against what tells each option apart (not the names the question
-    gives: they are its subject)."""
+    gives: they are its subject). As of `as_of`, a change that takes effect later is a
+    plan."""
     mine = [stated(o) for o in options]
+    planned = [_planned(o, mine[j].future, "", as_of) for j, o in enumerate(options)]
     # a question of whether (its options differ in their on/off state), not of which value
     whether = len({o.sign(STATE) for o in mine}) > 1
     asked = set(stated(question).names)  # the names the question asks about
@@ -328,7 +333,8 @@ def states(
         if names and names.isdisjoint(s.terms):
             continue  # about another subject
         weight = relevance[i] * (0.5 if read(prop.text, prop.source).hedged else 1.0)
-        weight *= (0.5 if s.future else 1.0) * (1.0 + RECENCY * order[prop.date])
+        future = _planned(prop.text, s.future, prop.date, as_of)
+        weight *= (0.5 if future else 1.0) * (1.0 + RECENCY * order[prop.date])
         cover = sum(idf[t] for t in common if t in s.terms) / total if total > 0 else 1.0
         # "23,500 - not the 40,000": one option's value asserted, another's denied
         contrast = told if {1, -1} <= {s.sign(t) for t in told} else set()
@@ -339,7 +345,7 @@ def states(
             # its names are no longer the subject's
             turn = -1 if names & part.left else 1
             for j, option in enumerate(mine):
-                if s.future != option.future:
+                if future != planned[j]:
                     continue  # a plan speaks to plans, a state to states
                 state = (option.sign(STATE) or 1) if whether else 0
                 if owners[j] and owners[j].isdisjoint(part.terms):
@@ -348,6 +354,13 @@ def states(
                 agree = _agrees(part, option, terms[j], state, s.terms.keys(), contrast)
                 out[i, j] += weight * cover * agree * (turn if agree > 0 else 1)
     return out
+
+
+def _planned(text: str, future: bool, date: str, as_of: str) -> bool:
+    """Whether a statement (or an option) is a plan as of `as_of`: a plan ("will open"), or
+    a change or an option that takes effect later ("from 1 April" before April; "opens in
+    spring 2018" before spring 2018). A plan whose date has come is still no fact."""
+    return future or (bool(as_of) and takes_effect(text, date) > as_of)
 
 
 def _elsewhere(part: Stated, names: set[str], mine: list[Stated]) -> bool:

@@ -8,7 +8,7 @@ import pytest
 from bench.props_worlds import states
 from graphmem.props.model import Proposition
 from graphmem.props.reading import stem
-from graphmem.props.stated import STATE, stated
+from graphmem.props.stated import STATE, stated, takes_effect
 
 
 def test_a_change_asserts_its_new_value_and_denies_the_old_one() -> None:
@@ -314,3 +314,42 @@ def test_the_reader_reads_clauses_of_other_things_and_values_apart(
     read_as = _reads(question, options, [text])
     assert read_as[0] > 0
     assert read_as[0] > max(read_as[1:])
+
+
+@pytest.mark.parametrize(
+    ("text", "date", "when"),
+    [
+        ("From 1 April the Osk ferry fare rises from 3 to 4 crowns.", "2020-03-02", "2020-04-01"),
+        ("The Velmor fare goes up to 4 crowns from March.", "2020-11-20", "2021-03-01"),
+        ("Osk Transit will open a depot in Velmor in spring 2022.", "2021-06-01", "2022-03-01"),
+        ("The Velmor depot opens in spring 2022.", "", "2022-03-01"),  # an option
+        ("From April to September the Osk baths are open.", "2020-05-01", ""),  # a range
+        ("The Osk baths opened on 1 March.", "2020-05-01", ""),  # a past event
+        ("Osk Transit may raise the fare.", "2020-05-01", ""),  # "may" is no month
+    ],
+)
+def test_when_a_change_or_a_plan_takes_effect(text: str, date: str, when: str) -> None:
+    assert takes_effect(text, date) == when
+
+
+def test_a_change_from_a_later_date_does_not_answer_for_an_earlier_one() -> None:
+    options = ["The Osk ferry fare is 3 crowns.", "The Osk ferry fare is 4 crowns."]
+    props = [
+        Proposition("s0", "The Osk ferry fare is 3 crowns.", "2019-05-01", 0, ""),
+        Proposition(
+            "s1", "From 1 April the Osk ferry fare rises to 4 crowns.", "2020-03-02", 0, ""
+        ),
+    ]
+    question = "What is the Osk ferry fare?"
+    before = states(options, props, np.ones(2), question, "2020-03-15").sum(axis=0)
+    after = states(options, props, np.ones(2), question, "2020-05-01").sum(axis=0)
+    assert before[0] > before[1]
+    assert after[1] > after[0]
+
+
+def test_a_plan_speaks_to_an_option_dated_after_the_as_of_date() -> None:
+    options = ["The Velmor depot opens in spring 2022.", "The Velmor depot opens in 2023."]
+    plan = "Osk Transit will open its Velmor depot in spring 2022."
+    props = [Proposition("s0", plan, "2021-06-01", 0, "")]
+    read_as = states(options, props, np.ones(1), "When does the Velmor depot open?", "2021-09-01")
+    assert read_as.sum(axis=0)[0] > read_as.sum(axis=0)[1]

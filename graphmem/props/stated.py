@@ -204,6 +204,54 @@ def _future(tokens: list[_Token], start: int) -> bool:
     return False
 
 
+_CALENDAR = "january february march april may june july august september october november december"
+_MONTH = {m: n for n, m in enumerate(_CALENDAR.split(), 1)}
+_SEASON = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+# "from 1 April", "starting in May", "with effect from ...": when a change takes effect;
+# "in", "on" and "by" date a plan ("will open in spring 2018"), not a past event
+_TAKES_EFFECT = _words("from starting effective")
+_PLAN_DATE = _words("in on by")
+_BEFORE_DATE = _words("the this next early late mid")
+
+
+def takes_effect(text: str, date: str = "") -> str:
+    """When the change or the plan `text` states takes effect, as YYYY-MM-DD ("from 1
+    April", "from March", "will open in spring 2018"), a date without a year read as the
+    next one after the statement's `date`; "" when it names none (or a range: "from April
+    to September"). Without a `date` (an option: "opens in spring 2018") any date with
+    its year counts."""
+    tokens = _tokens(text)
+    future = stated(text).future
+    for i, tok in enumerate(tokens):
+        if tok.lower in _TAKES_EFFECT or ((future or not date) and tok.lower in _PLAN_DATE):
+            when = _date_at(tokens, i + 1, date)
+            if when:
+                return when
+    return ""
+
+
+def _date_at(tokens: list[_Token], j: int, date: str) -> str:
+    """The date that starts at token j ("1 April", "this October", "spring 2018"), or ""."""
+    while j < len(tokens) and tokens[j].lower in _BEFORE_DATE:
+        j += 1
+    day = 1
+    if j + 1 < len(tokens) and tokens[j].kind == "num" and tokens[j + 1].lower in _MONTH:
+        day, j = int(number(tokens[j].text) or 1), j + 1
+    if j >= len(tokens) or (tokens[j].lower == "may" and tokens[j].text != "May"):
+        return ""  # "may" as a verb
+    month = _MONTH.get(tokens[j].lower) or _SEASON.get(tokens[j].lower)
+    after = tokens[j + 1] if j + 1 < len(tokens) else None
+    if not month or (after is not None and after.lower in ("to", "until")):
+        return ""
+    if after is not None and _is_year(after.text):
+        year = int(after.text)
+    elif len(date) >= 10 and 1 <= day <= 31:
+        year = int(date[:4]) + ((month, day) < (int(date[5:7]), int(date[8:10])))
+    else:
+        return ""
+    return f"{year:04d}-{month:02d}-{min(day, 28):02d}"
+
+
 def _term(tokens: list[_Token], i: int, dates: set[int]) -> tuple[str, int]:
     """The term at token i ("" if none; a leading "-" for an off word) and the tokens it
     spans."""
