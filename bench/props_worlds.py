@@ -329,10 +329,13 @@ def states(
     order = {d: n / max(len(dates) - 1, 1) for n, d in enumerate(dates)}
     told = {t for ts in terms for t, _ in ts}
     out = np.zeros((len(props), len(options)))
+    guess = np.zeros(len(props), dtype=bool)  # hedged, a forecast or an estimate
     for i, (prop, s) in enumerate(zip(props, said, strict=True)):
         if names and names.isdisjoint(s.terms):
             continue  # about another subject
-        weight = relevance[i] * (0.5 if read(prop.text, prop.source).hedged else 1.0)
+        # hedged in its own words ("a blog says", "analysts reckon"), not only by its source
+        guess[i] = read(prop.text).hedged or s.guess
+        weight = relevance[i] * (0.5 if guess[i] or read(prop.text, prop.source).hedged else 1.0)
         future = _planned(prop.text, s.future, prop.date, as_of)
         weight *= (0.5 if future else 1.0) * (1.0 + RECENCY * order[prop.date])
         cover = sum(idf[t] for t in common if t in s.terms) / total if total > 0 else 1.0
@@ -353,6 +356,8 @@ def states(
                 # a figure's roles may lie in another clause ("X: about 2,500 remain")
                 agree = _agrees(part, option, terms[j], state, s.terms.keys(), contrast)
                 out[i, j] += weight * cover * agree * (turn if agree > 0 else 1)
+    if out[~guess].any():
+        out[guess] = 0.0  # a rumour or a forecast speaks only where no plain statement does
     return out
 
 

@@ -353,3 +353,27 @@ def test_a_plan_speaks_to_an_option_dated_after_the_as_of_date() -> None:
     props = [Proposition("s0", plan, "2021-06-01", 0, "")]
     read_as = states(options, props, np.ones(1), "When does the Velmor depot open?", "2021-09-01")
     assert read_as.sum(axis=0)[0] > read_as.sum(axis=0)[1]
+
+
+@pytest.mark.parametrize(
+    ("text", "guess"),
+    [
+        ("Analysts at Velmor Research reckon Osk has passed 4 million riders.", True),
+        ("A rail blog expects Osk Transit to raise the fare to 5 crowns.", True),
+        ("Osk Transit has 3.9 million riders.", False),
+    ],
+)
+def test_a_forecast_or_an_estimate_is_a_guess(text: str, guess: bool) -> None:
+    assert stated(text).guess is guess
+
+
+def test_a_rumour_or_a_forecast_beside_a_plain_statement_does_not_answer() -> None:
+    options = ["Osk Transit has 2.6 million riders.", "Osk Transit has 4 million riders."]
+    texts = [
+        "Osk Transit has 2.6 million riders, its annual report shows.",
+        "Analysts at Velmor Research reckon Osk Transit has passed 4 million riders.",
+    ]
+    read_as = _reads("How many riders does Osk Transit have?", options, texts)
+    assert read_as[0] > read_as[1]
+    alone = _reads("How many riders does Osk Transit have?", options, texts[1:])
+    assert alone[1] > alone[0]  # with nothing plain beside it, the forecast speaks

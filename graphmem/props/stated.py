@@ -113,6 +113,7 @@ class Stated:
     future: bool  # a plan or a forecast ("will close", "plans to open"), not a state
     negated: bool  # a denial turns over what it states ("denied that X was appointed")
     left: frozenset[str] = frozenset()  # names a move is from ("X moves from S to T"): S
+    guess: bool = False  # a forecast or an estimate ("analysts reckon", "a blog expects")
 
     def sign(self, term: str) -> int:
         """+1 asserted, -1 denied, 0 not stated."""
@@ -165,11 +166,19 @@ def stated(text: str) -> Stated:
     negated = bool(content) or switched
     left = frozenset(_term(tokens, i, dates)[0] for i in moved) & names
     future = _future(tokens, start)
-    return Stated(terms, roles, frozenset(names), future, negated, left)
+    guess = any(t.lower in GUESS for t in tokens)
+    return Stated(terms, roles, frozenset(names), future, negated, left, guess)
 
 
 # words that open a clause about something else than the statement's main fact: a relative
 # clause ("where 30 staff will work"), a reported aside (", saying the money will go on")
+# verbs of a forecast or an estimate: what follows is not yet known to be so
+GUESS = _words(
+    """
+    expect expects reckon reckons reckoned predict predicts predicted forecast forecasts
+    estimate estimates believe believes believed understood hears speculate speculates
+    """
+)
 _ASIDE = _words("where which who whom whose saying adding citing")
 _RELATIVE = _words("who whom which whose")
 
