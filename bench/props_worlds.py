@@ -331,7 +331,7 @@ def states(
     out = np.zeros((len(props), len(options)))
     guess = np.zeros(len(props), dtype=bool)  # hedged, a forecast or an estimate
     for i, (prop, s) in enumerate(zip(props, said, strict=True)):
-        if names and names.isdisjoint(s.terms):
+        if _elsewhere(s, names, set().union(*owners), whether):
             continue  # about another subject
         # hedged in its own words ("a blog says", "analysts reckon"), not only by its source
         guess[i] = read(prop.text).hedged or s.guess
@@ -342,7 +342,7 @@ def states(
         # "23,500 - not the 40,000": one option's value asserted, another's denied
         contrast = told if {1, -1} <= {s.sign(t) for t in told} else set()
         for part in [stated(c) for c in clauses(prop.text)] or [s]:
-            if _elsewhere(part, names, mine):
+            if _elsewhere(part, names, set().union(*(o.terms for o in mine))):
                 continue  # "X goes up to 10.99, while the Y plan stays at 14.99"
             # a clause that moves the subject's name away ("X moves from S to T") says
             # its names are no longer the subject's
@@ -368,12 +368,17 @@ def _planned(text: str, future: bool, date: str, as_of: str) -> bool:
     return future or (bool(as_of) and takes_effect(text, date) > as_of)
 
 
-def _elsewhere(part: Stated, names: set[str], mine: list[Stated]) -> bool:
-    """A clause, of a statement that names the subject in another, about another named
-    thing: it states none of the subject's names, but a name no option states."""
-    own = {t for t in part.names if not t[:1].isdigit()}
-    told = set().union(*(o.terms for o in mine))
-    return bool(names and own) and names.isdisjoint(part.terms) and own.isdisjoint(told)
+def _elsewhere(said: Stated, names: set[str], known: set[str], nameless: bool = False) -> bool:
+    """A statement, or a clause of one, about another named thing: it states none of the
+    subject's names, but a name of its own that is not `known` (for a statement, the
+    names that tell the options apart: "Y was replaced by Z" speaks of the subject whose
+    options name Y or Z; for a clause, any term of an option). One that names nothing
+    ("the print run was cut") may be about the subject, unless `nameless` says otherwise
+    (in a question of whether, any on/off word would speak)."""
+    if not names or not names.isdisjoint(said.terms):
+        return False
+    own = {t for t in said.names if not t[:1].isdigit()}
+    return own.isdisjoint(known) if own else nameless
 
 
 def _owners(mine: list[Stated], terms: list[set[tuple[str, int]]], names: set[str]):

@@ -301,6 +301,22 @@ def test_a_denial_in_a_relative_clause_does_not_deny_the_statement_s_state() -> 
             ["The Osk library closes at 5 pm.", "The Osk library closes at 6 pm."],
             "The Osk library board resolved that it would close at 5 pm rather than 6 pm.",
         ),
+        (  # names only the options' names, not the subject's: still about the subject
+            "Who is chief executive of the Osk Trust?",
+            [
+                "Pia Sund is chief executive of the Osk Trust.",
+                "Ivo Penn is chief executive of the Osk Trust.",
+            ],
+            "Ivo Penn was replaced as chief executive by Pia Sund.",
+        ),
+        (  # names nothing: may be about the subject
+            "What is the Osk Herald's print run?",
+            [
+                "The Osk Herald's print run is 44,000 copies.",
+                "The Osk Herald's print run is 52,000 copies.",
+            ],
+            "The board resolved that the print run be reduced to 44,000 copies.",
+        ),
         (  # the new sponsor in the dropped one's place
             "Who sponsors the Velmor fair?",
             ["Pia Bank sponsors the Velmor fair.", "Osk Transit sponsors the Velmor fair."],
@@ -377,3 +393,9 @@ def test_a_rumour_or_a_forecast_beside_a_plain_statement_does_not_answer() -> No
     assert read_as[0] > read_as[1]
     alone = _reads("How many riders does Osk Transit have?", options, texts[1:])
     assert alone[1] > alone[0]  # with nothing plain beside it, the forecast speaks
+
+
+def test_a_statement_of_another_named_thing_or_of_nothing_named_does_not_say_whether() -> None:
+    options = ["The Osk pool is open.", "The Osk pool is closed."]
+    for text in ("The Velmor gym has closed for good.", "The milk price was left unchanged."):
+        assert not any(_reads("Is the Osk pool open?", options, [text]))
