@@ -399,3 +399,27 @@ def test_a_statement_of_another_named_thing_or_of_nothing_named_does_not_say_whe
     options = ["The Osk pool is open.", "The Osk pool is closed."]
     for text in ("The Velmor gym has closed for good.", "The milk price was left unchanged."):
         assert not any(_reads("Is the Osk pool open?", options, [text]))
+
+
+def test_who_reports_in_the_passive_is_not_stated() -> None:
+    said = stated("The Osk mill, it was announced by the Velmor Trust, has reopened.")
+    assert said.sign("velmor") == 0
+    assert said.sign("osk") == 1
+    assert said.sign(STATE) == 1
+    said = stated("The board was informed by Pia Sund that the Osk mill has 40 staff.")
+    assert said.sign("pia") == 0
+    assert said.sign("40") == 1
+
+
+def test_a_seller_leaves_only_a_sale_to_a_buyer_and_a_name_keeps_its_head_noun() -> None:
+    said = stated("The Dallow family had sold the Osk Herald, a daily paper, to Velmor Media.")
+    assert said.sign("dallow") == -1
+    assert said.sign("velmor") == 1
+    assert stated("The Osk Herald sold an average of 39,800 copies a day.").sign("osk") == 1
+
+
+def test_the_new_before_a_name_is_no_report() -> None:
+    said = stated("The Osk library moved from the Mill Street site to the new Velmor Hall.")
+    assert said.sign("osk") == 1
+    assert said.sign("mill") == -1
+    assert said.sign("velmor") == 1

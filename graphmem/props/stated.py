@@ -187,16 +187,40 @@ def _content_start(tokens: list[_Token]) -> tuple[int, set[int]]:
     """Where a report's content starts ("X said that ..."; 0 when the statement is about
     who speaks: "X denied that she resigned"), and the tokens of an attribution that
     follows the content (", said Kofi Mensah, ..."): no term of the statement."""
+    agents = _agents(tokens)
     start = _speaker_end(tokens)
     if not start:
-        return 0, set()
+        return 0, agents
     verb = start - 1
     if tokens[verb].lower not in REPORTING or _capital(tokens, verb):
-        return 0, set()  # "X denied that ...", "an office in New York"
+        return 0, agents  # "X denied that ...", "an office in New York"
+    if verb and tokens[verb - 1].lower in _DETERMINERS:
+        return 0, agents  # "moved to the new Fennick campus"
     if verb and tokens[verb - 1].kind == "brk":  # "..., said X, who ...": said after it
         clause = tokens[verb].clause
-        return 0, {j for j in range(verb, len(tokens)) if tokens[j].clause == clause}
-    return start, set()
+        return 0, {j for j in range(verb, len(tokens)) if tokens[j].clause == clause} | agents
+    return start, agents
+
+
+# the participles of a passive report ("it was announced by X that", "was told by X")
+_REPORTED = _words("said stated reported announced told informed noted recorded")
+
+
+def _agents(tokens: list[_Token]) -> set[int]:
+    """The tokens of who reports in a passive report ("the Palm House, it was announced by
+    the Heritage Agency, has been ...", "the board was informed by X that ..."): the
+    speaker, not what is stated."""
+    out: set[int] = set()
+    for i, tok in enumerate(tokens[1:-1], 1):
+        if tok.lower not in _REPORTED or tokens[i - 1].lower not in _BE:
+            continue
+        if tokens[i + 1].lower != "by":
+            continue
+        for j in range(i + 1, len(tokens)):
+            if tokens[j].kind == "brk" or tokens[j].lower in ("that", "to"):
+                break
+            out.add(j)
+    return out
 
 
 def _future(tokens: list[_Token], start: int) -> bool:
@@ -517,7 +541,7 @@ def _leaving(tokens: list[_Token]) -> set[str]:
         leaves = (
             tok.lower in OFFICE_OFF
             or tok.lower in HAND  # "X handed the role to Y"
-            or tok.lower in SELL  # "X sold Y to Z"
+            or (tok.lower in SELL and _buyer(tokens, i))  # "X sold Y to Z", not "sold 900 copies"
             or (tok.lower in STEP and nxt in ("down", "aside"))
             or (tok.lower in MOVE_VERBS and _followed(tokens, i))
             or (tok.lower in WITHDRAW and nxt == "from")  # "X withdrew from the jury"
@@ -533,7 +557,7 @@ def _leaving(tokens: list[_Token]) -> set[str]:
             t = tokens[j]
             if t.kind == "word" and t.text[:1].isupper() and t.lower not in MONTHS:
                 run.insert(0, t.lower.removesuffix("'s"))
-            elif run or t.lower not in STOP:
+            elif run or (t.lower not in STOP and not _headed(tokens, j)):
                 break
         if run:
             out.add(" ".join(run))
@@ -565,6 +589,18 @@ def _dropped(tokens: list[_Token]) -> set[str]:
                     out.add(" ".join(run))
                 break
     return out
+
+
+def _buyer(tokens: list[_Token], i: int) -> bool:
+    """A sale at token i names whom it was sold to ("sold Y, its paper, to Z"); "sold an
+    average of 900 copies" is trade."""
+    return any(t.lower == "to" for t in tokens[i + 1 :]) and not _is_figure(tokens, i + 1)
+
+
+def _headed(tokens: list[_Token], j: int) -> bool:
+    """A plain noun after a name's word, the head of the name's phrase ("the Ashgrove
+    family", "the Orrin estate")."""
+    return j > 1 and tokens[j].kind == "word" and _capital(tokens, j - 1)
 
 
 def _followed(tokens: list[_Token], i: int) -> bool:
