@@ -423,3 +423,23 @@ def test_the_new_before_a_name_is_no_report() -> None:
     assert said.sign("osk") == 1
     assert said.sign("mill") == -1
     assert said.sign("velmor") == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "level", "change"),
+    [
+        ("Riders at Osk fell 12% to 3,400 in 2019.", "3400", "12"),
+        ("Osk Transit counts 4.4 million riders, up 8% on a year earlier.", "4400000", "8"),
+        ("Osk put the Velmor day fare up by 25% to 5 crowns.", "5", "25"),
+    ],
+)
+def test_a_figure_of_change_is_not_a_level(text: str, level: str, change: str) -> None:
+    said = stated(text)
+    assert said.sign(level) == 1
+    assert said.sign(change) == 0
+
+
+def test_a_figure_of_change_without_a_level_and_a_compound_number_are_read() -> None:
+    assert stated("The Osk levy rose to 3%.").sign("3") == 1
+    assert stated("Osk overfished its quota by 8%.").sign("8") == 1
+    assert stated("Thirty-eight volunteers serve the Osk team.").sign("38") == 1

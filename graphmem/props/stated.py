@@ -32,6 +32,7 @@ Used by the as-of QA reader of the benchmarks (bench/props_worlds.py, reader v2)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,6 +43,7 @@ from graphmem.props.reading import (
     DENIAL,
     DISMISS,
     DISMISSED,
+    DOWN,
     FUTURE,
     HAND,
     MONTHS,
@@ -59,6 +61,7 @@ from graphmem.props.reading import (
     STEP,
     STOP,
     UNITS,
+    UP,
     WILL,
     WITHDRAW,
     _dates,
@@ -123,7 +126,7 @@ class Stated:
 @lru_cache(maxsize=16384)
 def stated(text: str) -> Stated:
     """The terms `text` asserts or denies (see the module docstring)."""
-    tokens = _tokens(text)
+    tokens = _tokens(_HYPHENATED.sub(_compound, text))
     start, attribution = _content_start(tokens)
     dates = _dates(tokens)
     denied, denied_state, relative = _denied(tokens)
@@ -143,6 +146,8 @@ def stated(text: str) -> Stated:
         if not term:
             continue
         figure = tok.kind == "num" and i not in dates and not _is_year(tok.text)
+        if figure and _change_amount(tokens, i):
+            continue  # "fell 12% to 3,400", "up 8% on 2023": a change, not a level
         # a denial turns over figures ("not 3") and the on/off state; names and words stay
         # what the statement is about ("there is no ban in X", "did not fly to X")
         flip = i in denied or (
@@ -283,6 +288,40 @@ def _date_at(tokens: list[_Token], j: int, date: str) -> str:
     else:
         return ""
     return f"{year:04d}-{month:02d}-{min(day, 28):02d}"
+
+
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_HYPHENATED = re.compile(
+    rf"\b({_TENS})-(one|two|three|four|five|six|seven|eight|nine)\b", re.IGNORECASE
+)
+
+
+def _compound(m: re.Match[str]) -> str:
+    """ "thirty-eight" → "38"."""
+    return str(int(NUMBER_WORDS[m[1].lower()]) + int(NUMBER_WORDS[m[2].lower()]))
+
+
+_TREND = UP | DOWN | _words("up down")
+_PERCENT = _words("percent per cent points point")
+
+
+def _change_amount(tokens: list[_Token], i: int) -> bool:
+    """A figure that gives a change's size, not a level: after a word of rising or falling
+    ("fell 12% to 3,400 t", "up by 25% to 5 pounds", "up 8% on a year earlier"), with the
+    level given after it ("to") or the base it is measured on ("on", "over", "from")."""
+    before = [t.lower for t in tokens[max(i - 2, 0) : i]]
+    if not before or not (before[-1] in _TREND or before[-2:] in (["up", "by"], ["down", "by"])):
+        return False
+    if before[-1] == "by" and (len(before) < 2 or before[-2] not in _TREND):
+        return False
+    rest = [t for t in tokens[i + 1 :] if t.clause == tokens[i].clause]
+    rest = [t for t in rest if t.lower not in _PERCENT]
+    if rest and rest[0].lower in ("on", "over", "from"):
+        return True
+    return any(
+        t.lower == "to" and j + 1 < len(rest) and rest[j + 1].kind == "num"
+        for j, t in enumerate(rest)
+    )
 
 
 def _term(tokens: list[_Token], i: int, dates: set[int]) -> tuple[str, int]:
