@@ -298,7 +298,8 @@ _HYPHENATED = re.compile(
 
 def _compound(m: re.Match[str]) -> str:
     """ "thirty-eight" → "38"."""
-    return str(int(NUMBER_WORDS[m[1].lower()]) + int(NUMBER_WORDS[m[2].lower()]))
+    tens, units = NUMBER_WORDS[m[1].lower()], NUMBER_WORDS[m[2].lower()]
+    return str(tens + units) if isinstance(tens, int) and isinstance(units, int) else m[0]
 
 
 _TREND = UP | DOWN | _words("up down")
