@@ -370,15 +370,15 @@ def _planned(text: str, future: bool, date: str, as_of: str) -> bool:
 
 def _elsewhere(said: Stated, names: set[str], known: set[str], nameless: bool = False) -> bool:
     """A statement, or a clause of one, about another named thing: it states none of the
-    subject's names, but a name of its own that is not `known` (for a statement, the
+    subject's names, and a name of its own that is not `known` (for a statement, the
     names that tell the options apart: "Y was replaced by Z" speaks of the subject whose
-    options name Y or Z; for a clause, any term of an option). One that names nothing
-    ("the print run was cut") may be about the subject, unless `nameless` says otherwise
-    (in a question of whether, any on/off word would speak)."""
+    options name Y or Z, "W plays at Z" of W; for a clause, any term of an option). One
+    that names nothing ("the print run was cut") may be about the subject, unless
+    `nameless` says otherwise (in a question of whether, any on/off word would speak)."""
     if not names or not names.isdisjoint(said.terms):
         return False
     own = {t for t in said.names if not t[:1].isdigit()}
-    return own.isdisjoint(known) if own else nameless
+    return not own <= known if own else nameless
 
 
 def _owners(mine: list[Stated], terms: list[set[tuple[str, int]]], names: set[str]):

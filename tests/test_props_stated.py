@@ -399,6 +399,9 @@ def test_a_statement_of_another_named_thing_or_of_nothing_named_does_not_say_whe
     options = ["The Osk pool is open.", "The Osk pool is closed."]
     for text in ("The Velmor gym has closed for good.", "The milk price was left unchanged."):
         assert not any(_reads("Is the Osk pool open?", options, [text]))
+    options = ["Osk Rovers play at Millfield.", "Osk Rovers play at Ashgrove."]
+    read_as = _reads("Where do Osk Rovers play?", options, ["Velmor Town play at Ashgrove."])
+    assert not any(read_as)  # another club's ground
 
 
 def test_who_reports_in_the_passive_is_not_stated() -> None:
