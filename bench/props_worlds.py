@@ -213,7 +213,9 @@ class Reader:
       half. A statement joining two facts is read clause by clause (reading.clauses); an
       on/off word speaks to an option only in a clause that names the option's own names
       ("X retires; Y promoted to head"); the names the question gives are its subject, not
-      what tells options apart. It does not use the relation rules.
+      what tells options apart. As of the question's date, a change that takes effect
+      later is a plan; a rumour or a forecast speaks only where no plain statement does.
+      It does not use the relation rules.
 
     When nothing speaks for or against any option, or `judge=False`, the option most
     similar to any kept statement wins (the reader of earlier versions).

@@ -6,7 +6,9 @@ update). `stated(text)` gives each content term of a statement with +1 when the 
 asserts it and -1 when it denies it or gives it as the value replaced:
 
 - terms are stemmed content words (names included, lower case) and figures ("1.4 million" →
-  1400000, "four" → 4); the speaker's part ("the ministry said") is left out;
+  1400000, "four" → 4, "thirty-eight" → 38); the speaker's part ("the ministry said", ",
+  said X" after the content, "it was announced by X") is left out, and so is a figure of
+  change ("fell 12% to 3,400", "up 8% on a year earlier": the level is what is stated);
 - an on/off word ("opened", "closed", "resumed", "halted", "elected", "retired", "no longer",
   "in service", "is back", "back on line", "out of action", "down after", "taken out",
   "pulled the plug", "steps in", "promoted", "dropped", "again") stands as the term STATE,
@@ -16,16 +18,21 @@ asserts it and -1 when it denies it or gives it as the value replaced:
   clause, or those before it when it closes the clause ("the figure of 61,000 was wrong"). A
   value denied (", not 8 million", "and not by X", only names and figures) turns them all
   over; a state denied ("there is no ban in X", "did not fly to X") turns over the state (-1
-  if it has no on/off word) and its figures, not what it is about (`negated` says so);
+  if it has no on/off word) and its figures, not what it is about (`negated` says so); a
+  denial in a relative clause ("riders who do not pay") denies no state of the statement;
 - values replaced are denied: names and figures after "from" in a statement of a change or a
-  transfer ("from 5 to 7", "bought X from Y", "joined X from Y"), the names reading.py reads
-  as former ("succeeded X", "in place of X", "took over from X"), whoever leaves an
-  office ("X retired as chair": X no longer holds it), withdraws from it or pulls out,
-  sells ("X sold Y to Z") or moves on for a name that follows ("X moved to ..., and Y
-  now ...");
+  transfer ("from 5 to 7", "bought X from Y", "joined X from Y") or of one with no verb of
+  change ("from five days to eight"), after "rather than" / "instead of", the giver of a
+  passive transfer ("transferred by X to Y"), the names reading.py reads as former
+  ("succeeded X", "in place of X", "took over from X"), whoever leaves an office ("X
+  retired as chair": X no longer holds it), is dropped from a role ("dropped X as
+  sponsor"), withdraws from it or pulls out, sells to a buyer ("X sold Y to Z") or moves
+  on for a name that follows ("X moved to ..., and Y now ...");
 - each figure keeps its roles, the content words around it (as `Reading.slots`; the one
   before it over a verb of being: "the levy is 3%"), so a reader can tell "19 hectares" from
-  "19 staff"; a plan ("will close") is marked `future`.
+  "19 staff"; a plan ("will close", in the statement's own clause, not "..., where 30 staff
+  will work") is marked `future`, a forecast or an estimate ("analysts reckon") `guess`;
+  `takes_effect` gives the date a change or a plan takes effect ("from 1 April").
 
 Used by the as-of QA reader of the benchmarks (bench/props_worlds.py, reader v2).
 """
