@@ -24,7 +24,7 @@ from graphmem.props.model import KINDS, Proposition, normalised, proposition_id
 from graphmem.props.offline import judge_pair
 from graphmem.props.reading import clauses, read
 from graphmem.props.retrieve import Subgraph, subgraph_for_vector
-from graphmem.props.stated import STATE, Stated, stated
+from graphmem.props.stated import STATE, Stated, stated, takes_effect
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,9 @@ class Reader:
       half. A statement joining two facts is read clause by clause (reading.clauses); an
       on/off word speaks to an option only in a clause that names the option's own names
       ("X retires; Y promoted to head"); the names the question gives are its subject, not
-      what tells options apart. It does not use the relation rules.
+      what tells options apart. As of the question's date, a change that takes effect
+      later is a plan; a rumour or a forecast speaks only where no plain statement does.
+      It does not use the relation rules.
 
     When nothing speaks for or against any option, or `judge=False`, the option most
     similar to any kept statement wins (the reader of earlier versions).
@@ -249,28 +251,30 @@ class Reader:
             nodes = [n for n in nodes if n.status.state == "current"] or nodes
         if not nodes:
             return 0
-        return self.choose(question, options, [n.prop for n in nodes])
+        return self.choose(question, options, [n.prop for n in nodes], as_of)
 
-    def choose(self, question: str, options: Sequence[str], props: Sequence[Proposition]) -> int:
-        """The index of the option `props` (the statements kept) support best."""
+    def choose(
+        self, question: str, options: Sequence[str], props: Sequence[Proposition], as_of: str = ""
+    ) -> int:
+        """The index of the option `props` (the statements kept) support best as of `as_of`."""
         nearest = (self._embed(list(options)) @ self._embed([p.text for p in props]).T).max(1)
         if not self.judge:
             return int(np.argmax(nearest))
-        support = self.speaks(question, options, props).sum(axis=0)
+        support = self.speaks(question, options, props, as_of).sum(axis=0)
         if not support.any():
             return int(np.argmax(nearest))
         best = support.max()
         return max((j for j in range(len(options)) if support[j] == best), key=nearest.__getitem__)
 
     def speaks(
-        self, question: str, options: Sequence[str], props: Sequence[Proposition]
+        self, question: str, options: Sequence[str], props: Sequence[Proposition], as_of: str = ""
     ) -> np.ndarray:
         """What each statement says for (+) or against (-) each option, weighed as this
         reader weighs it: one row per statement, one column per option."""
         vectors = self._embed([p.text for p in props])
         relevance = np.clip(self._embed([question])[0] @ vectors.T, 0.0, None)
         if self.version == "v2":
-            return states(options, props, relevance, question)
+            return states(options, props, relevance, question, as_of)
         sims = self._embed(list(options)) @ vectors.T
         return np.array(
             [self.weigh(p, options, sims[:, i]) * relevance[i] for i, p in enumerate(props)]
@@ -302,13 +306,17 @@ def states(
     props: Sequence[Proposition],
     relevance: np.ndarray,
     question: str = "",
+    as_of: str = "",
 ) -> np.ndarray:
     """The v2 reading, one row per statement: each statement read as the state it asserts
     as of its date (graphmem.props.stated), clause by clause when it joins two facts
     (reading.clauses), against what tells each option apart (not the names the question
-    gives: they are its subject)."""
+    gives: they are its subject). As of `as_of`, a change that takes effect later is a
+    plan."""
     mine = [stated(o) for o in options]
-    whether = any(o.sign(STATE) for o in mine)  # a question of whether, not of which value
+    planned = [_planned(o, mine[j].future, "", as_of) for j, o in enumerate(options)]
+    # a question of whether (its options differ in their on/off state), not of which value
+    whether = len({o.sign(STATE) for o in mine}) > 1
     asked = set(stated(question).names)  # the names the question asks about
     terms = [{(t, s) for t, s in ts if t not in asked} or ts for ts in _telling(mine, whether)]
     common = set.intersection(*(set(o.terms) for o in mine))  # the subject, whatever sign
@@ -323,20 +331,26 @@ def states(
     order = {d: n / max(len(dates) - 1, 1) for n, d in enumerate(dates)}
     told = {t for ts in terms for t, _ in ts}
     out = np.zeros((len(props), len(options)))
+    guess = np.zeros(len(props), dtype=bool)  # hedged, a forecast or an estimate
     for i, (prop, s) in enumerate(zip(props, said, strict=True)):
-        if names and names.isdisjoint(s.terms):
+        if _elsewhere(s, names, set().union(*owners), whether):
             continue  # about another subject
-        weight = relevance[i] * (0.5 if read(prop.text, prop.source).hedged else 1.0)
-        weight *= (0.5 if s.future else 1.0) * (1.0 + RECENCY * order[prop.date])
+        # hedged in its own words ("a blog says", "analysts reckon"), not only by its source
+        guess[i] = read(prop.text).hedged or s.guess
+        weight = relevance[i] * (0.5 if guess[i] or read(prop.text, prop.source).hedged else 1.0)
+        future = _planned(prop.text, s.future, prop.date, as_of)
+        weight *= (0.5 if future else 1.0) * (1.0 + RECENCY * order[prop.date])
         cover = sum(idf[t] for t in common if t in s.terms) / total if total > 0 else 1.0
         # "23,500 - not the 40,000": one option's value asserted, another's denied
         contrast = told if {1, -1} <= {s.sign(t) for t in told} else set()
         for part in [stated(c) for c in clauses(prop.text)] or [s]:
+            if _elsewhere(part, names, set().union(*(o.terms for o in mine))):
+                continue  # "X goes up to 10.99, while the Y plan stays at 14.99"
             # a clause that moves the subject's name away ("X moves from S to T") says
             # its names are no longer the subject's
             turn = -1 if names & part.left else 1
             for j, option in enumerate(mine):
-                if s.future != option.future:
+                if future != planned[j]:
                     continue  # a plan speaks to plans, a state to states
                 state = (option.sign(STATE) or 1) if whether else 0
                 if owners[j] and owners[j].isdisjoint(part.terms):
@@ -344,7 +358,29 @@ def states(
                 # a figure's roles may lie in another clause ("X: about 2,500 remain")
                 agree = _agrees(part, option, terms[j], state, s.terms.keys(), contrast)
                 out[i, j] += weight * cover * agree * (turn if agree > 0 else 1)
+    if out[~guess].any():
+        out[guess] = 0.0  # a rumour or a forecast speaks only where no plain statement does
     return out
+
+
+def _planned(text: str, future: bool, date: str, as_of: str) -> bool:
+    """Whether a statement (or an option) is a plan as of `as_of`: a plan ("will open"), or
+    a change or an option that takes effect later ("from 1 April" before April; "opens in
+    spring 2018" before spring 2018). A plan whose date has come is still no fact."""
+    return future or (bool(as_of) and takes_effect(text, date) > as_of)
+
+
+def _elsewhere(said: Stated, names: set[str], known: set[str], nameless: bool = False) -> bool:
+    """A statement, or a clause of one, about another named thing: it states none of the
+    subject's names, and a name of its own that is not `known` (for a statement, the
+    names that tell the options apart: "Y was replaced by Z" speaks of the subject whose
+    options name Y or Z, "W plays at Z" of W; for a clause, any term of an option). One
+    that names nothing ("the print run was cut") may be about the subject, unless
+    `nameless` says otherwise (in a question of whether, any on/off word would speak)."""
+    if not names or not names.isdisjoint(said.terms):
+        return False
+    own = {t for t in said.names if not t[:1].isdigit()}
+    return not own <= known if own else nameless
 
 
 def _owners(mine: list[Stated], terms: list[set[tuple[str, int]]], names: set[str]):

@@ -8,7 +8,7 @@ import pytest
 from bench.props_worlds import states
 from graphmem.props.model import Proposition
 from graphmem.props.reading import stem
-from graphmem.props.stated import STATE, stated
+from graphmem.props.stated import STATE, stated, takes_effect
 
 
 def test_a_change_asserts_its_new_value_and_denies_the_old_one() -> None:
@@ -222,3 +222,227 @@ def test_the_reader_takes_the_statement_for_the_first_option(
     read_as = _reads(question, options, [text])
     assert read_as[0] > 0
     assert read_as[0] > max(read_as[1:])
+
+
+@pytest.mark.parametrize(
+    ("text", "future"),
+    [
+        ("Osk Transit will close the Velmor depot in May.", True),
+        ("Osk Transit plans to close the Velmor depot.", True),
+        ("Osk Transit opened a depot in Velmor, where 30 drivers will be based.", False),
+        ("Osk Transit raised the fare to 4 crowns, saying the money will go on new buses.", False),
+    ],
+)
+def test_only_a_future_word_of_the_statement_s_own_clause_makes_a_plan(
+    text: str, future: bool
+) -> None:
+    assert stated(text).future is future
+
+
+def test_a_speaker_after_the_content_or_a_capitalised_word_is_not_the_report_s_speaker() -> None:
+    said = stated("The Ord Path reopened this week, said Pia Sund, who manages the paths.")
+    assert said.sign(STATE) == 1
+    assert said.sign("ord") == 1
+    assert said.sign("pia") == 0  # who reports is not what is stated
+    assert stated("Osk Transit has opened a depot in New Velmor.").sign("osk") == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "new", "old"),
+    [
+        ("We're stretching the Velmor fair from five days to eight this year.", "8", "5"),
+        ("The Velmor ferry goes from 3 to 4 crowns in May.", "4", "3"),
+        ("The Velmor depot will open at 6 am rather than 7 am.", "6", "7"),
+        ("Osk counted 2,650 riders instead of 3,100.", "2650", "3100"),
+    ],
+)
+def test_a_value_replaced_needs_no_verb_of_change(text: str, new: str, old: str) -> None:
+    said = stated(text)
+    assert said.sign(new) == 1
+    assert said.sign(old) == -1
+
+
+@pytest.mark.parametrize(
+    "text", ["The Velmor baths open from 7 am to 9 pm.", "The Osk office opens from 9 to 5."]
+)
+def test_a_range_is_no_change(text: str) -> None:
+    said = stated(text)
+    assert all(sign == 1 for term, sign in said.terms.items() if term[:1].isdigit())
+
+
+def test_the_giver_of_a_passive_transfer_and_who_is_dropped_from_a_role_are_denied() -> None:
+    said = stated("The Osk mill was transferred by Velmor Council to the Osk Mill Trust.")
+    assert said.sign("velmor") == -1
+    assert said.sign("trust") == 1
+    said = stated("The Velmor fair has dropped Osk Transit as sponsor and signed Pia Bank.")
+    assert said.sign("osk") == -1
+    assert said.sign("pia") == 1
+    assert stated("The Osk mill was bought by Velmor Council.").sign("velmor") == 1
+
+
+def test_a_denial_in_a_relative_clause_does_not_deny_the_statement_s_state() -> None:
+    said = stated("Riders who do not pay can still use the Osk free tier.")
+    assert said.sign(STATE) == 0
+    said = stated("The Velmor palm, of which no other is known, is shown in the Osk house.")
+    assert said.sign(STATE) == 0
+    assert stated("There is no ferry to Velmor.").sign(STATE) == -1
+
+
+@pytest.mark.parametrize(
+    ("question", "options", "text"),
+    [
+        (  # a clause about another named thing says nothing of the subject
+            "What does Osk Gold cost?",
+            ["Osk Gold costs 10.99 crowns a month.", "Osk Gold costs 14.99 crowns a month."],
+            "Osk Gold goes up to 10.99 crowns a month, while the Velmor plan stays at 14.99.",
+        ),
+        (  # options of one on/off state differ in their value: a question of which value
+            "When does the Osk library close in summer?",
+            ["The Osk library closes at 5 pm.", "The Osk library closes at 6 pm."],
+            "The Osk library board resolved that it would close at 5 pm rather than 6 pm.",
+        ),
+        (  # names only the options' names, not the subject's: still about the subject
+            "Who is chief executive of the Osk Trust?",
+            [
+                "Pia Sund is chief executive of the Osk Trust.",
+                "Ivo Penn is chief executive of the Osk Trust.",
+            ],
+            "Ivo Penn was replaced as chief executive by Pia Sund.",
+        ),
+        (  # names nothing: may be about the subject
+            "What is the Osk Herald's print run?",
+            [
+                "The Osk Herald's print run is 44,000 copies.",
+                "The Osk Herald's print run is 52,000 copies.",
+            ],
+            "The board resolved that the print run be reduced to 44,000 copies.",
+        ),
+        (  # the new sponsor in the dropped one's place
+            "Who sponsors the Velmor fair?",
+            ["Pia Bank sponsors the Velmor fair.", "Osk Transit sponsors the Velmor fair."],
+            "The Velmor fair has dropped Osk Transit as sponsor and signed Pia Bank in its place.",
+        ),
+    ],
+)
+def test_the_reader_reads_clauses_of_other_things_and_values_apart(
+    question: str, options: list[str], text: str
+) -> None:
+    read_as = _reads(question, options, [text])
+    assert read_as[0] > 0
+    assert read_as[0] > max(read_as[1:])
+
+
+@pytest.mark.parametrize(
+    ("text", "date", "when"),
+    [
+        ("From 1 April the Osk ferry fare rises from 3 to 4 crowns.", "2020-03-02", "2020-04-01"),
+        ("The Velmor fare goes up to 4 crowns from March.", "2020-11-20", "2021-03-01"),
+        ("Osk Transit will open a depot in Velmor in spring 2022.", "2021-06-01", "2022-03-01"),
+        ("The Velmor depot opens in spring 2022.", "", "2022-03-01"),  # an option
+        ("From April to September the Osk baths are open.", "2020-05-01", ""),  # a range
+        ("The Osk baths opened on 1 March.", "2020-05-01", ""),  # a past event
+        ("Osk Transit may raise the fare.", "2020-05-01", ""),  # "may" is no month
+    ],
+)
+def test_when_a_change_or_a_plan_takes_effect(text: str, date: str, when: str) -> None:
+    assert takes_effect(text, date) == when
+
+
+def test_a_change_from_a_later_date_does_not_answer_for_an_earlier_one() -> None:
+    options = ["The Osk ferry fare is 3 crowns.", "The Osk ferry fare is 4 crowns."]
+    props = [
+        Proposition("s0", "The Osk ferry fare is 3 crowns.", "2019-05-01", 0, ""),
+        Proposition(
+            "s1", "From 1 April the Osk ferry fare rises to 4 crowns.", "2020-03-02", 0, ""
+        ),
+    ]
+    question = "What is the Osk ferry fare?"
+    before = states(options, props, np.ones(2), question, "2020-03-15").sum(axis=0)
+    after = states(options, props, np.ones(2), question, "2020-05-01").sum(axis=0)
+    assert before[0] > before[1]
+    assert after[1] > after[0]
+
+
+def test_a_plan_speaks_to_an_option_dated_after_the_as_of_date() -> None:
+    options = ["The Velmor depot opens in spring 2022.", "The Velmor depot opens in 2023."]
+    plan = "Osk Transit will open its Velmor depot in spring 2022."
+    props = [Proposition("s0", plan, "2021-06-01", 0, "")]
+    read_as = states(options, props, np.ones(1), "When does the Velmor depot open?", "2021-09-01")
+    assert read_as.sum(axis=0)[0] > read_as.sum(axis=0)[1]
+
+
+@pytest.mark.parametrize(
+    ("text", "guess"),
+    [
+        ("Analysts at Velmor Research reckon Osk has passed 4 million riders.", True),
+        ("A rail blog expects Osk Transit to raise the fare to 5 crowns.", True),
+        ("Osk Transit has 3.9 million riders.", False),
+    ],
+)
+def test_a_forecast_or_an_estimate_is_a_guess(text: str, guess: bool) -> None:
+    assert stated(text).guess is guess
+
+
+def test_a_rumour_or_a_forecast_beside_a_plain_statement_does_not_answer() -> None:
+    options = ["Osk Transit has 2.6 million riders.", "Osk Transit has 4 million riders."]
+    texts = [
+        "Osk Transit has 2.6 million riders, its annual report shows.",
+        "Analysts at Velmor Research reckon Osk Transit has passed 4 million riders.",
+    ]
+    read_as = _reads("How many riders does Osk Transit have?", options, texts)
+    assert read_as[0] > read_as[1]
+    alone = _reads("How many riders does Osk Transit have?", options, texts[1:])
+    assert alone[1] > alone[0]  # with nothing plain beside it, the forecast speaks
+
+
+def test_a_statement_of_another_named_thing_or_of_nothing_named_does_not_say_whether() -> None:
+    options = ["The Osk pool is open.", "The Osk pool is closed."]
+    for text in ("The Velmor gym has closed for good.", "The milk price was left unchanged."):
+        assert not any(_reads("Is the Osk pool open?", options, [text]))
+    options = ["Osk Rovers play at Millfield.", "Osk Rovers play at Ashgrove."]
+    read_as = _reads("Where do Osk Rovers play?", options, ["Velmor Town play at Ashgrove."])
+    assert not any(read_as)  # another club's ground
+
+
+def test_who_reports_in_the_passive_is_not_stated() -> None:
+    said = stated("The Osk mill, it was announced by the Velmor Trust, has reopened.")
+    assert said.sign("velmor") == 0
+    assert said.sign("osk") == 1
+    assert said.sign(STATE) == 1
+    said = stated("The board was informed by Pia Sund that the Osk mill has 40 staff.")
+    assert said.sign("pia") == 0
+    assert said.sign("40") == 1
+
+
+def test_a_seller_leaves_only_a_sale_to_a_buyer_and_a_name_keeps_its_head_noun() -> None:
+    said = stated("The Dallow family had sold the Osk Herald, a daily paper, to Velmor Media.")
+    assert said.sign("dallow") == -1
+    assert said.sign("velmor") == 1
+    assert stated("The Osk Herald sold an average of 39,800 copies a day.").sign("osk") == 1
+
+
+def test_the_new_before_a_name_is_no_report() -> None:
+    said = stated("The Osk library moved from the Mill Street site to the new Velmor Hall.")
+    assert said.sign("osk") == 1
+    assert said.sign("mill") == -1
+    assert said.sign("velmor") == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "level", "change"),
+    [
+        ("Riders at Osk fell 12% to 3,400 in 2019.", "3400", "12"),
+        ("Osk Transit counts 4.4 million riders, up 8% on a year earlier.", "4400000", "8"),
+        ("Osk put the Velmor day fare up by 25% to 5 crowns.", "5", "25"),
+    ],
+)
+def test_a_figure_of_change_is_not_a_level(text: str, level: str, change: str) -> None:
+    said = stated(text)
+    assert said.sign(level) == 1
+    assert said.sign(change) == 0
+
+
+def test_a_figure_of_change_without_a_level_and_a_compound_number_are_read() -> None:
+    assert stated("The Osk levy rose to 3%.").sign("3") == 1
+    assert stated("Osk overfished its quota by 8%.").sign("8") == 1
+    assert stated("Thirty-eight volunteers serve the Osk team.").sign("38") == 1

@@ -6,7 +6,9 @@ update). `stated(text)` gives each content term of a statement with +1 when the 
 asserts it and -1 when it denies it or gives it as the value replaced:
 
 - terms are stemmed content words (names included, lower case) and figures ("1.4 million" →
-  1400000, "four" → 4); the speaker's part ("the ministry said") is left out;
+  1400000, "four" → 4, "thirty-eight" → 38); the speaker's part ("the ministry said", ",
+  said X" after the content, "it was announced by X") is left out, and so is a figure of
+  change ("fell 12% to 3,400", "up 8% on a year earlier": the level is what is stated);
 - an on/off word ("opened", "closed", "resumed", "halted", "elected", "retired", "no longer",
   "in service", "is back", "back on line", "out of action", "down after", "taken out",
   "pulled the plug", "steps in", "promoted", "dropped", "again") stands as the term STATE,
@@ -16,22 +18,28 @@ asserts it and -1 when it denies it or gives it as the value replaced:
   clause, or those before it when it closes the clause ("the figure of 61,000 was wrong"). A
   value denied (", not 8 million", "and not by X", only names and figures) turns them all
   over; a state denied ("there is no ban in X", "did not fly to X") turns over the state (-1
-  if it has no on/off word) and its figures, not what it is about (`negated` says so);
+  if it has no on/off word) and its figures, not what it is about (`negated` says so); a
+  denial in a relative clause ("riders who do not pay") denies no state of the statement;
 - values replaced are denied: names and figures after "from" in a statement of a change or a
-  transfer ("from 5 to 7", "bought X from Y", "joined X from Y"), the names reading.py reads
-  as former ("succeeded X", "in place of X", "took over from X"), whoever leaves an
-  office ("X retired as chair": X no longer holds it), withdraws from it or pulls out,
-  sells ("X sold Y to Z") or moves on for a name that follows ("X moved to ..., and Y
-  now ...");
+  transfer ("from 5 to 7", "bought X from Y", "joined X from Y") or of one with no verb of
+  change ("from five days to eight"), after "rather than" / "instead of", the giver of a
+  passive transfer ("transferred by X to Y"), the names reading.py reads as former
+  ("succeeded X", "in place of X", "took over from X"), whoever leaves an office ("X
+  retired as chair": X no longer holds it), is dropped from a role ("dropped X as
+  sponsor"), withdraws from it or pulls out, sells to a buyer ("X sold Y to Z") or moves
+  on for a name that follows ("X moved to ..., and Y now ...");
 - each figure keeps its roles, the content words around it (as `Reading.slots`; the one
   before it over a verb of being: "the levy is 3%"), so a reader can tell "19 hectares" from
-  "19 staff"; a plan ("will close") is marked `future`.
+  "19 staff"; a plan ("will close", in the statement's own clause, not "..., where 30 staff
+  will work") is marked `future`, a forecast or an estimate ("analysts reckon") `guess`;
+  `takes_effect` gives the date a change or a plan takes effect ("from 1 April").
 
 Used by the as-of QA reader of the benchmarks (bench/props_worlds.py, reader v2).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,6 +50,8 @@ from graphmem.props.reading import (
     DENIAL,
     DISMISS,
     DISMISSED,
+    DOWN,
+    FUTURE,
     HAND,
     MONTHS,
     MOVE_VERBS,
@@ -58,6 +68,8 @@ from graphmem.props.reading import (
     STEP,
     STOP,
     UNITS,
+    UP,
+    WILL,
     WITHDRAW,
     _dates,
     _is_year,
@@ -111,6 +123,7 @@ class Stated:
     future: bool  # a plan or a forecast ("will close", "plans to open"), not a state
     negated: bool  # a denial turns over what it states ("denied that X was appointed")
     left: frozenset[str] = frozenset()  # names a move is from ("X moves from S to T"): S
+    guess: bool = False  # a forecast or an estimate ("analysts reckon", "a blog expects")
 
     def sign(self, term: str) -> int:
         """+1 asserted, -1 denied, 0 not stated."""
@@ -120,12 +133,10 @@ class Stated:
 @lru_cache(maxsize=16384)
 def stated(text: str) -> Stated:
     """The terms `text` asserts or denies (see the module docstring)."""
-    tokens = _tokens(text)
-    start = _speaker_end(tokens)
-    if start and tokens[start - 1].lower not in REPORTING:
-        start = 0  # "X denied that she resigned": X is who the statement is about
+    tokens = _tokens(_HYPHENATED.sub(_compound, text))
+    start, attribution = _content_start(tokens)
     dates = _dates(tokens)
-    denied, denied_state = _denied(tokens)
+    denied, denied_state, relative = _denied(tokens)
     replaced, moved = _replaced(text, tokens)
     terms: dict[str, int] = {}
     roles: dict[str, frozenset[str]] = {}
@@ -135,13 +146,15 @@ def stated(text: str) -> Stated:
     switched = False  # an on/off word under a denial
     skip = 0
     for i, tok in enumerate(tokens):
-        if i < start or i < skip or tok.kind == "brk":
+        if i < start or i < skip or tok.kind == "brk" or i in attribution:
             continue
         term, span = _term(tokens, i, dates)
         skip = i + span
         if not term:
             continue
         figure = tok.kind == "num" and i not in dates and not _is_year(tok.text)
+        if figure and _change_amount(tokens, i):
+            continue  # "fell 12% to 3,400", "up 8% on 2023": a change, not a level
         # a denial turns over figures ("not 3") and the on/off state; names and words stay
         # what the statement is about ("there is no ban in X", "did not fly to X")
         flip = i in denied or (
@@ -159,12 +172,164 @@ def stated(text: str) -> Stated:
             names.add(term)
         if figure:
             roles[term] = roles.get(term, frozenset()) | _roles(tokens, i)
-    content = [i for i in denied_state if i >= start and tokens[i].lower not in STOP]
+    content = [i for i in denied_state - relative if i >= start and tokens[i].lower not in STOP]
     if content and not switched:
         terms[STATE] = -1  # "there is no ban", "did not fly": the state denied
     negated = bool(content) or switched
     left = frozenset(_term(tokens, i, dates)[0] for i in moved) & names
-    return Stated(terms, roles, frozenset(names), read(text).future, negated, left)
+    future = _future(tokens, start)
+    guess = any(t.lower in GUESS for t in tokens)
+    return Stated(terms, roles, frozenset(names), future, negated, left, guess)
+
+
+# words that open a clause about something else than the statement's main fact: a relative
+# clause ("where 30 staff will work"), a reported aside (", saying the money will go on")
+# verbs of a forecast or an estimate: what follows is not yet known to be so
+GUESS = _words(
+    """
+    expect expects reckon reckons reckoned predict predicts predicted forecast forecasts
+    estimate estimates believe believes believed understood hears speculate speculates
+    """
+)
+_ASIDE = _words("where which who whom whose saying adding citing")
+_RELATIVE = _words("who whom which whose")
+
+
+def _content_start(tokens: list[_Token]) -> tuple[int, set[int]]:
+    """Where a report's content starts ("X said that ..."; 0 when the statement is about
+    who speaks: "X denied that she resigned"), and the tokens of an attribution that
+    follows the content (", said Kofi Mensah, ..."): no term of the statement."""
+    agents = _agents(tokens)
+    start = _speaker_end(tokens)
+    if not start:
+        return 0, agents
+    verb = start - 1
+    if tokens[verb].lower not in REPORTING or _capital(tokens, verb):
+        return 0, agents  # "X denied that ...", "an office in New York"
+    if verb and tokens[verb - 1].lower in _DETERMINERS:
+        return 0, agents  # "moved to the new Fennick campus"
+    if verb and tokens[verb - 1].kind == "brk":  # "..., said X, who ...": said after it
+        clause = tokens[verb].clause
+        return 0, {j for j in range(verb, len(tokens)) if tokens[j].clause == clause} | agents
+    return start, agents
+
+
+# the participles of a passive report ("it was announced by X that", "was told by X")
+_REPORTED = _words("said stated reported announced told informed noted recorded")
+
+
+def _agents(tokens: list[_Token]) -> set[int]:
+    """The tokens of who reports in a passive report ("the Palm House, it was announced by
+    the Heritage Agency, has been ...", "the board was informed by X that ..."): the
+    speaker, not what is stated."""
+    out: set[int] = set()
+    for i, tok in enumerate(tokens[1:-1], 1):
+        if tok.lower not in _REPORTED or tokens[i - 1].lower not in _BE:
+            continue
+        if tokens[i + 1].lower != "by":
+            continue
+        for j in range(i + 1, len(tokens)):
+            if tokens[j].kind == "brk" or tokens[j].lower in ("that", "to"):
+                break
+            out.add(j)
+    return out
+
+
+def _future(tokens: list[_Token], start: int) -> bool:
+    """A plan or a forecast: a future word ("will", "plans to") in the statement's own
+    clauses, not in a relative clause or an aside ("opened an office, where 30 staff will
+    work"; "raised the fee, saying the money will go on repairs")."""
+    for i, tok in enumerate(tokens):
+        nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
+        if i < start or not (tok.lower in WILL or (tok.lower in FUTURE and nxt == "to")):
+            continue
+        own = [t.lower for t in tokens[:i] if t.clause == tok.clause]
+        if _ASIDE.isdisjoint(own):
+            return True
+    return False
+
+
+_CALENDAR = "january february march april may june july august september october november december"
+_MONTH = {m: n for n, m in enumerate(_CALENDAR.split(), 1)}
+_SEASON = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+# "from 1 April", "starting in May", "with effect from ...": when a change takes effect;
+# "in", "on" and "by" date a plan ("will open in spring 2018"), not a past event
+_TAKES_EFFECT = _words("from starting effective")
+_PLAN_DATE = _words("in on by")
+_BEFORE_DATE = _words("the this next early late mid")
+
+
+def takes_effect(text: str, date: str = "") -> str:
+    """When the change or the plan `text` states takes effect, as YYYY-MM-DD ("from 1
+    April", "from March", "will open in spring 2018"), a date without a year read as the
+    next one after the statement's `date`; "" when it names none (or a range: "from April
+    to September"). Without a `date` (an option: "opens in spring 2018") any date with
+    its year counts."""
+    tokens = _tokens(text)
+    future = stated(text).future
+    for i, tok in enumerate(tokens):
+        if tok.lower in _TAKES_EFFECT or ((future or not date) and tok.lower in _PLAN_DATE):
+            when = _date_at(tokens, i + 1, date)
+            if when:
+                return when
+    return ""
+
+
+def _date_at(tokens: list[_Token], j: int, date: str) -> str:
+    """The date that starts at token j ("1 April", "this October", "spring 2018"), or ""."""
+    while j < len(tokens) and tokens[j].lower in _BEFORE_DATE:
+        j += 1
+    day = 1
+    if j + 1 < len(tokens) and tokens[j].kind == "num" and tokens[j + 1].lower in _MONTH:
+        day, j = int(number(tokens[j].text) or 1), j + 1
+    if j >= len(tokens) or (tokens[j].lower == "may" and tokens[j].text != "May"):
+        return ""  # "may" as a verb
+    month = _MONTH.get(tokens[j].lower) or _SEASON.get(tokens[j].lower)
+    after = tokens[j + 1] if j + 1 < len(tokens) else None
+    if not month or (after is not None and after.lower in ("to", "until")):
+        return ""
+    if after is not None and _is_year(after.text):
+        year = int(after.text)
+    elif len(date) >= 10 and 1 <= day <= 31:
+        year = int(date[:4]) + ((month, day) < (int(date[5:7]), int(date[8:10])))
+    else:
+        return ""
+    return f"{year:04d}-{month:02d}-{min(day, 28):02d}"
+
+
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_HYPHENATED = re.compile(
+    rf"\b({_TENS})-(one|two|three|four|five|six|seven|eight|nine)\b", re.IGNORECASE
+)
+
+
+def _compound(m: re.Match[str]) -> str:
+    """ "thirty-eight" → "38"."""
+    tens, units = NUMBER_WORDS[m[1].lower()], NUMBER_WORDS[m[2].lower()]
+    return str(tens + units) if isinstance(tens, int) and isinstance(units, int) else m[0]
+
+
+_TREND = UP | DOWN | _words("up down")
+_PERCENT = _words("percent per cent points point")
+
+
+def _change_amount(tokens: list[_Token], i: int) -> bool:
+    """A figure that gives a change's size, not a level: after a word of rising or falling
+    ("fell 12% to 3,400 t", "up by 25% to 5 pounds", "up 8% on a year earlier"), with the
+    level given after it ("to") or the base it is measured on ("on", "over", "from")."""
+    before = [t.lower for t in tokens[max(i - 2, 0) : i]]
+    if not before or not (before[-1] in _TREND or before[-2:] in (["up", "by"], ["down", "by"])):
+        return False
+    if before[-1] == "by" and (len(before) < 2 or before[-2] not in _TREND):
+        return False
+    rest = [t for t in tokens[i + 1 :] if t.clause == tokens[i].clause]
+    rest = [t for t in rest if t.lower not in _PERCENT]
+    if rest and rest[0].lower in ("on", "over", "from"):
+        return True
+    return any(
+        t.lower == "to" and j + 1 < len(rest) and rest[j + 1].kind == "num"
+        for j, t in enumerate(rest)
+    )
 
 
 def _term(tokens: list[_Token], i: int, dates: set[int]) -> tuple[str, int]:
@@ -299,14 +464,18 @@ def _is_denial(tokens: list[_Token], i: int) -> bool:
     )
 
 
-def _denied(tokens: list[_Token]) -> tuple[set[int], set[int]]:
+def _denied(tokens: list[_Token]) -> tuple[set[int], set[int], set[int]]:
     """Indices of the tokens a denial turns over: after it in its clause, or before it when
     nothing of its clause follows it ("the figure of 61,000 was wrong"). Two kinds: a value
     denied (", not 8 million", "and not by X", "not X": only names and figures, or a clause
     that opens with "not"), whose every term is turned over; and a state denied ("there is
-    no ban in X", "did not fly to X"), where only figures and the on/off state are."""
+    no ban in X", "did not fly to X"), where only figures and the on/off state are. Third,
+    the tokens of a denial in a relative clause ("listeners who do not pay can use ...",
+    "of which no other is known"): they turn over only what they say, not the statement's
+    state."""
     values: set[int] = set()
     states: set[int] = set()
+    relative: set[int] = set()
     for i, tok in enumerate(tokens):
         if tok.kind != "word" or not _is_denial(tokens, i):
             continue
@@ -318,7 +487,9 @@ def _denied(tokens: list[_Token]) -> tuple[set[int], set[int]]:
         plain = [j for j in words if not _capital(tokens, j) and tokens[j].lower not in _AMOUNT]
         opens = clause[0] == i and tok.lower in NEGATION and tok.lower != "no"
         (values if opens or not plain else states).update(span)
-    return values, states
+        if any(t.lower in _RELATIVE and t.clause == tok.clause for t in tokens[max(i - 3, 0) : i]):
+            relative.update(span)
+    return values, states, relative
 
 
 def _replaced(text: str, tokens: list[_Token]) -> tuple[set[int], set[int]]:
@@ -330,6 +501,7 @@ def _replaced(text: str, tokens: list[_Token]) -> tuple[set[int], set[int]]:
     changes = not words.isdisjoint(CHANGE | MOVE_VERBS | TRANSFER)
     moves = not words.isdisjoint(MOVE_VERBS)
     for i, tok in enumerate(tokens):
+        out.update(j for j in _instead(tokens, i) if _is_value(tokens[j]))
         if tok.lower != "from":
             continue
         span = []
@@ -337,10 +509,10 @@ def _replaced(text: str, tokens: list[_Token]) -> tuple[set[int], set[int]]:
             if tokens[j].kind == "brk" or tokens[j].lower == "to":
                 break
             span.append(j)
-        if changes:
+        if changes or _elided(tokens, span):
             out.update(j for j in span if _is_value(tokens[j]))
     moved = set(out) if moves else set()
-    former = read(text).former | _leaving(tokens)
+    former = read(text).former | _leaving(tokens) | _dropped(tokens)
     for name in former:
         out.update(_positions(tokens, name))
     return out, moved
@@ -355,7 +527,56 @@ def _capital(tokens: list[_Token], i: int) -> bool:
 
 def _is_value(tok: _Token) -> bool:
     """A name's word or a figure (what a "from" can give as the value before)."""
-    return tok.kind == "num" or (tok.text[:1].isupper() and tok.lower not in MONTHS)
+    return (
+        tok.kind == "num"
+        or (tok.text[:1].isupper() and tok.lower not in MONTHS)
+        or isinstance(NUMBER_WORDS.get(tok.lower), int)
+    )
+
+
+def _is_figure(tokens: list[_Token], j: int) -> bool:
+    return j < len(tokens) and (
+        tokens[j].kind == "num" or isinstance(NUMBER_WORDS.get(tokens[j].lower), int)
+    )
+
+
+def _elided(tokens: list[_Token], span: list[int]) -> bool:
+    """A change with no verb of change: "from five days to eight", "from 5 to 7 euros" (one
+    figure's unit left out), not a range ("from 11 am to 3 pm", "from 9 to 5")."""
+    if not span or not _is_figure(tokens, span[0]):
+        return False
+    to = span[-1] + 1
+    if to >= len(tokens) or tokens[to].lower != "to" or not _is_figure(tokens, to + 1):
+        return False
+    return (len(span) > 1) != _unit_after(tokens, to + 1)
+
+
+def _unit_after(tokens: list[_Token], j: int) -> bool:
+    nxt = tokens[j + 1] if j + 1 < len(tokens) else None
+    return nxt is not None and nxt.kind == "word" and nxt.lower not in STOP
+
+
+# "close at 5 pm rather than 6 pm", "265,000 instead of 310,000": the value after is replaced
+_INSTEAD = {"than": "rather", "of": "instead"}
+
+
+def _instead(tokens: list[_Token], i: int) -> list[int]:
+    """The tokens after "rather than", "instead of", or after the agent's "by" of a passive
+    transfer ("were transferred by X to Y"), up to the clause's end or "to": a value
+    replaced."""
+    word = tokens[i].lower
+    prev = tokens[i - 1].lower if i else ""
+    passive = word == "by" and prev in TRANSFER | SELL | HAND | MOVE_VERBS
+    if _INSTEAD.get(word) != prev and not passive:
+        return []
+    span = []
+    for j in range(i + 1, len(tokens)):
+        if tokens[j].kind == "brk" or tokens[j].lower == "to":
+            break
+        span.append(j)
+    if passive and (len(span) + i + 1 >= len(tokens) or tokens[i + 1 + len(span)].lower != "to"):
+        return []  # "was bought by X": X holds it now
+    return span
 
 
 def _leaving(tokens: list[_Token]) -> set[str]:
@@ -367,7 +588,7 @@ def _leaving(tokens: list[_Token]) -> set[str]:
         leaves = (
             tok.lower in OFFICE_OFF
             or tok.lower in HAND  # "X handed the role to Y"
-            or tok.lower in SELL  # "X sold Y to Z"
+            or (tok.lower in SELL and _buyer(tokens, i))  # "X sold Y to Z", not "sold 900 copies"
             or (tok.lower in STEP and nxt in ("down", "aside"))
             or (tok.lower in MOVE_VERBS and _followed(tokens, i))
             or (tok.lower in WITHDRAW and nxt == "from")  # "X withdrew from the jury"
@@ -383,11 +604,50 @@ def _leaving(tokens: list[_Token]) -> set[str]:
             t = tokens[j]
             if t.kind == "word" and t.text[:1].isupper() and t.lower not in MONTHS:
                 run.insert(0, t.lower.removesuffix("'s"))
-            elif run or t.lower not in STOP:
+            elif run or (t.lower not in STOP and not _headed(tokens, j)):
                 break
         if run:
             out.add(" ".join(run))
     return out
+
+
+_OFF_VERBS = (
+    STATUS_OFF | _OFF_MORE | _words("sack sacked fire fired dismiss dismissed oust ousted")
+) - _words("extinct")
+
+
+def _dropped(tokens: list[_Token]) -> set[str]:
+    """Names a verb switches off in a role, when it is not denied ("has dropped X as
+    sponsor", "sacked X as manager"): X no longer holds the role."""
+    out: set[str] = set()
+    for i, tok in enumerate(tokens):
+        if tok.lower not in _OFF_VERBS or not tok.text[:1].islower():
+            continue
+        before = [j for j in range(i) if tokens[j].clause == tok.clause]
+        if any(tokens[j].kind == "word" and _is_denial(tokens, j) for j in before):
+            continue
+        run: list[str] = []
+        for j in range(i + 1, len(tokens)):
+            t = tokens[j]
+            if t.kind == "word" and t.text[:1].isupper() and t.lower not in MONTHS:
+                run.append(t.lower.removesuffix("'s"))
+            elif run or t.lower not in _DETERMINERS:
+                if run and t.lower == "as":
+                    out.add(" ".join(run))
+                break
+    return out
+
+
+def _buyer(tokens: list[_Token], i: int) -> bool:
+    """A sale at token i names whom it was sold to ("sold Y, its paper, to Z"); "sold an
+    average of 900 copies" is trade."""
+    return any(t.lower == "to" for t in tokens[i + 1 :]) and not _is_figure(tokens, i + 1)
+
+
+def _headed(tokens: list[_Token], j: int) -> bool:
+    """A plain noun after a name's word, the head of the name's phrase ("the Ashgrove
+    family", "the Orrin estate")."""
+    return j > 1 and tokens[j].kind == "word" and _capital(tokens, j - 1)
 
 
 def _followed(tokens: list[_Token], i: int) -> bool:
