@@ -20,6 +20,13 @@ MIN_SIDE_AFTER = 3
 # The cubic's curvature must pay for itself by this much (BIC units) beside a line with the
 # same jump: a straight stretch with a small step is not a curve (piecewise-Gaussian checks).
 CURVE_MARGIN = 6.0
+# The smooth curve may also carry a wave (a season, a swing dying away): a sinusoid of a period
+# from WAVE_MIN_PERIOD points up, at least WAVE_MIN_CYCLES cycles in the window, its amplitude
+# changing linearly; periods are tried in steps of WAVE_PERIOD_STEP.
+WAVE_MIN_PERIOD = 4.0
+WAVE_MIN_CYCLES = 1.5
+WAVE_PERIOD_STEP = 1.05
+WAVE_MAX_PERIOD = 1e9
 
 
 @njit(cache=True)
@@ -49,21 +56,58 @@ def _bic(rss, n, k, floor):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _evidence(y, cut, curve_margin):  # pragma: no cover - compiled
+def _wave(d, x, period):  # pragma: no cover - compiled
+    """Rows 7-10 of d: a sinusoid of the period (in points) and its amplitude changing along x."""
+    w = 2.0 * np.pi * (x - x[0]) / (x[1] - x[0]) / period
+    for i in range(x.shape[0]):
+        d[7, i], d[8, i] = np.sin(w[i]), np.cos(w[i])
+        d[9, i], d[10, i] = x[i] * d[7, i], x[i] * d[8, i]
+
+
+@njit(cache=True)
+def _best_wave(d, x, y, rows, max_period):  # pragma: no cover - compiled
+    """Put the wave that best joins the regressors in rows into d; its residual sum of squares
+    (inf if none fits: fewer than WAVE_MIN_CYCLES cycles of WAVE_MIN_PERIOD points or more)."""
+    n = x.shape[0]
+    best, best_p, p = np.inf, 0.0, WAVE_MIN_PERIOD
+    while p <= min(max_period, n / WAVE_MIN_CYCLES):
+        _wave(d, x, p)
+        rss = _rss(d[rows], y)
+        if rss < best:
+            best, best_p = rss, p
+        p *= WAVE_PERIOD_STEP
+    if best_p > 0.0:
+        _wave(d, x, best_p)
+    return best
+
+
+@njit(cache=True)
+def _evidence(y, cut, curve_margin, max_period):  # pragma: no cover - compiled
     n = y.shape[0]
     y = y - y.mean()  # a large level would drown the residuals in rounding
     floor = 1e-12 * max((y @ y) / n, 1e-300)  # exact fits (noise-free data) stay finite
     x = np.linspace(-1.0, 1.0, n)
-    d = np.empty((7, n))  # 1, x, x^2, x^3, a jump, a slope change, a hinge (kink)
+    # 1, x, x^2, x^3, a jump, a slope change, a hinge (kink), and a wave (sin, cos, both times x)
+    d = np.zeros((11, n))
     for i in range(n):
         after = 1.0 if i >= cut else 0.0
         d[0, i], d[1, i], d[2, i], d[3, i] = 1.0, x[i], x[i] * x[i], x[i] ** 3
         d[4, i], d[5, i], d[6, i] = after, after * x[i], max(x[i] - x[cut], 0.0)
+    cubic = _bic(_rss(d[:4], y), n, 5, floor)
     jump = _bic(_rss(d[:5], y), n, 7, floor)
+    slope = _bic(_rss(d[np.array([0, 1, 2, 3, 5])], y), n, 7, floor)
+    wavy = np.inf
+    if max_period > 0.0:
+        wave_rss = _best_wave(d, x, y, np.array([0, 1, 2, 3, 7, 8, 9, 10]), max_period)
+        if wave_rss < np.inf:  # the period is one more parameter
+            wavy = _bic(wave_rss, n, 10, floor)
+            cubic = min(cubic, wavy)
+            jump = min(jump, _bic(_rss(d[np.array([0, 1, 2, 3, 4, 7, 8, 9, 10])], y), n, 12, floor))
+            slope = min(slope, _bic(_rss(d[np.array([0, 1, 2, 3, 5, 7, 8, 9, 10])], y), n, 12, floor))
     straight = _bic(_rss(d[np.array([0, 1, 4])], y), n, 5, floor)
     if jump > straight - curve_margin:
         return np.inf
-    best = min(jump, _bic(_rss(d[np.array([0, 1, 2, 3, 5])], y), n, 7, floor))
+    best = min(jump, slope)
     best = min(best, _bic(_rss(d[np.array([0, 1, 6])], y), n, 5, floor))
     if n - cut >= MIN_SIDE_BEFORE:  # a noise variance of its own on few points fits anything
         left = _rss(np.ascontiguousarray(d[:2, :cut]), y[:cut].copy())
@@ -72,7 +116,7 @@ def _evidence(y, cut, curve_margin):  # pragma: no cover - compiled
             max(right / (n - cut), floor)
         )
         best = min(best, lines + 7 * np.log(n))
-    return _bic(_rss(d[:4], y), n, 5, floor) - best
+    return cubic - best
 
 
 def change_evidence(y: np.ndarray, cut: int) -> float:
@@ -83,4 +127,5 @@ def change_evidence(y: np.ndarray, cut: int) -> float:
     """
     if cut < MIN_SIDE_BEFORE or y.shape[0] - cut < MIN_SIDE_AFTER:
         return float("inf")
-    return float(_evidence(np.ascontiguousarray(y, dtype=np.float64), cut, CURVE_MARGIN))
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    return float(_evidence(y, cut, CURVE_MARGIN, WAVE_MAX_PERIOD))
