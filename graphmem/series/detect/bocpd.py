@@ -583,7 +583,7 @@ def _steady(x: np.ndarray, profile: np.ndarray) -> bool:
     r = x[off : off + ma.shape[0]] - ma
     s = profile[(np.arange(r.shape[0]) + off) % p]
     h = r.shape[0] // 2
-    first, last = float(r[:h] @ s[:h]) / float(s[:h] @ s[:h]), float(r[h:] @ s[h:]) / float(s[h:] @ s[h:])
+    first, last = (float(r[a] @ s[a]) / float(s[a] @ s[a]) for a in (slice(h), slice(h, None)))
     return min(first, last) > 0 and max(first, last) <= STEADY_SWING * min(first, last)
 
 

@@ -102,8 +102,10 @@ def _evidence(y, cut, curve_margin, max_period):  # pragma: no cover - compiled
         if wave_rss < np.inf:  # the period is one more parameter
             wavy = _bic(wave_rss, n, 10, floor)
             cubic = min(cubic, wavy)
-            jump = min(jump, _bic(_rss(d[np.array([0, 1, 2, 3, 4, 7, 8, 9, 10])], y), n, 12, floor))
-            slope = min(slope, _bic(_rss(d[np.array([0, 1, 2, 3, 5, 7, 8, 9, 10])], y), n, 12, floor))
+            for k in (4, 5):  # the cubic and the wave, with a jump or a change of slope
+                rows = np.array([0, 1, 2, 3, k, 7, 8, 9, 10])
+                fit = _bic(_rss(d[rows], y), n, 12, floor)
+                jump, slope = (min(jump, fit), slope) if k == 4 else (jump, min(slope, fit))
     straight = _bic(_rss(d[np.array([0, 1, 4])], y), n, 5, floor)
     if jump > straight - curve_margin:
         return np.inf
