@@ -30,24 +30,52 @@ WAVE_MAX_PERIOD = 1e9
 
 
 @njit(cache=True)
-def _rss(rows, y):  # pragma: no cover - compiled
-    """Residual sum of squares of y on the regressors in rows (Gram-Schmidt, twice over)."""
-    k, n = rows.shape
-    q = np.empty((k, n))
-    r = y.copy()
+def _dot(a, b):  # pragma: no cover - compiled
+    # A loop, not np.dot: on a few dozen points the call and its temporaries cost more.
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * b[i]
+    return s
+
+
+@njit(cache=True)
+def _join(q, m, r, v):  # pragma: no cover - compiled
+    """One Gram-Schmidt step (twice over): v, orthogonalised against q[:m] in place, becomes
+    q[m] unless they already span it, and r loses its part along it; the new count of q."""
+    norm0 = np.sqrt(_dot(v, v))
+    for _ in range(2):
+        for i in range(m):
+            s = _dot(q[i], v)
+            for t in range(v.shape[0]):
+                v[t] -= s * q[i, t]
+    norm = np.sqrt(_dot(v, v))
+    if norm == 0.0 or norm <= 1e-9 * norm0:
+        return m  # a regressor the others already span
+    for t in range(v.shape[0]):
+        q[m, t] = v[t] / norm
+    s = _dot(q[m], r)
+    for t in range(r.shape[0]):
+        r[t] -= s * q[m, t]
+    return m + 1
+
+
+@njit(cache=True)
+def _basis(d, rows, y):  # pragma: no cover - compiled
+    """An orthonormal basis of the regressors d[rows] (its first m rows), and y's residual."""
+    n = y.shape[0]
+    q, r, v = np.empty((rows.shape[0], n)), y.copy(), np.empty(n)
     m = 0
-    for j in range(k):
-        v = rows[j].copy()
-        for _ in range(2):
-            for i in range(m):
-                v -= (q[i] @ v) * q[i]
-        norm = np.sqrt(v @ v)
-        if norm == 0.0 or norm <= 1e-9 * np.sqrt(rows[j] @ rows[j]):
-            continue  # a regressor the others already span
-        q[m] = v / norm
-        r -= (q[m] @ r) * q[m]
-        m += 1
-    return r @ r
+    for j in rows:
+        v[:] = d[j]
+        m = _join(q, m, r, v)
+    return q, m, r
+
+
+@njit(cache=True)
+def _rss(d, rows, y):  # pragma: no cover - compiled
+    """Residual sum of squares of y on the regressors d[rows]."""
+    r = _basis(d, rows, y)[2]
+    return _dot(r, r)
 
 
 @njit(cache=True)
@@ -58,27 +86,71 @@ def _bic(rss, n, k, floor):  # pragma: no cover - compiled
 @njit(cache=True)
 def _wave(d, x, period):  # pragma: no cover - compiled
     """Rows 7-10 of d: a sinusoid of the period (in points) and its amplitude changing along x."""
-    w = 2.0 * np.pi * (x - x[0]) / (x[1] - x[0]) / period
+    step = 2.0 * np.pi / (x[1] - x[0]) / period
     for i in range(x.shape[0]):
-        d[7, i], d[8, i] = np.sin(w[i]), np.cos(w[i])
+        w = (x[i] - x[0]) * step
+        d[7, i], d[8, i] = np.sin(w), np.cos(w)
         d[9, i], d[10, i] = x[i] * d[7, i], x[i] * d[8, i]
 
 
 @njit(cache=True)
-def _best_wave(d, x, y, rows, max_period):  # pragma: no cover - compiled
-    """Put the wave that best joins the regressors in rows into d; its residual sum of squares
-    (inf if none fits: fewer than WAVE_MIN_CYCLES cycles of WAVE_MIN_PERIOD points or more)."""
+def _wave_gain(q, m, r, x, period, acc):  # pragma: no cover - compiled
+    """How much a wave of the period lowers the residual sum of squares r @ r of a fit whose
+    orthonormal basis is q[:m] (normal equations of the wave's four columns once projected
+    off q: a search, the best period is refitted exactly)."""
+    k = 4 + m  # acc: the wave's 4 columns against themselves (4x4), q[:m] and r
+    acc[:, :] = 0.0
+    c, s = 1.0, 0.0
+    rot_c, rot_s = np.cos(2.0 * np.pi / period), np.sin(2.0 * np.pi / period)
+    col = np.empty(4)
+    for i in range(x.shape[0]):
+        col[0], col[1], col[2], col[3] = s, c, x[i] * s, x[i] * c
+        for a in range(4):
+            for b in range(a, 4):
+                acc[a, b] += col[a] * col[b]
+            for j in range(m):
+                acc[a, 4 + j] += col[a] * q[j, i]
+            acc[a, k] += col[a] * r[i]
+        c, s = c * rot_c - s * rot_s, s * rot_c + c * rot_s
+    g = np.empty((4, 4))
+    rhs = np.empty(4)
+    for a in range(4):
+        rhs[a] = acc[a, k]
+        for b in range(a, 4):
+            g[a, b] = acc[a, b] - _dot(acc[a, 4:k], acc[b, 4:k])
+            g[b, a] = g[a, b]
+    gain = 0.0
+    for a in range(4):  # Gaussian elimination, a column the others span left out
+        pivot = g[a, a]
+        if not pivot > 1e-12 * acc[a, a]:
+            continue
+        gain += rhs[a] * rhs[a] / pivot
+        for b in range(a + 1, 4):
+            f = g[b, a] / pivot
+            rhs[b] -= f * rhs[a]
+            for e in range(a + 1, 4):
+                g[b, e] -= f * g[a, e]
+    return gain
+
+
+@njit(cache=True)
+def _best_wave(d, x, y, max_period):  # pragma: no cover - compiled
+    """Put the wave that best joins the cubic into d; the residual sum of squares of the cubic
+    and it (inf if none fits: fewer than WAVE_MIN_CYCLES cycles of WAVE_MIN_PERIOD points or
+    more)."""
     n = x.shape[0]
-    best, best_p, p = np.inf, 0.0, WAVE_MIN_PERIOD
+    q, m, r = _basis(d, np.arange(4), y)
+    acc = np.empty((4, 5 + m))
+    best, best_p, p = -1.0, 0.0, WAVE_MIN_PERIOD
     while p <= min(max_period, n / WAVE_MIN_CYCLES):
-        _wave(d, x, p)
-        rss = _rss(d[rows], y)
-        if rss < best:
-            best, best_p = rss, p
+        gain = _wave_gain(q, m, r, x, p, acc)
+        if gain > best:
+            best, best_p = gain, p
         p *= WAVE_PERIOD_STEP
-    if best_p > 0.0:
-        _wave(d, x, best_p)
-    return best
+    if best_p == 0.0:
+        return np.inf
+    _wave(d, x, best_p)
+    return _rss(d, np.array([0, 1, 2, 3, 7, 8, 9, 10]), y)
 
 
 @njit(cache=True)
@@ -93,27 +165,27 @@ def _evidence(y, cut, curve_margin, max_period):  # pragma: no cover - compiled
         after = 1.0 if i >= cut else 0.0
         d[0, i], d[1, i], d[2, i], d[3, i] = 1.0, x[i], x[i] * x[i], x[i] ** 3
         d[4, i], d[5, i], d[6, i] = after, after * x[i], max(x[i] - x[cut], 0.0)
-    cubic = _bic(_rss(d[:4], y), n, 5, floor)
-    jump = _bic(_rss(d[:5], y), n, 7, floor)
-    slope = _bic(_rss(d[np.array([0, 1, 2, 3, 5])], y), n, 7, floor)
+    cubic = _bic(_rss(d, np.arange(4), y), n, 5, floor)
+    jump = _bic(_rss(d, np.arange(5), y), n, 7, floor)
+    slope = _bic(_rss(d, np.array([0, 1, 2, 3, 5]), y), n, 7, floor)
     wavy = np.inf
     if max_period > 0.0:
-        wave_rss = _best_wave(d, x, y, np.array([0, 1, 2, 3, 7, 8, 9, 10]), max_period)
+        wave_rss = _best_wave(d, x, y, max_period)
         if wave_rss < np.inf:  # the period is one more parameter
             wavy = _bic(wave_rss, n, 10, floor)
             cubic = min(cubic, wavy)
             for k in (4, 5):  # the cubic and the wave, with a jump or a change of slope
                 rows = np.array([0, 1, 2, 3, k, 7, 8, 9, 10])
-                fit = _bic(_rss(d[rows], y), n, 12, floor)
+                fit = _bic(_rss(d, rows, y), n, 12, floor)
                 jump, slope = (min(jump, fit), slope) if k == 4 else (jump, min(slope, fit))
-    straight = _bic(_rss(d[np.array([0, 1, 4])], y), n, 5, floor)
+    straight = _bic(_rss(d, np.array([0, 1, 4]), y), n, 5, floor)
     if jump > straight - curve_margin:
         return np.inf
     best = min(jump, slope)
-    best = min(best, _bic(_rss(d[np.array([0, 1, 6])], y), n, 5, floor))
+    best = min(best, _bic(_rss(d, np.array([0, 1, 6]), y), n, 5, floor))
     if n - cut >= MIN_SIDE_BEFORE:  # a noise variance of its own on few points fits anything
-        left = _rss(np.ascontiguousarray(d[:2, :cut]), y[:cut].copy())
-        right = _rss(np.ascontiguousarray(d[:2, cut:]), y[cut:].copy())
+        left = _rss(d[:, :cut], np.arange(2), y[:cut])
+        right = _rss(d[:, cut:], np.arange(2), y[cut:])
         lines = cut * np.log(max(left / cut, floor)) + (n - cut) * np.log(
             max(right / (n - cut), floor)
         )
