@@ -61,9 +61,10 @@ def _join(q, m, r, v):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _basis(d, rows, y):  # pragma: no cover - compiled
-    """An orthonormal basis of the regressors d[rows] (its first m rows), and y's residual."""
+    """An orthonormal basis of the regressors d[rows] (its first m rows; room for all of d's
+    but one), and y's residual."""
     n = y.shape[0]
-    q, r, v = np.empty((rows.shape[0], n)), y.copy(), np.empty(n)
+    q, r, v = np.empty((d.shape[0] - 1, n)), y.copy(), np.empty(n)
     m = 0
     for j in rows:
         v[:] = d[j]
@@ -75,6 +76,15 @@ def _basis(d, rows, y):  # pragma: no cover - compiled
 def _rss(d, rows, y):  # pragma: no cover - compiled
     """Residual sum of squares of y on the regressors d[rows]."""
     r = _basis(d, rows, y)[2]
+    return _dot(r, r)
+
+
+@njit(cache=True)
+def _rss_with(q, m, r, row):  # pragma: no cover - compiled
+    """Residual sum of squares once row joins the fit whose basis is q[:m] and residual r
+    (q[m] is overwritten)."""
+    r = r.copy()
+    _join(q, m, r, row.copy())
     return _dot(r, r)
 
 
@@ -93,64 +103,84 @@ def _wave(d, x, period):  # pragma: no cover - compiled
         d[9, i], d[10, i] = x[i] * d[7, i], x[i] * d[8, i]
 
 
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def _sum_products(a, b):  # pragma: no cover - compiled
+    # The search's dot product: reassociated, so it runs in SIMD lanes (rounding differs from
+    # _dot's only in the last bits; the best period is refitted with _join).
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * b[i]
+    return s
+
+
 @njit(cache=True)
-def _wave_gain(q, m, r, x, period, acc):  # pragma: no cover - compiled
-    """How much a wave of the period lowers the residual sum of squares r @ r of a fit whose
-    orthonormal basis is q[:m] (normal equations of the wave's four columns once projected
-    off q: a search, the best period is refitted exactly)."""
-    k = 4 + m  # acc: the wave's 4 columns against themselves (4x4), q[:m] and r
-    acc[:, :] = 0.0
-    c, s = 1.0, 0.0
+def _wave_sums(p, x, period, w, out):  # pragma: no cover - compiled
+    """Into out: the sums the normal equations of a wave of the period need. Its columns (sin,
+    cos, sin x, cos x; into w) against each other (out's rows 0-3, columns 0-3) and against
+    the rows of p: the basis of the fit (four rows, zero past the fit's) and its residual
+    (columns 4-8)."""
     rot_c, rot_s = np.cos(2.0 * np.pi / period), np.sin(2.0 * np.pi / period)
-    col = np.empty(4)
+    c, s = 1.0, 0.0  # the sinusoid by rotation, not sin and cos at every point
     for i in range(x.shape[0]):
-        col[0], col[1], col[2], col[3] = s, c, x[i] * s, x[i] * c
-        for a in range(4):
-            for b in range(a, 4):
-                acc[a, b] += col[a] * col[b]
-            for j in range(m):
-                acc[a, 4 + j] += col[a] * q[j, i]
-            acc[a, k] += col[a] * r[i]
+        w[0, i], w[1, i], w[2, i], w[3, i] = s, c, x[i] * s, x[i] * c
         c, s = c * rot_c - s * rot_s, s * rot_c + c * rot_s
-    g = np.empty((4, 4))
-    rhs = np.empty(4)
     for a in range(4):
-        rhs[a] = acc[a, k]
         for b in range(a, 4):
-            g[a, b] = acc[a, b] - _dot(acc[a, 4:k], acc[b, 4:k])
-            g[b, a] = g[a, b]
+            out[a, b] = _sum_products(w[a], w[b])
+        for j in range(5):
+            out[a, 4 + j] = _sum_products(w[a], p[j])
+
+
+@njit(cache=True)
+def _wave_gain(p, x, period, w, acc, g):  # pragma: no cover - compiled
+    """How much a wave of the period lowers the residual sum of squares of a fit (p: its
+    orthonormal basis, four rows, and its residual): the normal equations of the wave's four
+    columns once projected off the basis, a search (the best period is refitted exactly);
+    w, acc and g are work space."""
+    _wave_sums(p, x, period, w, acc)
+    for a in range(4):
+        g[a, 4] = acc[a, 8]
+        for b in range(a, 4):
+            v = acc[a, b]
+            for j in range(4, 8):
+                v -= acc[a, j] * acc[b, j]
+            g[a, b], g[b, a] = v, v
     gain = 0.0
     for a in range(4):  # Gaussian elimination, a column the others span left out
         pivot = g[a, a]
         if not pivot > 1e-12 * acc[a, a]:
             continue
-        gain += rhs[a] * rhs[a] / pivot
+        gain += g[a, 4] * g[a, 4] / pivot
         for b in range(a + 1, 4):
             f = g[b, a] / pivot
-            rhs[b] -= f * rhs[a]
-            for e in range(a + 1, 4):
+            for e in range(a + 1, 5):
                 g[b, e] -= f * g[a, e]
     return gain
 
 
 @njit(cache=True)
-def _best_wave(d, x, y, max_period):  # pragma: no cover - compiled
-    """Put the wave that best joins the cubic into d; the residual sum of squares of the cubic
-    and it (inf if none fits: fewer than WAVE_MIN_CYCLES cycles of WAVE_MIN_PERIOD points or
-    more)."""
+def _best_wave(d, x, q, m, r, max_period):  # pragma: no cover - compiled
+    """Put the wave that best joins the cubic (basis q[:m], residual r) into d and the fit
+    with it into q, m and r (in place); the fit's basis size (0 if no wave fits: fewer than
+    WAVE_MIN_CYCLES cycles of WAVE_MIN_PERIOD points or more)."""
     n = x.shape[0]
-    q, m, r = _basis(d, np.arange(4), y)
-    acc = np.empty((4, 5 + m))
-    best, best_p, p = -1.0, 0.0, WAVE_MIN_PERIOD
-    while p <= min(max_period, n / WAVE_MIN_CYCLES):
-        gain = _wave_gain(q, m, r, x, p, acc)
+    p = np.zeros((5, n))
+    p[:m], p[4] = q[:m], r
+    w, acc, g = np.empty((4, n)), np.empty((4, 9)), np.empty((4, 5))
+    best, best_period, period = -1.0, 0.0, WAVE_MIN_PERIOD
+    while period <= min(max_period, n / WAVE_MIN_CYCLES):
+        gain = _wave_gain(p, x, period, w, acc, g)
         if gain > best:
-            best, best_p = gain, p
-        p *= WAVE_PERIOD_STEP
-    if best_p == 0.0:
-        return np.inf
-    _wave(d, x, best_p)
-    return _rss(d, np.array([0, 1, 2, 3, 7, 8, 9, 10]), y)
+            best, best_period = gain, period
+        period *= WAVE_PERIOD_STEP
+    if best_period == 0.0:
+        return 0
+    _wave(d, x, best_period)
+    v = np.empty(n)
+    for j in range(7, 11):
+        v[:] = d[j]
+        m = _join(q, m, r, v)
+    return m
 
 
 @njit(cache=True)
@@ -165,19 +195,16 @@ def _evidence(y, cut, curve_margin, max_period):  # pragma: no cover - compiled
         after = 1.0 if i >= cut else 0.0
         d[0, i], d[1, i], d[2, i], d[3, i] = 1.0, x[i], x[i] * x[i], x[i] ** 3
         d[4, i], d[5, i], d[6, i] = after, after * x[i], max(x[i] - x[cut], 0.0)
-    cubic = _bic(_rss(d, np.arange(4), y), n, 5, floor)
-    jump = _bic(_rss(d, np.arange(5), y), n, 7, floor)
-    slope = _bic(_rss(d, np.array([0, 1, 2, 3, 5]), y), n, 7, floor)
-    wavy = np.inf
+    q, m, r = _basis(d, np.arange(4), y)  # the cubic, shared by the fits built on it
+    cubic = _bic(_dot(r, r), n, 5, floor)
+    jump = _bic(_rss_with(q, m, r, d[4]), n, 7, floor)
+    slope = _bic(_rss_with(q, m, r, d[5]), n, 7, floor)
     if max_period > 0.0:
-        wave_rss = _best_wave(d, x, y, max_period)
-        if wave_rss < np.inf:  # the period is one more parameter
-            wavy = _bic(wave_rss, n, 10, floor)
-            cubic = min(cubic, wavy)
-            for k in (4, 5):  # the cubic and the wave, with a jump or a change of slope
-                rows = np.array([0, 1, 2, 3, k, 7, 8, 9, 10])
-                fit = _bic(_rss(d, rows, y), n, 12, floor)
-                jump, slope = (min(jump, fit), slope) if k == 4 else (jump, min(slope, fit))
+        m = _best_wave(d, x, q, m, r, max_period)  # q, r: the cubic and the wave
+        if m:  # the period is one more parameter; the changes may carry the wave too
+            cubic = min(cubic, _bic(_dot(r, r), n, 10, floor))
+            jump = min(jump, _bic(_rss_with(q, m, r, d[4]), n, 12, floor))
+            slope = min(slope, _bic(_rss_with(q, m, r, d[5]), n, 12, floor))
     straight = _bic(_rss(d, np.array([0, 1, 4]), y), n, 5, floor)
     if jump > straight - curve_margin:
         return np.inf
