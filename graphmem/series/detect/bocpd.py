@@ -870,6 +870,8 @@ class OnlineBOCPD:
         season = self._season
         if season is None:
             return ys
+        if xs.shape[0] == 1:  # a stream pushed point by point, without index arrays
+            return ys - season[start % season.shape[0]]
         return ys - season[(np.arange(xs.shape[0]) + start) % season.shape[0]]
 
     def update_batch(self, xs: np.ndarray) -> BOCPDOutput:
