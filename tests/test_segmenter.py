@@ -278,10 +278,10 @@ def test_a_short_stream_closed_lets_its_slope_bend_and_a_long_one_does_not():
     assert long._det.prior.slope_noise == 0.0
 
 
-def test_season_setting_finds_shifts_under_a_season_and_is_off_by_default():
-    # A monthly swing of 3 noise stds with a 4-std level shift at 150: with season=True the
-    # shift is the one boundary in most draws; by default (no season) the season is read as a
-    # wandering level and the shift is found less often.
+def test_season_finds_shifts_under_a_season_and_is_on_by_default():
+    # A monthly swing of 3 noise stds with a 4-std level shift at 150: with the season (the
+    # default since round 8) the shift is the one boundary in most draws; with season=False
+    # the season is read as a wandering level and the shift is found less often.
     t = np.arange(240)
     found = {False: 0, True: 0}
     for seed in range(10):
@@ -292,4 +292,4 @@ def test_season_setting_finds_shifts_under_a_season_and_is_off_by_default():
             pred = segment_all(xs, SegmenterConfig(season=season))
             found[season] += len(pred) == 1 and abs(pred[0] - 150) <= 5
     assert found[True] >= 8 and found[True] > found[False], found
-    assert SegmenterConfig().season is False
+    assert SegmenterConfig().season is True

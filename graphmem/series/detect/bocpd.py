@@ -457,6 +457,10 @@ _S_MIN_PERIOD = 4
 _S_MAX_PERIOD = 24
 _S_MIN_CYCLES = 4
 SEASON_MARGIN = 5.0
+# A season read better as ratios to the level than as a fixed profile, by this much
+# log-likelihood, is in proportion to the level.
+RATIO_MARGIN = 2.0
+STEADY_SWING = 2.0
 # The log scale is taken only from enough points and by a clear margin of log-likelihood
 # (strong evidence: a likelihood ratio above e^5).
 _LOG_MIN_POINTS = 8
@@ -525,32 +529,62 @@ def _moving_average(x: np.ndarray, p: int) -> tuple[np.ndarray, int]:
     return np.convolve(x, w / p, mode="valid"), (w.shape[0] - 1) // 2
 
 
-def _season_gain(x: np.ndarray, p: int) -> tuple[float, np.ndarray]:
+def _season_gain(x: np.ndarray, p: int, ratio: bool = False) -> tuple[float, np.ndarray]:
     """Log-likelihood gain, less BIC's price for p - 1 more parameters, of a fixed seasonal
-    profile of period p (the per-phase medians of what a moving average leaves) over none."""
+    profile of period p (the per-phase medians of what a moving average leaves) over none; with
+    ratio, of a profile of ratios to the moving average (a season in proportion to the level)."""
     ma, off = _moving_average(x, p)
-    r = x[off : off + ma.shape[0]] - ma
-    phase = (np.arange(r.shape[0]) + off) % p
+    base = x[off : off + ma.shape[0]]
+    phase = (np.arange(base.shape[0]) + off) % p
+    r = base / ma - 1.0 if ratio else base - ma
     profile = np.array([np.median(r[phase == j]) for j in range(p)])
     profile -= profile.mean()
-    rss0, rss1 = float(np.sum(r * r)), float(np.sum((r - profile[phase]) ** 2))
+    fit = ma * (1.0 + profile[phase]) if ratio else ma + profile[phase]
+    rss0, rss1 = float(np.sum((base - ma) ** 2)), float(np.sum((base - fit) ** 2))
     if not (rss0 > 0 and rss1 > 0):
         return 0.0, profile
-    m = r.shape[0]
+    m = base.shape[0]
     return 0.5 * m * math.log(rss0 / rss1) - 0.5 * (p - 1) * math.log(m), profile
 
 
-def season_from_warmup(values: np.ndarray) -> np.ndarray | None:
+def season_from_warmup(values: np.ndarray, ratio: bool = False) -> np.ndarray | None:
     """The seasonal profile (one value per phase t mod p, mean 0) the points show, or None: the
     period of 4..24 points (at least four cycles seen) whose profile gains most, if by a clear
-    margin."""
+    margin. With ratio, a profile of ratios to the level (positive points only)."""
     x = np.asarray(values, dtype=np.float64)
+    if ratio and not (x > 0).all():
+        return None
     best, best_gain = None, SEASON_MARGIN
     for p in range(_S_MIN_PERIOD, min(_S_MAX_PERIOD, x.shape[0] // _S_MIN_CYCLES) + 1):
-        gain, profile = _season_gain(x, p)
+        gain, profile = _season_gain(x, p, ratio)
         if gain > best_gain:
             best, best_gain = profile, gain
     return best
+
+
+def _gain(x: np.ndarray, ratio: bool) -> float:
+    profile = season_from_warmup(x, ratio)
+    return -np.inf if profile is None else _season_gain(x, profile.shape[0], ratio)[0]
+
+
+def _proportional(values: np.ndarray) -> bool:
+    """Whether the points' season is better read as ratios to the level than as a fixed
+    profile, by RATIO_MARGIN."""
+    x = np.asarray(values, dtype=np.float64)
+    return _gain(x, True) > _gain(x, False) + RATIO_MARGIN
+
+
+def _steady(x: np.ndarray, profile: np.ndarray) -> bool:
+    """Whether the season keeps its size over the points: what a moving average leaves,
+    projected on the profile, is within STEADY_SWING times as large in either half as in the
+    other (a swing dying away or growing is not a fixed season)."""
+    p = profile.shape[0]
+    ma, off = _moving_average(x, p)
+    r = x[off : off + ma.shape[0]] - ma
+    s = profile[(np.arange(r.shape[0]) + off) % p]
+    h = r.shape[0] // 2
+    first, last = (float(r[a] @ s[a]) / float(s[a] @ s[a]) for a in (slice(h), slice(h, None)))
+    return min(first, last) > 0 and max(first, last) <= STEADY_SWING * min(first, last)
 
 
 def prior_from_warmup(values: np.ndarray, trend: bool = True) -> NormalGammaPrior:
@@ -813,7 +847,14 @@ class OnlineBOCPD:
             # A later value at or below 0 is read as a fall to a thousandth of the lowest seen.
             self._log_floor = max(float(head.min()) * 1e-3, _TINY)
         if self.season and self.trend:
-            self._season = season_from_warmup(self.scaled(head, 0))
+            read = self.scaled(head, 0)
+            self._season = season_from_warmup(read)
+            if self._season is not None and self._log_floor is None and _proportional(head):
+                # A season in proportion to a level that moves (sales, passengers) read as a
+                # fixed profile goes stale as the level grows: none is removed.
+                self._season = None
+            if self._season is not None and not _steady(read, self._season):
+                self._season = None
         prior = prior_from_warmup(self.scaled(head, 0), self.trend)
         if len(head) < self.warmup and prior.slope_var > 0:  # a short stream, closed
             bend = max(prior.slope_noise, SHORT_SLOPE_NOISE)
@@ -829,6 +870,8 @@ class OnlineBOCPD:
         season = self._season
         if season is None:
             return ys
+        if xs.shape[0] == 1:  # a stream pushed point by point, without index arrays
+            return ys - season[start % season.shape[0]]
         return ys - season[(np.arange(xs.shape[0]) + start) % season.shape[0]]
 
     def update_batch(self, xs: np.ndarray) -> BOCPDOutput:

@@ -73,7 +73,7 @@ class SegmenterConfig:
     outlier_prob: float = DEFAULT_OUTLIER_PROB
     outlier_scale: float = DEFAULT_OUTLIER_SCALE
     log_scale: bool = True
-    season: bool = False
+    season: bool = True
     smooth_window: int = 40
 
     def __post_init__(self) -> None:
