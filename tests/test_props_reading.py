@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.props.reading import number, read
-from graphmem.props.stated import stated
+from graphmem.props.stated import stated, takes_effect
 
 
 def test_digit_runs_are_read_as_amounts_or_not_at_all() -> None:
@@ -20,12 +20,19 @@ def test_a_dotted_date_in_a_statement_is_no_figure() -> None:
     assert reading.numbers == {"12"}
 
 
+def test_a_version_number_stays_part_of_its_name() -> None:
+    assert read("Quillpad 2.3.1 was released").names == {"quillpad 2.3.1"}
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(
         st.one_of(
             st.from_regex(r"\d{1,4}([.,]\d{1,4}){0,3}", fullmatch=True),
-            st.sampled_from(["was", "cut", "to", "from", "million", "%", "-", ";", "not"]),
+            st.sampled_from(
+                ["was", "cut", "to", "from", "million", "%", "-", ";", "not", "April", "May"]
+            ),
+            st.from_regex(r"(twenty|sixty|ninety)-(one|five|nine)", fullmatch=True),
             st.text(max_size=8),
         ),
         max_size=12,
@@ -34,3 +41,10 @@ def test_a_dotted_date_in_a_statement_is_no_figure() -> None:
 def test_no_text_makes_reading_raise(text: str) -> None:
     read(text, "anyone")
     stated(text)
+    takes_effect(text, "2020-01-31")
+
+
+def test_a_long_digit_run_before_a_month_is_no_date() -> None:
+    assert takes_effect("from " + "9" * 400 + " April", "2020-01-01") == ""
+    assert takes_effect("joined from May Bank", "2021-01-01") == ""
+    assert stated("Sixty-two staff work at the Osk depot.").sign("62") == 1

@@ -267,7 +267,9 @@ def test_a_value_replaced_needs_no_verb_of_change(text: str, new: str, old: str)
 )
 def test_a_range_is_no_change(text: str) -> None:
     said = stated(text)
-    assert all(sign == 1 for term, sign in said.terms.items() if term[:1].isdigit())
+    figures = {term: sign for term, sign in said.terms.items() if term[:1].isdigit()}
+    assert len(figures) == 2
+    assert set(figures.values()) == {1}
 
 
 def test_the_giver_of_a_passive_transfer_and_who_is_dropped_from_a_role_are_denied() -> None:
@@ -286,6 +288,14 @@ def test_a_denial_in_a_relative_clause_does_not_deny_the_statement_s_state() -> 
     said = stated("The Velmor palm, of which no other is known, is shown in the Osk house.")
     assert said.sign(STATE) == 0
     assert stated("There is no ferry to Velmor.").sign(STATE) == -1
+    said = stated("Riders who do not pay now pay 30 crowns at Osk.")  # nor its figures
+    assert said.sign("30") == 1
+    assert said.sign(STATE) == 0
+
+
+def test_a_closure_as_a_measure_does_not_drop_its_subject() -> None:
+    said = stated("The council closed Fennick Library as a cost-saving measure.")
+    assert said.sign("fennick") == 1
 
 
 @pytest.mark.parametrize(
@@ -336,6 +346,7 @@ def test_the_reader_reads_clauses_of_other_things_and_values_apart(
     ("text", "date", "when"),
     [
         ("From 1 April the Osk ferry fare rises from 3 to 4 crowns.", "2020-03-02", "2020-04-01"),
+        ("From 30 April the Osk ferry fare rises to 4 crowns.", "2020-04-29", "2020-04-30"),
         ("The Velmor fare goes up to 4 crowns from March.", "2020-11-20", "2021-03-01"),
         ("Osk Transit will open a depot in Velmor in spring 2022.", "2021-06-01", "2022-03-01"),
         ("The Velmor depot opens in spring 2022.", "", "2022-03-01"),  # an option
@@ -377,6 +388,8 @@ def test_a_plan_speaks_to_an_option_dated_after_the_as_of_date() -> None:
         ("Analysts at Velmor Research reckon Osk has passed 4 million riders.", True),
         ("A rail blog expects Osk Transit to raise the fare to 5 crowns.", True),
         ("Osk Transit has 3.9 million riders.", False),
+        ("Osk Transit reached 5,000 riders, beating analyst estimates.", False),
+        ("The Osk club believes in youth and appointed Ann Velmor.", False),
     ],
 )
 def test_a_forecast_or_an_estimate_is_a_guess(text: str, guess: bool) -> None:
@@ -434,6 +447,7 @@ def test_the_new_before_a_name_is_no_report() -> None:
         ("Riders at Osk fell 12% to 3,400 in 2019.", "3400", "12"),
         ("Osk Transit counts 4.4 million riders, up 8% on a year earlier.", "4400000", "8"),
         ("Osk put the Velmor day fare up by 25% to 5 crowns.", "5", "25"),
+        ("Riders at Osk fell by 12% to 3,400.", "3400", "12"),
     ],
 )
 def test_a_figure_of_change_is_not_a_level(text: str, level: str, change: str) -> None:

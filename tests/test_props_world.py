@@ -115,7 +115,8 @@ def test_world_is_well_formed(named: NamedWorld) -> None:
     for (src, dst), label in named.world.gold.items():
         labels[label] += 1
         assert position[src] > position[dst], f"{src} -> {dst} must point newer -> older"
-    assert all(n >= 4 for n in labels.values()), labels  # world_bridge: 4 refutations
+    fewest = 4 if named.name == "world_bridge" else 5  # a world of four refutations
+    assert all(n >= fewest for n in labels.values()), labels
     assert any(read(p["text"], p["source"]).hedged for p in props), "false claims, hedged"
     questions = named.world.questions
     assert len(questions) >= 20
@@ -203,6 +204,8 @@ def test_a_claim_later_refuted_is_not_current(ctx: PropsMemory, named: NamedWorl
         "world_vineyard": 1 / 3,
         "world_fishing": 2 / 7,
         "world_hotels": 2 / 5,
+        # botanic and park, held back in round 7 and trained on since round 8: at most half
+        # of their refuted claims still current (the floor their held-back score set)
         "world_botanic": 1 / 2,
         "world_park": 1 / 2,
     }.get(named.name, 0.25)

@@ -90,3 +90,13 @@ def test_bad_smooth_window_is_rejected(window):
     with pytest.raises(InvalidInput) as err:
         SegmenterConfig(smooth_window=window)
     assert err.value.field == "smooth_window"
+
+
+def test_a_state_from_before_the_season_reports_the_season_off():
+    seg = OnlineSegmenter(SegmenterConfig(season=False))
+    seg.push(np.arange(100.0))
+    state = seg.state()
+    state["config"] = {k: v for k, v in state["config"].items() if k != "season"}
+    resumed = OnlineSegmenter.from_state(state)
+    assert resumed.config.season is False  # what its detector does: the default is newer
+    assert resumed.push(np.full(50, 500.0)) + resumed.close() == [100]

@@ -458,8 +458,9 @@ def _tokens(text: str) -> list[_Token]:
 
 
 def number(text: str) -> float | None:
-    """The value of a digit run: "1,250" and "1.234.567" (thousands marks), "3.5"; None for
-    runs that are no number ("08.01.2018")."""
+    """The value of a digit run: "1,250" and "1.234.567" (two dots or more: thousands marks),
+    "3.5" and "1.234" (one dot: a decimal point); None for runs that are no number
+    ("08.01.2018")."""
     head, *groups = text.replace(",", "").split(".")
     if len(groups) > 1:
         if any(len(g) != 3 for g in groups):
@@ -692,7 +693,8 @@ def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     """Read a number, a season or a clause break."""
     nxt = parse.tokens[i + 1].lower if i + 1 < len(parse.tokens) else ""
     amount = nxt in SCALE or nxt in UNITS  # "fined Tessly Water 6 million florins"
-    number_in_name = tok.kind == "num" and parse.phrase and not _is_year(tok.text) and not amount
+    digits = tok.kind in ("num", "code")
+    number_in_name = digits and parse.phrase and not _is_year(tok.text) and not amount
     if number_in_name:
         parse.extend(i, tok.text)  # "Aster 400"
     parse.close()

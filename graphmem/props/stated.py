@@ -47,6 +47,7 @@ from functools import lru_cache
 from graphmem.props.reading import (
     ANTONYMS,
     CHANGE,
+    CLAUSE_START,
     DENIAL,
     DISMISS,
     DISMISSED,
@@ -137,6 +138,8 @@ def stated(text: str) -> Stated:
     start, attribution = _content_start(tokens)
     dates = _dates(tokens)
     denied, denied_state, relative = _denied(tokens)
+    # "riders who do not pay now pay 30 euros": a denial in a relative clause denies nothing
+    denied, denied_state = denied - relative, denied_state - relative
     replaced, moved = _replaced(text, tokens)
     terms: dict[str, int] = {}
     roles: dict[str, frozenset[str]] = {}
@@ -172,18 +175,16 @@ def stated(text: str) -> Stated:
             names.add(term)
         if figure:
             roles[term] = roles.get(term, frozenset()) | _roles(tokens, i)
-    content = [i for i in denied_state - relative if i >= start and tokens[i].lower not in STOP]
+    content = [i for i in denied_state if i >= start and tokens[i].lower not in STOP]
     if content and not switched:
         terms[STATE] = -1  # "there is no ban", "did not fly": the state denied
     negated = bool(content) or switched
     left = frozenset(_term(tokens, i, dates)[0] for i in moved) & names
     future = _future(tokens, start)
-    guess = any(t.lower in GUESS for t in tokens)
+    guess = _guesses(tokens)
     return Stated(terms, roles, frozenset(names), future, negated, left, guess)
 
 
-# words that open a clause about something else than the statement's main fact: a relative
-# clause ("where 30 staff will work"), a reported aside (", saying the money will go on")
 # verbs of a forecast or an estimate: what follows is not yet known to be so
 GUESS = _words(
     """
@@ -191,6 +192,22 @@ GUESS = _words(
     estimate estimates believe believes believed understood hears speculate speculates
     """
 )
+
+
+def _guesses(tokens: list[_Token]) -> bool:
+    """A verb of guessing that takes what follows ("analysts reckon the fee will rise", "a
+    blog expects 40 staff"); not a noun or another sense ("beat analyst estimates",
+    "believes in youth")."""
+    for i, tok in enumerate(tokens[:-1]):
+        nxt = tokens[i + 1]
+        takes = nxt.lower in CLAUSE_START or nxt.kind == "num" or nxt.text[:1].isupper()
+        if tok.lower in GUESS and takes:
+            return True
+    return False
+
+
+# words that open a clause about something else than the statement's main fact: a relative
+# clause ("where 30 staff will work"), a reported aside (", saying the money will go on")
 _ASIDE = _words("where which who whom whose saying adding citing")
 _RELATIVE = _words("who whom which whose")
 
@@ -280,24 +297,30 @@ def _date_at(tokens: list[_Token], j: int, date: str) -> str:
     while j < len(tokens) and tokens[j].lower in _BEFORE_DATE:
         j += 1
     day = 1
-    if j + 1 < len(tokens) and tokens[j].kind == "num" and tokens[j + 1].lower in _MONTH:
-        day, j = int(number(tokens[j].text) or 1), j + 1
+    if j + 1 < len(tokens) and tokens[j].text.isdigit() and tokens[j + 1].lower in _MONTH:
+        day, j = int(tokens[j].text), j + 1
+        if not 1 <= day <= 31:
+            return ""
     if j >= len(tokens) or (tokens[j].lower == "may" and tokens[j].text != "May"):
         return ""  # "may" as a verb
+    if tokens[j].text == "May" and j + 1 < len(tokens) and tokens[j + 1].text[:1].isupper():
+        return ""  # "from May Bank": a name
     month = _MONTH.get(tokens[j].lower) or _SEASON.get(tokens[j].lower)
     after = tokens[j + 1] if j + 1 < len(tokens) else None
     if not month or (after is not None and after.lower in ("to", "until")):
         return ""
     if after is not None and _is_year(after.text):
         year = int(after.text)
-    elif len(date) >= 10 and 1 <= day <= 31:
+    elif len(date) >= 10:
         year = int(date[:4]) + ((month, day) < (int(date[5:7]), int(date[8:10])))
     else:
         return ""
-    return f"{year:04d}-{month:02d}-{min(day, 28):02d}"
+    return f"{year:04d}-{month:02d}-{day:02d}"  # compared as text: "31 February" may stand
 
 
-_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_TENS_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_TENS_VALUES = {word: 10 * (i + 2) for i, word in enumerate(_TENS_WORDS)}
+_TENS = "|".join(_TENS_VALUES)
 _HYPHENATED = re.compile(
     rf"\b({_TENS})-(one|two|three|four|five|six|seven|eight|nine)\b", re.IGNORECASE
 )
@@ -305,8 +328,8 @@ _HYPHENATED = re.compile(
 
 def _compound(m: re.Match[str]) -> str:
     """ "thirty-eight" → "38"."""
-    tens, units = NUMBER_WORDS[m[1].lower()], NUMBER_WORDS[m[2].lower()]
-    return str(tens + units) if isinstance(tens, int) and isinstance(units, int) else m[0]
+    tens, units = _TENS_VALUES[m[1].lower()], NUMBER_WORDS.get(m[2].lower())
+    return str(tens + units) if isinstance(units, int) else m[0]
 
 
 _TREND = UP | DOWN | _words("up down")
@@ -318,9 +341,8 @@ def _change_amount(tokens: list[_Token], i: int) -> bool:
     ("fell 12% to 3,400 t", "up by 25% to 5 pounds", "up 8% on a year earlier"), with the
     level given after it ("to") or the base it is measured on ("on", "over", "from")."""
     before = [t.lower for t in tokens[max(i - 2, 0) : i]]
-    if not before or not (before[-1] in _TREND or before[-2:] in (["up", "by"], ["down", "by"])):
-        return False
-    if before[-1] == "by" and (len(before) < 2 or before[-2] not in _TREND):
+    by_trend = len(before) == 2 and before[1] == "by" and before[0] in _TREND
+    if not before or not (before[-1] in _TREND or by_trend):  # "fell 12%", "fell by 12%"
         return False
     rest = [t for t in tokens[i + 1 :] if t.clause == tokens[i].clause]
     rest = [t for t in rest if t.lower not in _PERCENT]
@@ -632,7 +654,8 @@ def _dropped(tokens: list[_Token]) -> set[str]:
             if t.kind == "word" and t.text[:1].isupper() and t.lower not in MONTHS:
                 run.append(t.lower.removesuffix("'s"))
             elif run or t.lower not in _DETERMINERS:
-                if run and t.lower == "as":
+                role = j + 1 < len(tokens) and tokens[j + 1].lower not in _DETERMINERS
+                if run and t.lower == "as" and role:  # "as sponsor", not "as a precaution"
                     out.add(" ".join(run))
                 break
     return out

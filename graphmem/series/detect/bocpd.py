@@ -460,6 +460,8 @@ SEASON_MARGIN = 5.0
 # A season read better as ratios to the level than as a fixed profile, by this much
 # log-likelihood, is in proportion to the level.
 RATIO_MARGIN = 2.0
+# A season whose size differs more than this between the warm-up's halves is a swing dying away
+# or growing, not a fixed profile (round 8, chosen on the tuned split).
 STEADY_SWING = 2.0
 # The log scale is taken only from enough points and by a clear margin of log-likelihood
 # (strong evidence: a likelihood ratio above e^5).
@@ -563,6 +565,8 @@ def season_from_warmup(values: np.ndarray, ratio: bool = False) -> np.ndarray | 
 
 
 def _gain(x: np.ndarray, ratio: bool) -> float:
+    """The gain of the warm-up's season over none (_season_gain; with ratio, as ratios to the
+    level); -inf when the warm-up shows no season."""
     profile = season_from_warmup(x, ratio)
     return -np.inf if profile is None else _season_gain(x, profile.shape[0], ratio)[0]
 

@@ -73,6 +73,8 @@ class SegmenterConfig:
     outlier_prob: float = DEFAULT_OUTLIER_PROB
     outlier_scale: float = DEFAULT_OUTLIER_SCALE
     log_scale: bool = True
+    # on since round 8 (docs/changepoints.md); OnlineBOCPD alone keeps season=False, the
+    # plain model, for callers that build a detector without the segmenter's smooth test
     season: bool = True
     smooth_window: int = 40
 
@@ -388,7 +390,7 @@ class OnlineSegmenter:
                 state = _upgrade_state_2(state)
             if state.get("version") != 3:
                 raise InvalidInput("state.version", f"unsupported {state.get('version')!r}")
-            seg = cls(SegmenterConfig(**state["config"]))
+            seg = cls(SegmenterConfig(**{**_BEFORE_THE_SETTING, **state["config"]}))
             seg._det = OnlineBOCPD.from_state(state["detector"])
             seg._last = int(state["last"])
             seg._n_boundaries = int(state["n_boundaries"])
@@ -403,6 +405,11 @@ class OnlineSegmenter:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InvalidInput("state", f"malformed segmenter state ({exc})") from exc
         return seg
+
+
+# settings a state stored before they existed lacks: what its detector did then (the
+# defaults of both have since changed to True)
+_BEFORE_THE_SETTING = {"log_scale": False, "season": False}
 
 
 def _upgrade_state_2(state: dict[str, Any]) -> dict[str, Any]:
@@ -427,7 +434,7 @@ def _upgrade_state(state: dict[str, Any]) -> dict[str, Any]:
         "track_level",
     )
     config = {k: old[k] for k in keep if k in old}
-    config.update(trend=False, outlier_prob=0.0)
+    config.update(trend=False, outlier_prob=0.0, log_scale=False, season=False)
     detector = state["detector"]
     return {
         "version": 2,

@@ -5,9 +5,12 @@ swing, a wandering level) can still read to it as a change. Before a boundary is
 points around it are fitted by one cubic with one noise variance and by the best of four ways
 of changing at the boundary: two lines with a noise variance each (a step, a new slope or a
 new noise level), the cubic plus a jump, the cubic plus a change of slope, and a continuous
-hinge (a kink). The boundary is kept unless the cubic wins and the points are curved (the
-cubic's bend pays for itself beside a line with the same jump), so a small step on a straight
-stretch, which a cubic over a few dozen points can mimic, stays a boundary.
+hinge (a kink). Since round 8 the cubic may carry a wave (a sinusoid of the best-fitting period,
+its amplitude changing linearly), and so may the changes built on the cubic, so a season or a
+dying swing is not cut while a step on it still wins. The boundary is kept unless the smooth
+curve wins and the points are curved (the cubic's bend pays for itself beside a line with the
+same jump), so a small step on a straight stretch, which a cubic over a few dozen points can
+mimic, stays a boundary.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ MIN_SIDE_AFTER = 3
 CURVE_MARGIN = 6.0
 # The smooth curve may also carry a wave (a season, a swing dying away): a sinusoid of a period
 # from WAVE_MIN_PERIOD points up, at least WAVE_MIN_CYCLES cycles in the window, its amplitude
-# changing linearly; periods are tried in steps of WAVE_PERIOD_STEP.
+# changing linearly; periods are tried in steps of WAVE_PERIOD_STEP up to WAVE_MAX_PERIOD (no
+# bound but the window's; 0 leaves the wave out, the round-7 test).
 WAVE_MIN_PERIOD = 4.0
 WAVE_MIN_CYCLES = 1.5
 WAVE_PERIOD_STEP = 1.05
@@ -62,8 +66,9 @@ def _join(q, m, r, v):  # pragma: no cover - compiled
 @njit(cache=True)
 def _basis(d, rows, y):  # pragma: no cover - compiled
     """An orthonormal basis of the regressors d[rows] (its first m rows; room for all of d's
-    but one), and y's residual."""
+    but one: the cubic, its wave and a change), and y's residual."""
     n = y.shape[0]
+    assert len(rows) < d.shape[0]  # numba checks no bounds: q must hold every row joined
     q, r, v = np.empty((d.shape[0] - 1, n)), y.copy(), np.empty(n)
     m = 0
     for j in rows:
@@ -221,7 +226,8 @@ def _evidence(y, cut, curve_margin, max_period):  # pragma: no cover - compiled
 
 
 def change_evidence(y: np.ndarray, cut: int) -> float:
-    """BIC units by which a change at index cut explains y better than one cubic; inf when it
+    """BIC units by which a change at index cut explains y better than one cubic (with a wave,
+    see the module docstring); inf when it
     cannot be told (MIN_SIDE_BEFORE, MIN_SIDE_AFTER) or y is not curved (the cubic plus a
     jump does not beat a line plus the jump by CURVE_MARGIN: a cubic over a straight stretch
     only mimics a step). The change pays for its place as one more parameter.
