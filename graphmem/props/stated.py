@@ -601,6 +601,16 @@ def _instead(tokens: list[_Token], i: int) -> list[int]:
     return span
 
 
+def _denied_before(tokens: list[_Token], before: list[int]) -> bool:
+    """A denial among the tokens `before` a verb ("has not stepped down", "did not drop X")."""
+    return any(tokens[j].kind == "word" and _is_denial(tokens, j) for j in before)
+
+
+def _name_word(tok: _Token) -> bool:
+    """A word of a name: capitalised, not a month."""
+    return tok.kind == "word" and tok.text[:1].isupper() and tok.lower not in MONTHS
+
+
 def _leaving(tokens: list[_Token]) -> set[str]:
     """Names before an office-off word in its clause, when it is not denied ("X retired as
     chair", "X stood down")."""
@@ -619,12 +629,12 @@ def _leaving(tokens: list[_Token]) -> set[str]:
         if not leaves or nxt[:1].isdigit():
             continue
         before = [j for j in range(i) if tokens[j].clause == tok.clause]
-        if any(tokens[j].kind == "word" and _is_denial(tokens, j) for j in before):
+        if _denied_before(tokens, before):
             continue
         run: list[str] = []
         for j in reversed(before):  # the name nearest before it: who leaves
             t = tokens[j]
-            if t.kind == "word" and t.text[:1].isupper() and t.lower not in MONTHS:
+            if _name_word(t):
                 run.insert(0, t.lower.removesuffix("'s"))
             elif run or (t.lower not in STOP and not _headed(tokens, j)):
                 break
@@ -646,12 +656,12 @@ def _dropped(tokens: list[_Token]) -> set[str]:
         if tok.lower not in _OFF_VERBS or not tok.text[:1].islower():
             continue
         before = [j for j in range(i) if tokens[j].clause == tok.clause]
-        if any(tokens[j].kind == "word" and _is_denial(tokens, j) for j in before):
+        if _denied_before(tokens, before):
             continue
         run: list[str] = []
         for j in range(i + 1, len(tokens)):
             t = tokens[j]
-            if t.kind == "word" and t.text[:1].isupper() and t.lower not in MONTHS:
+            if _name_word(t):
                 run.append(t.lower.removesuffix("'s"))
             elif run or t.lower not in _DETERMINERS:
                 role = j + 1 < len(tokens) and tokens[j + 1].lower not in _DETERMINERS
@@ -679,9 +689,7 @@ def _followed(tokens: list[_Token], i: int) -> bool:
     mover leaves what the later name takes over."""
     later = [t for t in tokens[i + 1 :] if t.clause != tokens[i].clause]
     own = [t for t in tokens[i + 1 :] if t.clause == tokens[i].clause]
-    return all(t.lower != "from" for t in own) and any(
-        t.kind == "word" and t.text[:1].isupper() and t.lower not in MONTHS for t in later
-    )
+    return all(t.lower != "from" for t in own) and any(_name_word(t) for t in later)
 
 
 def _positions(tokens: list[_Token], name: str) -> list[int]:
