@@ -330,21 +330,21 @@ def states(
     dates = sorted({p.date for p in props})
     order = {d: n / max(len(dates) - 1, 1) for n, d in enumerate(dates)}
     told = {t for ts in terms for t, _ in ts}
+    owned, option_terms = set().union(*owners), set().union(*(o.terms for o in mine))
     out = np.zeros((len(props), len(options)))
     guess = np.zeros(len(props), dtype=bool)  # hedged, a forecast or an estimate
     for i, (prop, s) in enumerate(zip(props, said, strict=True)):
-        if _elsewhere(s, names, set().union(*owners), whether):
+        if _elsewhere(s, names, owned, whether):
             continue  # about another subject
         # hedged in its own words ("a blog says", "analysts reckon"), not only by its source
         guess[i] = read(prop.text).hedged or s.guess
-        weight = relevance[i] * (0.5 if guess[i] or read(prop.text, prop.source).hedged else 1.0)
         future = _planned(prop.text, s.future, prop.date, as_of)
-        weight *= (0.5 if future else 1.0) * (1.0 + RECENCY * order[prop.date])
+        weight = relevance[i] * _weight(prop, guess[i], future, order[prop.date])
         cover = sum(idf[t] for t in common if t in s.terms) / total if total > 0 else 1.0
         # "23,500 - not the 40,000": one option's value asserted, another's denied
         contrast = told if {1, -1} <= {s.sign(t) for t in told} else set()
         for part in [stated(c) for c in clauses(prop.text)] or [s]:
-            if _elsewhere(part, names, set().union(*(o.terms for o in mine))):
+            if _elsewhere(part, names, option_terms):
                 continue  # "X goes up to 10.99, while the Y plan stays at 14.99"
             # a clause that moves the subject's name away ("X moves from S to T") says
             # its names are no longer the subject's
@@ -361,6 +361,13 @@ def states(
     if out[~guess].any():
         out[guess] = 0.0  # a rumour or a forecast speaks only where no plain statement does
     return out
+
+
+def _weight(prop: Proposition, guess: bool, future: bool, recency: float) -> float:
+    """How much a statement counts beside its relevance: half for a guess or a hedged
+    source, half for a plan, more the later it was made (`recency` 0 to 1)."""
+    hedged = guess or read(prop.text, prop.source).hedged
+    return (0.5 if hedged else 1.0) * (0.5 if future else 1.0) * (1.0 + RECENCY * recency)
 
 
 def _planned(text: str, future: bool, date: str, as_of: str) -> bool:
