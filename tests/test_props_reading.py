@@ -1,10 +1,26 @@
 """Reading any text: digit runs that are no amount, and no text that raises."""
 
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
+from graphmem.errors import InvalidInput
+from graphmem.props.classify import Candidate
+from graphmem.props.model import make_proposition
+from graphmem.props.offline import OfflineClassifier
 from graphmem.props.reading import number, read
 from graphmem.props.stated import stated, takes_effect
+
+TEXT = st.lists(
+    st.one_of(
+        st.from_regex(r"\d{1,4}([.,]\d{1,4}){0,3}", fullmatch=True),
+        st.sampled_from(
+            ["was", "cut", "to", "from", "million", "%", "-", ";", "not", "April", "May"]
+        ),
+        st.from_regex(r"(twenty|sixty|ninety)-(one|five|nine)", fullmatch=True),
+        st.text(max_size=8),
+    ),
+    max_size=12,
+).map(" ".join)
 
 
 def test_digit_runs_are_read_as_amounts_or_not_at_all() -> None:
@@ -25,19 +41,7 @@ def test_a_version_number_stays_part_of_its_name() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    st.lists(
-        st.one_of(
-            st.from_regex(r"\d{1,4}([.,]\d{1,4}){0,3}", fullmatch=True),
-            st.sampled_from(
-                ["was", "cut", "to", "from", "million", "%", "-", ";", "not", "April", "May"]
-            ),
-            st.from_regex(r"(twenty|sixty|ninety)-(one|five|nine)", fullmatch=True),
-            st.text(max_size=8),
-        ),
-        max_size=12,
-    ).map(" ".join)
-)
+@given(TEXT)
 def test_no_text_makes_reading_raise(text: str) -> None:
     read(text, "anyone")
     stated(text)
@@ -48,3 +52,19 @@ def test_a_long_digit_run_before_a_month_is_no_date() -> None:
     assert takes_effect("from " + "9" * 400 + " April", "2020-01-01") == ""
     assert takes_effect("joined from May Bank", "2021-01-01") == ""
     assert stated("Sixty-two staff work at the Osk depot.").sign("62") == 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(TEXT, TEXT, st.floats(-1.0, 1.0))
+def test_the_offline_classifier_judges_any_pair_of_texts(new: str, old: str, cosine: float) -> None:
+    try:
+        newer = make_proposition(new, "2021-03-04", source="anyone")
+        older = make_proposition(old, "2019-12-31", source="a blog")
+    except InvalidInput:
+        reject()  # refused at the door with a named field: never reaches the classifier
+    [judgement] = CLASSIFIER.classify(newer, [Candidate(older, cosine)])
+    assert judgement.label in ("updates", "contradicts", "supports", "norel")
+    assert 0.0 <= judgement.confidence <= 1.0
+
+
+CLASSIFIER = OfflineClassifier()
