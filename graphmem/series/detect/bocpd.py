@@ -553,29 +553,27 @@ def season_from_warmup(values: np.ndarray, ratio: bool = False) -> np.ndarray | 
     """The seasonal profile (one value per phase t mod p, mean 0) the points show, or None: the
     period of 4..24 points (at least four cycles seen) whose profile gains most, if by a clear
     margin. With ratio, a profile of ratios to the level (positive points only)."""
-    x = np.asarray(values, dtype=np.float64)
+    return _best_season(np.asarray(values, dtype=np.float64), ratio)[0]
+
+
+def _best_season(x: np.ndarray, ratio: bool) -> tuple[np.ndarray | None, float]:
+    """season_from_warmup's profile and its gain over none (_season_gain); (None, -inf) when
+    no period gains by SEASON_MARGIN."""
     if ratio and not (x > 0).all():
-        return None
+        return None, -np.inf
     best, best_gain = None, SEASON_MARGIN
     for p in range(_S_MIN_PERIOD, min(_S_MAX_PERIOD, x.shape[0] // _S_MIN_CYCLES) + 1):
         gain, profile = _season_gain(x, p, ratio)
         if gain > best_gain:
             best, best_gain = profile, gain
-    return best
-
-
-def _gain(x: np.ndarray, ratio: bool) -> float:
-    """The gain of the warm-up's season over none (_season_gain; with ratio, as ratios to the
-    level); -inf when the warm-up shows no season."""
-    profile = season_from_warmup(x, ratio)
-    return -np.inf if profile is None else _season_gain(x, profile.shape[0], ratio)[0]
+    return best, (best_gain if best is not None else -np.inf)
 
 
 def _proportional(values: np.ndarray) -> bool:
     """Whether the points' season is better read as ratios to the level than as a fixed
     profile, by RATIO_MARGIN."""
     x = np.asarray(values, dtype=np.float64)
-    return _gain(x, True) > _gain(x, False) + RATIO_MARGIN
+    return _best_season(x, True)[1] > _best_season(x, False)[1] + RATIO_MARGIN
 
 
 def _steady(x: np.ndarray, profile: np.ndarray) -> bool:
