@@ -68,6 +68,11 @@ HELD_FAMILIES = (
     # round 8: written blind before the detector was changed for them
     "share_shift",
     "ar1_steps",
+    # round 9: written blind before the detector was changed for them
+    "vol_regime",
+    "rare_events",
+    "inventory_saw",
+    "sensor_dropout",
 )
 TUNED_SEEDS = range(0, 25)
 HELD_SEEDS = range(1000, 1025)  # the tuned families, other draws; and the held-back families

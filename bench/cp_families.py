@@ -418,6 +418,91 @@ def _tick_price(rng):
     return tick * (ref + off), cps
 
 
+# Held back from round 9 on, written blind (before the detector was changed for them): shapes
+# of real series none of the families above draws.
+def _vol_regime(rng):
+    # Daily returns in percent: heavy-tailed, with mild volatility clustering inside a regime;
+    # a change moves the volatility 3-5 times up or down (calm market, crisis, calm again).
+    n = int(rng.integers(120, 501))
+    cps = _cuts(rng, n, int(rng.integers(0, 3)), max(30, n // 6))
+    vol = np.full(n, rng.uniform(0.4, 2.0))
+    for c in cps:
+        vol[c:] = vol[c - 1] * rng.uniform(3.0, 5.0) ** (1.0 if vol[c - 1] <= vol[0] else -1.0)
+    phi = rng.uniform(0.8, 0.95)  # log-volatility wanders by about 0.1-0.2 within a regime
+    wander = np.empty(n)
+    wander[0] = 0.0
+    shocks = rng.uniform(0.1, 0.2) * math.sqrt(1.0 - phi**2) * rng.standard_normal(n)
+    for i in range(1, n):
+        wander[i] = phi * wander[i - 1] + shocks[i]
+    df = rng.uniform(3.5, 8.0)
+    noise = rng.standard_t(df, n) / math.sqrt(df / (df - 2.0))
+    drift = rng.uniform(-0.05, 0.05)
+    return np.round(drift + vol * np.exp(wander) * noise, 2), cps
+
+
+def _rare_events(rng):
+    # Daily counts of rare incidents (mostly zeros, an incident sometimes counting several): the
+    # rate switches between rare (one every 10-50 days) and frequent (0.4-1 a day).
+    n = int(rng.integers(150, 501))
+    cps = _cuts(rng, n, _n_changes(rng, 2), max(50, n // 6))
+    rare, frequent = rng.uniform(0.02, 0.1), rng.uniform(0.4, 1.0)
+    rate = np.full(n, rare if rng.random() < 0.7 else frequent)
+    for c in cps:
+        rate[c:] = frequent if rate[c - 1] == rare else rare
+    incidents = rng.poisson(rate)
+    return (incidents + rng.poisson(rng.uniform(0.0, 1.0) * incidents)).astype(np.float64), cps
+
+
+def _inventory_saw(rng):
+    # Stock on hand: drawn down steadily, refilled to a target when it falls under the reorder
+    # point (a sawtooth, a tooth every 6-16 steps). A change makes the draw-down 2-2.5 times
+    # faster or slower (at once), or moves the refill target 40-80 % (seen, and labelled, at
+    # the first refill from then on).
+    n = int(rng.integers(150, 501))
+    planned = _cuts(rng, n, int(rng.integers(0, 3)), max(45, n // 6))
+    top0 = 10.0 ** rng.uniform(1.5, 4.0)
+    reorder = top0 * rng.uniform(0.05, 0.3)
+    top, draw = top0, (top0 - reorder) / rng.uniform(6.0, 16.0)
+    stock = rng.uniform(reorder, top)
+    new_top, cps, xs = top, [], np.empty(n)
+    for i in range(n):
+        if i in planned:
+            if rng.random() < 0.5:
+                faster = (top - reorder) / draw >= 10.0  # keep a tooth 4-25 steps long
+                draw *= rng.uniform(2.0, 2.5) ** (1.0 if faster else -1.0)
+                cps.append(i)
+            else:
+                new_top = top * (1.0 + rng.uniform(0.4, 0.8)) ** (1.0 if top < top0 else -1.0)
+        stock -= draw * max(0.0, 1.0 + 0.25 * rng.standard_normal())
+        if stock < reorder:
+            if new_top != top:
+                top = new_top
+                cps.append(i)
+            stock = top * (1.0 + 0.02 * rng.standard_normal())  # deliveries are not exact
+        xs[i] = max(0.0, round(stock))
+    return xs, cps
+
+
+def _sensor_dropout(rng):
+    # A sensor reading around a mean that steps by 10-30 % (5+ noise stds), with dropouts (runs of
+    # 1-5 exact zeros) and single spikes 1.5-3 times the reading, neither of them changes.
+    n = int(rng.integers(100, 501))
+    cps = _cuts(rng, n, _n_changes(rng, 3), max(20, n // 8))
+    level = 10.0 ** rng.uniform(0.5, 3.0)
+    frac = rng.uniform(0.01, 0.04)  # noise std relative to the level
+    mean = np.full(n, level)
+    for c in cps:
+        step = max(rng.uniform(0.1, 0.3), 5.0 * frac) * level * _sign(rng)
+        mean[c:] += step if mean[c - 1] + step > 0.4 * level else -step
+    xs = mean + frac * level * rng.standard_normal(n)
+    for i in rng.choice(np.arange(1, n - 1), size=int(rng.integers(0, 4)), replace=False):
+        xs[i] = mean[i] * rng.uniform(1.5, 3.0)
+    for start in rng.choice(np.arange(1, n - 6), size=int(rng.integers(0, 5)), replace=False):
+        xs[start : start + int(rng.integers(1, 6))] = 0.0
+    resolution = 10.0 ** (math.floor(math.log10(level)) - 2)
+    return np.round(xs / resolution) * resolution, cps
+
+
 # Families of series shaped like real ones (lengths, trends, outliers, counts, few changes).
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
@@ -450,10 +535,15 @@ _FAMILIES = {
     "share_shift": _share_shift,
     "ar1_steps": _ar1_steps,
     "tick_price": _tick_price,
+    "vol_regime": _vol_regime,
+    "rare_events": _rare_events,
+    "inventory_saw": _inventory_saw,
+    "sensor_dropout": _sensor_dropout,
 }
 FAMILIES = tuple(_FAMILIES)
-# Counts keep their integer values; growth curves, sales, visits and load their own (positive)
-# scale; shares stay in 0..100, prices on their tick grid.
+# Counts keep their integer values; growth curves, sales, visits, load and stock their own
+# (positive) scale; shares stay in 0..100, prices on their tick grid, returns in percent around
+# zero; a sensor's dropouts stay exact zeros.
 _UNSCALED = {
     "counts",
     "growth",
@@ -466,6 +556,10 @@ _UNSCALED = {
     "load_shift",
     "share_shift",
     "tick_price",
+    "vol_regime",
+    "rare_events",
+    "inventory_saw",
+    "sensor_dropout",
 }
 
 
