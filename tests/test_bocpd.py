@@ -10,8 +10,10 @@ from scipy import stats
 
 from graphmem.errors import InvalidInput
 from graphmem.series.detect.bocpd import (
+    GRID_FLOOR,
     NormalGammaPrior,
     OnlineBOCPD,
+    grid_step,
     log_scale_from_warmup,
     prior_from_warmup,
     season_from_warmup,
@@ -124,7 +126,8 @@ def reference_default_model(
     sloped (share slope_prob of the hazard) or flat (slope held at 0); a point whose outlier
     component (the predictive widened k times, weight eps) explains it better leaves the run's
     statistics alone, and fresh runs start where the best run goes next; a sloped run's slope
-    wanders by slope_noise.
+    wanders by slope_noise; an updated run's noise variance estimate (b / a) stays at or
+    above var_floor.
     Returns, after every point, P(r_t = r | x_0..x_t) for r = 0..t and the run length of the
     most probable hypothesis."""
     h, q, p = 1.0 / hazard_lambda, prior.level_noise, prior.slope_prob
@@ -167,7 +170,7 @@ def reference_default_model(
         m = np.where(keep[:, None], pm + gain * e[:, None], pm)
         cov = np.where(keep[:, None, None], pc - gain[:, :, None] * pc[:, 0][:, None, :], pc)
         a = pa + 0.5 * keep
-        b = pb + keep * 0.5 * e * e / s
+        b = np.where(keep, np.maximum(pb + 0.5 * e * e / s, a * prior.var_floor), pb)
         level, slope = m[best, 0] + m[best, 1], m[best, 1]
     return posts, maps
 
@@ -191,6 +194,29 @@ def test_default_model_matches_its_exact_reference(seed):
         assert np.array_equal(rl, np.arange(t + 1))
         np.testing.assert_allclose(prob, ref[t], rtol=0, atol=1e-6)
     assert maps == ref_maps
+
+
+def test_grid_floor_matches_its_exact_reference():
+    # A price on a grid of 0.05 (long flat runs, moves of a tick or two, a 12-tick step): the
+    # warm-up's grid gives the runs a noise floor, and the kernel still matches the reference.
+    rng = np.random.default_rng(3)
+    ticks = np.cumsum(np.where(rng.random(200) < 0.1, rng.choice([-1, 1], 200), 0))
+    xs = 0.05 * (400 + np.clip(ticks, -2, 2) + np.where(np.arange(200) >= 120, 12, 0))
+    det = OnlineBOCPD(prune_threshold=0.0, max_run_lengths=500)
+    det.update_batch(xs[: det.warmup])
+    step = 0.05 if det._log_floor is None else 0.05 / np.median(xs[:64])  # on the log scale
+    assert det.prior.var_floor == pytest.approx(GRID_FLOOR * step**2)
+    ref, _ = reference_default_model(xs, det.prior, 250.0, det.outlier_prob, det.outlier_scale)
+    for t in range(det.warmup, len(xs)):
+        det.update(float(xs[t]))
+        np.testing.assert_allclose(det.run_length_posterior()[1], ref[t], rtol=0, atol=1e-6)
+
+
+def test_grid_step_is_the_gap_of_values_on_a_grid_only():
+    rng = np.random.default_rng(0)
+    assert grid_step(0.25 * rng.integers(0, 8, 64)) == 0.25
+    assert grid_step(rng.standard_normal(64)) == 0.0  # all distinct: no grid
+    assert grid_step(np.full(64, 3.0)) == 0.0  # one value: no gap to read
 
 
 def test_pruning_keeps_the_set_bounded_and_the_mass_normalised():

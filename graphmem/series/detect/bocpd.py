@@ -43,8 +43,8 @@ _STATE_ROWS = {
 # _LOGHS / _LOGHF: log hazard of a fresh sloped / flat run (_NEG_BIG: no such run).
 (_MU0, _KAPPA0, _ALPHA0, _BETA0, _D0, _PS, _QN, _LOGHS, _LOG1MH, _LOGTHR, _LOGNORM) = range(11)
 (_LEVEL, _SLOPE, _LOGEPS, _LOG1MEPS, _LOGK2, _LOGLIVE, _LOGHF, _QS) = range(11, 19)
-_K, _T, _CAP, _WIN, _PROT, _ADAPT = range(19, 25)
-_NPAR = 25
+_K, _T, _CAP, _WIN, _PROT, _ADAPT, _VFLOOR = range(19, 26)
+_NPAR = 26
 _PAR = _NROWS
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -189,6 +189,7 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
     prot = par[_PROT]
     k = np.int64(par[_K])
     lognorm = par[_LOGNORM]
+    vfloor = par[_VFLOOR]
     lp, ll, sl, p00, p01, p11 = hyp[_LP], hyp[_L], hyp[_SL], hyp[_P00], hyp[_P01], hyp[_P11]
     aa, bb, dd, age = hyp[_A], hyp[_B], hyp[_D], hyp[_AGE]
     v, err, ss, q00, q01, q11, ql, outl = (
@@ -308,7 +309,11 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
             # d(alpha + 1/2) = log(alpha) - d(alpha), as lgamma(a + 1) = log a + lgamma(a).
             dd[i] = _flog(aa[i]) - dd[i]
             aa[i] = aa[i] + 0.5
-            bb[i] = bb[i] + 0.5 * e * e / s
+            # On a grid a run of equal values says only that the noise is below a step or so:
+            # its variance estimate (beta / alpha) does not fall below the grid's floor.
+            b = bb[i] + 0.5 * e * e / s
+            bf = aa[i] * vfloor
+            bb[i] = b if b > bf else bf
         lp_min = _unkey(min_key)
         map_n = np.int64(age[map_i]) - 1
         if adapt:
@@ -372,6 +377,7 @@ _PRIOR_RANGES = {
     "level_noise": (0.0, 1e8),
     "slope_prob": (0.0, 1.0),
     "slope_noise": (0.0, 1e8),
+    "var_floor": (0.0, 1e200),
 }
 _PRIOR_FIELDS = (
     "mu0",
@@ -383,6 +389,7 @@ _PRIOR_FIELDS = (
     "slope_prob",
     "slope_noise",
     "slope0",
+    "var_floor",
 )
 
 
@@ -393,7 +400,8 @@ class NormalGammaPrior:
     (prior variance in noise variances per step squared; otherwise it is flat), level_noise
     q > 0 lets its level wander (a random walk with step variance q noise variances) and
     slope_noise a sloped segment's slope likewise; mu0 and slope0 are the level and slope the
-    first segment starts from. slope_var = level_noise = 0: the plain constant-mean model."""
+    first segment starts from; var_floor is the least noise variance a run may settle on (a
+    series on a grid). slope_var = level_noise = var_floor = 0: the plain constant-mean model."""
 
     mu0: float
     kappa0: float
@@ -404,6 +412,7 @@ class NormalGammaPrior:
     slope_prob: float = 1.0
     slope_noise: float = 0.0
     slope0: float = 0.0
+    var_floor: float = 0.0
 
     def __post_init__(self) -> None:
         for name in _PRIOR_FIELDS:
@@ -467,6 +476,22 @@ STEADY_SWING = 2.0
 # (strong evidence: a likelihood ratio above e^5).
 _LOG_MIN_POINTS = 8
 _LOG_MARGIN = 5.0
+
+
+# A series on a grid (prices in ticks, rounded readings): when at most this share of the
+# warm-up's values are distinct, its step is the smallest gap between them, and a run's noise
+# variance is not taken below GRID_FLOOR steps squared (a flat run is not a variance collapse).
+GRID_MAX_DISTINCT = 0.5
+GRID_FLOOR = 4.0
+
+
+def grid_step(values: np.ndarray) -> float:
+    """The grid the values sit on (the smallest gap between distinct values) when few of them
+    are distinct, else 0."""
+    x = np.unique(np.asarray(values, dtype=np.float64))
+    if x.shape[0] < 2 or x.shape[0] > GRID_MAX_DISTINCT * len(values):
+        return 0.0
+    return float(np.min(np.diff(x)))
 
 
 def _mad(values: np.ndarray) -> float:
@@ -589,10 +614,12 @@ def _steady(x: np.ndarray, profile: np.ndarray) -> bool:
     return min(first, last) > 0 and max(first, last) <= STEADY_SWING * min(first, last)
 
 
-def prior_from_warmup(values: np.ndarray, trend: bool = True) -> NormalGammaPrior:
+def prior_from_warmup(
+    values: np.ndarray, trend: bool = True, var_floor: float = 0.0
+) -> NormalGammaPrior:
     """Scale a Normal-Gamma prior to the data: robust level and slope (the median step; none
-    without trend), robust noise from first differences, and the level and slope noise the
-    points suggest."""
+    without trend), robust noise from first differences (at least var_floor), and the level and
+    slope noise the points suggest."""
     x = np.asarray(values, dtype=np.float64)
     slope0 = float(np.median(np.diff(x))) if trend and x.shape[0] > 1 else 0.0
     mu0 = float(np.median(x - slope0 * np.arange(x.shape[0])))  # the level at the first point
@@ -604,6 +631,7 @@ def prior_from_warmup(values: np.ndarray, trend: bool = True) -> NormalGammaPrio
         sigma = float(np.std(x))
     if not sigma > 0:
         sigma = 1e-6 * max(abs(mu0), 1.0)  # constant warm-up: any later movement is a change
+    sigma = max(sigma, math.sqrt(var_floor))
     sigma = min(max(sigma, 1e-90), 1e90)  # keep beta0 inside the prior's supported range
     return NormalGammaPrior(
         mu0=mu0,
@@ -615,6 +643,7 @@ def prior_from_warmup(values: np.ndarray, trend: bool = True) -> NormalGammaPrio
         slope_prob=DEFAULT_SLOPE_PROB,
         slope_noise=slope_noise_from_warmup(x, sigma) if trend else 0.0,
         slope0=slope0,
+        var_floor=var_floor,
     )
 
 
@@ -797,6 +826,7 @@ class OnlineBOCPD:
         par[_PS] = prior.slope_var
         par[_QN] = prior.level_noise
         par[_QS] = prior.slope_noise
+        par[_VFLOOR] = prior.var_floor
         # A fresh segment has a slope with probability slope_prob, else it is flat.
         p = prior.slope_prob if prior.slope_var > 0 else 0.0
         par[_LOGHS] = math.log(h * p) if p > 0 else _NEG_BIG
@@ -857,7 +887,10 @@ class OnlineBOCPD:
                 self._season = None
             if self._season is not None and not _steady(read, self._season):
                 self._season = None
-        prior = prior_from_warmup(self.scaled(head, 0), self.trend)
+        step = grid_step(head) if self.trend else 0.0
+        if self._log_floor is not None:  # the grid's step relative to the level, on the log scale
+            step /= float(np.median(np.abs(head)))
+        prior = prior_from_warmup(self.scaled(head, 0), self.trend, GRID_FLOOR * step * step)
         if len(head) < self.warmup and prior.slope_var > 0:  # a short stream, closed
             bend = max(prior.slope_noise, SHORT_SLOPE_NOISE)
             prior = dataclasses.replace(prior, slope_noise=bend)
