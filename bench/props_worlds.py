@@ -22,7 +22,7 @@ from graphmem.props.classify import Candidate, Classifier, Judgement
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import KINDS, Proposition, normalised, proposition_id
 from graphmem.props.offline import judge_pair
-from graphmem.props.reading import clauses, read
+from graphmem.props.reading import CLAUSE_BREAK, read
 from graphmem.props.retrieve import Subgraph, subgraph_for_vector
 from graphmem.props.stated import STATE, Stated, stated, takes_effect
 
@@ -338,14 +338,16 @@ def states(
             continue  # about another subject
         # hedged in its own words ("a blog says", "analysts reckon"), not only by its source
         guess[i] = read(prop.text).hedged or s.guess
-        future = _planned(prop.text, s.future, prop.date, as_of)
-        weight = relevance[i] * _weight(prop, guess[i], future, order[prop.date])
+        later = _planned(prop.text, False, prop.date, as_of)  # takes effect after as_of
         cover = sum(idf[t] for t in common if t in s.terms) / total if total > 0 else 1.0
         # "23,500 - not the 40,000": one option's value asserted, another's denied
         contrast = told if {1, -1} <= {s.sign(t) for t in told} else set()
         for part in [stated(c) for c in clauses(prop.text)] or [s]:
             if _elsewhere(part, names, option_terms):
                 continue  # "X goes up to 10.99, while the Y plan stays at 14.99"
+            # a plan in its own clause ("X -> Y; the CIC will be wound up") plans only that
+            future = later or part.future
+            weight = relevance[i] * _weight(prop, guess[i], future, order[prop.date])
             # a clause that moves the subject's name away ("X moves from S to T") says
             # its names are no longer the subject's
             turn = -1 if names & part.left else 1
@@ -361,6 +363,20 @@ def states(
     if out[~guess].any():
         out[guess] = 0.0  # a rumour or a forecast speaks only where no plain statement does
     return out
+
+
+def clauses(text: str) -> tuple[str, ...]:
+    """The clauses of a statement that joins two facts or more, as reading.clauses gives
+    them, with a piece of under three words kept with the clause before it (a notice's
+    value: "pumping appliances in service: 32"); () for a statement of one."""
+    pieces: list[str] = []
+    for piece in (p.strip(" .") for p in CLAUSE_BREAK.split(text)):
+        if pieces and len(piece.split()) < 3 and len(pieces[-1].split()) >= 3:
+            pieces[-1] = f"{pieces[-1]} {piece}"
+        else:
+            pieces.append(piece)
+    parts = tuple(p for p in pieces if len(p.split()) >= 3)
+    return parts if len(parts) > 1 else ()
 
 
 def _weight(prop: Proposition, guess: bool, future: bool, recency: float) -> float:

@@ -110,6 +110,8 @@ _BE = _words("is are was were be been")
 # "closing", "reopening": the on/off words' other forms
 # (not those of words that are nouns too: "the ground", "a start", "the end")
 _NOUNS = frozenset(stem(w) for w in ("ground", "start", "commission", "licence", "lift", "end"))
+# "fire" is a noun far more often than a verb of leaving ("fire station", "a grass fire")
+_LEAVE = OFFICE_OFF - _words("fire")
 _ON_STEMS = frozenset(stem(w) for w in STATUS_ON) - _NOUNS
 _OFF_STEMS = frozenset(stem(w) for w in STATUS_OFF) - _NOUNS
 
@@ -134,13 +136,17 @@ class Stated:
 @lru_cache(maxsize=16384)
 def stated(text: str) -> Stated:
     """The terms `text` asserts or denies (see the module docstring)."""
-    tokens = _tokens(_HYPHENATED.sub(_compound, text))
+    text = _plain(text)
+    tokens = _tokens(text)
     start, attribution = _content_start(tokens)
     dates = _dates(tokens)
     denied, denied_state, relative = _denied(tokens)
     # "riders who do not pay now pay 30 euros": a denial in a relative clause denies nothing
     denied, denied_state = denied - relative, denied_state - relative
     replaced, moved = _replaced(text, tokens)
+    arrows = _arrowed(tokens, _arrows(text))  # "104.6 FM -> 97.2 FM": a change log's old value
+    replaced |= arrows | _was(tokens)
+    moved |= arrows
     terms: dict[str, int] = {}
     roles: dict[str, frozenset[str]] = {}
     names: set[str] = set()
@@ -282,7 +288,7 @@ def takes_effect(text: str, date: str = "") -> str:
     next one after the statement's `date`; "" when it names none (or a range: "from April
     to September"). Without a `date` (an option: "opens in spring 2018") any date with
     its year counts."""
-    tokens = _tokens(text)
+    tokens = _tokens(_plain(text))
     future = stated(text).future
     for i, tok in enumerate(tokens):
         if tok.lower in _TAKES_EFFECT or ((future or not date) and tok.lower in _PLAN_DATE):
@@ -324,6 +330,94 @@ _TENS = "|".join(_TENS_VALUES)
 _HYPHENATED = re.compile(
     rf"\b({_TENS})-(one|two|three|four|five|six|seven|eight|nine)\b", re.IGNORECASE
 )
+
+
+# "not-for-profit", "no-fly": a negation joined to a word makes an adjective, not a denial
+_NEGATED_COMPOUND = re.compile(r"\b(?:not|no|non)(?:-[A-Za-z]+)+", re.IGNORECASE)
+# a sentence's end before a capital ("... FM. Pls retune"), not an abbreviation ("Dr. Vo")
+_SENTENCE_END = re.compile(r"(?:(?<=[a-z]{3})|(?<=[A-Z]{2})|(?<=\d\d))\.\s+(?=[A-Z])")
+# a change log's arrow: "8 min -> 10 min", "Rowan Quay → Exley"
+_ARROW = re.compile(r"\s*(?:->|\u2192|=>)\s*")
+
+
+# a notice's abbreviations of units and of "about" ("8 min", "11 yrs", "approx. 60")
+_ABBREVIATIONS = {"min": "minutes", "mins": "minutes", "hr": "hours", "hrs": "hours"}
+_ABBREVIATIONS |= {"yr": "years", "yrs": "years", "approx": "about", "approx.": "about"}
+_ABBREVIATIONS |= {"w.e.f.": "with effect from"}
+_ABBREVIATED = re.compile(r"(\bapprox\.|\bw\.e\.f\.|\b(?:mins?|hrs?|yrs?|approx)\b)", re.IGNORECASE)
+# "01/10/2015", "05.06.2017", "15/02/21": a date, day first
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4}|\d{2})\b")
+
+
+def _spelled_date(m: re.Match[str]) -> str:
+    """ "01/10/2015" → "1 October 2015" (a date as the rest of the reading knows one)."""
+    day, month, year = int(m[1]), int(m[3]), m[4]
+    if not (1 <= day <= 31 and 1 <= month <= 12):
+        return m[0]
+    return f"{day} {_CALENDAR.split()[month - 1].title()} {year if len(year) == 4 else '20' + year}"
+
+
+def _plain(text: str) -> str:
+    """The text as stated() reads it: compound numbers in digits, negated compounds in one
+    word, sentences ended as clauses, arrows set off by spaces."""
+    text = _HYPHENATED.sub(_compound, text)
+    text = _ABBREVIATED.sub(lambda m: _ABBREVIATIONS[m[1].lower()], text)
+    text = _NUMERIC_DATE.sub(_spelled_date, text)
+    text = _NEGATED_COMPOUND.sub(lambda m: m[0].replace("-", ""), text)
+    return _ARROW.sub(" -> ", _SENTENCE_END.sub("; ", text))
+
+
+def _arrows(text: str) -> list[int]:
+    """The token index right after each arrow of `text`."""
+    return [len(_tokens(text[: m.start()])) for m in _ARROW.finditer(text)]
+
+
+def _arrowed(tokens: list[_Token], arrows: list[int]) -> set[int]:
+    """The tokens of the value before each arrow ("32 -> 29", "Drivetime Helen Marsh ->
+    Dougie Rees"): names and figures back from the arrow in its clause, over the words the
+    new value repeats ("8 min -> 10 min"), no more of them than the new value has (at least
+    two: "Rowan Quay -> Exley")."""
+    out: set[int] = set()
+    for a in arrows:
+        if not 0 < a < len(tokens):
+            continue
+        before = {t.lower for t in tokens[max(a - 3, 0) : a]}
+        new = []
+        for tok in tokens[a:]:
+            value = _is_value(tok) or tok.kind == "code"
+            if tok.kind == "brk" or not (value or tok.lower in before):
+                break
+            new.append(tok.lower)
+        taken = 0
+        for j in range(a - 1, -1, -1):
+            tok = tokens[j]
+            if tok.kind == "brk" or tok.clause != tokens[a].clause or taken >= max(len(new), 2):
+                break
+            taken += 1
+            if tok.lower in new:
+                continue  # the unit or the name both sides share
+            if not (_is_value(tok) or tok.kind == "code"):
+                break
+            out.add(j)
+    return out
+
+
+# "(was approx. 60)", "(formerly X)": a parenthesis that gives the value before
+_FORMER = _words("was were formerly previously")
+
+
+def _was(tokens: list[_Token]) -> set[int]:
+    """The values of a parenthesis that opens with "was" or "formerly"."""
+    out: set[int] = set()
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.text != "(" or tokens[i + 1].lower not in _FORMER:
+            continue
+        for j in range(i + 2, len(tokens)):
+            if tokens[j].kind == "brk":
+                break
+            if _is_value(tokens[j]):
+                out.add(j)
+    return out
 
 
 def _compound(m: re.Match[str]) -> str:
@@ -400,7 +494,7 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
         return "-" + STATE, 3  # "out of action", "out of use"
     if word in OFFICE_ON or word in STATUS_ON or stem(word) in _ON_STEMS or word in _ON_MORE:
         return STATE, 1
-    if word in OFFICE_OFF or word in STATUS_OFF or stem(word) in _OFF_STEMS:
+    if word in _LEAVE or word in STATUS_OFF or stem(word) in _OFF_STEMS:
         return "-" + STATE, 1
     if word in _OFF_MORE and nxt not in ("to", "by", "from") and not nxt[:1].isdigit():
         return "-" + STATE, 1  # "dropped the surcharge", not "dropped to 40"
@@ -618,7 +712,7 @@ def _leaving(tokens: list[_Token]) -> set[str]:
     for i, tok in enumerate(tokens):
         nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
         leaves = (
-            tok.lower in OFFICE_OFF
+            tok.lower in _LEAVE
             or tok.lower in HAND  # "X handed the role to Y"
             or (tok.lower in SELL and _buyer(tokens, i))  # "X sold Y to Z", not "sold 900 copies"
             or (tok.lower in STEP and nxt in ("down", "aside"))
