@@ -352,8 +352,8 @@ def states(
             # its names are no longer the subject's
             turn = -1 if names & part.left else 1
             for j, option in enumerate(mine):
-                if future != planned[j]:
-                    continue  # a plan speaks to plans, a state to states
+                if future != planned[j] and not all(planned):
+                    continue  # a plan speaks to plans, a state to states (and to a question of plans)
                 state = (option.sign(STATE) or 1) if whether else 0
                 if owners[j] and owners[j].isdisjoint(part.terms):
                     state = 0  # an on/off word about someone else ("Y retires")
@@ -402,7 +402,7 @@ def _elsewhere(said: Stated, names: set[str], known: set[str], nameless: bool = 
     `nameless` says otherwise (in a question of whether, any on/off word would speak)."""
     if not names or not names.isdisjoint(said.terms):
         return False
-    own = {t for t in said.names if not t[:1].isdigit()}
+    own = {t for t in said.names - said.titles if not t[:1].isdigit()}
     return not own <= known if own else nameless
 
 

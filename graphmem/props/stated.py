@@ -127,6 +127,7 @@ class Stated:
     negated: bool  # a denial turns over what it states ("denied that X was appointed")
     left: frozenset[str] = frozenset()  # names a move is from ("X moves from S to T"): S
     guess: bool = False  # a forecast or an estimate ("analysts reckon", "a blog expects")
+    titles: frozenset[str] = frozenset()  # names only as "the Operator": a defined term
 
     def sign(self, term: str) -> int:
         """+1 asserted, -1 denied, 0 not stated."""
@@ -140,16 +141,19 @@ def stated(text: str) -> Stated:
     tokens = _tokens(text)
     start, attribution = _content_start(tokens)
     dates = _dates(tokens)
+    heading, conditional = _heading(tokens), _conditional(tokens)
     denied, denied_state, relative = _denied(tokens)
     # "riders who do not pay now pay 30 euros": a denial in a relative clause denies nothing
     denied, denied_state = denied - relative, denied_state - relative
     replaced, moved = _replaced(text, tokens)
     arrows = _arrowed(tokens, _arrows(text))  # "104.6 FM -> 97.2 FM": a change log's old value
-    replaced |= arrows | _was(tokens)
+    replaced |= arrows | _was(tokens) | _off(tokens)
     moved |= arrows
     terms: dict[str, int] = {}
     roles: dict[str, frozenset[str]] = {}
     names: set[str] = set()
+    titles: set[str] = set()  # "the Operator", "the Premises": a defined term, no name
+    named: set[str] = set()
     # "denied that it cancelled its order for 30 trains": the switch is denied, not the 30
     switches = any(_term(tokens, i, dates)[0].lstrip("-") == STATE for i in denied_state)
     switched = False  # an on/off word under a denial
@@ -173,12 +177,15 @@ def stated(text: str) -> Stated:
         if term.startswith("-"):  # an off word, or an antonym ("unsafe")
             term, sign = term[1:], -sign
         switched = switched or (term == STATE and i in denied_state)
+        if term == STATE and i in conditional:
+            continue  # "once the new bridge is open, the old one ..."
         if term == STATE:  # the first on/off word says it ("no longer opens", "is back ... shut")
             terms.setdefault(term, sign)
         else:
             terms[term] = sign if terms.get(term, sign) == sign else max(terms[term], sign)
-        if tok.kind != "word" or _capital(tokens, i):
+        if (tok.kind != "word" or _capital(tokens, i)) and i not in heading:
             names.add(term)
+            (titles if _title(tokens, i) else named).add(term)
         if figure:
             roles[term] = roles.get(term, frozenset()) | _roles(tokens, i)
     content = [i for i in denied_state if i >= start and tokens[i].lower not in STOP]
@@ -188,7 +195,8 @@ def stated(text: str) -> Stated:
     left = frozenset(_term(tokens, i, dates)[0] for i in moved) & names
     future = _future(tokens, start)
     guess = _guesses(tokens)
-    return Stated(terms, roles, frozenset(names), future, negated, left, guess)
+    titles -= named
+    return Stated(terms, roles, frozenset(names), future, negated, left, guess, frozenset(titles))
 
 
 # verbs of a forecast or an estimate: what follows is not yet known to be so
@@ -237,6 +245,31 @@ def _content_start(tokens: list[_Token]) -> tuple[int, set[int]]:
     return start, agents
 
 
+def _title(tokens: list[_Token], i: int) -> bool:
+    """A lone capitalised word after "the" ("the Operator shall ...", "the Premises"): a
+    term the document defines for its subject, not a name of something else."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    if nxt is None or nxt.kind != "word" or tokens[i].lower.endswith("'s"):
+        alone = True
+    else:  # a verb follows ("the Operator shall", "the Premises costs"), not a name's noun
+        verb = nxt.lower in STOP | WILL or nxt.lower.endswith(("ed", "es", "ts", "ns", "ys"))
+        alone = verb and not nxt.text[:1].isupper()
+    return tokens[i].kind == "word" and i > 0 and tokens[i - 1].lower == "the" and alone
+
+
+def _heading(tokens: list[_Token]) -> set[int]:
+    """The tokens of a notice's heading, before the statement's first colon, in capitals
+    but for stop words and dates ("Listener Survey May 2014: ...", "Sponsor News: ..."): the
+    words of a title, not of a name (they stay terms)."""
+    end = next((i for i, t in enumerate(tokens) if t.kind == "brk"), 0)
+    if not end or tokens[end].text != ":":
+        return set()
+    words = [t for t in tokens[:end] if t.kind == "word" and t.lower not in STOP]
+    if not all(t.text[:1].isupper() or t.lower in MONTHS for t in words):
+        return set()
+    return set(range(end))
+
+
 # the participles of a passive report ("it was announced by X that", "was told by X")
 _REPORTED = _words("said stated reported announced told informed noted recorded")
 
@@ -264,12 +297,27 @@ def _future(tokens: list[_Token], start: int) -> bool:
     work"; "raised the fee, saying the money will go on repairs")."""
     for i, tok in enumerate(tokens):
         nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
-        if i < start or not (tok.lower in WILL or (tok.lower in FUTURE and nxt == "to")):
+        plan = tok.lower in _WILL or (tok.lower in FUTURE - _SHALL and nxt == "to")
+        if i < start or not (plan or _going(tokens, i)):
             continue
         own = [t.lower for t in tokens[:i] if t.clause == tok.clause]
         if _ASIDE.isdisjoint(own):
             return True
     return False
+
+
+# the legal "shall" states what holds ("the pool shall be open"): a plan only with the date
+# it takes effect ("shall cease to be manager on 28 February", `takes_effect`)
+_SHALL = _words("shall")
+_WILL = WILL - _SHALL
+
+
+def _going(tokens: list[_Token], i: int) -> bool:
+    """ "is going to be knocked down", "going to close": a plan; not "going to the shops"."""
+    if tokens[i].lower != "going" or i + 2 >= len(tokens) or tokens[i + 1].lower != "to":
+        return False
+    after = tokens[i + 2]
+    return after.kind == "word" and after.text[:1].islower() and after.lower not in _DETERMINERS
 
 
 _CALENDAR = "january february march april may june july august september october november december"
@@ -289,7 +337,7 @@ def takes_effect(text: str, date: str = "") -> str:
     to September"). Without a `date` (an option: "opens in spring 2018") any date with
     its year counts."""
     tokens = _tokens(_plain(text))
-    future = stated(text).future
+    future = stated(text).future or any(t.lower in _SHALL for t in tokens)
     for i, tok in enumerate(tokens):
         if tok.lower in _TAKES_EFFECT or ((future or not date) and tok.lower in _PLAN_DATE):
             when = _date_at(tokens, i + 1, date)
@@ -349,6 +397,11 @@ _ABBREVIATED = re.compile(r"(\bapprox\.|\bw\.e\.f\.|\b(?:mins?|hrs?|yrs?|approx)
 _NUMERIC_DATE = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4}|\d{2})\b")
 
 
+# a time of day, "22:00", read as one figure ("22.00": 22), midnight as 00:00
+_TIME = re.compile(r"\b(\d{1,2}):(\d{2})\b")
+_MIDNIGHT = re.compile(r"\bmidnight\b", re.IGNORECASE)
+
+
 def _spelled_date(m: re.Match[str]) -> str:
     """ "01/10/2015" → "1 October 2015" (a date as the rest of the reading knows one)."""
     day, month, year = int(m[1]), int(m[3]), m[4]
@@ -363,6 +416,7 @@ def _plain(text: str) -> str:
     text = _HYPHENATED.sub(_compound, text)
     text = _ABBREVIATED.sub(lambda m: _ABBREVIATIONS[m[1].lower()], text)
     text = _NUMERIC_DATE.sub(_spelled_date, text)
+    text = _TIME.sub(r"\1.\2", _MIDNIGHT.sub("00:00", text))
     text = _NEGATED_COMPOUND.sub(lambda m: m[0].replace("-", ""), text)
     return _ARROW.sub(" -> ", _SENTENCE_END.sub("; ", text))
 
@@ -496,9 +550,13 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
         return STATE, 1
     if word in _LEAVE or word in STATUS_OFF or stem(word) in _OFF_STEMS:
         return "-" + STATE, 1
-    if word in _OFF_MORE and nxt not in ("to", "by", "from") and not nxt[:1].isdigit():
+    if word == "off" and _bare_off(tokens, i):
+        return "-" + STATE, 1  # "off air", "the closure is off"; "off DAB": DAB replaced
+    phrasal = "off" in words[1:3]  # "drops them off": delivers
+    if word in _OFF_MORE and nxt not in ("to", "by", "from") and not nxt[:1].isdigit() and not phrasal:
         return "-" + STATE, 1  # "dropped the surcharge", not "dropped to 40"
-    if word == "down" and (nxt in _DOWN_OFF or not nxt) and i and tokens[i - 1].kind == "word":
+    ends = not nxt or tokens[i + 1].kind == "brk"  # "knocked down, the Agency says"
+    if word == "down" and (nxt in _DOWN_OFF or ends) and i and tokens[i - 1].kind == "word":
         return "-" + STATE, 1  # "plant down after a failure"
     back = word == "back" and (tokens[i - 1].lower in _BE or nxt in ("on", "in", "online"))
     if back or word == "again":
@@ -506,6 +564,26 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
     if word in WITHDRAW and {t.lower for t in tokens[i + 1 : i + 5]}.isdisjoint(STATEMENTS):
         return "-" + STATE, 1
     return None
+
+
+def _bare_off(tokens: list[_Token], i: int) -> bool:
+    """ "off" after a verb of being or opening a clause ("is off", "off air", ": off DAB"),
+    not a phrasal verb's ("took off", "drops them off")."""
+    prev = tokens[i - 1] if i else None
+    return prev is None or prev.kind == "brk" or prev.lower in _BE
+
+
+def _off(tokens: list[_Token]) -> set[int]:
+    """The name after a bare "off" ("off DAB", "is off Channel 4"): no longer on it."""
+    out: set[int] = set()
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.lower != "off" or not _bare_off(tokens, i):
+            continue
+        for j in range(i + 1, len(tokens)):
+            if not _name_word(tokens[j]):
+                break
+            out.add(j)
+    return out
 
 
 def _pulled_out(tokens: list[_Token], i: int) -> bool:
@@ -580,6 +658,21 @@ def _is_denial(tokens: list[_Token], i: int) -> bool:
     )
 
 
+_UNTIL = _words("until till")
+_SUBORDINATE = _words("since because although though whereas")
+# a clause of a condition: "once the new bridge is open, ...", "if the pool closes, ..."
+_CONDITION = _words("if once unless")
+
+
+def _conditional(tokens: list[_Token]) -> set[int]:
+    """The tokens of a clause that opens with a condition: its on/off words state nothing."""
+    opening: dict[int, str] = {}
+    for t in tokens:
+        if t.kind == "word":
+            opening.setdefault(t.clause, t.lower)
+    return {i for i, t in enumerate(tokens) if opening.get(t.clause) in _CONDITION}
+
+
 def _denied(tokens: list[_Token]) -> tuple[set[int], set[int], set[int]]:
     """Indices of the tokens a denial turns over: after it in its clause, or before it when
     nothing of its clause follows it ("the figure of 61,000 was wrong"). Two kinds: a value
@@ -597,6 +690,10 @@ def _denied(tokens: list[_Token]) -> tuple[set[int], set[int], set[int]]:
             continue
         clause = [j for j, t in enumerate(tokens) if t.clause == tok.clause and t.kind != "brk"]
         later = [j for j in clause if j > i]
+        cut = next((n for n, j in enumerate(later) if tokens[j].lower in _SUBORDINATE), None)
+        later = later[:cut]  # "no sponsor since X ended its deal": the denial stops there
+        if any(tokens[j].lower in _UNTIL for j in later):
+            continue  # "won't open until the spring": a date put back, no denial
         content = [j for j in later if tokens[j].lower not in STOP]
         span = later if content else [j for j in clause if j < i]
         words = [j for j in span if tokens[j].kind == "word" and tokens[j].lower not in STOP]
@@ -718,6 +815,7 @@ def _leaving(tokens: list[_Token]) -> set[str]:
             or (tok.lower in STEP and nxt in ("down", "aside"))
             or (tok.lower in MOVE_VERBS and _followed(tokens, i))
             or (tok.lower in WITHDRAW and nxt == "from")  # "X withdrew from the jury"
+            or (stem(tok.lower) in _OFF_STEMS and nxt in ("to", "as"))  # "X ceased to be chair"
             or _pulled_out(tokens, i)  # "X pulled out of the race"
         )
         if not leaves or nxt[:1].isdigit():
