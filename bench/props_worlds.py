@@ -339,6 +339,9 @@ def states(
         # hedged in its own words ("a blog says", "analysts reckon"), not only by its source
         guess[i] = read(prop.text).hedged or s.guess
         later = _planned(prop.text, False, prop.date, as_of)  # takes effect after as_of
+        # "from next Monday X will open till eight": a fact once that day has come
+        starts = takes_effect(prop.text, prop.date, plans=False)
+        started = bool(as_of) and "" < starts <= as_of
         cover = sum(idf[t] for t in common if t in s.terms) / total if total > 0 else 1.0
         # "23,500 - not the 40,000": one option's value asserted, another's denied
         contrast = told if {1, -1} <= {s.sign(t) for t in told} else set()
@@ -346,7 +349,7 @@ def states(
             if _elsewhere(part, names, option_terms):
                 continue  # "X goes up to 10.99, while the Y plan stays at 14.99"
             # a plan in its own clause ("X -> Y; the CIC will be wound up") plans only that
-            future = later or part.future
+            future = later or (part.future and not started)
             weight = relevance[i] * _weight(prop, guess[i], future, order[prop.date])
             # a clause that moves the subject's name away ("X moves from S to T") says
             # its names are no longer the subject's

@@ -39,6 +39,7 @@ Used by the as-of QA reader of the benchmarks (bench/props_worlds.py, reader v2)
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -330,24 +331,51 @@ _PLAN_DATE = _words("in on by")
 _BEFORE_DATE = _words("the this next early late mid")
 
 
-def takes_effect(text: str, date: str = "") -> str:
+def takes_effect(text: str, date: str = "", plans: bool = True) -> str:
     """When the change or the plan `text` states takes effect, as YYYY-MM-DD ("from 1
     April", "from March", "will open in spring 2018"), a date without a year read as the
     next one after the statement's `date`; "" when it names none (or a range: "from April
     to September"). Without a `date` (an option: "opens in spring 2018") any date with
-    its year counts."""
+    its year counts. `plans=False`: only the date a change is made "from" ("from next
+    Monday the shop will open till eight"), not a plan's ("will open in spring")."""
     tokens = _tokens(_plain(text))
-    future = stated(text).future or any(t.lower in _SHALL for t in tokens)
+    future = plans and (stated(text).future or any(t.lower in _SHALL for t in tokens))
     for i, tok in enumerate(tokens):
-        if tok.lower in _TAKES_EFFECT or ((future or not date) and tok.lower in _PLAN_DATE):
+        plan = (future or not date) and plans and tok.lower in _PLAN_DATE
+        if tok.lower in _TAKES_EFFECT or plan:
             when = _date_at(tokens, i + 1, date)
             if when:
                 return when
     return ""
 
 
+_WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday week")
+_DAYS_AHEAD = {"today": 0, "tomorrow": 1, "month": 31}
+
+
+def _soon(tokens: list[_Token], j: int, date: str) -> str:
+    """A date near the statement's `date` at token j: "next Monday", "this Sunday", "next
+    week" (within a week), "next month", "tomorrow"; "" for none."""
+    words = [t.lower for t in tokens[j : j + 2]]
+    if len(date) < 10 or not words:
+        return ""
+    if words[0] in _DAYS_AHEAD:
+        days = _DAYS_AHEAD[words[0]]
+    elif len(words) == 2 and words[0] in ("next", "this") and words[1] in _WEEKDAYS:
+        days = 7
+    elif words == ["next", "month"]:
+        days = _DAYS_AHEAD["month"]
+    else:
+        return ""
+    return str(dt.date.fromisoformat(date[:10]) + dt.timedelta(days=days))
+
+
 def _date_at(tokens: list[_Token], j: int, date: str) -> str:
-    """The date that starts at token j ("1 April", "this October", "spring 2018"), or ""."""
+    """The date that starts at token j ("1 April", "this October", "spring 2018", "next
+    Monday" after `date`), or ""."""
+    soon = _soon(tokens, j, date)
+    if soon:
+        return soon
     while j < len(tokens) and tokens[j].lower in _BEFORE_DATE:
         j += 1
     day = 1
@@ -813,7 +841,7 @@ def _leaving(tokens: list[_Token]) -> set[str]:
             or tok.lower in HAND  # "X handed the role to Y"
             or (tok.lower in SELL and _buyer(tokens, i))  # "X sold Y to Z", not "sold 900 copies"
             or (tok.lower in STEP and nxt in ("down", "aside"))
-            or (tok.lower in MOVE_VERBS and _followed(tokens, i))
+            or (tok.lower in MOVE_VERBS and (_followed(tokens, i) or nxt == "on"))  # "moves on"
             or (tok.lower in WITHDRAW and nxt == "from")  # "X withdrew from the jury"
             or (stem(tok.lower) in _OFF_STEMS and nxt in ("to", "as"))  # "X ceased to be chair"
             or _pulled_out(tokens, i)  # "X pulled out of the race"
