@@ -497,6 +497,7 @@ def test_a_notice_s_dates_times_and_abbreviations_are_read() -> None:
     [
         ("Osk Radio: off DAB from 31/03/2021, the fee is too high.", -1),
         ("This weekend's closure of the Velmor road is off.", -1),
+        ("The Osk library van has been taken off the road.", -1),
         ("The Osk fire station stays open.", 1),  # "fire" is a noun
         ("Osk Care is run by Velmor Trust, a not-for-profit company.", 0),  # no denial
         ("The Velmor shop has no sponsor since Osk Mills ended its deal.", -1),

@@ -578,6 +578,8 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
         return STATE, 1
     if word in _LEAVE or word in STATUS_OFF or stem(word) in _OFF_STEMS:
         return "-" + STATE, 1
+    if word in _PULL and nxt == "off":
+        return "-" + STATE, 2  # "taken off the road", "pulled off air"
     if word == "off" and _bare_off(tokens, i):
         return "-" + STATE, 1  # "off air", "the closure is off"; "off DAB": DAB replaced
     phrasal = "off" in words[1:3]  # "drops them off": delivers
