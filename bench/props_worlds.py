@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence, Set
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -354,6 +354,8 @@ def states(
             # a clause that moves the subject's name away ("X moves from S to T") says
             # its names are no longer the subject's
             turn = -1 if names & part.left else 1
+            if whether and _plainly(part, common, mine):
+                part = replace(part, terms={**part.terms, STATE: 1})
             for j, option in enumerate(mine):
                 if future != planned[j] and not all(planned):
                     continue  # a plan speaks to plans, a state to states (and to a question of plans)
@@ -380,6 +382,17 @@ def clauses(text: str) -> tuple[str, ...]:
             pieces.append(piece)
     parts = tuple(p for p in pieces if len(p.split()) >= 3)
     return parts if len(parts) > 1 else ()
+
+
+def _plainly(part: Stated, common: set[str], mine: list[Stated]) -> bool:
+    """A plain statement of what a plain option states ("X pays for the programmes" to
+    "X pays ..." or "X no longer pays ..."): no on/off word, no denial, every term the
+    options share; it says the state is on."""
+    subject = common - {STATE}
+    plain_option = any(o.sign(STATE) == 0 for o in mine)
+    if not subject or not plain_option or part.sign(STATE) or part.negated:
+        return False
+    return all(part.sign(t) == 1 for t in subject)
 
 
 def _weight(prop: Proposition, guess: bool, future: bool, recency: float) -> float:

@@ -498,6 +498,9 @@ def test_a_notice_s_dates_times_and_abbreviations_are_read() -> None:
         ("Osk Radio: off DAB from 31/03/2021, the fee is too high.", -1),
         ("This weekend's closure of the Velmor road is off.", -1),
         ("The Osk library van has been taken off the road.", -1),
+        ("Lorries have to stay off the Velmor bridge until May.", -1),
+        ("Lorries are banned from the Velmor bridge.", -1),
+        ("Lorries are allowed back on the Velmor bridge.", 1),
         ("The Osk fire station stays open.", 1),  # "fire" is a noun
         ("Osk Care is run by Velmor Trust, a not-for-profit company.", 0),  # no denial
         ("The Velmor shop has no sponsor since Osk Mills ended its deal.", -1),
@@ -600,3 +603,16 @@ def test_a_question_of_plans_hears_a_plain_statement_of_the_value() -> None:
     ]
     text = "The bill for the Osk bridge has gone up again, to 455 million pounds."
     assert _reads("What is the Osk bridge expected to cost?", options, [text])[1] > 0
+
+
+def test_a_from_that_opens_a_time_gives_no_value_replaced() -> None:
+    said = stated("From Monday the Osk shop closes at 5 instead of 6, as shifts are short.")
+    assert said.sign("5") == 1
+    assert said.sign("6") == -1
+    assert stated("From 1 April Osk Ferries moves its fares from 3 to 4 crowns.").sign("osk") == 1
+
+
+def test_a_denial_after_a_relative_that_denies_nothing_of_the_statement() -> None:
+    said = stated("The Osk shop moved back into the forge, under a roof that doesn't leak.")
+    assert not said.negated
+    assert stated("Osk Mills said that it does not plan to close.").negated

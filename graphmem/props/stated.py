@@ -96,8 +96,9 @@ TRANSFER = _words(
 SELL = _words("sold")  # "X sells cheese to Y" is a trade, not a sale of the business
 # on/off words reading.py does not list: "promoted to head", "ditched the screenings",
 # "dropped the surcharge"
-_ON_MORE = _words("promote promotes promoted")
+_ON_MORE = _words("promote promotes promoted allowed permitted")  # "lorries are allowed back"
 _OFF_MORE = _words("ditch ditches ditched drop drops dropped")
+_BARRED = _words("banned barred")  # "lorries are banned from the bridge": they are off it
 # "taken out", "pulled out of", "pulled the plug on": off; "steps in as chair": on
 _PULL = _words("pull pulls pulled take takes took taken")
 # "out of action", "out of use": the nouns after "out of" that make it an off state
@@ -578,6 +579,8 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
         return STATE, 1
     if word in _LEAVE or word in STATUS_OFF or stem(word) in _OFF_STEMS:
         return "-" + STATE, 1
+    if word in _BARRED:
+        return "-" + STATE, 1
     if word in _PULL and nxt == "off":
         return "-" + STATE, 2  # "taken off the road", "pulled off air"
     if word == "off" and _bare_off(tokens, i):
@@ -596,11 +599,14 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
     return None
 
 
+_STAY = _words("stay stays stayed keep keeps kept")  # "have to stay off the bridge"
+
+
 def _bare_off(tokens: list[_Token], i: int) -> bool:
     """ "off" after a verb of being or opening a clause ("is off", "off air", ": off DAB"),
     not a phrasal verb's ("took off", "drops them off")."""
     prev = tokens[i - 1] if i else None
-    return prev is None or prev.kind == "brk" or prev.lower in _BE
+    return prev is None or prev.kind == "brk" or prev.lower in _BE | _STAY
 
 
 def _off(tokens: list[_Token]) -> set[int]:
@@ -703,6 +709,20 @@ def _conditional(tokens: list[_Token]) -> set[int]:
     return {i for i, t in enumerate(tokens) if opening.get(t.clause) in _CONDITION}
 
 
+_SAYING = REPORTING | _REPORTED | DENIAL | GUESS | STATEMENTS
+
+
+def _relative(tokens: list[_Token], j: int) -> bool:
+    """A relative pronoun at token j ("riders who", "a roof that doesn't leak"; not "said
+    that")."""
+    if tokens[j].lower in _RELATIVE:
+        return True
+    prev = tokens[j - 1] if j else None
+    if tokens[j].lower != "that" or prev is None or prev.kind != "word":
+        return False
+    return prev.lower not in _SAYING | STOP and not prev.lower.endswith("ed")
+
+
 def _denied(tokens: list[_Token]) -> tuple[set[int], set[int], set[int]]:
     """Indices of the tokens a denial turns over: after it in its clause, or before it when
     nothing of its clause follows it ("the figure of 61,000 was wrong"). Two kinds: a value
@@ -730,7 +750,7 @@ def _denied(tokens: list[_Token]) -> tuple[set[int], set[int], set[int]]:
         plain = [j for j in words if not _capital(tokens, j) and tokens[j].lower not in _AMOUNT]
         opens = clause[0] == i and tok.lower in NEGATION and tok.lower != "no"
         (values if opens or not plain else states).update(span)
-        if any(t.lower in _RELATIVE and t.clause == tok.clause for t in tokens[max(i - 3, 0) : i]):
+        if any(_relative(tokens, j) and tokens[j].clause == tok.clause for j in range(max(i - 3, 0), i)):
             relative.update(span)
     return values, states, relative
 
@@ -752,6 +772,8 @@ def _replaced(text: str, tokens: list[_Token]) -> tuple[set[int], set[int]]:
             if tokens[j].kind == "brk" or tokens[j].lower == "to":
                 break
             span.append(j)
+        if span and _when(tokens, span[0]):
+            continue  # "From Monday the shop closes at 5": when, not the value before
         if changes or _elided(tokens, span):
             out.update(j for j in span if _is_value(tokens[j]))
     moved = set(out) if moves else set()
@@ -759,6 +781,15 @@ def _replaced(text: str, tokens: list[_Token]) -> tuple[set[int], set[int]]:
     for name in former:
         out.update(_positions(tokens, name))
     return out, moved
+
+
+def _when(tokens: list[_Token], j: int) -> bool:
+    """A time opens at token j: a weekday, a month, "next", "today", a day before a month."""
+    word = tokens[j].lower
+    if word in _WEEKDAYS or word in MONTHS or word in _DAYS_AHEAD or word in ("next", "this"):
+        return True
+    nxt = tokens[j + 1].lower if j + 1 < len(tokens) else ""
+    return tokens[j].text.isdigit() and nxt in MONTHS
 
 
 def _capital(tokens: list[_Token], i: int) -> bool:
