@@ -354,7 +354,7 @@ def states(
             # a clause that moves the subject's name away ("X moves from S to T") says
             # its names are no longer the subject's
             turn = -1 if names & part.left else 1
-            if whether and _plainly(part, common, mine):
+            if whether and _plainly(part, mine):
                 part = replace(part, terms={**part.terms, STATE: 1})
             for j, option in enumerate(mine):
                 if future != planned[j] and not all(planned):
@@ -384,15 +384,14 @@ def clauses(text: str) -> tuple[str, ...]:
     return parts if len(parts) > 1 else ()
 
 
-def _plainly(part: Stated, common: set[str], mine: list[Stated]) -> bool:
+def _plainly(part: Stated, mine: list[Stated]) -> bool:
     """A plain statement of what a plain option states ("X pays for the programmes" to
-    "X pays ..." or "X no longer pays ..."): no on/off word, no denial, every term the
-    options share; it says the state is on."""
-    subject = common - {STATE}
-    plain_option = any(o.sign(STATE) == 0 for o in mine)
-    if not subject or not plain_option or part.sign(STATE) or part.negated:
+    "X pays ..." or "X no longer pays ..."): no on/off word, no denial, every term of an
+    option with no on/off word of its own; it says the state is on."""
+    if part.sign(STATE) or part.negated:
         return False
-    return all(part.sign(t) == 1 for t in subject)
+    plain = [o for o in mine if not o.sign(STATE)]
+    return any(o.terms and all(part.sign(t) == 1 for t in o.terms) for o in plain)
 
 
 def _weight(prop: Proposition, guess: bool, future: bool, recency: float) -> float:

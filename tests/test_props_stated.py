@@ -537,6 +537,8 @@ def test_the_legal_shall_states_what_holds_and_going_to_is_a_plan() -> None:
     assert not stated("The Osk pool shall be open to the public until 22:00.").future
     assert stated("The old Velmor mill is going to be knocked down.").future
     assert not stated("The Velmor team is going to the Osk final.").future
+    assert stated("The Osk bridge is now due to open in the autumn of 2021.").future
+    assert not stated("The Osk bridge is shut due to repairs.").future
     # a "shall" with its date is a plan until that date
     shall = "Ann Velmor shall cease to be warden on 28 February 2019."
     assert takes_effect(shall, "2019-02-04") == "2019-02-28"
@@ -616,3 +618,14 @@ def test_a_denial_after_a_relative_that_denies_nothing_of_the_statement() -> Non
     said = stated("The Osk shop moved back into the forge, under a roof that doesn't leak.")
     assert not said.negated
     assert stated("Osk Mills said that it does not plan to close.").negated
+
+
+def test_a_plain_statement_of_a_plain_option_says_it_still_holds() -> None:
+    options = ["Osk Mills pay for the Velmor programmes.", "Osk Mills no longer pay for them."]
+    options[1] = "Osk Mills no longer pay for the Velmor programmes."
+    text = "Osk Mills the bakers pay for the printing of the Velmor programmes."
+    _reads_as_first("Do Osk Mills pay for the Velmor programmes?", options, text)
+    # not when it says something the plain option does not ("went automatic")
+    options = ["Keepers live at the Osk lighthouse.", "The Osk lighthouse has no keepers."]
+    text = "The Osk lighthouse went fully automatic and its keepers were sent ashore."
+    assert _reads("Is the Osk lighthouse manned?", options, [text])[0] <= 0

@@ -315,11 +315,13 @@ _WILL = WILL - _SHALL
 
 
 def _going(tokens: list[_Token], i: int) -> bool:
-    """ "is going to be knocked down", "going to close": a plan; not "going to the shops"."""
-    if tokens[i].lower != "going" or i + 2 >= len(tokens) or tokens[i + 1].lower != "to":
+    """ "is going to be knocked down", "going to close", "due to open": a plan; not "going
+    to the shops", "due to the weather", "due to repairs"."""
+    if tokens[i].lower not in ("going", "due") or i + 2 >= len(tokens) or tokens[i + 1].lower != "to":
         return False
     after = tokens[i + 2]
-    return after.kind == "word" and after.text[:1].islower() and after.lower not in _DETERMINERS
+    verb = after.kind == "word" and after.text[:1].islower() and after.lower not in _DETERMINERS
+    return verb and (tokens[i].lower == "going" or not after.lower.endswith(("s", "ing")))
 
 
 _CALENDAR = "january february march april may june july august september october november december"
