@@ -334,7 +334,7 @@ def states(
     out = np.zeros((len(props), len(options)))
     guess = np.zeros(len(props), dtype=bool)  # hedged, a forecast or an estimate
     for i, (prop, s) in enumerate(zip(props, said, strict=True)):
-        if _elsewhere(s, names, owned, whether):
+        if _elsewhere(s, names, owned | common, whether):  # "our new Station Manager"
             continue  # about another subject
         # hedged in its own words ("a blog says", "analysts reckon"), not only by its source
         guess[i] = read(prop.text).hedged or s.guess

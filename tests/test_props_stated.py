@@ -629,3 +629,13 @@ def test_a_plain_statement_of_a_plain_option_says_it_still_holds() -> None:
     options = ["Keepers live at the Osk lighthouse.", "The Osk lighthouse has no keepers."]
     text = "The Osk lighthouse went fully automatic and its keepers were sent ashore."
     assert _reads("Is the Osk lighthouse manned?", options, [text])[0] <= 0
+
+
+def test_a_weekday_is_no_name_and_a_name_the_options_share_is_the_subject() -> None:
+    text = "Intro: Ann Velmor is our new Station Manager from Mon 5 November; welcome!"
+    assert "mon" not in stated(text).names
+    options = [
+        "Pia Sund is station manager of Osk Radio.",
+        "Ann Velmor is station manager of Osk Radio.",
+    ]
+    assert _reads("Who is station manager of Osk Radio?", options, [text])[1] > 0

@@ -185,7 +185,8 @@ def stated(text: str) -> Stated:
             terms.setdefault(term, sign)
         else:
             terms[term] = sign if terms.get(term, sign) == sign else max(terms[term], sign)
-        if (tok.kind != "word" or _capital(tokens, i)) and i not in heading:
+        weekday = tok.lower in _WEEKDAY_NAMES  # "from Mon 5 November": no name
+        if (tok.kind != "word" or _capital(tokens, i)) and i not in heading and not weekday:
             names.add(term)
             (titles if _title(tokens, i) else named).add(term)
         if figure:
@@ -353,6 +354,7 @@ def takes_effect(text: str, date: str = "", plans: bool = True) -> str:
 
 
 _WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday week")
+_WEEKDAY_NAMES = _WEEKDAYS - {"week"} | _words("mon tue tues wed thu thur thurs fri sat sun")
 _DAYS_AHEAD = {"today": 0, "tomorrow": 1, "month": 31}
 
 
