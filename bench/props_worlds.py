@@ -358,7 +358,7 @@ def states(
                 part = replace(part, terms={**part.terms, STATE: 1})
             for j, option in enumerate(mine):
                 if future != planned[j] and not all(planned):
-                    continue  # a plan speaks to plans, a state to states (and to a question of plans)
+                    continue  # a plan speaks to plans, a state to states (and all to plans)
                 state = (option.sign(STATE) or 1) if whether else 0
                 if owners[j] and owners[j].isdisjoint(part.terms):
                     state = 0  # an on/off word about someone else ("Y retires")

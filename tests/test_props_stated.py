@@ -484,7 +484,9 @@ def test_a_change_log_s_arrow_or_a_was_in_brackets_gives_the_value_replaced(
 
 
 def test_a_notice_s_dates_times_and_abbreviations_are_read() -> None:
-    said = stated("Osk Pool notice: open 06:30-22:00 from 01/04/2021; 8 min walk, approx. 60 lanes.")
+    said = stated(
+        "Osk Pool notice: open 06:30-22:00 from 01/04/2021; 8 min walk, approx. 60 lanes."
+    )
     assert {"6.3", "22"} <= said.terms.keys()  # a time is one figure, not "22" and "0"
     assert said.sign("april") == 1 and "1" in said.terms  # "01/04/2021" is 1 April
     assert "minut" in said.roles["8"]
@@ -524,7 +526,11 @@ def test_off_before_a_name_replaces_it_and_a_drop_off_is_no_switch() -> None:
     [
         ("Ann Velmor shall cease to be warden of the Osk Trust on 28 May.", "ann", "osk"),
         ("Pia Sund took charge this week, so the locum Ann Velmor moves on.", "ann", "pia"),
-        ("Staff moves: Ann Velmor transferred Osk Quay -> Tarn; Pia Sund takes over.", "quay", "tarn"),
+        (
+            "Staff moves: Ann Velmor transferred Osk Quay -> Tarn; Pia Sund takes over.",
+            "quay",
+            "tarn",
+        ),
     ],
 )
 def test_who_ceases_moves_on_or_is_moved_from_leaves(text: str, gone: str, holds: str) -> None:

@@ -318,7 +318,11 @@ _WILL = WILL - _SHALL
 def _going(tokens: list[_Token], i: int) -> bool:
     """ "is going to be knocked down", "going to close", "due to open": a plan; not "going
     to the shops", "due to the weather", "due to repairs"."""
-    if tokens[i].lower not in ("going", "due") or i + 2 >= len(tokens) or tokens[i + 1].lower != "to":
+    if (
+        tokens[i].lower not in ("going", "due")
+        or i + 2 >= len(tokens)
+        or tokens[i + 1].lower != "to"
+    ):
         return False
     after = tokens[i + 2]
     verb = after.kind == "word" and after.text[:1].islower() and after.lower not in _DETERMINERS
@@ -590,7 +594,12 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
     if word == "off" and _bare_off(tokens, i):
         return "-" + STATE, 1  # "off air", "the closure is off"; "off DAB": DAB replaced
     phrasal = "off" in words[1:3]  # "drops them off": delivers
-    if word in _OFF_MORE and nxt not in ("to", "by", "from") and not nxt[:1].isdigit() and not phrasal:
+    if (
+        word in _OFF_MORE
+        and nxt not in ("to", "by", "from")
+        and not nxt[:1].isdigit()
+        and not phrasal
+    ):
         return "-" + STATE, 1  # "dropped the surcharge", not "dropped to 40"
     ends = not nxt or tokens[i + 1].kind == "brk"  # "knocked down, the Agency says"
     if word == "down" and (nxt in _DOWN_OFF or ends) and i and tokens[i - 1].kind == "word":
@@ -754,7 +763,9 @@ def _denied(tokens: list[_Token]) -> tuple[set[int], set[int], set[int]]:
         plain = [j for j in words if not _capital(tokens, j) and tokens[j].lower not in _AMOUNT]
         opens = clause[0] == i and tok.lower in NEGATION and tok.lower != "no"
         (values if opens or not plain else states).update(span)
-        if any(_relative(tokens, j) and tokens[j].clause == tok.clause for j in range(max(i - 3, 0), i)):
+        if any(
+            _relative(tokens, j) and tokens[j].clause == tok.clause for j in range(max(i - 3, 0), i)
+        ):
             relative.update(span)
     return values, states, relative
 
