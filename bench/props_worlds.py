@@ -214,7 +214,9 @@ class Reader:
       on/off word speaks to an option only in a clause that names the option's own names
       ("X retires; Y promoted to head"); the names the question gives are its subject, not
       what tells options apart. As of the question's date, a change that takes effect
-      later is a plan; a rumour or a forecast speaks only where no plain statement does.
+      later is a plan (a future word plans only its own clause); a rumour or a forecast
+      speaks only where no plain statement does. In a question of whether, a plain
+      statement of all an option with no on/off word states says it still holds.
       It does not use the relation rules.
 
     When nothing speaks for or against any option, or `judge=False`, the option most

@@ -32,7 +32,12 @@ asserts it and -1 when it denies it or gives it as the value replaced:
   before it over a verb of being: "the levy is 3%"), so a reader can tell "19 hectares" from
   "19 staff"; a plan ("will close", in the statement's own clause, not "..., where 30 staff
   will work") is marked `future`, a forecast or an estimate ("analysts reckon") `guess`;
-  `takes_effect` gives the date a change or a plan takes effect ("from 1 April").
+  `takes_effect` gives the date a change or a plan takes effect ("from 1 April", "from
+  next Monday");
+- notices and change logs are read as prose: an arrow ("32 -> 29", "X -> Y") and "(was
+  60)" give the value replaced, "01/10/2015" is a date, "22:00" one figure, "w.e.f.",
+  "approx.", "min", "hrs" their words; a heading before the first colon, a weekday and a
+  defined term ("the Operator") are no names; the legal "shall" states what holds.
 
 Used by the as-of QA reader of the benchmarks (bench/props_worlds.py, reader v2).
 """
