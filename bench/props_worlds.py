@@ -356,7 +356,8 @@ def states(
             # a clause that moves the subject's name away ("X moves from S to T") says
             # its names are no longer the subject's
             turn = -1 if names & part.left else 1
-            if whether and _plainly(part, mine):
+            implied = whether and _plainly(part, mine)
+            if implied:  # implied, not stated: half the weight of an on/off word
                 part = replace(part, terms={**part.terms, STATE: 1})
             for j, option in enumerate(mine):
                 if future != planned[j] and not all(planned):
@@ -366,7 +367,8 @@ def states(
                     state = 0  # an on/off word about someone else ("Y retires")
                 # a figure's roles may lie in another clause ("X: about 2,500 remain")
                 agree = _agrees(part, option, terms[j], state, s.terms.keys(), contrast)
-                out[i, j] += weight * cover * agree * (turn if agree > 0 else 1)
+                implication = 0.5 if implied else 1.0
+                out[i, j] += implication * weight * cover * agree * (turn if agree > 0 else 1)
     if out[~guess].any():
         out[guess] = 0.0  # a rumour or a forecast speaks only where no plain statement does
     return out
