@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence, Set
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from graphmem.props.classify import Candidate, Classifier, Judgement
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import KINDS, Proposition, normalised, proposition_id
 from graphmem.props.offline import judge_pair
-from graphmem.props.reading import clauses, read
+from graphmem.props.reading import CLAUSE_BREAK, read
 from graphmem.props.retrieve import Subgraph, subgraph_for_vector
 from graphmem.props.stated import STATE, Stated, stated, takes_effect
 
@@ -214,7 +214,9 @@ class Reader:
       on/off word speaks to an option only in a clause that names the option's own names
       ("X retires; Y promoted to head"); the names the question gives are its subject, not
       what tells options apart. As of the question's date, a change that takes effect
-      later is a plan; a rumour or a forecast speaks only where no plain statement does.
+      later is a plan (a future word plans only its own clause); a rumour or a forecast
+      speaks only where no plain statement does. In a question of whether, a plain
+      statement of all an option with no on/off word states says it still holds.
       It does not use the relation rules.
 
     When nothing speaks for or against any option, or `judge=False`, the option most
@@ -334,33 +336,66 @@ def states(
     out = np.zeros((len(props), len(options)))
     guess = np.zeros(len(props), dtype=bool)  # hedged, a forecast or an estimate
     for i, (prop, s) in enumerate(zip(props, said, strict=True)):
-        if _elsewhere(s, names, owned, whether):
+        if _elsewhere(s, names, owned | common, whether):  # "our new Station Manager"
             continue  # about another subject
         # hedged in its own words ("a blog says", "analysts reckon"), not only by its source
         guess[i] = read(prop.text).hedged or s.guess
-        future = _planned(prop.text, s.future, prop.date, as_of)
-        weight = relevance[i] * _weight(prop, guess[i], future, order[prop.date])
+        later = _planned(prop.text, False, prop.date, as_of)  # takes effect after as_of
+        # "from next Monday X will open till eight": a fact once that day has come
+        starts = takes_effect(prop.text, prop.date, plans=False)
+        started = bool(as_of) and "" < starts <= as_of
         cover = sum(idf[t] for t in common if t in s.terms) / total if total > 0 else 1.0
         # "23,500 - not the 40,000": one option's value asserted, another's denied
         contrast = told if {1, -1} <= {s.sign(t) for t in told} else set()
         for part in [stated(c) for c in clauses(prop.text)] or [s]:
             if _elsewhere(part, names, option_terms):
                 continue  # "X goes up to 10.99, while the Y plan stays at 14.99"
+            # a plan in its own clause ("X -> Y; the CIC will be wound up") plans only that
+            future = later or (part.future and not started)
+            weight = relevance[i] * _weight(prop, guess[i], future, order[prop.date])
             # a clause that moves the subject's name away ("X moves from S to T") says
             # its names are no longer the subject's
             turn = -1 if names & part.left else 1
+            implied = whether and _plainly(part, mine)
+            if implied:  # implied, not stated: half the weight of an on/off word
+                part = replace(part, terms={**part.terms, STATE: 1})
             for j, option in enumerate(mine):
-                if future != planned[j]:
-                    continue  # a plan speaks to plans, a state to states
+                if future != planned[j] and not all(planned):
+                    continue  # a plan speaks to plans, a state to states (and all to plans)
                 state = (option.sign(STATE) or 1) if whether else 0
                 if owners[j] and owners[j].isdisjoint(part.terms):
                     state = 0  # an on/off word about someone else ("Y retires")
                 # a figure's roles may lie in another clause ("X: about 2,500 remain")
                 agree = _agrees(part, option, terms[j], state, s.terms.keys(), contrast)
-                out[i, j] += weight * cover * agree * (turn if agree > 0 else 1)
+                implication = 0.5 if implied else 1.0
+                out[i, j] += implication * weight * cover * agree * (turn if agree > 0 else 1)
     if out[~guess].any():
         out[guess] = 0.0  # a rumour or a forecast speaks only where no plain statement does
     return out
+
+
+def clauses(text: str) -> tuple[str, ...]:
+    """The clauses of a statement that joins two facts or more, as reading.clauses gives
+    them, with a piece of under three words kept with the clause before it (a notice's
+    value: "pumping appliances in service: 32"); () for a statement of one."""
+    pieces: list[str] = []
+    for piece in (p.strip(" .") for p in CLAUSE_BREAK.split(text)):
+        if pieces and len(piece.split()) < 3 and len(pieces[-1].split()) >= 3:
+            pieces[-1] = f"{pieces[-1]} {piece}"
+        else:
+            pieces.append(piece)
+    parts = tuple(p for p in pieces if len(p.split()) >= 3)
+    return parts if len(parts) > 1 else ()
+
+
+def _plainly(part: Stated, mine: list[Stated]) -> bool:
+    """A plain statement of what a plain option states ("X pays for the programmes" to
+    "X pays ..." or "X no longer pays ..."): no on/off word, no denial, every term of an
+    option with no on/off word of its own; it says the state is on."""
+    if part.sign(STATE) or part.negated:
+        return False
+    plain = [o for o in mine if not o.sign(STATE)]
+    return any(o.terms and all(part.sign(t) == 1 for t in o.terms) for o in plain)
 
 
 def _weight(prop: Proposition, guess: bool, future: bool, recency: float) -> float:
@@ -386,7 +421,7 @@ def _elsewhere(said: Stated, names: set[str], known: set[str], nameless: bool = 
     `nameless` says otherwise (in a question of whether, any on/off word would speak)."""
     if not names or not names.isdisjoint(said.terms):
         return False
-    own = {t for t in said.names if not t[:1].isdigit()}
+    own = {t for t in said.names - said.titles if not t[:1].isdigit()}
     return not own <= known if own else nameless
 
 

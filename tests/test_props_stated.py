@@ -463,3 +463,185 @@ def test_a_figure_of_change_without_a_level_and_a_compound_number_are_read() -> 
     assert stated("The Osk levy rose to 3%.").sign("3") == 1
     assert stated("Osk overfished its quota by 8%.").sign("8") == 1
     assert stated("Thirty-eight volunteers serve the Osk team.").sign("38") == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "new", "old"),
+    [
+        ("Fleet log: tugs in service 12 -> 9 (3 sold).", "9", "12"),
+        ("Osk Radio frequency change - 101.4 FM -> 96.8 FM. Please retune!", "96.8", "101.4"),
+        ("Rota change: Late Show Ann Velmor -> Pia Sund.", "pia", "ann"),
+        ("Permit extended: expiry 30/06/2021 -> 30/06/2026.", "2026", "2021"),
+        ("Ferry crews: 85 on the rota now (was approx. 60).", "85", "60"),
+    ],
+)
+def test_a_change_log_s_arrow_or_a_was_in_brackets_gives_the_value_replaced(
+    text: str, new: str, old: str
+) -> None:
+    said = stated(text)
+    assert said.sign(stem(new)) == 1
+    assert said.sign(stem(old)) == -1
+
+
+def test_a_notice_s_dates_times_and_abbreviations_are_read() -> None:
+    said = stated(
+        "Osk Pool notice: open 06:30-22:00 from 01/04/2021; 8 min walk, approx. 60 lanes."
+    )
+    assert {"6.3", "22"} <= said.terms.keys()  # a time is one figure, not "22" and "0"
+    assert said.sign("april") == 1 and "1" in said.terms  # "01/04/2021" is 1 April
+    assert "minut" in said.roles["8"]
+    assert takes_effect("Tolls rise w.e.f. 01/04/2021.", "2021-03-01") == "2021-04-01"
+    assert stated("Velmor bus live until midnight.").terms.keys() >= {"0"}
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        ("Osk Radio: off DAB from 31/03/2021, the fee is too high.", -1),
+        ("This weekend's closure of the Velmor road is off.", -1),
+        ("The Osk library van has been taken off the road.", -1),
+        ("Lorries have to stay off the Velmor bridge until May.", -1),
+        ("Lorries are banned from the Velmor bridge.", -1),
+        ("Lorries are allowed back on the Velmor bridge.", 1),
+        ("The Osk fire station stays open.", 1),  # "fire" is a noun
+        ("Osk Care is run by Velmor Trust, a not-for-profit company.", 0),  # no denial
+        ("The Velmor shop has no sponsor since Osk Mills ended its deal.", -1),
+        ("The Velmor ferry port won't now open until the spring of 2024.", 1),  # put back
+        ("Once the new Osk bridge is open, the old one will be knocked down.", -1),
+    ],
+)
+def test_off_a_noun_fire_negated_compounds_since_until_and_conditions(
+    text: str, state: int
+) -> None:
+    assert stated(text).sign(STATE) == state
+
+
+def test_off_before_a_name_replaces_it_and_a_drop_off_is_no_switch() -> None:
+    assert stated("Osk Radio: off DAB from March.").sign("dab") == -1
+    assert stated("The wholesaler drops them off by six.").sign(STATE) == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "holds"),
+    [
+        ("Ann Velmor shall cease to be warden of the Osk Trust on 28 May.", "ann", "osk"),
+        ("Pia Sund took charge this week, so the locum Ann Velmor moves on.", "ann", "pia"),
+        (
+            "Staff moves: Ann Velmor transferred Osk Quay -> Tarn; Pia Sund takes over.",
+            "quay",
+            "tarn",
+        ),
+    ],
+)
+def test_who_ceases_moves_on_or_is_moved_from_leaves(text: str, gone: str, holds: str) -> None:
+    said = stated(text)
+    assert said.sign(stem(gone)) == -1
+    assert said.sign(stem(holds)) == 1
+
+
+def test_the_legal_shall_states_what_holds_and_going_to_is_a_plan() -> None:
+    assert not stated("The Osk pool shall be open to the public until 22:00.").future
+    assert stated("The old Velmor mill is going to be knocked down.").future
+    assert not stated("The Velmor team is going to the Osk final.").future
+    assert stated("The Osk bridge is now due to open in the autumn of 2021.").future
+    assert not stated("The Osk bridge is shut due to repairs.").future
+    # a "shall" with its date is a plan until that date
+    shall = "Ann Velmor shall cease to be warden on 28 February 2019."
+    assert takes_effect(shall, "2019-02-04") == "2019-02-28"
+
+
+@pytest.mark.parametrize(
+    ("text", "date", "when"),
+    [
+        ("From next Monday the Osk shop will open till eight.", "2016-04-04", "2016-04-11"),
+        ("From next month Velmor Post charges 2 crowns a parcel.", "2018-09-03", "2018-10-04"),
+        ("The Osk baths are open again from today.", "2021-09-06", "2021-09-06"),
+    ],
+)
+def test_a_change_from_a_day_near_the_statement_takes_effect_then(
+    text: str, date: str, when: str
+) -> None:
+    assert takes_effect(text, date) == when
+
+
+def test_a_change_from_next_monday_is_a_fact_once_the_day_has_come() -> None:
+    options = ["The Osk shop closes at six.", "The Osk shop closes at eight."]
+    text = "From next Monday the Osk shop will stay open till eight on weekdays."
+    props = [Proposition("s0", text, "2016-04-04", 0, "")]
+    question = "When does the Osk shop close?"
+    after = states(options, props, np.ones(1), question, "2017-01-01").sum(axis=0)
+    assert after[1] > after[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "options", "text"),
+    [
+        (  # a value after a colon belongs to the clause before it
+            "How many tugs does Osk Harbour have?",
+            ["Osk Harbour has 12 tugs.", "Osk Harbour has 9 tugs."],
+            "Osk Harbour fleet register 03/09/2012 - tugs in service: 12.",
+        ),
+        (  # a heading is no name of another subject
+            "How many adults listen to Velmor FM each week?",
+            ["Velmor FM reaches 18,000 adults a week.", "Velmor FM reaches 21,500 adults a week."],
+            "Listener Survey May 2014: weekly reach 18,000 adults.",
+        ),
+        (  # a defined term ("the Operator", "the Premises") is the subject, not another
+            "Who is manager of the Osk Baths?",
+            ["Ann Velmor is manager of the Osk Baths.", "Pia Sund is manager of the Osk Baths."],
+            "The Operator has appointed Ann Velmor as manager of the Premises.",
+        ),
+        (  # a plan in another clause does not make the change a plan
+            "Who owns Velmor FM?",
+            ["Velmor FM is owned by Osk Media.", "Velmor FM is owned by Tarn Trust."],
+            "Velmor FM ownership: Osk Media -> Tarn Trust; Osk Media will be wound up.",
+        ),
+    ],
+)
+def test_the_reader_reads_notices_headings_defined_terms_and_clauses(
+    question: str, options: list[str], text: str
+) -> None:
+    _reads_as_first(question, options[::-1] if "->" in text else options, text)
+
+
+def test_a_question_of_plans_hears_a_plain_statement_of_the_value() -> None:
+    options = [
+        "The Osk bridge is expected to cost 410 million pounds.",
+        "The Osk bridge is expected to cost 455 million pounds.",
+    ]
+    text = "The bill for the Osk bridge has gone up again, to 455 million pounds."
+    assert _reads("What is the Osk bridge expected to cost?", options, [text])[1] > 0
+
+
+def test_a_from_that_opens_a_time_gives_no_value_replaced() -> None:
+    said = stated("From Monday the Osk shop closes at 5 instead of 6, as shifts are short.")
+    assert said.sign("5") == 1
+    assert said.sign("6") == -1
+    assert stated("From 1 April Osk Ferries moves its fares from 3 to 4 crowns.").sign("osk") == 1
+
+
+def test_a_denial_after_a_relative_that_denies_nothing_of_the_statement() -> None:
+    said = stated("The Osk shop moved back into the forge, under a roof that doesn't leak.")
+    assert not said.negated
+    assert stated("Osk Mills said that it does not plan to close.").negated
+
+
+def test_a_plain_statement_of_a_plain_option_says_it_still_holds() -> None:
+    options = ["Osk Mills pay for the Velmor programmes.", "Osk Mills no longer pay for them."]
+    options[1] = "Osk Mills no longer pay for the Velmor programmes."
+    text = "Osk Mills the bakers pay for the printing of the Velmor programmes."
+    _reads_as_first("Do Osk Mills pay for the Velmor programmes?", options, text)
+    # not when it says something the plain option does not ("went automatic")
+    options = ["Keepers live at the Osk lighthouse.", "The Osk lighthouse has no keepers."]
+    text = "The Osk lighthouse went fully automatic and its keepers were sent ashore."
+    assert _reads("Is the Osk lighthouse manned?", options, [text])[0] <= 0
+
+
+def test_a_weekday_is_no_name_and_a_name_the_options_share_is_the_subject() -> None:
+    text = "Intro: Ann Velmor is our new Station Manager from Mon 5 November; welcome!"
+    assert "mon" not in stated(text).names
+    options = [
+        "Pia Sund is station manager of Osk Radio.",
+        "Ann Velmor is station manager of Osk Radio.",
+    ]
+    assert _reads("Who is station manager of Osk Radio?", options, [text])[1] > 0

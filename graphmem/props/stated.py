@@ -32,13 +32,19 @@ asserts it and -1 when it denies it or gives it as the value replaced:
   before it over a verb of being: "the levy is 3%"), so a reader can tell "19 hectares" from
   "19 staff"; a plan ("will close", in the statement's own clause, not "..., where 30 staff
   will work") is marked `future`, a forecast or an estimate ("analysts reckon") `guess`;
-  `takes_effect` gives the date a change or a plan takes effect ("from 1 April").
+  `takes_effect` gives the date a change or a plan takes effect ("from 1 April", "from
+  next Monday");
+- notices and change logs are read as prose: an arrow ("32 -> 29", "X -> Y") and "(was
+  60)" give the value replaced, "01/10/2015" is a date, "22:00" one figure, "w.e.f.",
+  "approx.", "min", "hrs" their words; a heading before the first colon, a weekday and a
+  defined term ("the Operator") are no names; the legal "shall" states what holds.
 
 Used by the as-of QA reader of the benchmarks (bench/props_worlds.py, reader v2).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -95,8 +101,9 @@ TRANSFER = _words(
 SELL = _words("sold")  # "X sells cheese to Y" is a trade, not a sale of the business
 # on/off words reading.py does not list: "promoted to head", "ditched the screenings",
 # "dropped the surcharge"
-_ON_MORE = _words("promote promotes promoted")
+_ON_MORE = _words("promote promotes promoted allowed permitted")  # "lorries are allowed back"
 _OFF_MORE = _words("ditch ditches ditched drop drops dropped")
+_BARRED = _words("banned barred")  # "lorries are banned from the bridge": they are off it
 # "taken out", "pulled out of", "pulled the plug on": off; "steps in as chair": on
 _PULL = _words("pull pulls pulled take takes took taken")
 # "out of action", "out of use": the nouns after "out of" that make it an off state
@@ -110,6 +117,8 @@ _BE = _words("is are was were be been")
 # "closing", "reopening": the on/off words' other forms
 # (not those of words that are nouns too: "the ground", "a start", "the end")
 _NOUNS = frozenset(stem(w) for w in ("ground", "start", "commission", "licence", "lift", "end"))
+# "fire" is a noun far more often than a verb of leaving ("fire station", "a grass fire")
+_LEAVE = OFFICE_OFF - _words("fire")
 _ON_STEMS = frozenset(stem(w) for w in STATUS_ON) - _NOUNS
 _OFF_STEMS = frozenset(stem(w) for w in STATUS_OFF) - _NOUNS
 
@@ -125,6 +134,7 @@ class Stated:
     negated: bool  # a denial turns over what it states ("denied that X was appointed")
     left: frozenset[str] = frozenset()  # names a move is from ("X moves from S to T"): S
     guess: bool = False  # a forecast or an estimate ("analysts reckon", "a blog expects")
+    titles: frozenset[str] = frozenset()  # names only as "the Operator": a defined term
 
     def sign(self, term: str) -> int:
         """+1 asserted, -1 denied, 0 not stated."""
@@ -134,16 +144,23 @@ class Stated:
 @lru_cache(maxsize=16384)
 def stated(text: str) -> Stated:
     """The terms `text` asserts or denies (see the module docstring)."""
-    tokens = _tokens(_HYPHENATED.sub(_compound, text))
+    text = _plain(text)
+    tokens = _tokens(text)
     start, attribution = _content_start(tokens)
     dates = _dates(tokens)
+    heading, conditional = _heading(tokens), _conditional(tokens)
     denied, denied_state, relative = _denied(tokens)
     # "riders who do not pay now pay 30 euros": a denial in a relative clause denies nothing
     denied, denied_state = denied - relative, denied_state - relative
     replaced, moved = _replaced(text, tokens)
+    arrows = _arrowed(tokens, _arrows(text))  # "104.6 FM -> 97.2 FM": a change log's old value
+    replaced |= arrows | _was(tokens) | _off(tokens)
+    moved |= arrows
     terms: dict[str, int] = {}
     roles: dict[str, frozenset[str]] = {}
     names: set[str] = set()
+    titles: set[str] = set()  # "the Operator", "the Premises": a defined term, no name
+    named: set[str] = set()
     # "denied that it cancelled its order for 30 trains": the switch is denied, not the 30
     switches = any(_term(tokens, i, dates)[0].lstrip("-") == STATE for i in denied_state)
     switched = False  # an on/off word under a denial
@@ -167,12 +184,16 @@ def stated(text: str) -> Stated:
         if term.startswith("-"):  # an off word, or an antonym ("unsafe")
             term, sign = term[1:], -sign
         switched = switched or (term == STATE and i in denied_state)
+        if term == STATE and i in conditional:
+            continue  # "once the new bridge is open, the old one ..."
         if term == STATE:  # the first on/off word says it ("no longer opens", "is back ... shut")
             terms.setdefault(term, sign)
         else:
             terms[term] = sign if terms.get(term, sign) == sign else max(terms[term], sign)
-        if tok.kind != "word" or _capital(tokens, i):
+        weekday = tok.lower in _WEEKDAY_NAMES  # "from Mon 5 November": no name
+        if (tok.kind != "word" or _capital(tokens, i)) and i not in heading and not weekday:
             names.add(term)
+            (titles if _title(tokens, i) else named).add(term)
         if figure:
             roles[term] = roles.get(term, frozenset()) | _roles(tokens, i)
     content = [i for i in denied_state if i >= start and tokens[i].lower not in STOP]
@@ -182,7 +203,8 @@ def stated(text: str) -> Stated:
     left = frozenset(_term(tokens, i, dates)[0] for i in moved) & names
     future = _future(tokens, start)
     guess = _guesses(tokens)
-    return Stated(terms, roles, frozenset(names), future, negated, left, guess)
+    titles -= named
+    return Stated(terms, roles, frozenset(names), future, negated, left, guess, frozenset(titles))
 
 
 # verbs of a forecast or an estimate: what follows is not yet known to be so
@@ -231,6 +253,31 @@ def _content_start(tokens: list[_Token]) -> tuple[int, set[int]]:
     return start, agents
 
 
+def _title(tokens: list[_Token], i: int) -> bool:
+    """A lone capitalised word after "the" ("the Operator shall ...", "the Premises"): a
+    term the document defines for its subject, not a name of something else."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    if nxt is None or nxt.kind != "word" or tokens[i].lower.endswith("'s"):
+        alone = True
+    else:  # a verb follows ("the Operator shall", "the Premises costs"), not a name's noun
+        verb = nxt.lower in STOP | WILL or nxt.lower.endswith(("ed", "es", "ts", "ns", "ys"))
+        alone = verb and not nxt.text[:1].isupper()
+    return tokens[i].kind == "word" and i > 0 and tokens[i - 1].lower == "the" and alone
+
+
+def _heading(tokens: list[_Token]) -> set[int]:
+    """The tokens of a notice's heading, before the statement's first colon, in capitals
+    but for stop words and dates ("Listener Survey May 2014: ...", "Sponsor News: ..."): the
+    words of a title, not of a name (they stay terms)."""
+    end = next((i for i, t in enumerate(tokens) if t.kind == "brk"), 0)
+    if not end or tokens[end].text != ":":
+        return set()
+    words = [t for t in tokens[:end] if t.kind == "word" and t.lower not in STOP]
+    if not all(t.text[:1].isupper() or t.lower in MONTHS for t in words):
+        return set()
+    return set(range(end))
+
+
 # the participles of a passive report ("it was announced by X that", "was told by X")
 _REPORTED = _words("said stated reported announced told informed noted recorded")
 
@@ -258,12 +305,33 @@ def _future(tokens: list[_Token], start: int) -> bool:
     work"; "raised the fee, saying the money will go on repairs")."""
     for i, tok in enumerate(tokens):
         nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
-        if i < start or not (tok.lower in WILL or (tok.lower in FUTURE and nxt == "to")):
+        plan = tok.lower in _WILL or (tok.lower in FUTURE - _SHALL and nxt == "to")
+        if i < start or not (plan or _going(tokens, i)):
             continue
         own = [t.lower for t in tokens[:i] if t.clause == tok.clause]
         if _ASIDE.isdisjoint(own):
             return True
     return False
+
+
+# the legal "shall" states what holds ("the pool shall be open"): a plan only with the date
+# it takes effect ("shall cease to be manager on 28 February", `takes_effect`)
+_SHALL = _words("shall")
+_WILL = WILL - _SHALL
+
+
+def _going(tokens: list[_Token], i: int) -> bool:
+    """ "is going to be knocked down", "going to close", "due to open": a plan; not "going
+    to the shops", "due to the weather", "due to repairs"."""
+    if (
+        tokens[i].lower not in ("going", "due")
+        or i + 2 >= len(tokens)
+        or tokens[i + 1].lower != "to"
+    ):
+        return False
+    after = tokens[i + 2]
+    verb = after.kind == "word" and after.text[:1].islower() and after.lower not in _DETERMINERS
+    return verb and (tokens[i].lower == "going" or not after.lower.endswith(("s", "ing")))
 
 
 _CALENDAR = "january february march april may june july august september october november december"
@@ -276,24 +344,52 @@ _PLAN_DATE = _words("in on by")
 _BEFORE_DATE = _words("the this next early late mid")
 
 
-def takes_effect(text: str, date: str = "") -> str:
+def takes_effect(text: str, date: str = "", plans: bool = True) -> str:
     """When the change or the plan `text` states takes effect, as YYYY-MM-DD ("from 1
     April", "from March", "will open in spring 2018"), a date without a year read as the
     next one after the statement's `date`; "" when it names none (or a range: "from April
     to September"). Without a `date` (an option: "opens in spring 2018") any date with
-    its year counts."""
-    tokens = _tokens(text)
-    future = stated(text).future
+    its year counts. `plans=False`: only the date a change is made "from" ("from next
+    Monday the shop will open till eight"), not a plan's ("will open in spring")."""
+    tokens = _tokens(_plain(text))
+    future = plans and (stated(text).future or any(t.lower in _SHALL for t in tokens))
     for i, tok in enumerate(tokens):
-        if tok.lower in _TAKES_EFFECT or ((future or not date) and tok.lower in _PLAN_DATE):
+        plan = (future or not date) and plans and tok.lower in _PLAN_DATE
+        if tok.lower in _TAKES_EFFECT or plan:
             when = _date_at(tokens, i + 1, date)
             if when:
                 return when
     return ""
 
 
+_WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday week")
+_WEEKDAY_NAMES = _WEEKDAYS - {"week"} | _words("mon tue tues wed thu thur thurs fri sat sun")
+_DAYS_AHEAD = {"today": 0, "tomorrow": 1, "month": 31}
+
+
+def _soon(tokens: list[_Token], j: int, date: str) -> str:
+    """A date near the statement's `date` at token j: "next Monday", "this Sunday", "next
+    week" (within a week), "next month", "tomorrow"; "" for none."""
+    words = [t.lower for t in tokens[j : j + 2]]
+    if len(date) < 10 or not words:
+        return ""
+    if words[0] in _DAYS_AHEAD:
+        days = _DAYS_AHEAD[words[0]]
+    elif len(words) == 2 and words[0] in ("next", "this") and words[1] in _WEEKDAYS:
+        days = 7
+    elif words == ["next", "month"]:
+        days = _DAYS_AHEAD["month"]
+    else:
+        return ""
+    return str(dt.date.fromisoformat(date[:10]) + dt.timedelta(days=days))
+
+
 def _date_at(tokens: list[_Token], j: int, date: str) -> str:
-    """The date that starts at token j ("1 April", "this October", "spring 2018"), or ""."""
+    """The date that starts at token j ("1 April", "this October", "spring 2018", "next
+    Monday" after `date`), or ""."""
+    soon = _soon(tokens, j, date)
+    if soon:
+        return soon
     while j < len(tokens) and tokens[j].lower in _BEFORE_DATE:
         j += 1
     day = 1
@@ -324,6 +420,100 @@ _TENS = "|".join(_TENS_VALUES)
 _HYPHENATED = re.compile(
     rf"\b({_TENS})-(one|two|three|four|five|six|seven|eight|nine)\b", re.IGNORECASE
 )
+
+
+# "not-for-profit", "no-fly": a negation joined to a word makes an adjective, not a denial
+_NEGATED_COMPOUND = re.compile(r"\b(?:not|no|non)(?:-[A-Za-z]+)+", re.IGNORECASE)
+# a sentence's end before a capital ("... FM. Pls retune"), not an abbreviation ("Dr. Vo")
+_SENTENCE_END = re.compile(r"(?:(?<=[a-z]{3})|(?<=[A-Z]{2})|(?<=\d\d))\.\s+(?=[A-Z])")
+# a change log's arrow: "8 min -> 10 min", "Rowan Quay → Exley"
+_ARROW = re.compile(r"\s*(?:->|\u2192|=>)\s*")
+
+
+# a notice's abbreviations of units and of "about" ("8 min", "11 yrs", "approx. 60")
+_ABBREVIATIONS = {"min": "minutes", "mins": "minutes", "hr": "hours", "hrs": "hours"}
+_ABBREVIATIONS |= {"yr": "years", "yrs": "years", "approx": "about", "approx.": "about"}
+_ABBREVIATIONS |= {"w.e.f.": "with effect from"}
+_ABBREVIATED = re.compile(r"(\bapprox\.|\bw\.e\.f\.|\b(?:mins?|hrs?|yrs?|approx)\b)", re.IGNORECASE)
+# "01/10/2015", "05.06.2017", "15/02/21": a date, day first
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4}|\d{2})\b")
+
+
+# a time of day, "22:00", read as one figure ("22.00": 22), midnight as 00:00
+_TIME = re.compile(r"\b(\d{1,2}):(\d{2})\b")
+_MIDNIGHT = re.compile(r"\bmidnight\b", re.IGNORECASE)
+
+
+def _spelled_date(m: re.Match[str]) -> str:
+    """ "01/10/2015" → "1 October 2015" (a date as the rest of the reading knows one)."""
+    day, month, year = int(m[1]), int(m[3]), m[4]
+    if not (1 <= day <= 31 and 1 <= month <= 12):
+        return m[0]
+    return f"{day} {_CALENDAR.split()[month - 1].title()} {year if len(year) == 4 else '20' + year}"
+
+
+def _plain(text: str) -> str:
+    """The text as stated() reads it: compound numbers in digits, negated compounds in one
+    word, sentences ended as clauses, arrows set off by spaces."""
+    text = _HYPHENATED.sub(_compound, text)
+    text = _ABBREVIATED.sub(lambda m: _ABBREVIATIONS[m[1].lower()], text)
+    text = _NUMERIC_DATE.sub(_spelled_date, text)
+    text = _TIME.sub(r"\1.\2", _MIDNIGHT.sub("00:00", text))
+    text = _NEGATED_COMPOUND.sub(lambda m: m[0].replace("-", ""), text)
+    return _ARROW.sub(" -> ", _SENTENCE_END.sub("; ", text))
+
+
+def _arrows(text: str) -> list[int]:
+    """The token index right after each arrow of `text`."""
+    return [len(_tokens(text[: m.start()])) for m in _ARROW.finditer(text)]
+
+
+def _arrowed(tokens: list[_Token], arrows: list[int]) -> set[int]:
+    """The tokens of the value before each arrow ("32 -> 29", "Drivetime Helen Marsh ->
+    Dougie Rees"): names and figures back from the arrow in its clause, over the words the
+    new value repeats ("8 min -> 10 min"), no more of them than the new value has (at least
+    two: "Rowan Quay -> Exley")."""
+    out: set[int] = set()
+    for a in arrows:
+        if not 0 < a < len(tokens):
+            continue
+        before = {t.lower for t in tokens[max(a - 3, 0) : a]}
+        new = []
+        for tok in tokens[a:]:
+            value = _is_value(tok) or tok.kind == "code"
+            if tok.kind == "brk" or not (value or tok.lower in before):
+                break
+            new.append(tok.lower)
+        taken = 0
+        for j in range(a - 1, -1, -1):
+            tok = tokens[j]
+            if tok.kind == "brk" or tok.clause != tokens[a].clause or taken >= max(len(new), 2):
+                break
+            taken += 1
+            if tok.lower in new:
+                continue  # the unit or the name both sides share
+            if not (_is_value(tok) or tok.kind == "code"):
+                break
+            out.add(j)
+    return out
+
+
+# "(was approx. 60)", "(formerly X)": a parenthesis that gives the value before
+_FORMER = _words("was were formerly previously")
+
+
+def _was(tokens: list[_Token]) -> set[int]:
+    """The values of a parenthesis that opens with "was" or "formerly"."""
+    out: set[int] = set()
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.text != "(" or tokens[i + 1].lower not in _FORMER:
+            continue
+        for j in range(i + 2, len(tokens)):
+            if tokens[j].kind == "brk":
+                break
+            if _is_value(tokens[j]):
+                out.add(j)
+    return out
 
 
 def _compound(m: re.Match[str]) -> str:
@@ -400,11 +590,24 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
         return "-" + STATE, 3  # "out of action", "out of use"
     if word in OFFICE_ON or word in STATUS_ON or stem(word) in _ON_STEMS or word in _ON_MORE:
         return STATE, 1
-    if word in OFFICE_OFF or word in STATUS_OFF or stem(word) in _OFF_STEMS:
+    if word in _LEAVE or word in STATUS_OFF or stem(word) in _OFF_STEMS:
         return "-" + STATE, 1
-    if word in _OFF_MORE and nxt not in ("to", "by", "from") and not nxt[:1].isdigit():
+    if word in _BARRED:
+        return "-" + STATE, 1
+    if word in _PULL and nxt == "off":
+        return "-" + STATE, 2  # "taken off the road", "pulled off air"
+    if word == "off" and _bare_off(tokens, i):
+        return "-" + STATE, 1  # "off air", "the closure is off"; "off DAB": DAB replaced
+    phrasal = "off" in words[1:3]  # "drops them off": delivers
+    if (
+        word in _OFF_MORE
+        and nxt not in ("to", "by", "from")
+        and not nxt[:1].isdigit()
+        and not phrasal
+    ):
         return "-" + STATE, 1  # "dropped the surcharge", not "dropped to 40"
-    if word == "down" and (nxt in _DOWN_OFF or not nxt) and i and tokens[i - 1].kind == "word":
+    ends = not nxt or tokens[i + 1].kind == "brk"  # "knocked down, the Agency says"
+    if word == "down" and (nxt in _DOWN_OFF or ends) and i and tokens[i - 1].kind == "word":
         return "-" + STATE, 1  # "plant down after a failure"
     back = word == "back" and (tokens[i - 1].lower in _BE or nxt in ("on", "in", "online"))
     if back or word == "again":
@@ -412,6 +615,29 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
     if word in WITHDRAW and {t.lower for t in tokens[i + 1 : i + 5]}.isdisjoint(STATEMENTS):
         return "-" + STATE, 1
     return None
+
+
+_STAY = _words("stay stays stayed keep keeps kept")  # "have to stay off the bridge"
+
+
+def _bare_off(tokens: list[_Token], i: int) -> bool:
+    """ "off" after a verb of being or opening a clause ("is off", "off air", ": off DAB"),
+    not a phrasal verb's ("took off", "drops them off")."""
+    prev = tokens[i - 1] if i else None
+    return prev is None or prev.kind == "brk" or prev.lower in _BE | _STAY
+
+
+def _off(tokens: list[_Token]) -> set[int]:
+    """The name after a bare "off" ("off DAB", "is off Channel 4"): no longer on it."""
+    out: set[int] = set()
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.lower != "off" or not _bare_off(tokens, i):
+            continue
+        for j in range(i + 1, len(tokens)):
+            if not _name_word(tokens[j]):
+                break
+            out.add(j)
+    return out
 
 
 def _pulled_out(tokens: list[_Token], i: int) -> bool:
@@ -486,6 +712,35 @@ def _is_denial(tokens: list[_Token], i: int) -> bool:
     )
 
 
+_UNTIL = _words("until till")
+_SUBORDINATE = _words("since because although though whereas")
+# a clause of a condition: "once the new bridge is open, ...", "if the pool closes, ..."
+_CONDITION = _words("if once unless")
+
+
+def _conditional(tokens: list[_Token]) -> set[int]:
+    """The tokens of a clause that opens with a condition: its on/off words state nothing."""
+    opening: dict[int, str] = {}
+    for t in tokens:
+        if t.kind == "word":
+            opening.setdefault(t.clause, t.lower)
+    return {i for i, t in enumerate(tokens) if opening.get(t.clause) in _CONDITION}
+
+
+_SAYING = REPORTING | _REPORTED | DENIAL | GUESS | STATEMENTS
+
+
+def _relative(tokens: list[_Token], j: int) -> bool:
+    """A relative pronoun at token j ("riders who", "a roof that doesn't leak"; not "said
+    that")."""
+    if tokens[j].lower in _RELATIVE:
+        return True
+    prev = tokens[j - 1] if j else None
+    if tokens[j].lower != "that" or prev is None or prev.kind != "word":
+        return False
+    return prev.lower not in _SAYING | STOP and not prev.lower.endswith("ed")
+
+
 def _denied(tokens: list[_Token]) -> tuple[set[int], set[int], set[int]]:
     """Indices of the tokens a denial turns over: after it in its clause, or before it when
     nothing of its clause follows it ("the figure of 61,000 was wrong"). Two kinds: a value
@@ -503,13 +758,19 @@ def _denied(tokens: list[_Token]) -> tuple[set[int], set[int], set[int]]:
             continue
         clause = [j for j, t in enumerate(tokens) if t.clause == tok.clause and t.kind != "brk"]
         later = [j for j in clause if j > i]
+        cut = next((n for n, j in enumerate(later) if tokens[j].lower in _SUBORDINATE), None)
+        later = later[:cut]  # "no sponsor since X ended its deal": the denial stops there
+        if any(tokens[j].lower in _UNTIL for j in later):
+            continue  # "won't open until the spring": a date put back, no denial
         content = [j for j in later if tokens[j].lower not in STOP]
         span = later if content else [j for j in clause if j < i]
         words = [j for j in span if tokens[j].kind == "word" and tokens[j].lower not in STOP]
         plain = [j for j in words if not _capital(tokens, j) and tokens[j].lower not in _AMOUNT]
         opens = clause[0] == i and tok.lower in NEGATION and tok.lower != "no"
         (values if opens or not plain else states).update(span)
-        if any(t.lower in _RELATIVE and t.clause == tok.clause for t in tokens[max(i - 3, 0) : i]):
+        if any(
+            _relative(tokens, j) and tokens[j].clause == tok.clause for j in range(max(i - 3, 0), i)
+        ):
             relative.update(span)
     return values, states, relative
 
@@ -531,6 +792,8 @@ def _replaced(text: str, tokens: list[_Token]) -> tuple[set[int], set[int]]:
             if tokens[j].kind == "brk" or tokens[j].lower == "to":
                 break
             span.append(j)
+        if span and _when(tokens, span[0]):
+            continue  # "From Monday the shop closes at 5": when, not the value before
         if changes or _elided(tokens, span):
             out.update(j for j in span if _is_value(tokens[j]))
     moved = set(out) if moves else set()
@@ -538,6 +801,15 @@ def _replaced(text: str, tokens: list[_Token]) -> tuple[set[int], set[int]]:
     for name in former:
         out.update(_positions(tokens, name))
     return out, moved
+
+
+def _when(tokens: list[_Token], j: int) -> bool:
+    """A time opens at token j: a weekday, a month, "next", "today", a day before a month."""
+    word = tokens[j].lower
+    if word in _WEEKDAYS or word in MONTHS or word in _DAYS_AHEAD or word in ("next", "this"):
+        return True
+    nxt = tokens[j + 1].lower if j + 1 < len(tokens) else ""
+    return tokens[j].text.isdigit() and nxt in MONTHS
 
 
 def _capital(tokens: list[_Token], i: int) -> bool:
@@ -618,12 +890,13 @@ def _leaving(tokens: list[_Token]) -> set[str]:
     for i, tok in enumerate(tokens):
         nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
         leaves = (
-            tok.lower in OFFICE_OFF
+            tok.lower in _LEAVE
             or tok.lower in HAND  # "X handed the role to Y"
             or (tok.lower in SELL and _buyer(tokens, i))  # "X sold Y to Z", not "sold 900 copies"
             or (tok.lower in STEP and nxt in ("down", "aside"))
-            or (tok.lower in MOVE_VERBS and _followed(tokens, i))
+            or (tok.lower in MOVE_VERBS and (_followed(tokens, i) or nxt == "on"))  # "moves on"
             or (tok.lower in WITHDRAW and nxt == "from")  # "X withdrew from the jury"
+            or (stem(tok.lower) in _OFF_STEMS and nxt in ("to", "as"))  # "X ceased to be chair"
             or _pulled_out(tokens, i)  # "X pulled out of the race"
         )
         if not leaves or nxt[:1].isdigit():
