@@ -214,7 +214,9 @@ def test_grid_floor_matches_its_exact_reference():
 
 def test_grid_step_is_the_gap_of_values_on_a_grid_only():
     rng = np.random.default_rng(0)
-    assert grid_step(0.25 * rng.integers(0, 8, 64)) == 0.25
+    assert grid_step(100 + 0.25 * rng.integers(0, 8, 64)) == 0.25
+    # 0/1 flags and small counts: one step is the signal, not its rounding
+    assert grid_step(rng.integers(0, 2, 64).astype(float)) == 0.0
     assert grid_step(rng.standard_normal(64)) == 0.0  # all distinct: no grid
     assert grid_step(np.full(64, 3.0)) == 0.0  # one value: no gap to read
 

@@ -473,6 +473,7 @@ def test_a_figure_of_change_without_a_level_and_a_compound_number_are_read() -> 
         ("Rota change: Late Show Ann Velmor -> Pia Sund.", "pia", "ann"),
         ("Permit extended: expiry 30/06/2021 -> 30/06/2026.", "2026", "2021"),
         ("Ferry crews: 85 on the rota now (was approx. 60).", "85", "60"),
+        ("Fares 60 -> 70 -> 80", "80", "70"),  # each arrow replaces what stands before it
     ],
 )
 def test_a_change_log_s_arrow_or_a_was_in_brackets_gives_the_value_replaced(
@@ -481,6 +482,16 @@ def test_a_change_log_s_arrow_or_a_was_in_brackets_gives_the_value_replaced(
     said = stated(text)
     assert said.sign(stem(new)) == 1
     assert said.sign(stem(old)) == -1
+
+
+def test_an_arrow_replaces_a_value_of_its_own_kind_only() -> None:
+    assert stated("Fleet 32 -> 29").sign("fleet") == 1  # the label is no value replaced
+    assert stated("Version 2 -> 3").sign("2") == -1
+
+
+def test_a_version_number_or_no_calendar_day_is_no_date() -> None:
+    assert "march" not in stated("Osk Release 2.3.10 is out.").terms
+    assert "february" not in stated("Osk fees due 31/02/2020.").terms
 
 
 def test_a_notice_s_dates_times_and_abbreviations_are_read() -> None:
@@ -519,6 +530,7 @@ def test_off_a_noun_fire_negated_compounds_since_until_and_conditions(
 def test_off_before_a_name_replaces_it_and_a_drop_off_is_no_switch() -> None:
     assert stated("Osk Radio: off DAB from March.").sign("dab") == -1
     assert stated("The wholesaler drops them off by six.").sign(STATE) == 0
+    assert stated("Osk sales took off in May.").sign(STATE) == 0  # they rose
 
 
 @pytest.mark.parametrize(
@@ -554,7 +566,11 @@ def test_the_legal_shall_states_what_holds_and_going_to_is_a_plan() -> None:
     ("text", "date", "when"),
     [
         ("From next Monday the Osk shop will open till eight.", "2016-04-04", "2016-04-11"),
-        ("From next month Velmor Post charges 2 crowns a parcel.", "2018-09-03", "2018-10-04"),
+        ("From next Monday the Osk shop will open till eight.", "2020-03-07", "2020-03-09"),
+        ("From next month Velmor Post charges 2 crowns a parcel.", "2018-09-03", "2018-10-01"),
+        ("From next month Velmor Post charges 2 crowns a parcel.", "2018-12-31", "2019-01-01"),
+        ("The Osk ferry runs again from tomorrow.", "9999-12-31", ""),  # no day after it
+        ("The Osk ferry runs again from tomorrow.", "2020-02-30", ""),  # no such day
         ("The Osk baths are open again from today.", "2021-09-06", "2021-09-06"),
     ],
 )
@@ -627,8 +643,10 @@ def test_a_denial_after_a_relative_that_denies_nothing_of_the_statement() -> Non
 
 
 def test_a_plain_statement_of_a_plain_option_says_it_still_holds() -> None:
-    options = ["Osk Mills pay for the Velmor programmes.", "Osk Mills no longer pay for them."]
-    options[1] = "Osk Mills no longer pay for the Velmor programmes."
+    options = [
+        "Osk Mills pay for the Velmor programmes.",
+        "Osk Mills no longer pay for the Velmor programmes.",
+    ]
     text = "Osk Mills the bakers pay for the printing of the Velmor programmes."
     _reads_as_first("Do Osk Mills pay for the Velmor programmes?", options, text)
     # not when it says something the plain option does not ("went automatic")

@@ -337,6 +337,18 @@ def _tick_price(seed: int, n: int, jump: int) -> np.ndarray:
     return 0.05 * (300 + off + np.where(np.arange(n) >= n // 2, jump, 0))
 
 
+def test_a_flag_whose_rate_changes_gets_a_boundary_and_extreme_values_raise_nothing():
+    found = []
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        flags = np.r_[rng.random(100) < 0.1, rng.random(100) < 0.9].astype(float)
+        found.append(segment_all(flags))
+    assert all(any(abs(b - 100) <= 2 for b in cut) for cut in found), found
+    # a coarse grid near the largest values accepted raises nothing (the floor is capped)
+    segment_all(np.array([-9e99, -9e99, 9e99, 9e99] * 20))
+    segment_all(1e99 + 1e98 * (np.arange(80) % 3))
+
+
 def test_a_price_on_a_grid_is_not_cut_at_every_tick_and_a_level_change_is_found():
     # A flat run of equal values is not a noise variance near 0: before round 9 nearly every
     # one-tick move after a flat run was a boundary (6-18 of them in each of these draws);

@@ -44,6 +44,7 @@ Used by the as-of QA reader of the benchmarks (bench/props_worlds.py, reader v2)
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from collections.abc import Mapping
@@ -106,6 +107,7 @@ _OFF_MORE = _words("ditch ditches ditched drop drops dropped")
 _BARRED = _words("banned barred")  # "lorries are banned from the bridge": they are off it
 # "taken out", "pulled out of", "pulled the plug on": off; "steps in as chair": on
 _PULL = _words("pull pulls pulled take takes took taken")
+_TAKEN = _words("pulled taken")  # "taken off the road", not "sales took off"
 # "out of action", "out of use": the nouns after "out of" that make it an off state
 _OUT_OF = _words("action use order commission business operation service")
 # "is down after a failure", "down since May", "down for repairs": off; "down to 51", "down
@@ -362,26 +364,35 @@ def takes_effect(text: str, date: str = "", plans: bool = True) -> str:
     return ""
 
 
-_WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday week")
-_WEEKDAY_NAMES = _WEEKDAYS - {"week"} | _words("mon tue tues wed thu thur thurs fri sat sun")
-_DAYS_AHEAD = {"today": 0, "tomorrow": 1, "month": 31}
+_WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")
+_WEEKDAY_NAMES = _WEEKDAYS | _words("mon tue tues wed thu thur thurs fri sat sun")
+_DAYS_AHEAD = {"today": 0, "tomorrow": 1}
 
 
 def _soon(tokens: list[_Token], j: int, date: str) -> str:
-    """A date near the statement's `date` at token j: "next Monday", "this Sunday", "next
-    week" (within a week), "next month", "tomorrow"; "" for none."""
+    """A date near the statement's `date` at token j: "next Monday" / "this Sunday" (the
+    next such day), "next week" (a week on), "next month" (its first day), "tomorrow"; ""
+    for none, or for a `date` that is no calendar day."""
     words = [t.lower for t in tokens[j : j + 2]]
-    if len(date) < 10 or not words:
+    try:
+        day = dt.date.fromisoformat(date[:10])
+        if words[:1] and words[0] in _DAYS_AHEAD:
+            return str(day + dt.timedelta(days=_DAYS_AHEAD[words[0]]))
+        if len(words) < 2 or words[0] not in ("next", "this"):
+            return ""
+        if words[1] in _WEEKDAYS:
+            ahead = (_WEEKDAY_ORDER.index(words[1]) - day.weekday()) % 7 or 7
+            return str(day + dt.timedelta(days=ahead))
+        if words == ["next", "week"]:
+            return str(day + dt.timedelta(days=7))
+        if words == ["next", "month"]:
+            return str((day.replace(day=1) + dt.timedelta(days=32)).replace(day=1))
+    except (ValueError, OverflowError):  # no calendar day, or none after 9999-12-31
         return ""
-    if words[0] in _DAYS_AHEAD:
-        days = _DAYS_AHEAD[words[0]]
-    elif len(words) == 2 and words[0] in ("next", "this") and words[1] in _WEEKDAYS:
-        days = 7
-    elif words == ["next", "month"]:
-        days = _DAYS_AHEAD["month"]
-    else:
-        return ""
-    return str(dt.date.fromisoformat(date[:10]) + dt.timedelta(days=days))
+    return ""
+
+
+_WEEKDAY_ORDER = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 def _date_at(tokens: list[_Token], j: int, date: str) -> str:
@@ -447,9 +458,12 @@ _MIDNIGHT = re.compile(r"\bmidnight\b", re.IGNORECASE)
 def _spelled_date(m: re.Match[str]) -> str:
     """ "01/10/2015" → "1 October 2015" (a date as the rest of the reading knows one)."""
     day, month, year = int(m[1]), int(m[3]), m[4]
-    if not (1 <= day <= 31 and 1 <= month <= 12):
-        return m[0]
-    return f"{day} {_CALENDAR.split()[month - 1].title()} {year if len(year) == 4 else '20' + year}"
+    if m[2] == "." and len(year) < 4:
+        return m[0]  # "2.3.10": a version, not 2 March 2010
+    full = int(year if len(year) == 4 else "20" + year)
+    if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(max(full, 1), month)[1]):
+        return m[0]  # "31/02/2020": no day
+    return f"{day} {_CALENDAR.split()[month - 1].title()} {full}"
 
 
 def _plain(text: str) -> str:
@@ -464,8 +478,14 @@ def _plain(text: str) -> str:
 
 
 def _arrows(text: str) -> list[int]:
-    """The token index right after each arrow of `text`."""
-    return [len(_tokens(text[: m.start()])) for m in _ARROW.finditer(text)]
+    """The token index right after each arrow of `text` (an arrow makes no token, and the
+    text between two arrows is tokenised once)."""
+    out, start, count = [], 0, 0
+    for m in _ARROW.finditer(text):
+        count += len(_tokens(text[start : m.start()]))
+        out.append(count)
+        start = m.end()
+    return out
 
 
 def _arrowed(tokens: list[_Token], arrows: list[int]) -> set[int]:
@@ -474,25 +494,31 @@ def _arrowed(tokens: list[_Token], arrows: list[int]) -> set[int]:
     new value repeats ("8 min -> 10 min"), no more of them than the new value has (at least
     two: "Rowan Quay -> Exley")."""
     out: set[int] = set()
-    for a in arrows:
+    for k, a in enumerate(arrows):
         if not 0 < a < len(tokens):
             continue
         before = {t.lower for t in tokens[max(a - 3, 0) : a]}
-        new = []
-        for tok in tokens[a:]:
+        new: list[_Token] = []
+        for tok in tokens[a : arrows[k + 1] if k + 1 < len(arrows) else len(tokens)]:
             value = _is_value(tok) or tok.kind == "code"
             if tok.kind == "brk" or not (value or tok.lower in before):
                 break
-            new.append(tok.lower)
+            new.append(tok)
+        # the value replaced is of the new value's kind: "Fleet 32 -> 29" replaces 32, not
+        # the fleet; "Rowan Quay -> Exley" a name (not a sentence's capitalised first word)
+        figures = any(_is_figure(new, j) or t.kind == "code" for j, t in enumerate(new))
+        same = {t.lower for t in new}
         taken = 0
         for j in range(a - 1, -1, -1):
             tok = tokens[j]
             if tok.kind == "brk" or tok.clause != tokens[a].clause or taken >= max(len(new), 2):
                 break
             taken += 1
-            if tok.lower in new:
+            if tok.lower in same:
                 continue  # the unit or the name both sides share
-            if not (_is_value(tok) or tok.kind == "code"):
+            figure = _is_figure(tokens, j) or tok.kind == "code"
+            kind = figure if figures else _capital(tokens, j)
+            if not kind:
                 break
             out.add(j)
     return out
@@ -594,7 +620,7 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
         return "-" + STATE, 1
     if word in _BARRED:
         return "-" + STATE, 1
-    if word in _PULL and nxt == "off":
+    if word in _TAKEN and nxt == "off":
         return "-" + STATE, 2  # "taken off the road", "pulled off air"
     if word == "off" and _bare_off(tokens, i):
         return "-" + STATE, 1  # "off air", "the closure is off"; "off DAB": DAB replaced

@@ -461,7 +461,7 @@ MAX_SLOPE_NOISE = 1e4
 # straight pieces while a step still needs a boundary.
 SHORT_SLOPE_NOISE = 0.02
 # ... but only when it has a slope: its median step this many standard errors from zero. Steps
-# between flat stretches (a median step near 0) are not a bend to follow (round 10, chosen on
+# between flat stretches (a median step near 0) are not a bend to follow (round 9, chosen on
 # the tuned split: 0.5 cuts fewer short steps, 1.5 cuts Gompertz curves).
 SHORT_SLOPE_Z = 1.0
 # A season (a fixed profile over a period of 4-24 points, four cycles seen) is taken by a
@@ -485,17 +485,22 @@ _LOG_MARGIN = 5.0
 # A series on a grid (prices in ticks, rounded readings): when at most this share of the
 # warm-up's values are distinct, its step is the smallest gap between them, and a run's noise
 # variance is not taken below GRID_FLOOR steps squared (a flat run is not a variance collapse).
+# Only a fine grid, its level at least GRID_MIN_LEVEL steps from zero: 0/1 flags and small
+# counts sit on a grid too, but there one step is the signal, not its rounding.
 GRID_MAX_DISTINCT = 0.5
 GRID_FLOOR = 4.0
+GRID_MIN_LEVEL = 10.0
 
 
 def grid_step(values: np.ndarray) -> float:
     """The grid the values sit on (the smallest gap between distinct values) when few of them
-    are distinct, else 0."""
-    x = np.unique(np.asarray(values, dtype=np.float64))
+    are distinct and their level is many steps from zero, else 0."""
+    values = np.asarray(values, dtype=np.float64)
+    x = np.unique(values)
     if x.shape[0] < 2 or x.shape[0] > GRID_MAX_DISTINCT * len(values):
         return 0.0
-    return float(np.min(np.diff(x)))
+    step = float(np.min(np.diff(x)))
+    return step if float(np.median(np.abs(values))) >= GRID_MIN_LEVEL * step else 0.0
 
 
 def _mad(values: np.ndarray) -> float:
@@ -903,7 +908,9 @@ class OnlineBOCPD:
         step = grid_step(head) if self.trend else 0.0
         if self._log_floor is not None:  # the grid's step relative to the level, on the log scale
             step /= float(np.median(np.abs(head)))
-        prior = prior_from_warmup(self.scaled(head, 0), self.trend, GRID_FLOOR * step * step)
+        # capped as the prior's noise is (sigma <= 1e90): values near 1e100 on a coarse grid
+        floor = min(GRID_FLOOR * step * step, 1e180)
+        prior = prior_from_warmup(self.scaled(head, 0), self.trend, floor)
         short = len(head) < self.warmup  # a short stream, closed
         if short and prior.slope_var > 0 and clear_slope(self.scaled(head, 0)):
             bend = max(prior.slope_noise, SHORT_SLOPE_NOISE)
