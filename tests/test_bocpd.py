@@ -449,3 +449,16 @@ def test_with_season_a_level_shift_under_a_season_is_found_and_resumes_exactly()
     plain = OnlineBOCPD()
     plain.update_batch(xs)
     assert plain.state()["season"] is None, "off by default"
+
+
+def test_a_state_stored_before_the_grid_floor_loads_with_none_and_resumes_exactly():
+    xs = np.random.default_rng(5).normal(size=300) + np.r_[np.zeros(150), 4 * np.ones(150)]
+    det = OnlineBOCPD()
+    det.update_batch(xs[:100])
+    state = json.loads(json.dumps(det.state()))
+    assert state["prior"][-1] == 0.0  # no grid here: no floor
+    old = dict(state, prior=state["prior"][:-1])  # round 8 stored nine prior fields
+    now = OnlineBOCPD.from_state(state).update_batch(xs[100:])
+    before = OnlineBOCPD.from_state(old).update_batch(xs[100:])
+    assert np.array_equal(now.cp_prob, before.cp_prob)
+    assert np.argmax(now.cp_prob[40:70]) + 140 in range(150, 156)
