@@ -364,7 +364,8 @@ def takes_effect(text: str, date: str = "", plans: bool = True) -> str:
     return ""
 
 
-_WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")
+_WEEKDAY_ORDER = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAYS = frozenset(_WEEKDAY_ORDER)
 _WEEKDAY_NAMES = _WEEKDAYS | _words("mon tue tues wed thu thur thurs fri sat sun")
 _DAYS_AHEAD = {"today": 0, "tomorrow": 1}
 
@@ -390,9 +391,6 @@ def _soon(tokens: list[_Token], j: int, date: str) -> str:
     except (ValueError, OverflowError):  # no calendar day, or none after 9999-12-31
         return ""
     return ""
-
-
-_WEEKDAY_ORDER = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 def _date_at(tokens: list[_Token], j: int, date: str) -> str:
