@@ -50,6 +50,10 @@ TUNED_FAMILIES = (
     "retail_promo",  # round 8: held back until then
     "load_shift",  # round 9: held back until then
     "tick_price",  # round 9: held back until then
+    "vol_regime",  # round 10: held back until then
+    "rare_events",  # round 10: held back until then
+    "inventory_saw",  # round 10: held back until then
+    "sensor_dropout",  # round 10: held back until then
 )
 HELD_FAMILIES = (
     "steps_heavy",
@@ -68,11 +72,11 @@ HELD_FAMILIES = (
     # round 8: written blind before the detector was changed for them
     "share_shift",
     "ar1_steps",
-    # round 9: written blind before the detector was changed for them
-    "vol_regime",
-    "rare_events",
-    "inventory_saw",
-    "sensor_dropout",
+    # round 10: written blind before the detector was changed for them
+    "tourism_shock",
+    "availability",
+    "cumulative_count",
+    "carried_forward",
 )
 TUNED_SEEDS = range(0, 25)
 HELD_SEEDS = range(1000, 1025)  # the tuned families, other draws; and the held-back families

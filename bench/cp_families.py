@@ -503,6 +503,112 @@ def _sensor_dropout(rng):
     return np.round(xs / resolution) * resolution, cps
 
 
+# Held back from round 10 on, written blind (before the detector was changed for them): four
+# more shapes of real series none of the families above draws.
+def _tourism_shock(rng):
+    # Monthly visitor / passenger arrivals (integers): a yearly season and slow growth; a shock
+    # (pandemic, volcano, war) cuts arrivals by 45-80 % at once, the only labelled point. The
+    # gradual recovery afterwards (3-15 months time constant, maybe never complete), the season
+    # and the trend are NOT changes.
+    n = int(rng.integers(60, 241))
+    k = int(rng.choice(3, p=[0.35, 0.5, 0.15])) if n >= 120 else int(rng.random() < 0.6)
+    cps = _cuts(rng, n, k, 30)
+    t = np.arange(n)
+    amp = rng.uniform(0.08, 0.25)
+    log = amp * np.sin(2 * math.pi * t / 12 + rng.uniform(0, 6))
+    log += amp * rng.uniform(0.0, 0.4) * np.sin(4 * math.pi * t / 12 + rng.uniform(0, 6))
+    log += rng.uniform(-0.001, 0.006) * t
+    for c in cps:
+        drop = rng.uniform(0.6, 1.6)  # a fall of 45-80 %, at least 1.2 times the seasonal swing
+        kept = rng.uniform(0.0, 0.3)  # part of the loss that never comes back
+        tau = rng.uniform(3.0, 15.0)
+        since = t[c:] - c
+        log[c:] -= drop * (kept + (1.0 - kept) * np.exp(-since / tau))
+    log += rng.uniform(0.015, 0.04) * rng.standard_normal(n)
+    return np.round(10.0 ** rng.uniform(3.0, 6.0) * np.exp(log)), cps
+
+
+def _availability(rng):
+    # Daily service availability or check pass rate in percent, hugging 100 (or the mirrored
+    # error rate hugging 0), from a varying number of requests. A change multiplies the failure
+    # fraction by 3-6 (a bad release, a fix). Single incident days (failures 4-12 times the
+    # usual, capped at 30 %) and the day-to-day noise (about 25 %, and binomial) are NOT changes.
+    n = int(rng.integers(60, 401))
+    cps = _cuts(rng, n, int(rng.choice(3, p=[0.35, 0.4, 0.25])), max(15, n // 8))
+    fail = np.full(n, 10.0 ** rng.uniform(-2.7, -1.5))  # 0.2-3 % of requests fail
+    for c in cps:
+        up = fail[c - 1] < 0.002 or (fail[c - 1] < 0.04 and rng.random() < 0.5)
+        fail[c:] = fail[c - 1] * rng.uniform(3.0, 6.0) ** (1.0 if up else -1.0)
+    daily = fail * np.exp(0.25 * rng.standard_normal(n))
+    for day in rng.choice(np.arange(1, n - 1), size=int(rng.integers(0, 4)), replace=False):
+        if all(abs(day - c) > 3 for c in cps):  # an incident is not where the level moves
+            daily[day] = min(0.3, fail[day] * rng.uniform(4.0, 12.0))
+    usual = max(10.0 ** rng.uniform(2.5, 4.0), 5.0 / fail.min())  # 5+ failures a day
+    requests = np.round(usual * np.exp(0.3 * rng.standard_normal(n))).astype(np.int64) + 1
+    failed = rng.binomial(requests, np.minimum(daily, 1.0)) / requests
+    pct = 100.0 * failed if rng.random() < 0.3 else 100.0 * (1.0 - failed)
+    return np.round(pct, 2), cps
+
+
+def _cumulative_count(rng):
+    # A running total (cumulative cases, downloads, odometer): daily counts added up, so the
+    # series never falls. A change makes the daily rate 2.5-5 times faster or slower (a kink).
+    # The weekday pattern (weekends reported late, on Monday), Poisson noise and a slow +-30 %
+    # drift of the rate over the whole series are NOT changes.
+    n = int(rng.integers(40, 401))
+    cps = _cuts(rng, n, int(rng.choice(3, p=[0.3, 0.45, 0.25])), max(15, n // 6))
+    t = np.arange(n)
+    rate = np.full(n, 10.0 ** rng.uniform(0.5, 3.0))
+    sign = _sign(rng)
+    for c in cps:  # a second change undoes the first's direction (a wave, then back)
+        rate[c:] = rate[c - 1] * rng.uniform(2.5, 5.0) ** sign
+        sign = -sign
+    rate *= np.exp(rng.uniform(-0.3, 0.3) * t / n)
+    week = np.ones(7)
+    week[5:] = rng.uniform(0.3, 1.0)  # less activity on weekends
+    day = (t + int(rng.integers(0, 7))) % 7
+    daily = rng.poisson(rate * week[day]).astype(np.float64)
+    if rng.random() < 0.5:  # weekend numbers are only reported on the Monday
+        for i in range(n):
+            if day[i] >= 5 and i + 1 < n:
+                daily[i + 1] += daily[i]
+                daily[i] = 0.0
+    start = 0.0 if rng.random() < 0.5 else float(np.round(rate[0] * rng.uniform(10.0, 500.0)))
+    return start + np.cumsum(daily), cps
+
+
+def _carried_forward(rng):
+    # A daily measurement (a reservoir or groundwater level, a surveyed price) with mildly
+    # autocorrelated noise whose mean steps by 4-8 noise stds; missing stretches of 3-25 days are
+    # filled by carrying the last reading forward. The flat filled stretches, and the small jump
+    # when readings resume, are NOT changes (no stretch covers a planted change).
+    n = int(rng.integers(80, 501))
+    cps = _cuts(rng, n, int(rng.choice(4, p=[0.3, 0.35, 0.2, 0.15])), max(20, n // 8))
+    phi = rng.uniform(0.2, 0.7)
+    e = np.empty(n)
+    e[0] = rng.standard_normal()
+    shocks = math.sqrt(1.0 - phi**2) * rng.standard_normal(n)
+    for i in range(1, n):
+        e[i] = phi * e[i - 1] + shocks[i]
+    mean = np.zeros(n)
+    for c in cps:
+        mean[c:] += rng.uniform(4.0, 8.0) * _sign(rng)
+    level = 10.0 ** rng.uniform(0.0, 3.0)
+    std = level * rng.uniform(0.005, 0.03)
+    xs = level + std * (mean + e + rng.uniform(-0.005, 0.005) * np.arange(n))
+    gaps = []
+    for _ in range(int(rng.integers(1, 7))):
+        length = int(rng.integers(3, 26))
+        gaps.append((int(rng.integers(1, max(2, n - length - 1))), length))
+    end = -10
+    for start, length in sorted(gaps):  # 5+ real readings between two filled stretches
+        if start >= end + 5 and all(c < start - 5 or c > start + length + 5 for c in cps):
+            xs[start : start + length] = xs[start - 1]
+            end = start + length
+    resolution = 10.0 ** (math.floor(math.log10(std)) - 1)
+    return np.round(xs / resolution) * resolution, cps
+
+
 # Families of series shaped like real ones (lengths, trends, outliers, counts, few changes).
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
@@ -539,6 +645,10 @@ _FAMILIES = {
     "rare_events": _rare_events,
     "inventory_saw": _inventory_saw,
     "sensor_dropout": _sensor_dropout,
+    "tourism_shock": _tourism_shock,
+    "availability": _availability,
+    "cumulative_count": _cumulative_count,
+    "carried_forward": _carried_forward,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
@@ -560,6 +670,10 @@ _UNSCALED = {
     "rare_events",
     "inventory_saw",
     "sensor_dropout",
+    "tourism_shock",
+    "availability",
+    "cumulative_count",
+    "carried_forward",
 }
 
 
