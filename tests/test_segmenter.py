@@ -157,6 +157,8 @@ def test_no_boundaries_in_stationary_noise():
         ({"max_run_lengths": 0}, "max_run_lengths"),
         ({"protect_recent": -1}, "protect_recent"),
         ({"track_level": "yes"}, "track_level"),
+        ({"blip_length": -1}, "blip_length"),
+        ({"blip_length": 41, "max_lag": 40}, "blip_length"),
     ],
 )
 def test_bad_config_is_rejected(kwargs, field):
@@ -357,3 +359,57 @@ def test_a_price_on_a_grid_is_not_cut_at_every_tick_and_a_level_change_is_found(
     jumps = [segment_all(_tick_price(seed, 300, 12)) for seed in range(10)]
     assert sum(found == [] for found in quiet) >= 6 and max(map(len, quiet)) <= 3, quiet
     assert all(any(abs(b - 150) <= 5 for b in found) for found in jumps), jumps
+
+
+def _dropouts(seed: int, step: float) -> np.ndarray:
+    """A reading near 100 (noise 1) with four runs of 3-5 exact zeros; a step at 150."""
+    rng = np.random.default_rng(seed)
+    xs = 100.0 + rng.standard_normal(300) + np.where(np.arange(300) >= 150, step, 0.0)
+    for start in (40, 95, 210, 260):
+        xs[start : start + int(rng.integers(3, 6))] = 0.0
+    return xs
+
+
+def test_dropouts_are_not_changes_and_a_step_between_them_is_found():
+    # Each run of zeros went away and came back: two boundaries, eight a series, with the
+    # blip test off (round 9); now few. An 8-std step is still found in every draw.
+    off = [segment_all(_dropouts(seed, 0.0), SegmenterConfig(blip_length=0)) for seed in range(10)]
+    quiet = [segment_all(_dropouts(seed, 0.0)) for seed in range(10)]
+    steps = [segment_all(_dropouts(seed, 8.0)) for seed in range(10)]
+    assert sum(map(len, off)) >= 70, off
+    assert sum(map(len, quiet)) <= 10 and sum(found == [] for found in quiet) >= 6, quiet
+    assert all(any(abs(b - 150) <= 2 for b in found) for found in steps), steps
+
+
+def test_the_blip_test_decides_the_same_however_points_arrive():
+    for seed in range(3):
+        xs = _dropouts(seed, 8.0)
+        whole = segment_all(xs)
+        cuts = _random_cuts(len(xs), np.random.default_rng(seed))
+        seg, found = _pushes(xs, cuts, SegmenterConfig(), resume=True)
+        assert [b for _, new in found for b in new] + seg.close() == whole
+
+
+def test_a_state_stored_before_the_blip_test_keeps_its_boundaries():
+    xs = _dropouts(1, 0.0)
+    seg = OnlineSegmenter()
+    seg.push(xs[:30])
+    state = json.loads(json.dumps(seg.state()))
+    del state["config"]["blip_length"]  # round 9 stored no such setting
+    old = OnlineSegmenter.from_state(state)
+    assert old.config.blip_length == 0
+    off = segment_all(xs, SegmenterConfig(blip_length=0))
+    assert old.push(xs[30:]) + old.close() == off != []
+
+
+def test_rare_counts_are_not_cut_at_each_incident_and_a_new_rate_is_found():
+    # Counts mostly zero (an incident every 20 days): a warm-up of zeros read as no noise at all
+    # made every later incident a change (round 9: 1-3 boundaries in each of these draws).
+    def counts(seed: int, rate: float) -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        return rng.poisson(np.where(np.arange(300) >= 150, rate, 0.05)).astype(float)
+
+    quiet = [segment_all(counts(seed, 0.05)) for seed in range(10)]
+    busier = [segment_all(counts(seed, 0.8)) for seed in range(10)]
+    assert sum(found == [] for found in quiet) >= 8, quiet
+    assert all(any(abs(b - 150) <= 5 for b in found) for found in busier), busier

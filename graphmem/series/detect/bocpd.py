@@ -503,6 +503,30 @@ def grid_step(values: np.ndarray) -> float:
     return step if float(np.median(np.abs(values))) >= GRID_MIN_LEVEL * step else 0.0
 
 
+def coarse_step(values: np.ndarray) -> float:
+    """The step of a coarse grid the values sit on (few distinct values): 1 for integers (counts,
+    flags, a warm-up of zeros), else the smallest gap between them; 0 if none."""
+    x = np.unique(np.asarray(values, dtype=np.float64))
+    if x.shape[0] > GRID_MAX_DISTINCT * len(values):
+        return 0.0
+    if np.all(x == np.round(x)):
+        return 1.0
+    return float(np.min(np.diff(x))) if x.shape[0] > 1 else 0.0
+
+
+def noise_floor(values: np.ndarray, log_scale: bool) -> float:
+    """The least noise variance a run of a series on a grid may settle on: GRID_FLOOR steps
+    squared on a fine grid, a coarse grid's rounding noise (a twelfth of its step squared:
+    a count's single 1 among zeros is then an outlier, not a change); relative to the level
+    on the log scale."""
+    fine = grid_step(values)
+    step = fine or coarse_step(values)
+    if log_scale:
+        step /= float(np.median(np.abs(values)))
+    # capped as the prior's noise is (sigma <= 1e90): values near 1e100 on a coarse grid
+    return min((GRID_FLOOR if fine else 1.0 / 12.0) * step * step, 1e180)
+
+
 def _mad(values: np.ndarray) -> float:
     return 1.4826 * float(np.median(np.abs(values - np.median(values))))
 
@@ -905,11 +929,7 @@ class OnlineBOCPD:
                 self._season = None
             if self._season is not None and not _steady(read, self._season):
                 self._season = None
-        step = grid_step(head) if self.trend else 0.0
-        if self._log_floor is not None:  # the grid's step relative to the level, on the log scale
-            step /= float(np.median(np.abs(head)))
-        # capped as the prior's noise is (sigma <= 1e90): values near 1e100 on a coarse grid
-        floor = min(GRID_FLOOR * step * step, 1e180)
+        floor = noise_floor(head, self._log_floor is not None) if self.trend else 0.0
         prior = prior_from_warmup(self.scaled(head, 0), self.trend, floor)
         short = len(head) < self.warmup  # a short stream, closed
         if short and prior.slope_var > 0 and clear_slope(self.scaled(head, 0)):

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from graphmem.errors import InvalidInput
+from graphmem.series.detect.blip import any_near_line, returns_to_line
 from graphmem.series.detect.bocpd import (
     DEFAULT_MAX_RUN_LENGTHS,
     DEFAULT_OUTLIER_PROB,
@@ -55,8 +56,14 @@ class SegmenterConfig:
     if a change explains the points within smooth_window of it (on both sides, as many as have
     been seen) better than one smooth curve (graphmem.series.detect.smooth); while the curve
     wins it waits, up to smooth_window points after it (or the close), and is dropped if the
-    curve still wins then. smooth_window 0 keeps every boundary. The other fields configure
-    OnlineBOCPD.
+    curve still wins then. smooth_window 0 keeps every boundary.
+
+    Two boundaries at most blip_length points apart are dropped together when the points after
+    the second continue the line of those before the first (graphmem.series.detect.blip): a
+    dropout or a burst of spikes is no change. A boundary from which a point within
+    blip_length returns near the line it left waits for that test, up to blip_length +
+    min_lag + tolerance points after it (a clear step does not wait); blip_length 0 turns
+    the test off. The other fields configure OnlineBOCPD.
     """
 
     hazard_lambda: float = 250.0
@@ -77,6 +84,7 @@ class SegmenterConfig:
     # plain model, for callers that build a detector without the segmenter's smooth test
     season: bool = True
     smooth_window: int = 40
+    blip_length: int = 6
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -93,6 +101,9 @@ class SegmenterConfig:
             raise InvalidInput("min_lag", f"must be below max_lag ({self.max_lag})")
         _check_int("min_segment_length", self.min_segment_length, 1)
         _check_int("smooth_window", self.smooth_window, 0)
+        _check_int("blip_length", self.blip_length, 0)
+        if self.blip_length > self.max_lag:
+            raise InvalidInput("blip_length", f"must be at most max_lag ({self.max_lag})")
         if self.smooth_window > self.max_lag:
             raise InvalidInput("smooth_window", f"must be at most max_lag ({self.max_lag})")
         _check_int("warmup", self.warmup, 2)
@@ -174,6 +185,9 @@ def _confirm(
 
 
 _CHUNK = 1024  # a longer push is fed in pieces, so the smooth test finds its values kept
+# The blip test's windows: the points before a blip (since the previous boundary) and after it.
+BLIP_BEFORE = 15
+BLIP_AFTER = 10
 
 
 class OnlineSegmenter:
@@ -198,7 +212,8 @@ class OnlineSegmenter:
         # The last values pushed (raw), for the smooth test: every value a test may still read
         # after a push of up to _CHUNK points.
         cfg = self.config
-        self._values = np.zeros(cfg.max_lag + cfg.smooth_window + cfg.warmup + _CHUNK)
+        back = max(cfg.smooth_window, BLIP_BEFORE)
+        self._values = np.zeros(cfg.max_lag + back + cfg.warmup + _CHUNK)
         self._values_first = 0  # the first point whose value was recorded
         self._out = np.empty((2, _CHUNK), dtype=np.int64)  # _confirm's output, reused
         self._n_boundaries = 0
@@ -268,7 +283,14 @@ class OnlineSegmenter:
         kept: list[int] = []
         while self._pending:
             c, first_hi = self._pending[0]
-            lo = max(kept[-1] if kept else (self._last if self._n_boundaries else 0), c - w)
+            previous = kept[-1] if kept else (self._last if self._n_boundaries else 0)
+            blip = self._blip(previous, seen, final)
+            if blip is None:
+                break
+            if blip:  # the boundary and the excursion's end: no change
+                del self._pending[:2]
+                continue
+            lo = max(previous, c - w)
             top = min(seen, c + w)
             # Tested as if after each point: the same answer however the points were batched.
             tests = range(min(first_hi, top), top + 1)  # one at least, on the points there are
@@ -284,6 +306,33 @@ class OnlineSegmenter:
                 nxt, nxt_hi = self._pending[0]
                 self._pending[0] = (nxt, max(nxt_hi, done))
         return self._record(kept)
+
+    def _blip(self, previous: int, seen: int, final: bool) -> bool | None:
+        """Whether the oldest pending boundary starts a blip (the next pending one ends it);
+        None while that cannot be told yet. Decided as if after each point, as the smooth test
+        is, so batching does not change the answer."""
+        k = self.config.blip_length
+        c = self._pending[0][0]
+        lo = max(previous, c - BLIP_BEFORE)
+        first = min(seen, c + k + 1)  # the points that may return, as many as are in
+        if not k or not any_near_line(self._read(lo, c), self._read(c + 1, first)):
+            return False if first == c + k + 1 or final else None
+        # The excursion's end: confirmed by the time a promptly confirmed one would be.
+        deadline = c + k + self.config.min_lag + self.config.tolerance
+        ends = self._pending[1] if len(self._pending) > 1 else None
+        if ends is None or ends[0] - c > k or ends[1] - 1 > deadline:
+            return False if final or seen - 1 >= deadline else None
+        end, hi = ends[0], ends[0] + BLIP_AFTER
+        if seen < hi and not final:
+            return None
+        if len(self._pending) > 2 and self._pending[2][1] <= hi:  # known by then: stop there
+            hi = min(hi, self._pending[2][0])
+        return returns_to_line(self._read(lo, c), self._read(end, hi), end - c)
+
+    def _read(self, lo: int, hi: int) -> np.ndarray:
+        """Values lo..hi-1 that have been seen, as the detector reads them (none if not kept)."""
+        window = self._window(lo, min(hi, self._det.n_processed))
+        return np.empty(0) if window is None else window
 
     def _evidence(self, lo: int, hi: int, c: int) -> float:
         """How much better a change at c explains points lo..hi-1 than a smooth curve (BIC
@@ -362,10 +411,12 @@ class OnlineSegmenter:
         """Everything needed to resume exactly, as JSON-ready plain values (bounded size)."""
         n, h = self._det.n_processed, self.config.max_lag
         kept = range(max(self._first, n - h), n)
-        # Values a smooth test may still read: from max_lag + smooth_window before the newest
-        # processed point (older boundaries are decided) to the newest value pushed.
+        # Values a smooth or blip test may still read: from max_lag + smooth_window (or the
+        # blip test's look back) before the newest processed point (older boundaries are
+        # decided) to the newest value pushed.
         size = self._values.shape[0]
-        lo = max(self._values_first, n - h - self.config.smooth_window - 1, self.n_seen - size, 0)
+        back = max(self.config.smooth_window, BLIP_BEFORE)
+        lo = max(self._values_first, n - h - back - 1, self.n_seen - size, 0)
         return {
             "version": 3,
             "config": asdict(self.config),
@@ -409,7 +460,7 @@ class OnlineSegmenter:
 
 # settings a state stored before they existed lacks: what its detector did then (the
 # defaults of both have since changed to True)
-_BEFORE_THE_SETTING = {"log_scale": False, "season": False}
+_BEFORE_THE_SETTING = {"log_scale": False, "season": False, "blip_length": 0}
 
 
 def _upgrade_state_2(state: dict[str, Any]) -> dict[str, Any]:

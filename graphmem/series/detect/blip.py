@@ -1,0 +1,61 @@
+"""Is a pair of boundaries only a blip? A short excursion that returns to the line it left.
+
+A sensor's dropout (a few exact zeros), a stuck reading or a burst of spikes reads to the
+detector as two changes a few points apart: away and back. Such a pair is no change when the
+points before the first and after the second lie on one line (a jump between them does not
+pay for itself by BIC); the excursion's points are then outliers, not a segment.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# A point after a boundary is near the line it left within this many of the line's noise stds.
+NEAR_Z = 3.5
+# The jump must win by this much (BIC units, strong evidence) for the pair to stand: given an
+# excursion that went away and came back, a return to the same line is the likelier reading.
+RETURN_MARGIN = 6.0
+
+
+def _fit(x: np.ndarray, y: np.ndarray, jump: np.ndarray | None) -> float:
+    """BIC of a line (plus a jump where given) through the points, one noise variance."""
+    cols = [np.ones_like(x), x] if jump is None else [np.ones_like(x), x, jump]
+    design = np.column_stack(cols)
+    beta = np.linalg.lstsq(design, y, rcond=None)[0]
+    r = y - design @ beta
+    n = y.shape[0]
+    scale = max(float(y @ y) / n, 1e-300)
+    return n * math.log(max(float(r @ r) / n, 1e-12 * scale)) + design.shape[1] * math.log(n)
+
+
+def returns_to_line(before: np.ndarray, after: np.ndarray, gap: int) -> bool:
+    """Whether the points after an excursion of `gap` points continue the line of the points
+    before it: a line with a jump between does not beat a line through both by RETURN_MARGIN
+    (BIC). Fewer than 3 points on either side: no."""
+    if before.shape[0] < 3 or after.shape[0] < 3:
+        return False
+    y = np.concatenate((before, after))
+    y = y - y.mean()  # a large level would drown the residuals in rounding
+    x = np.concatenate(
+        (np.arange(before.shape[0]), before.shape[0] + gap + np.arange(after.shape[0]))
+    ).astype(np.float64)
+    x = (x - x.mean()) / x.std()
+    jump = (np.arange(y.shape[0]) >= before.shape[0]).astype(np.float64)
+    return _fit(x, y, jump) > _fit(x, y, None) - RETURN_MARGIN
+
+
+def any_near_line(before: np.ndarray, after: np.ndarray) -> bool:
+    """Whether any of the points after a boundary lies near the line of the points before it
+    (within NEAR_Z of its noise stds): only then may the boundary start a blip."""
+    m = before.shape[0]
+    if m < 3 or after.shape[0] == 0:
+        return False
+    x = np.arange(m, dtype=np.float64)
+    slope, level = np.polyfit(x, before, 1)
+    resid = before - (level + slope * x)
+    noise = math.sqrt(float(resid @ resid) / max(m - 2, 1))
+    ahead = level + slope * (m + np.arange(after.shape[0]))
+    spread = max(noise, 1e-9 * (float(np.abs(before).max()) + 1e-300))
+    return bool((np.abs(after - ahead) <= NEAR_Z * spread).any())
