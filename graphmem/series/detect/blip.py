@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 # A point after a boundary is near the line it left within this many of the line's noise stds.
 NEAR_Z = 3.5
@@ -46,16 +47,29 @@ def returns_to_line(before: np.ndarray, after: np.ndarray, gap: int) -> bool:
     return _fit(x, y, jump) > _fit(x, y, None) - RETURN_MARGIN
 
 
+@njit(cache=True)
+def _near(before, after, z):  # pragma: no cover - compiled
+    m = before.shape[0]
+    centre = (m - 1) / 2.0
+    level, sxy, sxx = before.mean(), 0.0, 0.0
+    for i in range(m):
+        sxy += (i - centre) * (before[i] - level)
+        sxx += (i - centre) ** 2
+    slope = sxy / sxx
+    rss, top = 0.0, 0.0
+    for i in range(m):
+        rss += (before[i] - level - slope * (i - centre)) ** 2
+        top = max(top, abs(before[i]))
+    spread = max(np.sqrt(rss / (m - 2)), 1e-9 * (top + 1e-300))
+    for j in range(after.shape[0]):
+        if abs(after[j] - level - slope * (m + j - centre)) <= z * spread:
+            return True
+    return False
+
+
 def any_near_line(before: np.ndarray, after: np.ndarray) -> bool:
     """Whether any of the points after a boundary lies near the line of the points before it
     (within NEAR_Z of its noise stds): only then may the boundary start a blip."""
-    m = before.shape[0]
-    if m < 3 or after.shape[0] == 0:
+    if before.shape[0] < 3 or after.shape[0] == 0:
         return False
-    x = np.arange(m, dtype=np.float64)
-    slope, level = np.polyfit(x, before, 1)
-    resid = before - (level + slope * x)
-    noise = math.sqrt(float(resid @ resid) / max(m - 2, 1))
-    ahead = level + slope * (m + np.arange(after.shape[0]))
-    spread = max(noise, 1e-9 * (float(np.abs(before).max()) + 1e-300))
-    return bool((np.abs(after - ahead) <= NEAR_Z * spread).any())
+    return bool(_near(np.ascontiguousarray(before), np.ascontiguousarray(after), NEAR_Z))
