@@ -93,8 +93,18 @@ def test_a_proposition_dated_on_the_as_of_date_is_an_anchor_candidate(ctx: Props
 
 
 def test_hybrid_finds_a_proposition_by_a_rare_name_that_dense_search_ranks_low(
-    ctx: PropsMemory,
+    store: Store, tmp_path: Path
 ) -> None:
+    # fp32: the premise (dense search ranks the name's statement low) rests on exact vectors;
+    # int8's depend on the quantiser's release (onnxruntime 1.32 ranks it 7th of 21, not 15th)
+    ctx = open_props(Settings(home=tmp_path, embed_precision="fp32"), store, llm=None)
+    try:
+        _rare_name(ctx)
+    finally:
+        ctx.close()
+
+
+def _rare_name(ctx: PropsMemory) -> None:
     items = [
         {
             "text": f"{company} Foods named Zofia {surname} as its chief executive.",
