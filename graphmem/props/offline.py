@@ -845,7 +845,7 @@ class OfflineClassifier(RuleClassifier):
     """The rules' signals (their verdict among them) weighed by a model learned on the
     tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM."""
 
-    name = "offline-v9"  # round 9: retrained on 36 worlds (signals of round 7)
+    name = "offline-v10"  # round 10: retrained on 40 worlds (signals of round 7)
 
     def __init__(self, rules: OfflineRules = DEFAULT_RULES, model: PairModel | None = None) -> None:
         super().__init__(rules)
