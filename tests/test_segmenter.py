@@ -436,8 +436,9 @@ def _sawtooth(seed: int, draw: float = 1.0, top: float = 1.0) -> np.ndarray:
 
 def test_a_sawtooth_is_not_cut_at_every_tooth_and_a_new_slope_or_top_is_found():
     # Every refill jumped back to the top: a boundary per tooth, ~33 a series, with the repeat
-    # test off; now a few, mostly at the first teeth (the first is not yet a repeat). A draw-down 2.2x faster is found in most draws (slower in fewer: the
-    # first slow tooth is long and noisy), refills 60 % higher too.
+    # test off; now a few, mostly at the first teeth (the first is not yet a repeat). A
+    # draw-down 2.2x faster is found in most draws (slower in fewer: the first slow tooth is
+    # long and noisy), refills 60 % higher too.
     off = [segment_all(_sawtooth(seed), SegmenterConfig(repeat_length=0)) for seed in range(10)]
     quiet = [segment_all(_sawtooth(seed)) for seed in range(10)]
     assert sum(map(len, off)) >= 250, off
