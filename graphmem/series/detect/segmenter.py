@@ -26,7 +26,7 @@ from graphmem.series.detect.bocpd import (
     DEFAULT_PRUNE_THRESHOLD,
     OnlineBOCPD,
 )
-from graphmem.series.detect.repeat import FLOOR_FRACTION, GOES_ON, same_steps, starts_again
+from graphmem.series.detect.repeat import FLOOR_FRACTION, RESET, same_steps, starts_again
 from graphmem.series.detect.smooth import MIN_SIDE_BEFORE, change_evidence
 
 
@@ -217,6 +217,7 @@ class OnlineSegmenter:
         # The start of the segment before the oldest pending boundary: the latest boundary
         # decided (kept or dropped; a blip's pair is no segment), for the repeat test.
         self._origin = 0
+        self._no_repeat = -1  # a pending boundary the repeat test found no repeat (a cache)
         # Boundaries the smooth test has not decided yet: (boundary, points seen at the next test).
         self._pending: list[tuple[int, int]] = []
         # The last values pushed (raw), for the smooth test: every value a test may still read
@@ -303,8 +304,8 @@ class OnlineSegmenter:
             repeat = self._repeat(seen, final)
             if repeat is None:
                 break
-            if repeat:  # the segment before starts again or goes on: no change
-                self._decided(abs(repeat), segment=repeat > 0)
+            if repeat[0]:  # the segment before starts again or goes on: no change
+                self._decided(repeat[1], segment=repeat[0] == RESET)
                 continue
             lo = max(previous, c - w)
             top = min(seen, c + w)
@@ -329,31 +330,31 @@ class OnlineSegmenter:
             nxt, nxt_hi = self._pending[0]
             self._pending[0] = (nxt, max(nxt_hi, done))
 
-    def _repeat(self, seen: int, final: bool) -> int | None:
-        """With how many points seen the oldest pending boundary was found a reset (the segment
-        before it starts again), 0 if it is not one, None while that cannot be told yet. A
-        boundary whose first points do not start again does not wait."""
-        cfg = self.config
-        k = cfg.repeat_length
-        if not k:
-            return 0
+    def _repeat(self, seen: int, final: bool) -> tuple[int, int] | None:
+        """Whether the oldest pending boundary is no change, the segment before it starting
+        again after it (repeat.RESET) or going on (repeat.GOES_ON) by the same steps: that kind
+        and the points seen when it was told, (0, 0) if neither, None while it cannot be told
+        yet. A boundary whose first point does neither does not wait."""
+        k = self.config.repeat_length
         c, origin = self._pending[0][0], self._origin
-        head = self._read(c, min(seen, c + 1))
+        if not k or c == self._no_repeat:
+            return 0, 0
         before = self._read(origin - 1, c) if 0 < origin >= c - REPEAT_BEFORE else np.empty(0)
-        if head.shape[0] == 0:
-            return 0 if final else None
+        head = self._read(c, c + 1)
         floor = self._step_floor()
-        how = starts_again(before, float(head[0]), floor)
+        how = starts_again(before, float(head[0]), floor) if head.shape[0] else 0
         if not how:
-            return 0
+            self._no_repeat = c  # decided once: the smooth test may make it wait many points
+            return 0, 0
         hi = c + k
         if len(self._pending) > 1 and self._pending[1][1] <= hi:  # known by then: stop there
             hi = min(hi, self._pending[1][0])
         if seen < hi and not final:
             return None
         if not same_steps(before[1:], self._read(c, hi), floor):
-            return 0
-        return -min(seen, hi) if how == GOES_ON else min(seen, hi)
+            self._no_repeat = c
+            return 0, 0
+        return how, min(seen, hi)
 
     def _step_floor(self) -> float:
         """The least step spread the repeat test assumes: a fraction of the warm-up's (the MAD
