@@ -476,6 +476,13 @@ RATIO_MARGIN = 2.0
 # A season whose size differs more than this between the warm-up's halves is a swing dying away
 # or growing, not a fixed profile (round 8, chosen on the tuned split).
 STEADY_SWING = 2.0
+# A sawtooth (stock drawn down and refilled, a counter that wraps) is not a season: its teeth
+# vary in length, so a fixed profile drifts out of phase (round 10). Read in its steps: a drift
+# this many standard errors from zero, and at least this many resets against it beyond this
+# many of the steps' spreads.
+SAW_DRIFT_Z = 3.0
+SAW_MIN_RESETS = 3
+SAW_RESET_Z = 5.0
 # The log scale is taken only from enough points and by a clear margin of log-likelihood
 # (strong evidence: a likelihood ratio above e^5).
 _LOG_MIN_POINTS = 8
@@ -641,6 +648,21 @@ def _proportional(values: np.ndarray) -> bool:
     profile, by RATIO_MARGIN."""
     x = np.asarray(values, dtype=np.float64)
     return _best_season(x, True)[1] > _best_season(x, False)[1] + RATIO_MARGIN
+
+
+def sawtooth(values: np.ndarray) -> bool:
+    """Whether the points are a sawtooth in their steps: a clear drift (the median step
+    SAW_DRIFT_Z standard errors from zero) and at least SAW_MIN_RESETS resets, steps against
+    the drift beyond SAW_RESET_Z of the steps' spread (MAD), and no such step with the drift."""
+    d = np.diff(np.asarray(values, dtype=np.float64))
+    if d.shape[0] < 2:
+        return False
+    centre, spread = float(np.median(d)), _mad(d)
+    if not abs(centre) > SAW_DRIFT_Z * 1.2533 * spread / math.sqrt(d.shape[0]):
+        return False
+    far = np.abs(d - centre) > SAW_RESET_Z * spread
+    against = far & (d * centre < 0)
+    return int(against.sum()) >= SAW_MIN_RESETS and not (far & ~against).any()
 
 
 def _steady(x: np.ndarray, profile: np.ndarray) -> bool:
@@ -928,6 +950,8 @@ class OnlineBOCPD:
                 # fixed profile goes stale as the level grows: none is removed.
                 self._season = None
             if self._season is not None and not _steady(read, self._season):
+                self._season = None
+            if self._season is not None and sawtooth(read):
                 self._season = None
         floor = noise_floor(head, self._log_floor is not None) if self.trend else 0.0
         prior = prior_from_warmup(self.scaled(head, 0), self.trend, floor)

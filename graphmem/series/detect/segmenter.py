@@ -26,6 +26,7 @@ from graphmem.series.detect.bocpd import (
     DEFAULT_PRUNE_THRESHOLD,
     OnlineBOCPD,
 )
+from graphmem.series.detect.repeat import FLOOR_FRACTION, RESET, same_steps, starts_again
 from graphmem.series.detect.smooth import MIN_SIDE_BEFORE, change_evidence
 
 
@@ -85,6 +86,7 @@ class SegmenterConfig:
     season: bool = True
     smooth_window: int = 40
     blip_length: int = 6
+    repeat_length: int = 10
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -102,6 +104,9 @@ class SegmenterConfig:
         _check_int("min_segment_length", self.min_segment_length, 1)
         _check_int("smooth_window", self.smooth_window, 0)
         _check_int("blip_length", self.blip_length, 0)
+        _check_int("repeat_length", self.repeat_length, 0)
+        if self.repeat_length > self.max_lag:
+            raise InvalidInput("repeat_length", f"must be at most max_lag ({self.max_lag})")
         if self.blip_length > self.max_lag:
             raise InvalidInput("blip_length", f"must be at most max_lag ({self.max_lag})")
         if self.smooth_window > self.max_lag:
@@ -188,6 +193,8 @@ _CHUNK = 1024  # a longer push is fed in pieces, so the smooth test finds its va
 # The blip test's windows: the points before a blip (since the previous boundary) and after it.
 BLIP_BEFORE = 15
 BLIP_AFTER = 10
+# The repeat test's look back: the points of the segment before a boundary it reads.
+REPEAT_BEFORE = 40
 
 
 class OnlineSegmenter:
@@ -207,12 +214,16 @@ class OnlineSegmenter:
         self._det = self.config.detector()
         self._last = 0  # start of the current confirmed segment (0 before any boundary)
         self._floor = 0  # the latest boundary handed to the smooth test (kept or not)
+        # The start of the segment before the oldest pending boundary: the latest boundary
+        # decided (kept or dropped; a blip's pair is no segment), for the repeat test.
+        self._origin = 0
+        self._no_repeat = -1  # a pending boundary the repeat test found no repeat (a cache)
         # Boundaries the smooth test has not decided yet: (boundary, points seen at the next test).
         self._pending: list[tuple[int, int]] = []
         # The last values pushed (raw), for the smooth test: every value a test may still read
         # after a push of up to _CHUNK points.
         cfg = self.config
-        back = max(cfg.smooth_window, BLIP_BEFORE)
+        back = max(cfg.smooth_window, BLIP_BEFORE, REPEAT_BEFORE)
         self._values = np.zeros(cfg.max_lag + back + cfg.warmup + _CHUNK)
         self._values_first = 0  # the first point whose value was recorded
         self._out = np.empty((2, _CHUNK), dtype=np.int64)  # _confirm's output, reused
@@ -290,6 +301,12 @@ class OnlineSegmenter:
             if blip:  # the boundary and the excursion's end: no change
                 del self._pending[:2]
                 continue
+            repeat = self._repeat(seen, final)
+            if repeat is None:
+                break
+            if repeat[0]:  # the segment before starts again or goes on: no change
+                self._decided(repeat[1], segment=repeat[0] == RESET)
+                continue
             lo = max(previous, c - w)
             top = min(seen, c + w)
             # Tested as if after each point: the same answer however the points were batched.
@@ -300,12 +317,52 @@ class OnlineSegmenter:
                 break
             if hi is not None or not w:
                 kept.append(c)
-            done = top if hi is None else hi
-            self._pending.pop(0)
-            if self._pending:  # the next one waited for this decision
-                nxt, nxt_hi = self._pending[0]
-                self._pending[0] = (nxt, max(nxt_hi, done))
+            self._decided(top if hi is None else hi)
         return self._record(kept)
+
+    def _decided(self, done: int, segment: bool = True) -> None:
+        """The oldest pending boundary was decided with `done` points seen; `segment`: it
+        starts the segment a later repeat test compares with."""
+        c = self._pending.pop(0)[0]
+        if segment:
+            self._origin = c
+        if self._pending:  # the next one waited for this decision
+            nxt, nxt_hi = self._pending[0]
+            self._pending[0] = (nxt, max(nxt_hi, done))
+
+    def _repeat(self, seen: int, final: bool) -> tuple[int, int] | None:
+        """Whether the oldest pending boundary is no change, the segment before it starting
+        again after it (repeat.RESET) or going on (repeat.GOES_ON) by the same steps: that kind
+        and the points seen when it was told, (0, 0) if neither, None while it cannot be told
+        yet. A boundary whose first point does neither does not wait."""
+        k = self.config.repeat_length
+        c, origin = self._pending[0][0], self._origin
+        if not k or c == self._no_repeat:
+            return 0, 0
+        before = self._read(origin - 1, c) if 0 < origin >= c - REPEAT_BEFORE else np.empty(0)
+        head = self._read(c, c + 1)
+        floor = self._step_floor()
+        how = starts_again(before, float(head[0]), floor) if head.shape[0] else 0
+        if not how:
+            self._no_repeat = c  # decided once: the smooth test may make it wait many points
+            return 0, 0
+        hi = c + k
+        if len(self._pending) > 1 and self._pending[1][1] <= hi:  # known by then: stop there
+            hi = min(hi, self._pending[1][0])
+        if seen < hi and not final:
+            return None
+        if not same_steps(before[1:], self._read(c, hi), floor):
+            self._no_repeat = c
+            return 0, 0
+        return how, min(seen, hi)
+
+    def _step_floor(self) -> float:
+        """The least step spread the repeat test assumes: a fraction of the warm-up's (the MAD
+        of its first differences, as the detector's prior has it)."""
+        prior = self._det.prior
+        if prior is None:
+            return 0.0
+        return FLOOR_FRACTION * math.sqrt(prior.beta0 / prior.alpha0 * (2.0 + prior.level_noise))
 
     def _blip(self, previous: int, seen: int, final: bool) -> bool | None:
         """Whether the oldest pending boundary starts a blip (the next pending one ends it);
@@ -398,6 +455,8 @@ class OnlineSegmenter:
     def _restore_smooth(self, state: dict[str, Any]) -> None:
         """The smooth test's part of a version-3 state."""
         self._floor = int(state["floor"])
+        # stored since the repeat test; before, only a test that is off read it
+        self._origin = int(state.get("origin", state["last"]))
         self._pending = [(int(c), int(hi)) for c, hi in state["pending"]]
         values = np.asarray(state["values"], dtype=np.float64)
         first = self.n_seen if state["values_first"] is None else int(state["values_first"])
@@ -415,7 +474,7 @@ class OnlineSegmenter:
         # blip test's look back) before the newest processed point (older boundaries are
         # decided) to the newest value pushed.
         size = self._values.shape[0]
-        back = max(self.config.smooth_window, BLIP_BEFORE)
+        back = max(self.config.smooth_window, BLIP_BEFORE, REPEAT_BEFORE)
         lo = max(self._values_first, n - h - back - 1, self.n_seen - size, 0)
         return {
             "version": 3,
@@ -426,6 +485,7 @@ class OnlineSegmenter:
             "first": self._first,
             "history": [int(self._hist[t % h]) for t in kept],
             "floor": self._floor,
+            "origin": self._origin,
             "pending": [list(p) for p in self._pending],
             "values_first": lo,
             "values": self._values[np.arange(lo, self.n_seen) % size].tolist(),
@@ -460,7 +520,7 @@ class OnlineSegmenter:
 
 # settings a state stored before they existed lacks: what its detector did then (the
 # defaults of both have since changed to True)
-_BEFORE_THE_SETTING = {"log_scale": False, "season": False, "blip_length": 0}
+_BEFORE_THE_SETTING = {"log_scale": False, "season": False, "blip_length": 0, "repeat_length": 0}
 
 
 def _upgrade_state_2(state: dict[str, Any]) -> dict[str, Any]:
