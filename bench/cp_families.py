@@ -380,17 +380,22 @@ def _share_shift(rng):
     return np.round(100.0 / (1.0 + np.exp(-x)), 1), cps  # published to one decimal
 
 
-def _ar1_steps(rng):
-    # Strongly autocorrelated noise (AR(1), phi 0.7-0.95) around a mean that steps by 4-7 of the
-    # noise's own (stationary) stds: long excursions that are not changes.
-    n = int(rng.integers(100, 501))
-    cps = _cuts(rng, n, _n_changes(rng, 3), 30)
-    phi = rng.uniform(0.7, 0.95)
+def _ar1(rng: np.random.Generator, n: int, phi: float) -> np.ndarray:
+    """Stationary AR(1) noise of unit variance: each point phi times the last plus a shock."""
     e = np.empty(n)
     e[0] = rng.standard_normal()
     shocks = math.sqrt(1.0 - phi**2) * rng.standard_normal(n)
     for i in range(1, n):
         e[i] = phi * e[i - 1] + shocks[i]
+    return e
+
+
+def _ar1_steps(rng):
+    # Strongly autocorrelated noise (AR(1), phi 0.7-0.95) around a mean that steps by 4-7 of the
+    # noise's own (stationary) stds: long excursions that are not changes.
+    n = int(rng.integers(100, 501))
+    cps = _cuts(rng, n, _n_changes(rng, 3), 30)
+    e = _ar1(rng, n, rng.uniform(0.7, 0.95))
     return _levels(rng, n, cps, (4.0, 7.0)) + e, cps
 
 
@@ -584,12 +589,7 @@ def _carried_forward(rng):
     # when readings resume, are NOT changes (no stretch covers a planted change).
     n = int(rng.integers(80, 501))
     cps = _cuts(rng, n, int(rng.choice(4, p=[0.3, 0.35, 0.2, 0.15])), max(20, n // 8))
-    phi = rng.uniform(0.2, 0.7)
-    e = np.empty(n)
-    e[0] = rng.standard_normal()
-    shocks = math.sqrt(1.0 - phi**2) * rng.standard_normal(n)
-    for i in range(1, n):
-        e[i] = phi * e[i - 1] + shocks[i]
+    e = _ar1(rng, n, rng.uniform(0.2, 0.7))
     mean = np.zeros(n)
     for c in cps:
         mean[c:] += rng.uniform(4.0, 8.0) * _sign(rng)

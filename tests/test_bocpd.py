@@ -13,9 +13,11 @@ from graphmem.series.detect.bocpd import (
     GRID_FLOOR,
     NormalGammaPrior,
     OnlineBOCPD,
+    coarse_step,
     grid_step,
     log_scale_from_warmup,
     prior_from_warmup,
+    sawtooth,
     season_from_warmup,
 )
 
@@ -462,3 +464,21 @@ def test_a_state_stored_before_the_grid_floor_loads_with_none_and_resumes_exactl
     before = OnlineBOCPD.from_state(old).update_batch(xs[100:])
     assert np.array_equal(now.cp_prob, before.cp_prob)
     assert np.argmax(now.cp_prob[40:70]) + 140 in range(150, 156)
+
+
+def test_a_sawtooth_is_told_from_a_zigzag_and_a_trend():
+    rng = np.random.default_rng(3)
+    saw = np.concatenate([100.0 - 9.0 * np.arange(10) + rng.standard_normal(10) for _ in range(7)])
+    t = np.arange(64)
+    zigzag = np.abs((t % 12) - 6) * 2.0 + 0.05 * rng.standard_normal(64)
+    assert sawtooth(saw)
+    assert not sawtooth(zigzag)  # a fall at every other step is no reset (round 10's review)
+    assert not sawtooth(0.5 * t + rng.standard_normal(64))
+    assert not sawtooth(np.zeros(64))
+
+
+def test_a_coarse_grid_needs_two_values():
+    assert coarse_step(np.array([0.0, 1.0, 0.0, 2.0] * 16)) == 1.0  # counts
+    assert coarse_step(np.array([0.25, 0.5] * 32)) == 0.25
+    assert coarse_step(np.zeros(64)) == 0.0  # a constant warm-up shows no grid
+    assert coarse_step(np.arange(64.0)) == 0.0  # most values distinct: no grid

@@ -96,15 +96,19 @@ def test_hybrid_finds_a_proposition_by_a_rare_name_that_dense_search_ranks_low(
     store: Store, tmp_path: Path
 ) -> None:
     # fp32: the premise (dense search ranks the name's statement low) rests on exact vectors;
-    # int8's depend on the quantiser's release (onnxruntime 1.32 ranks it 7th of 21, not 15th)
-    ctx = open_props(Settings(home=tmp_path, embed_precision="fp32"), store, llm=None)
-    try:
-        _rare_name(ctx)
-    finally:
-        ctx.close()
+    # int8's near ties order by the CPU's integer kernels (7th of 21 with AVX-512 VNNI, 15th in
+    # fp32); the default precision must find it all the same
+    for precision, premise in (("fp32", True), (None, False)):
+        settings = Settings(home=tmp_path / str(precision), embed_precision=precision)
+        ctx = open_props(settings, store, llm=None)
+        try:
+            _rare_name(ctx, premise)
+        finally:
+            ctx.close()
+            store.write("admin.wipe")
 
 
-def _rare_name(ctx: PropsMemory) -> None:
+def _rare_name(ctx: PropsMemory, premise: bool) -> None:
     items = [
         {
             "text": f"{company} Foods named Zofia {surname} as its chief executive.",
@@ -123,7 +127,7 @@ def _rare_name(ctx: PropsMemory) -> None:
     dense = subgraph(ctx, question, k=k, expand=False, channels="dense")
     assert wanted not in anchors(dense), "the premise: the embedding blurs the name"
     wide = subgraph(ctx, question, k=len(items), expand=False, channels="dense")
-    assert anchors(wide).index(wanted) >= 2 * k
+    assert anchors(wide).index(wanted) >= (2 * k if premise else k)
     keyword = subgraph(ctx, question, k=k, expand=False, channels="keyword")
     assert anchors(keyword)[0] == wanted
     hybrid = subgraph(ctx, question, k=k, expand=False)

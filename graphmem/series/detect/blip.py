@@ -61,8 +61,8 @@ def _near(before, after, z):  # pragma: no cover - compiled
         rss += (before[i] - level - slope * (i - centre)) ** 2
         top = max(top, abs(before[i]))
     spread = max(np.sqrt(rss / (m - 2)), 1e-9 * (top + 1e-300))
-    for j in range(after.shape[0]):
-        if abs(after[j] - level - slope * (m + j - centre)) <= z * spread:
+    for j in range(after.shape[0]):  # after[0] is the point after the boundary: index m + 1
+        if abs(after[j] - level - slope * (m + 1 + j - centre)) <= z * spread:
             return True
     return False
 

@@ -49,6 +49,7 @@ _PAR = _NROWS
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 MAX_ABS_VALUE = 1e100  # squares of larger values, summed over long runs, could overflow
+_PRIOR_MAX = 0.99 * MAX_ABS_VALUE  # a prior level or slope is kept below the values' limit
 # Sentinels of the integer-key reductions: below every float's key; above every key of a value <= 0.
 _KEY_LOW = -9218868437227405313  # the key of -inf
 _KEY_HIGH = 2**62
@@ -483,6 +484,7 @@ STEADY_SWING = 2.0
 SAW_DRIFT_Z = 3.0
 SAW_MIN_RESETS = 3
 SAW_RESET_Z = 5.0
+SAW_MIN_SPREAD = 0.05  # the steps' spread is taken as at least this share of the median step
 # The log scale is taken only from enough points and by a clear margin of log-likelihood
 # (strong evidence: a likelihood ratio above e^5).
 _LOG_MIN_POINTS = 8
@@ -511,23 +513,22 @@ def grid_step(values: np.ndarray) -> float:
 
 
 def coarse_step(values: np.ndarray) -> float:
-    """The step of a coarse grid the values sit on (few distinct values): 1 for integers (counts,
-    flags, a warm-up of zeros), else the smallest gap between them; 0 if none."""
+    """The step of a coarse grid the values sit on (few distinct values, two at least): 1 for
+    integers (counts, flags), else the smallest gap between them; 0 if none. A constant
+    warm-up shows no grid: what follows may be on any scale (zeros, then readings of 0.05)."""
     x = np.unique(np.asarray(values, dtype=np.float64))
-    if x.shape[0] > GRID_MAX_DISTINCT * len(values):
+    if x.shape[0] < 2 or x.shape[0] > GRID_MAX_DISTINCT * len(values):
         return 0.0
-    if np.all(x == np.round(x)):
-        return 1.0
-    return float(np.min(np.diff(x))) if x.shape[0] > 1 else 0.0
+    return 1.0 if np.all(x == np.round(x)) else float(np.min(np.diff(x)))
 
 
-def noise_floor(values: np.ndarray, log_scale: bool) -> float:
+def noise_floor(values: np.ndarray, log_scale: bool, coarse: bool = True) -> float:
     """The least noise variance a run of a series on a grid may settle on: GRID_FLOOR steps
-    squared on a fine grid, a coarse grid's rounding noise (a twelfth of its step squared:
-    a count's single 1 among zeros is then an outlier, not a change); relative to the level
-    on the log scale."""
+    squared on a fine grid, with `coarse` a coarse grid's rounding noise (a twelfth of its step
+    squared: a count's single 1 among zeros is then an outlier, not a change); relative to the
+    level on the log scale."""
     fine = grid_step(values)
-    step = fine or coarse_step(values)
+    step = fine or (coarse_step(values) if coarse else 0.0)
     if log_scale:
         step /= float(np.median(np.abs(values)))
     # capped as the prior's noise is (sigma <= 1e90): values near 1e100 on a coarse grid
@@ -657,12 +658,17 @@ def sawtooth(values: np.ndarray) -> bool:
     d = np.diff(np.asarray(values, dtype=np.float64))
     if d.shape[0] < 2:
         return False
-    centre, spread = float(np.median(d)), _mad(d)
+    centre = float(np.median(d))
+    # Equal steps have no spread: a zigzag's would be 0 and its every fall a "reset".
+    spread = max(_mad(d), SAW_MIN_SPREAD * abs(centre))
     if not abs(centre) > SAW_DRIFT_Z * 1.2533 * spread / math.sqrt(d.shape[0]):
         return False
     far = np.abs(d - centre) > SAW_RESET_Z * spread
     against = far & (d * centre < 0)
-    return int(against.sum()) >= SAW_MIN_RESETS and not (far & ~against).any()
+    resets = int(against.sum())
+    # a tooth is several steps long: resets at most every third step (a zigzag resets at every
+    # other one)
+    return SAW_MIN_RESETS <= resets <= d.shape[0] / 3 and not (far & ~against).any()
 
 
 def _steady(x: np.ndarray, profile: np.ndarray) -> bool:
@@ -687,6 +693,8 @@ def prior_from_warmup(
     x = np.asarray(values, dtype=np.float64)
     slope0 = float(np.median(np.diff(x))) if trend and x.shape[0] > 1 else 0.0
     mu0 = float(np.median(x - slope0 * np.arange(x.shape[0])))  # the level at the first point
+    # Values near the limit (1e100) alternating with 0 can put the line's level past it.
+    slope0, mu0 = (min(max(v, -_PRIOR_MAX), _PRIOR_MAX) for v in (slope0, mu0))
     q = level_noise_from_warmup(x) if trend else 0.0
     # MAD of first differences ignores level shifts and trends in the warm-up; it measures
     # (2 + q) noise variances.
@@ -798,8 +806,10 @@ class OnlineBOCPD:
     does (slope_noise); each run is a Kalman filter whose covariance is in units of the noise
     variance, which keeps its conjugate inverse-gamma posterior. Points may be outliers
     (outlier_prob, outlier_scale: see DEFAULT_OUTLIER_PROB). A positive series whose warm-up
-    looks multiplicative is read on the log scale (log_scale, log_scale_from_warmup). With a
-    prior of
+    looks multiplicative is read on the log scale (log_scale, log_scale_from_warmup). A series
+    on a grid has a noise floor (noise_floor; a coarse grid's only with coarse_floor), and a
+    sawtooth warm-up takes no season (sawtooth_check); both are on unless a state stored before
+    them is loaded. With a prior of
     slope_var = level_noise = 0, outlier_prob = 0 and track_level=False this is exactly plain
     BOCPD (tests/test_bocpd.py checks it against a plain reference, and the default model
     against an exact, unpruned reference of its own).
@@ -826,6 +836,8 @@ class OnlineBOCPD:
         outlier_scale: float = DEFAULT_OUTLIER_SCALE,
         log_scale: bool = True,
         season: bool = False,
+        coarse_floor: bool = True,
+        sawtooth_check: bool = True,
     ) -> None:
         self.hazard_lambda = _check_real("hazard_lambda", hazard_lambda)
         if self.hazard_lambda <= 1:
@@ -840,6 +852,8 @@ class OnlineBOCPD:
             ("trend", trend),
             ("log_scale", log_scale),
             ("season", season),
+            ("coarse_floor", coarse_floor),
+            ("sawtooth_check", sawtooth_check),
         )
         for name, flag in flags:
             if not isinstance(flag, bool):
@@ -848,6 +862,10 @@ class OnlineBOCPD:
         self.trend = trend
         self.log_scale = log_scale
         self.season = season
+        # round 10's warm-up rules (a coarse grid's rounding floor, no season for a sawtooth);
+        # a state stored before them has them off, so its series goes on as it was
+        self.coarse_floor = coarse_floor
+        self.sawtooth_check = sawtooth_check
         self._log_floor: float | None = None  # on the log scale: log(max(x, floor)) is fed
         self._season: np.ndarray | None = None  # a seasonal profile, removed before the kernel
         self.outlier_prob = _check_prob("outlier_prob", outlier_prob, 0.5)
@@ -951,9 +969,10 @@ class OnlineBOCPD:
                 self._season = None
             if self._season is not None and not _steady(read, self._season):
                 self._season = None
-            if self._season is not None and sawtooth(read):
+            if self._season is not None and self.sawtooth_check and sawtooth(read):
                 self._season = None
-        floor = noise_floor(head, self._log_floor is not None) if self.trend else 0.0
+        log = self._log_floor is not None
+        floor = noise_floor(head, log, self.coarse_floor) if self.trend else 0.0
         prior = prior_from_warmup(self.scaled(head, 0), self.trend, floor)
         short = len(head) < self.warmup  # a short stream, closed
         if short and prior.slope_var > 0 and clear_slope(self.scaled(head, 0)):
@@ -1036,6 +1055,8 @@ class OnlineBOCPD:
             "outlier_scale": self.outlier_scale,
             "log_scale": self.log_scale,
             "season": self.season,
+            "coarse_floor": self.coarse_floor,
+            "sawtooth_check": self.sawtooth_check,
         }
 
     def state(self) -> dict[str, Any]:
@@ -1074,7 +1095,8 @@ class OnlineBOCPD:
             raw_prior = state["prior"]
             prior = None if raw_prior is None else NormalGammaPrior(*map(float, raw_prior))
             explicit = bool(state["explicit_prior"])
-            det = cls(prior=prior if explicit else None, **state["config"])
+            config = {**_BEFORE_THE_RULES, **state["config"]}
+            det = cls(prior=prior if explicit else None, **config)
             if prior is not None and not explicit:
                 det._set_prior(prior)
             det._buffer = [float(v) for v in state["buffer"]]
@@ -1098,6 +1120,10 @@ class OnlineBOCPD:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InvalidInput("state", f"malformed detector state ({exc})") from exc
         return det
+
+
+# warm-up rules a state stored before them lacks: off, as they were (round 10)
+_BEFORE_THE_RULES = {"coarse_floor": False, "sawtooth_check": False}
 
 
 def _upgrade_state(state: dict[str, Any]) -> dict[str, Any]:

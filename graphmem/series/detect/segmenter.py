@@ -61,10 +61,13 @@ class SegmenterConfig:
 
     Two boundaries at most blip_length points apart are dropped together when the points after
     the second continue the line of those before the first (graphmem.series.detect.blip): a
-    dropout or a burst of spikes is no change. A boundary from which a point within
-    blip_length returns near the line it left waits for that test, up to blip_length +
-    min_lag + tolerance points after it (a clear step does not wait); blip_length 0 turns
-    the test off. The other fields configure OnlineBOCPD.
+    dropout or a burst of three or more spikes is no change. Every boundary waits until the
+    blip_length points after it are in; one from which such a point returns near the line it
+    left waits for its excursion's end (confirmed within blip_length + min_lag + tolerance
+    points of it) and BLIP_AFTER points after that. A boundary after which the segment before
+    it starts again or goes on by the same steps (a sawtooth's reset,
+    graphmem.series.detect.repeat) is dropped once repeat_length points after it are in. 0
+    turns either test off. The other fields configure OnlineBOCPD.
     """
 
     hazard_lambda: float = 250.0
@@ -105,12 +108,9 @@ class SegmenterConfig:
         _check_int("smooth_window", self.smooth_window, 0)
         _check_int("blip_length", self.blip_length, 0)
         _check_int("repeat_length", self.repeat_length, 0)
-        if self.repeat_length > self.max_lag:
-            raise InvalidInput("repeat_length", f"must be at most max_lag ({self.max_lag})")
-        if self.blip_length > self.max_lag:
-            raise InvalidInput("blip_length", f"must be at most max_lag ({self.max_lag})")
-        if self.smooth_window > self.max_lag:
-            raise InvalidInput("smooth_window", f"must be at most max_lag ({self.max_lag})")
+        for name in ("smooth_window", "blip_length", "repeat_length"):
+            if getattr(self, name) > self.max_lag:
+                raise InvalidInput(name, f"must be at most max_lag ({self.max_lag})")
         _check_int("warmup", self.warmup, 2)
         _check_int("max_run_lengths", self.max_run_lengths, 1)
         _check_int("protect_recent", self.protect_recent, 0)
@@ -277,6 +277,16 @@ class OnlineSegmenter:
         tail = xs[-size:]
         self._values[(np.arange(tail.shape[0]) + start + xs.shape[0] - tail.shape[0]) % size] = tail
 
+    def _oldest_needed(self) -> int:
+        """The oldest value a test may still read, of those kept: the tests' look back before
+        the oldest boundary pending or yet to come (after the latest handed to the tests: the
+        walk back at a close may find one far behind the newest point)."""
+        cfg = self.config
+        back = max(cfg.smooth_window, BLIP_BEFORE, REPEAT_BEFORE)
+        oldest = self._pending[0][0] if self._pending else self._floor + 1
+        size = self._values.shape[0]
+        return max(self._values_first, oldest - back - 1, self.n_seen - size, 0)
+
     def _window(self, lo: int, hi: int) -> np.ndarray | None:
         """Values lo..hi-1 as the detector reads them, or None if no longer (or never) kept."""
         size = self._values.shape[0]
@@ -298,8 +308,9 @@ class OnlineSegmenter:
             blip = self._blip(previous, seen, final)
             if blip is None:
                 break
-            if blip:  # the boundary and the excursion's end: no change
-                del self._pending[:2]
+            if blip[0]:  # the boundary and the excursion's end: no change, no segment
+                self._pending.pop(0)
+                self._decided(blip[1], segment=False)
                 continue
             repeat = self._repeat(seen, final)
             if repeat is None:
@@ -339,7 +350,8 @@ class OnlineSegmenter:
         c, origin = self._pending[0][0], self._origin
         if not k or c == self._no_repeat:
             return 0, 0
-        before = self._read(origin - 1, c) if 0 < origin >= c - REPEAT_BEFORE else np.empty(0)
+        near = origin > 0 and c - origin <= REPEAT_BEFORE  # a tooth is short
+        before = self._read(origin - 1, c) if near else np.empty(0)
         head = self._read(c, c + 1)
         floor = self._step_floor()
         how = starts_again(before, float(head[0]), floor) if head.shape[0] else 0
@@ -364,27 +376,29 @@ class OnlineSegmenter:
             return 0.0
         return FLOOR_FRACTION * math.sqrt(prior.beta0 / prior.alpha0 * (2.0 + prior.level_noise))
 
-    def _blip(self, previous: int, seen: int, final: bool) -> bool | None:
-        """Whether the oldest pending boundary starts a blip (the next pending one ends it);
-        None while that cannot be told yet. Decided as if after each point, as the smooth test
-        is, so batching does not change the answer."""
+    def _blip(self, previous: int, seen: int, final: bool) -> tuple[bool, int] | None:
+        """Whether the oldest pending boundary starts a blip (the next pending one ends it) and
+        the points seen when that was told; None while it cannot be told yet. Decided as if
+        after each point, as the smooth test is, so batching does not change the answer."""
         k = self.config.blip_length
         c = self._pending[0][0]
         lo = max(previous, c - BLIP_BEFORE)
         first = min(seen, c + k + 1)  # the points that may return, as many as are in
         if not k or not any_near_line(self._read(lo, c), self._read(c + 1, first)):
-            return False if first == c + k + 1 or final else None
+            return (False, 0) if first == c + k + 1 or final else None
         # The excursion's end: confirmed by the time a promptly confirmed one would be.
         deadline = c + k + self.config.min_lag + self.config.tolerance
         ends = self._pending[1] if len(self._pending) > 1 else None
-        if ends is None or ends[0] - c > k or ends[1] - 1 > deadline:
-            return False if final or seen - 1 >= deadline else None
+        if ends is not None and ends[0] - c > k:  # boundaries come in order: no end to come
+            return False, 0
+        if ends is None or ends[1] - 1 > deadline:
+            return (False, 0) if final or seen - 1 >= deadline else None
         end, hi = ends[0], ends[0] + BLIP_AFTER
         if seen < hi and not final:
             return None
         if len(self._pending) > 2 and self._pending[2][1] <= hi:  # known by then: stop there
             hi = min(hi, self._pending[2][0])
-        return returns_to_line(self._read(lo, c), self._read(end, hi), end - c)
+        return returns_to_line(self._read(lo, c), self._read(end, hi), end - c), min(seen, hi)
 
     def _read(self, lo: int, hi: int) -> np.ndarray:
         """Values lo..hi-1 that have been seen, as the detector reads them (none if not kept)."""
@@ -470,12 +484,8 @@ class OnlineSegmenter:
         """Everything needed to resume exactly, as JSON-ready plain values (bounded size)."""
         n, h = self._det.n_processed, self.config.max_lag
         kept = range(max(self._first, n - h), n)
-        # Values a smooth or blip test may still read: from max_lag + smooth_window (or the
-        # blip test's look back) before the newest processed point (older boundaries are
-        # decided) to the newest value pushed.
         size = self._values.shape[0]
-        back = max(self.config.smooth_window, BLIP_BEFORE, REPEAT_BEFORE)
-        lo = max(self._values_first, n - h - back - 1, self.n_seen - size, 0)
+        lo = self._oldest_needed()  # to the newest value pushed: a restored one reads the same
         return {
             "version": 3,
             "config": asdict(self.config),
@@ -518,8 +528,8 @@ class OnlineSegmenter:
         return seg
 
 
-# settings a state stored before they existed lacks: what its detector did then (the
-# defaults of both have since changed to True)
+# settings a state stored before they existed lacks: what its segmenter did then (the
+# defaults have since changed: the season and the log scale to True, the tests to on)
 _BEFORE_THE_SETTING = {"log_scale": False, "season": False, "blip_length": 0, "repeat_length": 0}
 
 
@@ -545,7 +555,9 @@ def _upgrade_state(state: dict[str, Any]) -> dict[str, Any]:
         "track_level",
     )
     config = {k: old[k] for k in keep if k in old}
-    config.update(trend=False, outlier_prob=0.0, log_scale=False, season=False)
+    config.update(
+        trend=False, outlier_prob=0.0, log_scale=False, season=False, blip_length=0, repeat_length=0
+    )
     detector = state["detector"]
     return {
         "version": 2,
