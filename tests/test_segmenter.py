@@ -507,3 +507,18 @@ def test_a_state_stored_before_the_repeat_test_keeps_its_boundaries():
     assert old.config.repeat_length == 0
     off = segment_all(xs, SegmenterConfig(repeat_length=0))
     assert seg.boundaries + old.push(xs[100:]) + old.close() == off != []
+
+
+def test_a_boundary_found_far_behind_the_newest_point_is_decided_alike_in_any_batching():
+    # The walk back may find a boundary 1,156 points behind the newest one (1544, at 2700):
+    # pushed one by one its values were still kept and the smooth test dropped it, pushed in
+    # 512s they were gone and it was kept (round 10's review); now it is kept untested in both.
+    xs = np.cumsum(np.random.default_rng(369).standard_normal(3000))
+    whole = segment_all(xs)
+    for size in (1, 100, 512):
+        seg, found = _pushes(
+            xs, list(range(size, len(xs), size)) + [len(xs)], SegmenterConfig(), False
+        )
+        assert [b for _, new in found for b in new] + seg.close() == whole
+    seg, found = _pushes(xs, list(range(97, len(xs), 97)) + [len(xs)], SegmenterConfig(), True)
+    assert [b for _, new in found for b in new] + seg.close() == whole

@@ -277,6 +277,13 @@ class OnlineSegmenter:
         tail = xs[-size:]
         self._values[(np.arange(tail.shape[0]) + start + xs.shape[0] - tail.shape[0]) % size] = tail
 
+    def _tested_within(self) -> int:
+        """How long after itself a boundary may be confirmed and still be tested: the values
+        its tests read are then kept however the points were batched (a boundary the walk back
+        finds far behind the newest point is kept untested, in every batching alike)."""
+        back = max(self.config.smooth_window, BLIP_BEFORE, REPEAT_BEFORE)
+        return self._values.shape[0] - _CHUNK - back - 1
+
     def _oldest_needed(self) -> int:
         """The oldest value a test may still read, of those kept: the tests' look back before
         the oldest boundary pending or yet to come (after the latest handed to the tests: the
@@ -305,6 +312,10 @@ class OnlineSegmenter:
         while self._pending:
             c, first_hi = self._pending[0]
             previous = kept[-1] if kept else (self._last if self._n_boundaries else 0)
+            if first_hi - 1 - c > self._tested_within():  # its values may be gone: no test
+                kept.append(c)
+                self._decided(first_hi)
+                continue
             blip = self._blip(previous, seen, final)
             if blip is None:
                 break
