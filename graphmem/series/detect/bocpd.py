@@ -501,23 +501,29 @@ GRID_FLOOR = 4.0
 GRID_MIN_LEVEL = 10.0
 
 
+def _grid_values(values: np.ndarray) -> np.ndarray | None:
+    """The distinct values, when they are few (GRID_MAX_DISTINCT) but two at least, else None.
+    A constant warm-up shows no grid: what follows may be on any scale."""
+    x = np.unique(values)
+    return x if 2 <= x.shape[0] <= GRID_MAX_DISTINCT * len(values) else None
+
+
 def grid_step(values: np.ndarray) -> float:
     """The grid the values sit on (the smallest gap between distinct values) when few of them
     are distinct and their level is many steps from zero, else 0."""
     values = np.asarray(values, dtype=np.float64)
-    x = np.unique(values)
-    if x.shape[0] < 2 or x.shape[0] > GRID_MAX_DISTINCT * len(values):
+    x = _grid_values(values)
+    if x is None:
         return 0.0
     step = float(np.min(np.diff(x)))
     return step if float(np.median(np.abs(values))) >= GRID_MIN_LEVEL * step else 0.0
 
 
 def coarse_step(values: np.ndarray) -> float:
-    """The step of a coarse grid the values sit on (few distinct values, two at least): 1 for
-    integers (counts, flags), else the smallest gap between them; 0 if none. A constant
-    warm-up shows no grid: what follows may be on any scale (zeros, then readings of 0.05)."""
-    x = np.unique(np.asarray(values, dtype=np.float64))
-    if x.shape[0] < 2 or x.shape[0] > GRID_MAX_DISTINCT * len(values):
+    """The step of a coarse grid the values sit on: 1 for integers (counts, flags), else the
+    smallest gap between them; 0 if none (zeros, then readings of 0.05, are no grid)."""
+    x = _grid_values(np.asarray(values, dtype=np.float64))
+    if x is None:
         return 0.0
     return 1.0 if np.all(x == np.round(x)) else float(np.min(np.diff(x)))
 
@@ -572,13 +578,15 @@ def slope_noise_from_warmup(values: np.ndarray, sigma: float) -> float:
     return min(MAX_SLOPE_NOISE, _W_HORIZON * (med / (k * k) / sigma) ** 2)
 
 
+def _drifts(d: np.ndarray, spread: float, z: float) -> bool:
+    """Whether the median of the steps d is z standard errors from zero (their spread given)."""
+    return abs(float(np.median(d))) > z * 1.2533 * spread / math.sqrt(d.shape[0])
+
+
 def clear_slope(values: np.ndarray) -> bool:
     """Whether the median step of the values is SHORT_SLOPE_Z standard errors from zero."""
     d = np.diff(np.asarray(values, dtype=np.float64))
-    if d.shape[0] < 2:
-        return False
-    se = 1.2533 * _mad(d) / math.sqrt(d.shape[0])  # the median's standard error
-    return abs(float(np.median(d))) > SHORT_SLOPE_Z * se
+    return d.shape[0] >= 2 and _drifts(d, _mad(d), SHORT_SLOPE_Z)
 
 
 def log_scale_from_warmup(values: np.ndarray) -> bool:
@@ -661,7 +669,7 @@ def sawtooth(values: np.ndarray) -> bool:
     centre = float(np.median(d))
     # Equal steps have no spread: a zigzag's would be 0 and its every fall a "reset".
     spread = max(_mad(d), SAW_MIN_SPREAD * abs(centre))
-    if not abs(centre) > SAW_DRIFT_Z * 1.2533 * spread / math.sqrt(d.shape[0]):
+    if not _drifts(d, spread, SAW_DRIFT_Z):
         return False
     far = np.abs(d - centre) > SAW_RESET_Z * spread
     against = far & (d * centre < 0)

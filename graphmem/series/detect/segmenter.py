@@ -223,8 +223,12 @@ class OnlineSegmenter:
         # The last values pushed (raw), for the smooth test: every value a test may still read
         # after a push of up to _CHUNK points.
         cfg = self.config
-        back = max(cfg.smooth_window, BLIP_BEFORE, REPEAT_BEFORE)
-        self._values = np.zeros(cfg.max_lag + back + cfg.warmup + _CHUNK)
+        self._back = max(cfg.smooth_window, BLIP_BEFORE, REPEAT_BEFORE)  # the tests' look back
+        self._values = np.zeros(cfg.max_lag + self._back + cfg.warmup + _CHUNK)
+        # How long after itself a boundary may be confirmed and still be tested: the values its
+        # tests read are then kept however the points were batched (a boundary the walk back
+        # finds farther behind the newest point is kept untested, in every batching alike).
+        self._tested_within = cfg.max_lag + cfg.warmup - 1
         self._values_first = 0  # the first point whose value was recorded
         self._out = np.empty((2, _CHUNK), dtype=np.int64)  # _confirm's output, reused
         self._n_boundaries = 0
@@ -277,22 +281,13 @@ class OnlineSegmenter:
         tail = xs[-size:]
         self._values[(np.arange(tail.shape[0]) + start + xs.shape[0] - tail.shape[0]) % size] = tail
 
-    def _tested_within(self) -> int:
-        """How long after itself a boundary may be confirmed and still be tested: the values
-        its tests read are then kept however the points were batched (a boundary the walk back
-        finds far behind the newest point is kept untested, in every batching alike)."""
-        back = max(self.config.smooth_window, BLIP_BEFORE, REPEAT_BEFORE)
-        return self._values.shape[0] - _CHUNK - back - 1
-
     def _oldest_needed(self) -> int:
         """The oldest value a test may still read, of those kept: the tests' look back before
         the oldest boundary pending or yet to come (after the latest handed to the tests: the
         walk back at a close may find one far behind the newest point)."""
-        cfg = self.config
-        back = max(cfg.smooth_window, BLIP_BEFORE, REPEAT_BEFORE)
         oldest = self._pending[0][0] if self._pending else self._floor + 1
         size = self._values.shape[0]
-        return max(self._values_first, oldest - back - 1, self.n_seen - size, 0)
+        return max(self._values_first, oldest - self._back - 1, self.n_seen - size, 0)
 
     def _window(self, lo: int, hi: int) -> np.ndarray | None:
         """Values lo..hi-1 as the detector reads them, or None if no longer (or never) kept."""
@@ -312,7 +307,7 @@ class OnlineSegmenter:
         while self._pending:
             c, first_hi = self._pending[0]
             previous = kept[-1] if kept else (self._last if self._n_boundaries else 0)
-            if first_hi - 1 - c > self._tested_within():  # its values may be gone: no test
+            if first_hi - 1 - c > self._tested_within:  # its values may be gone: no test
                 kept.append(c)
                 self._decided(first_hi)
                 continue
@@ -395,7 +390,8 @@ class OnlineSegmenter:
         c = self._pending[0][0]
         lo = max(previous, c - BLIP_BEFORE)
         first = min(seen, c + k + 1)  # the points that may return, as many as are in
-        if not k or not any_near_line(self._read(lo, c), self._read(c + 1, first)):
+        before = self._read(lo, c)
+        if not k or not any_near_line(before, self._read(c + 1, first)):
             return (False, 0) if first == c + k + 1 or final else None
         # The excursion's end: confirmed by the time a promptly confirmed one would be.
         deadline = c + k + self.config.min_lag + self.config.tolerance
@@ -409,7 +405,7 @@ class OnlineSegmenter:
             return None
         if len(self._pending) > 2 and self._pending[2][1] <= hi:  # known by then: stop there
             hi = min(hi, self._pending[2][0])
-        return returns_to_line(self._read(lo, c), self._read(end, hi), end - c), min(seen, hi)
+        return returns_to_line(before, self._read(end, hi), end - c), min(seen, hi)
 
     def _read(self, lo: int, hi: int) -> np.ndarray:
         """Values lo..hi-1 that have been seen, as the detector reads them (none if not kept)."""
