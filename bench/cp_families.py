@@ -609,6 +609,126 @@ def _carried_forward(rng):
     return np.round(xs / resolution) * resolution, cps
 
 
+# Held back from round 11 on, written blind (before the detector was changed for them): three
+# more kinds of real series that changepoint benchmarks hold and no family above draws.
+def _peg_break(rng):
+    # An exchange rate quoted daily or weekly to 4-6 significant digits. Under a peg it sits in a
+    # narrow band (mean-reverting noise of 0.01-0.1 %, maybe a steady crawl of 1-6 % over the
+    # peg); floating, it is a random walk 5+ times as volatile a step (0.5-2 %), mostly drifting
+    # weaker. Pegged then floated (often with a devaluation of 10-50 % at once), floated then
+    # pegged at the going rate, or pegged, floated and pegged again. A peg of 80+ points may be
+    # re-pegged once, a step of 3-35 %. Labelled: every switch between peg and float and every
+    # re-peg. NOT changes: the float's wandering and drift, the crawl, the band noise.
+    n = int(rng.integers(200, 601))
+    kinds = (("peg", "float"), ("float", "peg"), ("peg", "float", "peg"))[
+        int(rng.choice(3, p=[0.6, 0.2, 0.2]))
+    ]
+    switches = _cuts(rng, n, len(kinds) - 1, max(40, n // 5))
+    band, phi = rng.uniform(0.0001, 0.001), rng.uniform(0.5, 0.9)
+    vol = rng.uniform(0.005, 0.02)
+    log = np.empty(n)
+    level = rng.uniform(-0.5, 3.0) * math.log(10.0)
+    cps = list(switches)
+    for kind, a, b in zip(kinds, [0, *switches], [*switches, n], strict=True):
+        m = b - a
+        if kind == "float":
+            steps = vol * (rng.standard_normal(m) + rng.uniform(-0.05, 0.15))
+            if a > 0 and rng.random() < 0.6:
+                steps[0] += rng.uniform(0.1, 0.4)  # the peg breaks with a devaluation
+            seg = level + np.cumsum(steps)
+        else:
+            seg = level + band * _ar1(rng, m, phi)
+            if rng.random() < 0.3:  # a crawling peg
+                seg += rng.uniform(0.01, 0.06) * _sign(rng) * np.arange(m) / m
+            if m >= 80 and rng.random() < 0.35:
+                c = a + int(rng.integers(30, m - 29))
+                seg[c - a :] += rng.uniform(0.03, 0.3) * (1.0 if rng.random() < 0.8 else -1.0)
+                cps.append(c)
+        log[a:b] = seg
+        level = seg[-1]
+    rate = np.exp(log)
+    resolution = 10.0 ** (math.floor(math.log10(rate[0])) - int(rng.integers(3, 6)))
+    return np.round(rate / resolution) * resolution, sorted(cps)
+
+
+def _lab_qc(rng):
+    # Daily quality-control results of a lab analyser on one control sample (glucose, sodium,
+    # haemoglobin...), reported to the instrument's resolution (1.5-15 steps a noise std, so many
+    # ties). A change is a lasting shift of the mean by 1.5-3 noise stds (a new reagent lot, a
+    # recalibration, a lamp replaced), more often back toward the target than away from it.
+    # NOT changes: the run-to-run noise, its std moving by up to 25 % with a lot, and 0-3 single
+    # wild results of 4-8 stds (a clot, a bubble, a mix-up) away from the shifts.
+    n = int(rng.integers(80, 401))
+    k = min(int(rng.choice(5, p=[0.2, 0.3, 0.25, 0.15, 0.1])), n // 25 - 1)
+    cps = _cuts(rng, n, k, 20)
+    mean, std = np.zeros(n), np.ones(n)
+    for c in cps:
+        toward = mean[c - 1] != 0.0 and rng.random() < 0.6
+        sign = -math.copysign(1.0, mean[c - 1]) if toward else _sign(rng)
+        mean[c:] = mean[c - 1] + sign * rng.uniform(1.5, 3.0)
+        std[c:] = rng.uniform(0.8, 1.25)
+    z = mean + std * rng.standard_normal(n)
+    for i in rng.choice(np.arange(1, n - 1), size=int(rng.integers(0, 4)), replace=False):
+        if all(abs(i - c) > 3 for c in cps):
+            z[i] = mean[i] + rng.uniform(4.0, 8.0) * _sign(rng)
+    target = 10.0 ** rng.uniform(0.0, 3.0)
+    sd = target * rng.uniform(0.01, 0.05)  # a CV of 1-5 %
+    resolution = 10.0 ** math.floor(math.log10(sd / 1.5))
+    return np.round((target + sd * z) / resolution) * resolution, cps
+
+
+def _interval_run(rng):
+    # A runner's interval session logged by a GPS watch every 5-10 s, as pace in min/km or speed
+    # in km/h: a warm-up at an easy speed, 3-7 fast repeats (30-70 % faster) each but the last
+    # followed by a jog or walk recovery, and a cool-down; or one tempo block (15-35 % faster)
+    # between warm-up and cool-down. Labelled: the start and the end of every fast block (2-14
+    # changes). NOT changes: the 1-3 samples of speeding up or slowing down after a label, hills
+    # (a slow swing of up to 5 %), fatigue (each repeat up to 1 % slower), the repeats' +-3 %
+    # spread, GPS noise (correlated, and in pace far worse at a walk) and 0-2 single GPS glitches.
+    easy = rng.uniform(2.4, 3.4)  # m/s
+    speed = [easy]
+    length = [int(rng.integers(20, 61))]
+    if rng.random() < 0.25:
+        speed.append(easy * rng.uniform(1.15, 1.35))
+        length.append(int(rng.integers(60, 201)))
+    else:
+        fast, rep, rest = (
+            min(6.0, easy * rng.uniform(1.3, 1.7)),
+            rng.uniform(10, 40),
+            rng.uniform(8, 30),
+        )
+        walk = rng.random() < 0.4
+        recovery = rng.uniform(1.2, 1.6) if walk else easy * rng.uniform(0.7, 0.9)
+        fatigue = rng.uniform(0.0, 0.01)
+        reps = int(rng.integers(3, 8))
+        for i in range(reps):
+            speed.append(fast * (1.0 - fatigue * i) * (1.0 + 0.03 * rng.uniform(-1.0, 1.0)))
+            length.append(max(8, int(round(rep * rng.uniform(0.85, 1.15)))))
+            if i < reps - 1:
+                speed.append(recovery * rng.uniform(0.95, 1.05))
+                length.append(max(8, int(round(rest * rng.uniform(0.85, 1.15)))))
+    speed.append(easy * rng.uniform(0.85, 1.0))
+    length.append(int(rng.integers(15, 51)))
+    cps = np.cumsum(length)[:-1].tolist()
+    n = int(sum(length))
+    v = np.repeat(speed, length)
+    for c in cps:  # speeding up or slowing down takes 1-3 samples
+        ramp = int(rng.integers(1, 4))
+        v[c : c + ramp] = v[c - 1] + (v[c + ramp] - v[c - 1]) * np.arange(1, ramp + 1) / (ramp + 1)
+    t = np.arange(n)
+    v *= 1.0 + rng.uniform(0.0, 0.05) * np.sin(
+        2 * math.pi * t / rng.uniform(40, 150) + rng.uniform(0, 6)
+    )
+    v += rng.uniform(0.08, 0.25) * _ar1(rng, n, rng.uniform(0.3, 0.7))
+    for i in rng.choice(np.arange(1, n - 1), size=int(rng.integers(0, 3)), replace=False):
+        if all(abs(i - c) > 3 for c in cps):
+            v[i] *= rng.uniform(1.4, 2.0) if rng.random() < 0.5 else rng.uniform(0.4, 0.6)
+    v = np.maximum(v, 0.8)
+    if rng.random() < 0.5:
+        return np.round(1000.0 / 60.0 / v, 2), cps  # pace, min/km
+    return np.round(3.6 * v, 1), cps  # km/h
+
+
 # Families of series shaped like real ones (lengths, trends, outliers, counts, few changes).
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
@@ -649,11 +769,14 @@ _FAMILIES = {
     "availability": _availability,
     "cumulative_count": _cumulative_count,
     "carried_forward": _carried_forward,
+    "peg_break": _peg_break,
+    "lab_qc": _lab_qc,
+    "interval_run": _interval_run,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
 # (positive) scale; shares stay in 0..100, prices on their tick grid, returns in percent around
-# zero; a sensor's dropouts stay exact zeros.
+# zero; a sensor's dropouts stay exact zeros; exchange rates, QC results and paces stay as quoted.
 _UNSCALED = {
     "counts",
     "growth",
@@ -674,6 +797,9 @@ _UNSCALED = {
     "availability",
     "cumulative_count",
     "carried_forward",
+    "peg_break",
+    "lab_qc",
+    "interval_run",
 }
 
 
