@@ -1,5 +1,6 @@
 """The learned relation model of the offline classifier: what it was trained on, fitting,
-and the hedge invariant it keeps whatever its weights."""
+boosted trees walked with numpy as scikit-learn walks them, and the hedge invariant either
+kind keeps whatever it learned."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from graphmem.errors import GraphmemError
 from graphmem.props.model import LABELS
 from graphmem.props.offline import FEATURES, OPEN, SIGNALS, batch_features, pair_features
-from graphmem.props.pairmodel import PairModel, fit, load_model
+from graphmem.props.pairmodel import PairModel, TreeModel, fit, load_model
 from graphmem.props.reading import read
 
 INDEX = Path(__file__).parent / "fixtures" / "worlds.json"
@@ -22,8 +23,9 @@ RULE_VERDICT = ("rule_updates", "rule_contradicts", "rule_supports")
 
 def test_the_packaged_model_weighs_the_signals_and_never_saw_the_held_back_worlds() -> None:
     model = load_model()
+    assert isinstance(model, TreeModel)  # round 11 (docs/quality.md)
     assert model.features == FEATURES and set(model.labels) == set(LABELS)
-    assert model.weights.shape == (len(LABELS), len(FEATURES))
+    assert set(model.feature[model.feature >= 0]) <= set(range(len(FEATURES)))
     listed = json.loads(INDEX.read_text(encoding="utf-8"))
     trained = model.about["trained_on"]
     # trained on tuning worlds (round 5 moved two in without retraining: docs/quality.md)
@@ -189,3 +191,84 @@ def test_how_long_apart_two_statements_were_made_is_a_signal() -> None:
     assert (
         soon[: at["months_apart"]] == later[: at["months_apart"]] == unknown[: at["months_apart"]]
     )
+
+
+def _stumps(missing_left: bool = True) -> TreeModel:
+    """Two one-split trees: updates gains 2 when signal 0 > 0.5, supports gains 1 when
+    signal 1 <= 0 (a NaN goes where `missing_left` says)."""
+    return TreeModel(
+        labels=ORDER,
+        features=("a", "b"),
+        baseline=np.array([0.5, 0.0, -1.0, 0.0]),
+        roots=np.array([0, 3]),
+        tree_label=np.array([1, 3]),
+        feature=np.array([0, -1, -1, 1, -1, -1]),
+        threshold=np.array([0.5, 0.0, 0.0, 0.0, 0.0, 0.0]),
+        missing_left=np.array([missing_left] * 6),
+        left=np.array([1, 0, 0, 4, 0, 0]),
+        right=np.array([2, 0, 0, 5, 0, 0]),
+        value=np.array([0.0, -1.0, 2.0, 0.0, 1.0, 0.0]),
+    )
+
+
+def test_trees_add_each_leaf_reached_to_its_label_score() -> None:
+    model = _stumps()
+    x = np.array([[0.0, 1.0], [1.0, -1.0], [np.nan, np.nan]])
+    scores = np.array([[0.5, -1.0, -1.0, 0.0], [0.5, 2.0, -1.0, 1.0], [0.5, -1.0, -1.0, 1.0]])
+    expected = np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
+    assert np.allclose(model.probabilities(x), expected)
+    right = _stumps(missing_left=False).probabilities(x[2:])
+    assert right.argmax() == ORDER.index("updates")  # a NaN signal sent right: 0.5 < 2
+    again = TreeModel.from_json(json.loads(json.dumps(model.to_json())))
+    assert np.allclose(again.probabilities(x), model.probabilities(x))
+
+
+def test_trees_from_scikit_learn_give_its_probabilities() -> None:
+    """The shipped trees are fitted by scikit-learn (bench/train_props_model.py) and walked
+    by graphmem's own loop: the two must agree, through the JSON file too."""
+    sklearn = pytest.importorskip("sklearn.ensemble")
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(3000, 5))
+    x[rng.random(x.shape) < 0.02] = np.nan
+    y = np.where(
+        x[:, 0] > 0.8, 1, np.where(x[:, 1] * x[:, 2] > 0.5, 2, np.where(x[:, 3] > 1, 3, 0))
+    )
+    fitted = sklearn.HistGradientBoostingClassifier(max_iter=40, max_leaf_nodes=9).fit(x, y)
+    model = TreeModel.from_sklearn(fitted, ORDER, tuple("abcde"))
+    probe = rng.normal(size=(500, 5))
+    probe[::7, 2] = np.nan
+    assert np.allclose(model.probabilities(probe), fitted.predict_proba(probe), atol=1e-9)
+    again = TreeModel.from_json(json.loads(json.dumps(model.to_json())))
+    assert np.allclose(again.probabilities(probe), fitted.predict_proba(probe), atol=1e-6)
+    with pytest.raises(ValueError, match="every label"):
+        TreeModel.from_sklearn(fitted, ORDER[:3], tuple("abcde"))
+
+
+def test_trees_keep_the_hedge_rule_too() -> None:
+    rumour = read("A forum post says the Linmouth ferry now costs 40 euros.", "ferry-forum")
+    fact = read("The Linmouth ferry costs 25 euros.", "linmouth-council")
+    hedged = FEATURES.index("hedged_new_only")
+    model = TreeModel(  # one tree that calls every pair an update
+        labels=ORDER,
+        features=FEATURES,
+        baseline=np.zeros(4),
+        roots=np.array([0]),
+        tree_label=np.array([1]),
+        feature=np.array([-1]),
+        threshold=np.zeros(1),
+        missing_left=np.ones(1, dtype=bool),
+        left=np.zeros(1, dtype=int),
+        right=np.zeros(1, dtype=int),
+        value=np.array([5.0]),
+    )
+    x = np.asarray(pair_features(rumour, fact, 0.9))
+    assert x[hedged] == 1.0
+    assert model.predict(x)[0][0] in ("supports", "norel")
+    assert model.predict(np.asarray(pair_features(fact, rumour, 0.9)))[0][0] == "updates"
+
+
+def test_a_model_file_of_an_unknown_kind_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "model.json"
+    path.write_text('{"kind": "forest", "labels": ["norel"]}', encoding="utf-8")
+    with pytest.raises(GraphmemError, match="unknown model kind 'forest'"):
+        load_model(path)

@@ -4,10 +4,10 @@ learned model, no LLM.
 OfflineClassifier reads both statements, computes the pair's signals (pair_features: the
 rules' verdict below, similarity, shared and changed names and numbers, negation, hedges,
 on/off and change words, plans, periods, cue words such as confirmed / back / still /
-corrected) and lets a multinomial logistic regression (graphmem/props/pairmodel.py, weights
-in pairmodel.json, trained by bench/train_props_model.py on the tuning worlds) choose the
-label. A hedged statement never updates or contradicts a plain one, whatever the weights.
-RuleClassifier is the rules alone.
+corrected) and lets a learned model (graphmem/props/pairmodel.py: boosted trees since round
+11, a multinomial logistic regression before; stored in pairmodel.json, trained by
+bench/train_props_model.py on the tuning worlds) choose the label. A hedged statement never
+updates or contradicts a plain one, whatever the model says. RuleClassifier is the rules alone.
 
 The model also weighs what each statement is about (attribute_words: its words without
 names, numbers and cue words), and sees the rules' verdict checked against it (_checked): no
@@ -78,7 +78,7 @@ import numpy as np
 
 from graphmem.props.classify import Candidate, Judgement
 from graphmem.props.model import Proposition
-from graphmem.props.pairmodel import PairModel, load_model
+from graphmem.props.pairmodel import RelationModel, load_model
 from graphmem.props.reading import (
     AGAIN,
     CONFIRMS,
@@ -845,9 +845,11 @@ class OfflineClassifier(RuleClassifier):
     """The rules' signals (their verdict among them) weighed by a model learned on the
     tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM."""
 
-    name = "offline-v10"  # round 10: retrained on 40 worlds (signals of round 7)
+    name = "offline-v11"  # round 11: boosted trees on 44 worlds (signals of round 7)
 
-    def __init__(self, rules: OfflineRules = DEFAULT_RULES, model: PairModel | None = None) -> None:
+    def __init__(
+        self, rules: OfflineRules = DEFAULT_RULES, model: RelationModel | None = None
+    ) -> None:
         super().__init__(rules)
         self.model = model or load_model()
 
@@ -862,7 +864,7 @@ class OfflineClassifier(RuleClassifier):
             mine = [i for i, (_, cosine, _) in enumerate(olders) if cosine >= self.rules.min_cosine]
             rows += batch_features(new, [olders[i] for i in mine], self.rules)
             similar += [(p, i) for i in mine]
-        if similar:  # one model run for every pair: ~35 µs a run, most of it numpy's overhead
+        if similar:  # one model run for every pair of the call
             predicted = self.model.predict(np.asarray(rows))
             for (p, i), (label, probability) in zip(similar, predicted, strict=True):
                 out[p][i] = (label, round(probability, 3))
