@@ -19,7 +19,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from graphmem.errors import InvalidInput
-from graphmem.series.detect.gaps import fill_gaps, repeats, repeats_are_gaps
+from graphmem.series.detect.gaps import GAP_Z, fill_gaps, repeats, repeats_are_gaps
 
 # Rows of the hypothesis matrix: stored state first, per-step scratch after.
 (_LP, _L, _SL, _P00, _P01, _P11, _A, _B, _D, _AGE) = range(10)
@@ -41,12 +41,13 @@ _STATE_ROWS = {
 # Slots of the parameter row, the workspace's last row (one array keeps the call overhead low):
 # prior, cached logs, running normaliser, level and slope, then hypothesis count, points
 # processed, capacity, cp window, protected age, the track_level flag (integers stored exactly),
-# the grid floor and whether a repeat of the last value that is not a repeat is a gap.
+# the grid floor, whether a repeat of the last value that is not a repeat is a gap, and the
+# most probable run's prediction of the next point (level, variance); GAP_Z squared.
 # _LOGHS / _LOGHF: log hazard of a fresh sloped / flat run (_NEG_BIG: no such run).
 (_MU0, _KAPPA0, _ALPHA0, _BETA0, _D0, _PS, _QN, _LOGHS, _LOG1MH, _LOGTHR, _LOGNORM) = range(11)
 (_LEVEL, _SLOPE, _LOGEPS, _LOG1MEPS, _LOGK2, _LOGLIVE, _LOGHF, _QS) = range(11, 19)
-_K, _T, _CAP, _WIN, _PROT, _ADAPT, _VFLOOR, _CARRY = range(19, 27)
-_NPAR = 27
+_K, _T, _CAP, _WIN, _PROT, _ADAPT, _VFLOOR, _CARRY, _PLEV, _PVAR, _GAPZ2 = range(19, 30)
+_NPAR = 30
 _PAR = _NROWS
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -165,9 +166,9 @@ def _kernel(xs, rep, hyp, out_cp, out_map, out_old):  # pragma: no cover - compi
     log p(x) = d - log(2 pi)/2 + alpha log(beta S) - (alpha + 1/2) log(beta S + e^2/2), where
     d = lgamma(alpha + 1/2) - lgamma(alpha). A point that the run's outlier component explains
     better than its own predictive leaves the run's statistics as they were. A point with
-    rep[j] set (an exact repeat of the value before) is a gap when the value it repeats
-    continued the most probable run (no outlier of it, not its first point): no reading, every
-    run only moves on, its likelihood 1, and no fresh run opens there.
+    rep[j] set (an exact repeat of the value before) is a gap when the value it repeats was
+    within GAP_Z predictive stds of the most probable run's prediction: no reading, every run
+    only moves on, its likelihood 1, and no fresh run opens there.
     """
     par = hyp[_PAR]
     level = par[_LEVEL]
@@ -197,6 +198,9 @@ def _kernel(xs, rep, hyp, out_cp, out_map, out_old):  # pragma: no cover - compi
     lognorm = par[_LOGNORM]
     vfloor = par[_VFLOOR]
     carry = par[_CARRY] != 0.0
+    plev = par[_PLEV]
+    pvar = par[_PVAR]
+    gapz2 = par[_GAPZ2]
     lp, ll, sl, p00, p01, p11 = hyp[_LP], hyp[_L], hyp[_SL], hyp[_P00], hyp[_P01], hyp[_P11]
     aa, bb, dd, age = hyp[_A], hyp[_B], hyp[_D], hyp[_AGE]
     v, err, ss, q00, q01, q11, ql, outl = (
@@ -213,6 +217,9 @@ def _kernel(xs, rep, hyp, out_cp, out_map, out_old):  # pragma: no cover - compi
     for j in range(xs.shape[0]):
         x = xs[j]
         miss = rep[j] and carry
+        if not rep[j]:  # a repeat of x_t is a gap if x_t is one the best run could have read
+            e = x - plev
+            carry = e * e <= gapz2 * pvar
         # Pass 1: predict every run one step, its joint log mass, and the best one.
         shift = lognorm + log1mh
         mkey = np.int64(_KEY_LOW)
@@ -328,8 +335,9 @@ def _kernel(xs, rep, hyp, out_cp, out_map, out_old):  # pragma: no cover - compi
             bb[i] = b if b > bf else bf
         lp_min = _unkey(min_key)
         map_n = np.int64(age[map_i]) - 1
-        if not rep[j]:  # a repeat of x_t carries it forward if x_t continued the best run
-            carry = (map_n > 0) & (outl[map_i] == 0.0)
+        # the best run's prediction of the next point
+        plev = ll[map_i] + sl[map_i]
+        pvar = (p00[map_i] + 2.0 * p01[map_i] + p11[map_i] + qn + 1.0) * bb[map_i] / aa[map_i]
         if adapt:
             # Centre the next fresh run's prior on where the current run goes next.
             level = ll[map_i] + sl[map_i]
@@ -361,6 +369,8 @@ def _kernel(xs, rep, hyp, out_cp, out_map, out_old):  # pragma: no cover - compi
     par[_K] = k
     par[_T] += xs.shape[0]
     par[_CARRY] = 1.0 if carry else 0.0
+    par[_PLEV] = plev
+    par[_PVAR] = pvar
     par[_LOGNORM] = lognorm
     par[_LEVEL] = level
     par[_SLOPE] = slope
@@ -950,6 +960,7 @@ class OnlineBOCPD:
         par[_LOG1MEPS] = math.log1p(-eps)
         par[_LOGK2] = 2.0 * math.log(self.outlier_scale)
         par[_LOGLIVE] = math.log(LIVE_THRESHOLD)
+        par[_GAPZ2] = GAP_Z * GAP_Z
 
     @property
     def prior(self) -> NormalGammaPrior | None:
@@ -1125,7 +1136,7 @@ class OnlineBOCPD:
             "season": None if self._season is None else self._season.tolist(),
             "gaps": self._gaps,
             "prev": None if math.isnan(self._prev) else self._prev,
-            "carry": bool(self._par[_CARRY]),
+            "carry": [float(self._par[i]) for i in (_CARRY, _PLEV, _PVAR)],
             "hypotheses": {
                 name: (
                     self._hyp[row, :k].astype(np.int64) if row == _AGE else self._hyp[row, :k]
@@ -1170,7 +1181,7 @@ class OnlineBOCPD:
             det._gaps = bool(state.get("gaps", False))  # stored since round 11
             prev = state.get("prev")
             det._prev = math.nan if prev is None else float(prev)
-            det._par[_CARRY] = float(bool(state.get("carry", False)))
+            det._par[[_CARRY, _PLEV, _PVAR]] = state.get("carry", [0.0, 0.0, 0.0])
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InvalidInput("state", f"malformed detector state ({exc})") from exc
         return det

@@ -4,9 +4,9 @@ A series whose values sit on a grid that is fine against their steps rarely repe
 exactly by chance; a run of exact repeats there is a missing stretch filled with the last
 reading (a daily level not read for a week, weekend totals reported on the Monday), not a
 segment with no noise. The detector reads such a repeat as no reading (OnlineBOCPD's kernel: no
-evidence, no segment opens there), and only a repeat of a value the most probable segment read
-as its own (not an outlier, not the first point of a new one): a run of equal values after a
-jump (a dropout to 0, a stuck sensor) stays an excursion, for the blip test.
+evidence, no segment opens there), and only a repeat of a value the series could have read:
+within GAP_Z predictive stds of where the most probable segment went next. A run of equal values
+after a jump (a dropout to 0, a stuck sensor) stays an excursion, for the blip test.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import numpy as np
 # warm-up do not hide it).
 GAP_MAX_CHANCE = 0.05
 GAP_MIN_STEPS = 16
+GAP_Z = 5.0
 
 
 def step_spread(values: np.ndarray) -> float:
