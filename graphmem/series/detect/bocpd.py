@@ -201,6 +201,7 @@ def _kernel(xs, rep, hyp, out_cp, out_map, out_old):  # pragma: no cover - compi
     plev = par[_PLEV]
     pvar = par[_PVAR]
     gapz2 = par[_GAPZ2]
+    gaps = gapz2 > 0.0
     lp, ll, sl, p00, p01, p11 = hyp[_LP], hyp[_L], hyp[_SL], hyp[_P00], hyp[_P01], hyp[_P11]
     aa, bb, dd, age = hyp[_A], hyp[_B], hyp[_D], hyp[_AGE]
     v, err, ss, q00, q01, q11, ql, outl = (
@@ -217,7 +218,7 @@ def _kernel(xs, rep, hyp, out_cp, out_map, out_old):  # pragma: no cover - compi
     for j in range(xs.shape[0]):
         x = xs[j]
         miss = rep[j] and carry
-        if not rep[j]:  # a repeat of x_t is a gap if x_t is one the best run could have read
+        if gaps and not rep[j]:  # a repeat of x_t is a gap if the best run could have read x_t
             e = x - plev
             carry = e * e <= gapz2 * pvar
         # Pass 1: predict every run one step, its joint log mass, and the best one.
@@ -241,9 +242,6 @@ def _kernel(xs, rep, hyp, out_cp, out_map, out_old):  # pragma: no cover - compi
                 o = 1.0 if oul > inl else 0.0
                 hi = max(inl, oul)
                 lin = hi + _flog(1.0 + _fexp(-abs(inl - oul)))
-            if miss:  # no reading: no evidence for or against the run, which only moves on
-                lin = 0.0
-                o = 1.0
             vi = lp[i] + shift + lin
             v[i] = vi
             err[i] = e
@@ -255,6 +253,14 @@ def _kernel(xs, rep, hyp, out_cp, out_map, out_old):  # pragma: no cover - compi
             outl[i] = o
             ki = _key(vi)
             mkey = ki if ki > mkey else mkey
+        if miss:  # no reading: no evidence for or against a run, which only moves on
+            mkey = np.int64(_KEY_LOW)
+            for i in range(k):
+                vi = lp[i] + shift
+                v[i] = vi
+                outl[i] = 1.0
+                ki = _key(vi)
+                mkey = ki if ki > mkey else mkey
         # The fresh runs (x_t opens a segment) enter at slot k: one with a slope, one flat (its
         # slope held at 0), each with its share of the hazard; both predict x_t alike. None opens
         # at a gap: a change while readings are missing opens at the first reading after it.
@@ -335,9 +341,9 @@ def _kernel(xs, rep, hyp, out_cp, out_map, out_old):  # pragma: no cover - compi
             bb[i] = b if b > bf else bf
         lp_min = _unkey(min_key)
         map_n = np.int64(age[map_i]) - 1
-        # the best run's prediction of the next point
-        plev = ll[map_i] + sl[map_i]
-        pvar = (p00[map_i] + 2.0 * p01[map_i] + p11[map_i] + qn + 1.0) * bb[map_i] / aa[map_i]
+        if gaps:  # the best run's prediction of the next point
+            plev = ll[map_i] + sl[map_i]
+            pvar = (p00[map_i] + 2.0 * p01[map_i] + p11[map_i] + qn + 1.0) * bb[map_i] / aa[map_i]
         if adapt:
             # Centre the next fresh run's prior on where the current run goes next.
             level = ll[map_i] + sl[map_i]
@@ -904,7 +910,7 @@ class OnlineBOCPD:
         # state stored before; graphmem.series.detect.gaps)
         self.repeat_gaps = repeat_gaps
         self._gaps = False  # decided at the warm-up's end
-        self._prev = math.nan  # the last value processed (raw): the next one may repeat it
+        self._prev = math.nan  # with gaps, the last value processed (raw): the next may repeat it
         self._log_floor: float | None = None  # on the log scale: log(max(x, floor)) is fed
         self._season: np.ndarray | None = None  # a seasonal profile, removed before the kernel
         self.outlier_prob = _check_prob("outlier_prob", outlier_prob, 0.5)
@@ -931,6 +937,7 @@ class OnlineBOCPD:
         self._t = 0  # points processed, mirrored here to spare the single-point path a read
         self._one = np.zeros(1, dtype=np.float64)
         self._rep1 = np.zeros(1, dtype=np.bool_)
+        self._no_rep = np.zeros(1024, dtype=np.bool_)
         if prior is not None:
             self._set_prior(prior)
 
@@ -960,7 +967,6 @@ class OnlineBOCPD:
         par[_LOG1MEPS] = math.log1p(-eps)
         par[_LOGK2] = 2.0 * math.log(self.outlier_scale)
         par[_LOGLIVE] = math.log(LIVE_THRESHOLD)
-        par[_GAPZ2] = GAP_Z * GAP_Z
 
     @property
     def prior(self) -> NormalGammaPrior | None:
@@ -995,17 +1001,31 @@ class OnlineBOCPD:
         self._t += n
         return BOCPDOutput(start, cp, rl, old)
 
+    def _set_gaps(self, gaps: bool) -> None:
+        self._gaps = gaps
+        self._par[_GAPZ2] = GAP_Z * GAP_Z if gaps else 0.0  # 0: the kernel tells no gaps
+
     def _repeats(self, xs: np.ndarray) -> np.ndarray:
         """Which of xs (raw, the points after the last processed) repeat the value before, in
         a series whose repeats may be gaps (none otherwise; the kernel tells which are)."""
-        rep = repeats(xs, self._prev) if self._gaps else np.zeros(xs.shape[0], dtype=np.bool_)
-        self._prev = float(xs[-1])
-        return rep
+        n = xs.shape[0]
+        if self._gaps:
+            x = float(xs[-1])
+            if n == 1:  # a stream pushed point by point, without new arrays
+                rep = self._rep1
+                rep[0] = x == self._prev
+            else:
+                rep = repeats(xs, self._prev)
+            self._prev = x
+            return rep
+        if n <= self._no_rep.shape[0]:
+            return self._no_rep[:n]  # only read by the kernel: one buffer serves small calls
+        return np.zeros(n, dtype=np.bool_)
 
     def _end_warmup(self, rest: np.ndarray) -> BOCPDOutput:
         raw = np.array(self._buffer, dtype=np.float64)
         self._buffer = []
-        self._gaps = self.repeat_gaps and self.trend and repeats_are_gaps(raw)
+        self._set_gaps(self.repeat_gaps and self.trend and repeats_are_gaps(raw))
         # The warm-up as read: its repeats on the line between the values around them, where
         # they may be gaps (its grid from the values that are not repeats).
         head = fill_gaps(raw) if self._gaps else raw
@@ -1076,8 +1096,9 @@ class OnlineBOCPD:
             raise InvalidInput("x", f"{x} is not a finite number below 1e100")
         self._n_pushed += 1
         rep = self._rep1
-        rep[0] = self._gaps and x == self._prev
-        self._prev = x
+        if self._gaps:
+            rep[0] = x == self._prev
+            self._prev = x
         one = self._one
         one[0] = x if self._log_floor is None else math.log(max(x, self._log_floor))
         if self._season is not None:
@@ -1178,7 +1199,7 @@ class OnlineBOCPD:
             det._log_floor = None if floor is None else float(floor)
             season = state.get("season")
             det._season = None if season is None else np.asarray(season, dtype=np.float64)
-            det._gaps = bool(state.get("gaps", False))  # stored since round 11
+            det._set_gaps(bool(state.get("gaps", False)))  # stored since round 11
             prev = state.get("prev")
             det._prev = math.nan if prev is None else float(prev)
             det._par[[_CARRY, _PLEV, _PVAR]] = state.get("carry", [0.0, 0.0, 0.0])
