@@ -845,9 +845,11 @@ class OnlineBOCPD:
     variance, which keeps its conjugate inverse-gamma posterior. Points may be outliers
     (outlier_prob, outlier_scale: see DEFAULT_OUTLIER_PROB). A positive series whose warm-up
     looks multiplicative is read on the log scale (log_scale, log_scale_from_warmup). A series
-    on a grid has a noise floor (noise_floor; a coarse grid's only with coarse_floor), and a
-    sawtooth warm-up takes no season (sawtooth_check); both are on unless a state stored before
-    them is loaded. With a prior of
+    on a grid has a noise floor (noise_floor; a coarse grid's only with coarse_floor), a
+    sawtooth warm-up takes no season (sawtooth_check), and where the warm-up shows exact repeats
+    rare by chance an exact repeat may be a gap, no reading (repeat_gaps,
+    graphmem.series.detect.gaps); all three are on unless a state stored before them is loaded.
+    With a prior of
     slope_var = level_noise = 0, outlier_prob = 0 and track_level=False this is exactly plain
     BOCPD (tests/test_bocpd.py checks it against a plain reference, and the default model
     against an exact, unpruned reference of its own).
