@@ -54,6 +54,10 @@ TUNED_FAMILIES = (
     "rare_events",  # round 10: held back until then
     "inventory_saw",  # round 10: held back until then
     "sensor_dropout",  # round 10: held back until then
+    "tourism_shock",  # round 11: held back until then
+    "availability",  # round 11: held back until then
+    "cumulative_count",  # round 11: held back until then
+    "carried_forward",  # round 11: held back until then
 )
 HELD_FAMILIES = (
     "steps_heavy",
@@ -72,11 +76,6 @@ HELD_FAMILIES = (
     # round 8: written blind before the detector was changed for them
     "share_shift",
     "ar1_steps",
-    # round 10: written blind before the detector was changed for them
-    "tourism_shock",
-    "availability",
-    "cumulative_count",
-    "carried_forward",
     # round 11: written blind before the detector was changed for them
     "peg_break",
     "lab_qc",

@@ -413,11 +413,13 @@ def test_a_state_stored_before_the_blip_test_keeps_its_boundaries():
     seg.push(xs[:100])
     state = json.loads(json.dumps(seg.state()))
     # round 9 stored none of round 10's settings or fields
-    for key in ("blip_length", "repeat_length"):
+    for key in ("blip_length", "repeat_length", "repeat_gaps"):
         del state["config"][key]
     del state["origin"]
-    for key in ("coarse_floor", "sawtooth_check"):
+    for key in ("coarse_floor", "sawtooth_check", "repeat_gaps"):
         del state["detector"]["config"][key]
+    for key in ("gaps", "prev", "carry"):  # nor round 11's
+        del state["detector"][key]
     old = OnlineSegmenter.from_state(state)
     assert (old.config.blip_length, old.config.repeat_length) == (0, 0)
     off = segment_all(xs, SegmenterConfig(blip_length=0, repeat_length=0))

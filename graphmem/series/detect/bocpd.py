@@ -19,6 +19,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from graphmem.errors import InvalidInput
+from graphmem.series.detect.gaps import GAP_Z, fill_gaps, repeats, repeats_are_gaps
 
 # Rows of the hypothesis matrix: stored state first, per-step scratch after.
 (_LP, _L, _SL, _P00, _P01, _P11, _A, _B, _D, _AGE) = range(10)
@@ -39,12 +40,14 @@ _STATE_ROWS = {
 }
 # Slots of the parameter row, the workspace's last row (one array keeps the call overhead low):
 # prior, cached logs, running normaliser, level and slope, then hypothesis count, points
-# processed, capacity, cp window, protected age and the track_level flag (integers stored exactly).
+# processed, capacity, cp window, protected age, the track_level flag (integers stored exactly),
+# the grid floor, whether a repeat of the last value that is not a repeat is a gap, and the
+# most probable run's prediction of the next point (level, variance); GAP_Z squared.
 # _LOGHS / _LOGHF: log hazard of a fresh sloped / flat run (_NEG_BIG: no such run).
 (_MU0, _KAPPA0, _ALPHA0, _BETA0, _D0, _PS, _QN, _LOGHS, _LOG1MH, _LOGTHR, _LOGNORM) = range(11)
 (_LEVEL, _SLOPE, _LOGEPS, _LOG1MEPS, _LOGK2, _LOGLIVE, _LOGHF, _QS) = range(11, 19)
-_K, _T, _CAP, _WIN, _PROT, _ADAPT, _VFLOOR = range(19, 26)
-_NPAR = 26
+_K, _T, _CAP, _WIN, _PROT, _ADAPT, _VFLOOR, _CARRY, _PLEV, _PVAR, _GAPZ2 = range(19, 30)
+_NPAR = 30
 _PAR = _NROWS
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -154,7 +157,7 @@ def _unkey(k: int) -> float:
 
 
 @njit(cache=True, fastmath=_FLAGS, error_model="numpy")
-def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
+def _kernel(xs, rep, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
     """Run the truncated BOCPD recursion over xs, updating the workspace hyp in place.
 
     Each hypothesis is a run with a Kalman filter over (level, slope) whose covariance P is in
@@ -162,7 +165,10 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
     the predictive is a Student-t: with S = P00 + 1 after the prediction step and e the error,
     log p(x) = d - log(2 pi)/2 + alpha log(beta S) - (alpha + 1/2) log(beta S + e^2/2), where
     d = lgamma(alpha + 1/2) - lgamma(alpha). A point that the run's outlier component explains
-    better than its own predictive leaves the run's statistics as they were.
+    better than its own predictive leaves the run's statistics as they were. A point with
+    rep[j] set (an exact repeat of the value before) is a gap when the value it repeats was
+    within GAP_Z predictive stds of the most probable run's prediction: no reading, every run
+    only moves on, its likelihood 1, and no fresh run opens there.
     """
     par = hyp[_PAR]
     level = par[_LEVEL]
@@ -191,6 +197,11 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
     k = np.int64(par[_K])
     lognorm = par[_LOGNORM]
     vfloor = par[_VFLOOR]
+    carry = par[_CARRY] != 0.0
+    plev = par[_PLEV]
+    pvar = par[_PVAR]
+    gapz2 = par[_GAPZ2]
+    gaps = gapz2 > 0.0
     lp, ll, sl, p00, p01, p11 = hyp[_LP], hyp[_L], hyp[_SL], hyp[_P00], hyp[_P01], hyp[_P11]
     aa, bb, dd, age = hyp[_A], hyp[_B], hyp[_D], hyp[_AGE]
     v, err, ss, q00, q01, q11, ql, outl = (
@@ -206,6 +217,10 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
     pk0 = 1.0 / kappa0
     for j in range(xs.shape[0]):
         x = xs[j]
+        miss = rep[j] and carry
+        if gaps and not rep[j]:  # a repeat of x_t is a gap if the best run could have read x_t
+            e = x - plev
+            carry = e * e <= gapz2 * pvar
         # Pass 1: predict every run one step, its joint log mass, and the best one.
         shift = lognorm + log1mh
         mkey = np.int64(_KEY_LOW)
@@ -238,15 +253,24 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
             outl[i] = o
             ki = _key(vi)
             mkey = ki if ki > mkey else mkey
+        if miss:  # no reading: no evidence for or against a run, which only moves on
+            mkey = np.int64(_KEY_LOW)
+            for i in range(k):
+                vi = lp[i] + shift
+                v[i] = vi
+                outl[i] = 1.0
+                ki = _key(vi)
+                mkey = ki if ki > mkey else mkey
         # The fresh runs (x_t opens a segment) enter at slot k: one with a slope, one flat (its
-        # slope held at 0), each with its share of the hazard; both predict x_t alike.
+        # slope held at 0), each with its share of the hazard; both predict x_t alike. None opens
+        # at a gap: a change while readings are missing opens at the first reading after it.
         s = pk0 + 1.0
         e = x - level
         bs = beta0 * s
         lin = d0 - _HALF_LOG_2PI + alpha0 * _flog(bs) - (alpha0 + 0.5) * _flog(bs + 0.5 * e * e)
         for flat in (False, True):
             logw = loghf if flat else loghs
-            if logw <= _NEG_BIG:
+            if logw <= _NEG_BIG or miss:
                 continue
             vi = logw + lin
             v[k] = vi
@@ -317,6 +341,9 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
             bb[i] = b if b > bf else bf
         lp_min = _unkey(min_key)
         map_n = np.int64(age[map_i]) - 1
+        if gaps:  # the best run's prediction of the next point
+            plev = ll[map_i] + sl[map_i]
+            pvar = (p00[map_i] + 2.0 * p01[map_i] + p11[map_i] + qn + 1.0) * bb[map_i] / aa[map_i]
         if adapt:
             # Centre the next fresh run's prior on where the current run goes next.
             level = ll[map_i] + sl[map_i]
@@ -347,6 +374,9 @@ def _kernel(xs, hyp, out_cp, out_map, out_old):  # pragma: no cover - compiled
         out_old[j] = np.int64(old) - 1
     par[_K] = k
     par[_T] += xs.shape[0]
+    par[_CARRY] = 1.0 if carry else 0.0
+    par[_PLEV] = plev
+    par[_PVAR] = pvar
     par[_LOGNORM] = lognorm
     par[_LEVEL] = level
     par[_SLOPE] = slope
@@ -815,9 +845,11 @@ class OnlineBOCPD:
     variance, which keeps its conjugate inverse-gamma posterior. Points may be outliers
     (outlier_prob, outlier_scale: see DEFAULT_OUTLIER_PROB). A positive series whose warm-up
     looks multiplicative is read on the log scale (log_scale, log_scale_from_warmup). A series
-    on a grid has a noise floor (noise_floor; a coarse grid's only with coarse_floor), and a
-    sawtooth warm-up takes no season (sawtooth_check); both are on unless a state stored before
-    them is loaded. With a prior of
+    on a grid has a noise floor (noise_floor; a coarse grid's only with coarse_floor), a
+    sawtooth warm-up takes no season (sawtooth_check), and where the warm-up shows exact repeats
+    rare by chance an exact repeat may be a gap, no reading (repeat_gaps,
+    graphmem.series.detect.gaps); all three are on unless a state stored before them is loaded.
+    With a prior of
     slope_var = level_noise = 0, outlier_prob = 0 and track_level=False this is exactly plain
     BOCPD (tests/test_bocpd.py checks it against a plain reference, and the default model
     against an exact, unpruned reference of its own).
@@ -846,6 +878,7 @@ class OnlineBOCPD:
         season: bool = False,
         coarse_floor: bool = True,
         sawtooth_check: bool = True,
+        repeat_gaps: bool = True,
     ) -> None:
         self.hazard_lambda = _check_real("hazard_lambda", hazard_lambda)
         if self.hazard_lambda <= 1:
@@ -862,6 +895,7 @@ class OnlineBOCPD:
             ("season", season),
             ("coarse_floor", coarse_floor),
             ("sawtooth_check", sawtooth_check),
+            ("repeat_gaps", repeat_gaps),
         )
         for name, flag in flags:
             if not isinstance(flag, bool):
@@ -874,6 +908,11 @@ class OnlineBOCPD:
         # a state stored before them has them off, so its series goes on as it was
         self.coarse_floor = coarse_floor
         self.sawtooth_check = sawtooth_check
+        # round 11: an exact repeat is a gap where the warm-up shows repeats rare (off in a
+        # state stored before; graphmem.series.detect.gaps)
+        self.repeat_gaps = repeat_gaps
+        self._gaps = False  # decided at the warm-up's end
+        self._prev = math.nan  # with gaps, the last value processed (raw): the next may repeat it
         self._log_floor: float | None = None  # on the log scale: log(max(x, floor)) is fed
         self._season: np.ndarray | None = None  # a seasonal profile, removed before the kernel
         self.outlier_prob = _check_prob("outlier_prob", outlier_prob, 0.5)
@@ -899,6 +938,8 @@ class OnlineBOCPD:
         ]
         self._t = 0  # points processed, mirrored here to spare the single-point path a read
         self._one = np.zeros(1, dtype=np.float64)
+        self._rep1 = np.zeros(1, dtype=np.bool_)
+        self._no_rep = np.zeros(1024, dtype=np.bool_)
         if prior is not None:
             self._set_prior(prior)
 
@@ -957,14 +998,39 @@ class OnlineBOCPD:
                 # Consecutive calls continue exactly where the last stopped, so parts need no copy.
                 end = pos + m
                 xs = self.scaled(part, start + pos)
-                _kernel(xs, self._hyp, cp[pos:end], rl[pos:end], old[pos:end])
+                _kernel(xs, self._repeats(part), self._hyp, cp[pos:end], rl[pos:end], old[pos:end])
                 pos = end
         self._t += n
         return BOCPDOutput(start, cp, rl, old)
 
+    def _set_gaps(self, gaps: bool) -> None:
+        self._gaps = gaps
+        self._par[_GAPZ2] = GAP_Z * GAP_Z if gaps else 0.0  # 0: the kernel tells no gaps
+
+    def _repeats(self, xs: np.ndarray) -> np.ndarray:
+        """Which of xs (raw, the points after the last processed) repeat the value before, in
+        a series whose repeats may be gaps (none otherwise; the kernel tells which are)."""
+        n = xs.shape[0]
+        if self._gaps:
+            x = float(xs[-1])
+            if n == 1:  # a stream pushed point by point, without new arrays
+                rep = self._rep1
+                rep[0] = x == self._prev
+            else:
+                rep = repeats(xs, self._prev)
+            self._prev = x
+            return rep
+        if n <= self._no_rep.shape[0]:
+            return self._no_rep[:n]  # only read by the kernel: one buffer serves small calls
+        return np.zeros(n, dtype=np.bool_)
+
     def _end_warmup(self, rest: np.ndarray) -> BOCPDOutput:
-        head = np.array(self._buffer, dtype=np.float64)
+        raw = np.array(self._buffer, dtype=np.float64)
         self._buffer = []
+        self._set_gaps(self.repeat_gaps and self.trend and repeats_are_gaps(raw))
+        # The warm-up as read: its repeats on the line between the values around them, where
+        # they may be gaps (its grid from the values that are not repeats).
+        head = fill_gaps(raw) if self._gaps else raw
         if self.log_scale and self.trend and log_scale_from_warmup(head):
             # A later value at or below 0 is read as a fall to a thousandth of the lowest seen.
             self._log_floor = max(float(head.min()) * 1e-3, _TINY)
@@ -980,14 +1046,16 @@ class OnlineBOCPD:
             if self._season is not None and self.sawtooth_check and sawtooth(read):
                 self._season = None
         log = self._log_floor is not None
-        floor = noise_floor(head, log, self.coarse_floor) if self.trend else 0.0
-        prior = prior_from_warmup(self.scaled(head, 0), self.trend, floor)
-        short = len(head) < self.warmup  # a short stream, closed
-        if short and prior.slope_var > 0 and clear_slope(self.scaled(head, 0)):
+        kept = raw[~repeats(raw)] if self._gaps else raw
+        floor = noise_floor(kept, log, self.coarse_floor) if self.trend else 0.0
+        read = self.scaled(head, 0)
+        prior = prior_from_warmup(read, self.trend, floor)
+        short = len(raw) < self.warmup  # a short stream, closed
+        if short and prior.slope_var > 0 and clear_slope(read):
             bend = max(prior.slope_noise, SHORT_SLOPE_NOISE)
             prior = dataclasses.replace(prior, slope_noise=bend)
         self._set_prior(prior)
-        return self._run(head, rest)
+        return self._run(raw, rest)
 
     def scaled(self, xs: np.ndarray, start: int) -> np.ndarray:
         """Points start, start + 1, ... as the kernel reads them: on the log scale if so, less
@@ -1029,6 +1097,10 @@ class OnlineBOCPD:
         if not -MAX_ABS_VALUE < x < MAX_ABS_VALUE:
             raise InvalidInput("x", f"{x} is not a finite number below 1e100")
         self._n_pushed += 1
+        rep = self._rep1
+        if self._gaps:
+            rep[0] = x == self._prev
+            self._prev = x
         one = self._one
         one[0] = x if self._log_floor is None else math.log(max(x, self._log_floor))
         if self._season is not None:
@@ -1036,7 +1108,7 @@ class OnlineBOCPD:
         cp = np.empty(1)
         rl = np.empty(1, dtype=np.int64)
         old = np.empty(1, dtype=np.int64)
-        _kernel(one, self._hyp, cp, rl, old)
+        _kernel(one, rep, self._hyp, cp, rl, old)
         self._t += 1
         return BOCPDOutput(self._t - 1, cp, rl, old)
 
@@ -1065,6 +1137,7 @@ class OnlineBOCPD:
             "season": self.season,
             "coarse_floor": self.coarse_floor,
             "sawtooth_check": self.sawtooth_check,
+            "repeat_gaps": self.repeat_gaps,
         }
 
     def state(self) -> dict[str, Any]:
@@ -1084,6 +1157,9 @@ class OnlineBOCPD:
             "slope": float(self._par[_SLOPE]),
             "log_floor": self._log_floor,
             "season": None if self._season is None else self._season.tolist(),
+            "gaps": self._gaps,
+            "prev": None if math.isnan(self._prev) else self._prev,
+            "carry": [float(self._par[i]) for i in (_CARRY, _PLEV, _PVAR)],
             "hypotheses": {
                 name: (
                     self._hyp[row, :k].astype(np.int64) if row == _AGE else self._hyp[row, :k]
@@ -1125,13 +1201,17 @@ class OnlineBOCPD:
             det._log_floor = None if floor is None else float(floor)
             season = state.get("season")
             det._season = None if season is None else np.asarray(season, dtype=np.float64)
+            det._set_gaps(bool(state.get("gaps", False)))  # stored since round 11
+            prev = state.get("prev")
+            det._prev = math.nan if prev is None else float(prev)
+            det._par[[_CARRY, _PLEV, _PVAR]] = state.get("carry", [0.0, 0.0, 0.0])
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InvalidInput("state", f"malformed detector state ({exc})") from exc
         return det
 
 
-# warm-up rules a state stored before them lacks: off, as they were (round 10)
-_BEFORE_THE_RULES = {"coarse_floor": False, "sawtooth_check": False}
+# warm-up rules a state stored before them lacks: off, as they were (rounds 10 and 11)
+_BEFORE_THE_RULES = {"coarse_floor": False, "sawtooth_check": False, "repeat_gaps": False}
 
 
 def _upgrade_state(state: dict[str, Any]) -> dict[str, Any]:

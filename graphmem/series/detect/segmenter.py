@@ -67,7 +67,9 @@ class SegmenterConfig:
     points of it) and BLIP_AFTER points after that. A boundary after which the segment before
     it starts again or goes on by the same steps (a sawtooth's reset,
     graphmem.series.detect.repeat) is dropped once repeat_length points after it are in. 0
-    turns either test off. The other fields configure OnlineBOCPD.
+    turns either test off. With repeat_gaps, an exact repeat of the value before is no reading
+    (a value carried forward over missing data) where the warm-up shows exact repeats rare by
+    chance (OnlineBOCPD). The other fields configure OnlineBOCPD.
     """
 
     hazard_lambda: float = 250.0
@@ -90,6 +92,9 @@ class SegmenterConfig:
     smooth_window: int = 40
     blip_length: int = 6
     repeat_length: int = 10
+    # round 11: an exact repeat of the previous value is a gap (a reading carried forward) in a
+    # series whose warm-up shows repeats rare by chance (OnlineBOCPD, repeat_chance)
+    repeat_gaps: bool = True
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -119,7 +124,7 @@ class SegmenterConfig:
             raise InvalidInput("prune_threshold", f"must be a finite number, got {thr!r}")
         if not 0 <= thr < 1:
             raise InvalidInput("prune_threshold", f"must be in [0, 1), got {thr}")
-        for name in ("track_level", "trend", "log_scale", "season"):
+        for name in ("track_level", "trend", "log_scale", "season", "repeat_gaps"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(name, f"must be a bool, got {getattr(self, name)!r}")
         _check_real("outlier_prob", self.outlier_prob, 0.0, 0.49)
@@ -139,6 +144,7 @@ class SegmenterConfig:
             outlier_scale=self.outlier_scale,
             log_scale=self.log_scale,
             season=self.season,
+            repeat_gaps=self.repeat_gaps,
         )
 
 
@@ -537,7 +543,13 @@ class OnlineSegmenter:
 
 # settings a state stored before they existed lacks: what its segmenter did then (the
 # defaults have since changed: the season and the log scale to True, the tests to on)
-_BEFORE_THE_SETTING = {"log_scale": False, "season": False, "blip_length": 0, "repeat_length": 0}
+_BEFORE_THE_SETTING = {
+    "log_scale": False,
+    "season": False,
+    "blip_length": 0,
+    "repeat_length": 0,
+    "repeat_gaps": False,
+}
 
 
 def _upgrade_state_2(state: dict[str, Any]) -> dict[str, Any]:
@@ -563,7 +575,13 @@ def _upgrade_state(state: dict[str, Any]) -> dict[str, Any]:
     )
     config = {k: old[k] for k in keep if k in old}
     config.update(
-        trend=False, outlier_prob=0.0, log_scale=False, season=False, blip_length=0, repeat_length=0
+        trend=False,
+        outlier_prob=0.0,
+        log_scale=False,
+        season=False,
+        blip_length=0,
+        repeat_length=0,
+        repeat_gaps=False,
     )
     detector = state["detector"]
     return {
