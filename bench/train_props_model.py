@@ -5,7 +5,7 @@ Each tuning world (tests/fixtures/worlds.json "tuning") goes through the real in
 pipeline; every candidate pair (from FAISS, as in production) becomes one example: the pair
 signals of graphmem/props/offline.py and the gold label. Two kinds of model (--kind):
 boosted trees (the default since round 11: scikit-learn's histogram gradient boosting, stored
-as plain node arrays that graphmem evaluates with numpy) and multinomial logistic regression
+as plain node arrays that graphmem walks with a compiled loop) and multinomial logistic regression
 (rounds 3-10). For each setting of the kind's grid a model is fitted on all worlds but a fold
 of them (--folds: worlds i, i + K, ... left out together; 0 leaves one world out at a time)
 and scored on the left-out ones, gold pairs that never became candidates counted as missed.
@@ -259,7 +259,9 @@ def lowo(
 ) -> dict[str, list[tuple[str, str]]]:
     """Per world, its (gold, predicted) pairs under a model fitted without it: worlds i,
     i + folds, ... left out together, or (folds 0) one world at a time."""
-    k = folds or len(data)
+    if folds < 0:
+        raise ValueError("folds must be 0 (one world at a time) or more")
+    k = min(folds or len(data), len(data))
     out = {}
     for fold in range(k):
         left_out = data[fold::k]

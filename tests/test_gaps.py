@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from pushes import pushes, random_cuts
 
 from graphmem.series.detect.bocpd import OnlineBOCPD
 from graphmem.series.detect.gaps import fill_gaps, repeat_chance, repeats, resolution
@@ -24,14 +25,6 @@ def _carried(seed: int, step: float = 0.0, n: int = 300) -> np.ndarray:
         xs[start : start + length] = xs[start - 1]
     xs[160:] += step
     return np.round(xs, 2)
-
-
-def _random_cuts(n: int, rng: np.random.Generator) -> list[int]:
-    cuts, pos = [], 0
-    while pos < n:
-        pos = min(n, pos + int(rng.choice([1, 1, 3, 7, 20, 31, 90, 250])))
-        cuts.append(pos)
-    return cuts
 
 
 def test_the_grid_and_the_chance_of_a_repeat():
@@ -78,12 +71,9 @@ def test_gaps_decide_the_same_however_points_arrive():
     xs = _carried(3, 5.0)
     whole = segment_all(xs)
     for trial in range(3):
-        seg, prev, found = OnlineSegmenter(), 0, []
-        for cut in _random_cuts(len(xs), np.random.default_rng(trial)):
-            found += seg.push(xs[prev:cut])
-            seg = OnlineSegmenter.from_state(json.loads(json.dumps(seg.state())))
-            prev = cut
-        assert found + seg.close() == whole
+        cuts = random_cuts(len(xs), np.random.default_rng(trial))
+        seg, found = pushes(xs, cuts, resume=True)
+        assert [c for _, new in found for c in new] + seg.close() == whole
     batch = OnlineBOCPD().update_batch(xs)
     det, cps = OnlineBOCPD(), []
     for i, x in enumerate(xs):

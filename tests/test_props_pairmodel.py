@@ -1,5 +1,5 @@
 """The learned relation model of the offline classifier: what it was trained on, fitting,
-boosted trees walked with numpy as scikit-learn walks them, and the hedge invariant either
+boosted trees walked as scikit-learn walks them, and the hedge invariant either
 kind keeps whatever it learned."""
 
 from __future__ import annotations
@@ -272,3 +272,37 @@ def test_a_model_file_of_an_unknown_kind_is_a_clear_error(tmp_path: Path) -> Non
     path.write_text('{"kind": "forest", "labels": ["norel"]}', encoding="utf-8")
     with pytest.raises(GraphmemError, match="unknown model kind 'forest'"):
         load_model(path)
+
+
+def test_a_malformed_tree_file_is_a_clear_error_not_a_crash(tmp_path: Path) -> None:
+    """The compiled walk trusts every index, so a model is checked when it is built: a child
+    pointing back (a cycle), out of range, a label or signal that does not exist, a short
+    node row."""
+    good = _stumps().to_json()
+    broken = {
+        "cycle": {"nodes": [[0, 0.5, 1, 0, 2, 0.0], *good["nodes"][1:]]},
+        "child out of range": {"nodes": [[0, 0.5, 1, 1, 99, 0.0], *good["nodes"][1:]]},
+        "label out of range": {"tree_label": [1, 4]},
+        "signal out of range": {"nodes": [[7, 0.5, 1, 1, 2, 0.0], *good["nodes"][1:]]},
+        "short node row": {"nodes": [[0, 0.5, 1, 1, 2], *good["nodes"][1:]]},
+        "a baseline short": {"baseline": [0.0, 0.0]},
+    }
+    for what, change in broken.items():
+        path = tmp_path / f"{what}.json"
+        path.write_text(json.dumps({**good, **change}), encoding="utf-8")
+        with pytest.raises(GraphmemError, match="cannot load the relation model"):
+            load_model(path)
+    with pytest.raises(ValueError, match="rows of 2 signals"):
+        _stumps().probabilities(np.zeros((3, 5)))
+
+
+def test_a_logistic_model_file_still_loads(tmp_path: Path) -> None:
+    """Files of rounds 3-10 have no "kind": they are logistic models."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(200, 2))
+    model = fit(x, (x[:, 0] > 0).astype(int) * 3, ORDER, ("a", "b"), l2=0.01, balance=0.0)
+    path = tmp_path / "logistic.json"
+    path.write_text(json.dumps(model.to_json()), encoding="utf-8")
+    loaded = load_model(path)
+    assert isinstance(loaded, PairModel) and "kind" not in model.to_json()
+    assert np.allclose(loaded.probabilities(x), model.probabilities(x), atol=1e-3)

@@ -156,7 +156,8 @@ def test_world_is_well_formed(named: NamedWorld) -> None:
     fewest = 4 if named.name in four else 5
     assert all(n >= fewest for n in labels.values()), labels
     hedged = any(read(p["text"], p["source"]).hedged for p in props)
-    assert hedged != (named.name in HEARSAY_UNREAD), "false claims, hedged"
+    # false claims, hedged: the reader must find them (or, where it does not yet, say so here)
+    assert hedged != (named.name in HEARSAY_UNREAD), "hedged claims found where none were read"
     questions = named.world.questions
     assert len(questions) >= 20
     by_topic: dict[str, set[int]] = {}
@@ -197,8 +198,16 @@ def test_offline_labels_on_the_tuning_worlds(ctx: PropsMemory, named: NamedWorld
 # a guarantee of the classifier, not a quality figure: asserted on the held-back worlds too
 @pytest.mark.parametrize(
     "named",
-    [w for w in ALL if w.name not in HEARSAY_UNREAD],
-    ids=ids([w for w in ALL if w.name not in HEARSAY_UNREAD]),
+    [
+        pytest.param(
+            w,
+            marks=pytest.mark.xfail(
+                w.name in HEARSAY_UNREAD, reason="hearsay the reader does not know", strict=True
+            ),
+        )
+        for w in ALL
+    ],
+    ids=ids(ALL),
 )
 def test_hedged_claims_never_update_or_contradict_plain_statements(
     ctx: PropsMemory,  # noqa: F811

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pushes import pushes, random_cuts
 
 from bench.cp_families import family_series
 from bench.cpmetrics import covering, f1_score
@@ -60,34 +61,14 @@ def test_tcpd_series_with_default_settings():
     assert np.mean(covers) >= 0.8
 
 
-def _pushes(xs: np.ndarray, cuts: list[int], cfg: SegmenterConfig, resume: bool):
-    seg = OnlineSegmenter(cfg)
-    prev, found = 0, []
-    for cut in cuts:
-        new = seg.push(xs[prev:cut])
-        found.append((cut, new))
-        if resume:
-            seg = OnlineSegmenter.from_state(json.loads(json.dumps(seg.state())))
-        prev = cut
-    return seg, found
-
-
-def _random_cuts(n: int, rng: np.random.Generator) -> list[int]:
-    cuts, pos = [], 0
-    while pos < n:
-        pos = min(n, pos + int(rng.choice([1, 1, 3, 7, 20, 31, 90, 250])))
-        cuts.append(pos)
-    return cuts
-
-
 def test_online_guarantees_and_exact_resume():
     cfg = SegmenterConfig()
     xs = piecewise_gaussian(3, n_segments=8).xs
     whole = segment_all(xs, cfg)
     assert whole
     for trial in range(3):
-        cuts = _random_cuts(len(xs), np.random.default_rng(trial))
-        seg, found = _pushes(xs, cuts, cfg, resume=True)
+        cuts = random_cuts(len(xs), np.random.default_rng(trial))
+        seg, found = pushes(xs, cuts, cfg, resume=True)
         flat = [b for _, new in found for b in new] + seg.close()
         assert flat == whole
         for seen, new in found:
@@ -104,7 +85,7 @@ def test_tiny_batches_and_a_short_warmup_window():
     cfg = SegmenterConfig(min_lag=5, max_lag=40, min_segment_length=3, warmup=8)
     xs = piecewise_gaussian(1, n_segments=4, min_len=40, max_len=60).xs
     whole = segment_all(xs, cfg)
-    seg, found = _pushes(xs, list(range(1, len(xs) + 1)), cfg, resume=True)
+    seg, found = pushes(xs, list(range(1, len(xs) + 1)), cfg, resume=True)
     assert [b for _, new in found for b in new] + seg.close() == whole
     fresh = OnlineSegmenter(cfg)
     for x in xs:
@@ -402,8 +383,8 @@ def test_the_blip_test_decides_the_same_however_points_arrive():
     for seed in range(3):
         xs = _dropouts(seed, 8.0)
         whole = segment_all(xs)
-        cuts = _random_cuts(len(xs), np.random.default_rng(seed))
-        seg, found = _pushes(xs, cuts, SegmenterConfig(), resume=True)
+        cuts = random_cuts(len(xs), np.random.default_rng(seed))
+        seg, found = pushes(xs, cuts, SegmenterConfig(), resume=True)
         assert [b for _, new in found for b in new] + seg.close() == whole
 
 
@@ -493,8 +474,8 @@ def test_the_repeat_test_decides_the_same_however_points_arrive():
         xs = _sawtooth(seed, top=1.6)
         whole = segment_all(xs)
         for trial in range(2):
-            cuts = _random_cuts(len(xs), np.random.default_rng(10 * seed + trial))
-            seg, found = _pushes(xs, cuts, SegmenterConfig(), resume=trial == 1)
+            cuts = random_cuts(len(xs), np.random.default_rng(10 * seed + trial))
+            seg, found = pushes(xs, cuts, SegmenterConfig(), resume=trial == 1)
             assert [b for _, new in found for b in new] + seg.close() == whole
 
 
@@ -518,9 +499,9 @@ def test_a_boundary_found_far_behind_the_newest_point_is_decided_alike_in_any_ba
     xs = np.cumsum(np.random.default_rng(369).standard_normal(3000))
     whole = segment_all(xs)
     for size in (1, 100, 512):
-        seg, found = _pushes(
+        seg, found = pushes(
             xs, list(range(size, len(xs), size)) + [len(xs)], SegmenterConfig(), False
         )
         assert [b for _, new in found for b in new] + seg.close() == whole
-    seg, found = _pushes(xs, list(range(97, len(xs), 97)) + [len(xs)], SegmenterConfig(), True)
+    seg, found = pushes(xs, list(range(97, len(xs), 97)) + [len(xs)], SegmenterConfig(), True)
     assert [b for _, new in found for b in new] + seg.close() == whole

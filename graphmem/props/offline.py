@@ -76,6 +76,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from graphmem.errors import GraphmemError
 from graphmem.props.classify import Candidate, Judgement
 from graphmem.props.model import Proposition
 from graphmem.props.pairmodel import RelationModel, load_model
@@ -852,6 +853,11 @@ class OfflineClassifier(RuleClassifier):
     ) -> None:
         super().__init__(rules)
         self.model = model or load_model()
+        if self.model.features != FEATURES:
+            raise GraphmemError(
+                "the relation model was trained on other signals than this version computes: "
+                "refit it with bench/train_props_model.py"
+            )
 
     def _judge_many(self, pairings: list[ReadPairing]) -> list[list[tuple[str, float]]]:
         out = [

@@ -90,10 +90,22 @@ class PairModel(_Labeller):
         )
 
 
+# a TreeModel's node arrays, in the order of a node row in pairmodel.json, with their dtypes
+NODE_FIELDS = (
+    ("feature", np.int64),
+    ("threshold", np.float64),
+    ("missing_left", np.bool_),
+    ("left", np.int64),
+    ("right", np.int64),
+    ("value", np.float64),
+)
+
+
 @dataclass(frozen=True)
 class TreeModel(_Labeller):
     """Label probabilities from boosted trees: softmax(baseline + leaf values of each label's
-    trees). Node arrays are flat over all trees; a leaf has feature -1."""
+    trees). Node arrays are flat over all trees; a leaf has feature -1. Checked when built:
+    the compiled walk trusts every index."""
 
     labels: tuple[str, ...]
     features: tuple[str, ...]
@@ -103,62 +115,53 @@ class TreeModel(_Labeller):
     feature: np.ndarray  # (nodes,) signal index tested, -1 at a leaf
     threshold: np.ndarray  # (nodes,) go left when the signal is <= threshold
     missing_left: np.ndarray  # (nodes,) where a NaN signal goes
-    left: np.ndarray  # (nodes,)
+    left: np.ndarray  # (nodes,) children: after their parent, as scikit-learn numbers them
     right: np.ndarray  # (nodes,)
     value: np.ndarray  # (nodes,) a leaf's score
     about: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        arrays = (("baseline", np.float64), ("roots", np.int64), ("tree_label", np.int64))
+        for name, dtype in (*arrays, *NODE_FIELDS):
+            array = np.ascontiguousarray(getattr(self, name), dtype=dtype)
+            if array.ndim != 1:
+                raise ValueError(f"{name} must be one-dimensional")
+            object.__setattr__(self, name, array)
+        n = len(self.feature)
+        if any(len(getattr(self, name)) != n for name, _ in NODE_FIELDS):
+            raise ValueError("the node arrays differ in length")
+        if len(self.baseline) != len(self.labels) or len(self.roots) != len(self.tree_label):
+            raise ValueError("one baseline per label and one label per tree")
+        inner = self.feature >= 0
+        at = np.flatnonzero(inner)
+        if (
+            ((self.feature < -1) | (self.feature >= len(self.features))).any()
+            or ((self.roots < 0) | (self.roots >= n)).any()
+            or ((self.tree_label < 0) | (self.tree_label >= len(self.labels))).any()
+            or not ((self.left[inner] > at) & (self.left[inner] < n)).all()
+            or not ((self.right[inner] > at) & (self.right[inner] < n)).all()
+        ):
+            raise ValueError("a signal, root, label or child index is out of range")
+
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """One row of label probabilities per row of signals."""
         x = np.ascontiguousarray(np.atleast_2d(np.asarray(x, dtype=np.float64)))
-        scores = _tree_scores(
-            x,
-            self.baseline,
-            self.roots,
-            self.tree_label,
-            self.feature,
-            self.threshold,
-            self.missing_left,
-            self.left,
-            self.right,
-            self.value,
-        )
+        if x.ndim != 2 or x.shape[1] != len(self.features):
+            raise ValueError(f"rows of {len(self.features)} signals expected, got {x.shape}")
+        nodes = (getattr(self, name) for name, _ in NODE_FIELDS)
+        scores = _tree_scores(x, self.baseline, self.roots, self.tree_label, *nodes)
         scores -= scores.max(axis=1, keepdims=True)
         e = np.exp(scores)
         return e / e.sum(axis=1, keepdims=True)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": TREES,
-            "about": self.about,
-            "labels": list(self.labels),
-            "features": list(self.features),
-            "baseline": [round(float(v), 6) for v in self.baseline],
-            "roots": self.roots.tolist(),
-            "tree_label": self.tree_label.tolist(),
-            # one row per node: feature, threshold, missing goes left, left, right, value
-            "nodes": [
-                [int(f), _short(t), int(m), int(a), int(b), _short(v)]
-                for f, t, m, a, b, v in zip(
-                    self.feature,
-                    self.threshold,
-                    self.missing_left,
-                    self.left,
-                    self.right,
-                    self.value,
-                    strict=True,
-                )
-            ],
-        }
 
     @classmethod
     def from_sklearn(
         cls, trees: Any, labels: tuple[str, ...], features: tuple[str, ...]
     ) -> TreeModel:
         """A fitted scikit-learn HistGradientBoostingClassifier (three labels or more, label
-        i fitted as class i) as a TreeModel: its trees' nodes in flat arrays, each tree's node
-        indices offset by the nodes before it. Reads the estimator's fitted trees; imports
-        nothing of scikit-learn (only bench/train_props_model.py trains)."""
+        i fitted as class i, numeric splits) as a TreeModel: its trees' nodes in flat arrays,
+        each tree's node indices offset by the nodes before it. Reads the estimator's fitted
+        trees; imports nothing of scikit-learn (only bench/train_props_model.py trains)."""
         if list(trees.classes_) != list(range(len(labels))) or len(labels) < 3:
             raise ValueError("the classifier must have been fitted on every label, three or more")
         per_tree = [p.nodes for iteration in trees._predictors for p in iteration]
@@ -166,37 +169,54 @@ class TreeModel(_Labeller):
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])  # a tree's root is its node 0
         shift = np.repeat(starts, sizes)
         nodes = np.concatenate(per_tree)
+        if nodes["is_categorical"].any():
+            raise ValueError("categorical splits are not supported")
         leaf = nodes["is_leaf"].astype(bool)
         return cls(
             labels=labels,
             features=features,
-            baseline=np.asarray(trees._baseline_prediction, dtype=np.float64).ravel(),
+            baseline=np.asarray(trees._baseline_prediction).ravel(),
             roots=starts,
             tree_label=np.tile(np.arange(len(labels)), len(trees._predictors)),
-            feature=np.where(leaf, -1, nodes["feature_idx"].astype(np.int64)),
-            threshold=nodes["num_threshold"].astype(np.float64),
-            missing_left=nodes["missing_go_to_left"].astype(bool),
+            feature=np.where(leaf, -1, nodes["feature_idx"]),
+            threshold=nodes["num_threshold"],
+            missing_left=nodes["missing_go_to_left"],
             left=np.where(leaf, 0, nodes["left"].astype(np.int64) + shift),
             right=np.where(leaf, 0, nodes["right"].astype(np.int64) + shift),
-            value=nodes["value"].astype(np.float64),
+            value=nodes["value"],
         )
+
+    def to_json(self) -> dict[str, Any]:
+        columns = [getattr(self, name).tolist() for name, _ in NODE_FIELDS]
+        columns[-1] = [_short(v) for v in columns[-1]]  # leaf scores; thresholds stay exact
+        return {
+            "kind": TREES,
+            "about": self.about,
+            "labels": list(self.labels),
+            "features": list(self.features),
+            "baseline": self.baseline.tolist(),
+            "roots": self.roots.tolist(),
+            "tree_label": self.tree_label.tolist(),
+            # one row per node: feature, threshold, missing goes left, left, right, value
+            "nodes": [list(row) for row in zip(*columns, strict=True)],
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TreeModel:
-        nodes = np.asarray(data["nodes"], dtype=np.float64).reshape(-1, 6)
-        as_int = nodes[:, [0, 2, 3, 4]].astype(np.int64)
+        rows = data["nodes"]
+        if any(len(row) != len(NODE_FIELDS) for row in rows):
+            raise ValueError(f"a node row has not {len(NODE_FIELDS)} values")
+        columns = list(zip(*rows, strict=True)) if rows else [()] * len(NODE_FIELDS)
         return cls(
             labels=tuple(data["labels"]),
             features=tuple(data["features"]),
-            baseline=np.asarray(data["baseline"], dtype=np.float64),
-            roots=np.asarray(data["roots"], dtype=np.int64),
-            tree_label=np.asarray(data["tree_label"], dtype=np.int64),
-            feature=as_int[:, 0],
-            threshold=nodes[:, 1],
-            missing_left=as_int[:, 1].astype(bool),
-            left=as_int[:, 2],
-            right=as_int[:, 3],
-            value=nodes[:, 5],
+            baseline=data["baseline"],
+            roots=data["roots"],
+            tree_label=data["tree_label"],
+            **{
+                name: np.asarray(col, dtype=dt)
+                for (name, dt), col in zip(NODE_FIELDS, columns, strict=True)
+            },
             about=data.get("about", {}),
         )
 
@@ -233,8 +253,8 @@ def _tree_scores(
 
 
 def _short(v: float) -> float:
-    """A threshold or leaf value kept to 9 significant digits (the file stays small, and no
-    signal lies that close to a threshold)."""
+    """A leaf's score kept to 9 significant digits (the file stays small; probabilities move
+    by less than 1e-8)."""
     return float(f"{float(v):.9g}")
 
 
@@ -251,7 +271,7 @@ def load_model(path: Path = MODEL_PATH) -> RelationModel:
         if kind not in (None, TREES):
             raise ValueError(f"unknown model kind {kind!r}")
         return TreeModel.from_json(data) if kind == TREES else PairModel.from_json(data)
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError, KeyError, TypeError) as e:
         raise GraphmemError(f"cannot load the relation model {path}: {e}") from e
 
 

@@ -1,0 +1,33 @@
+"""Pushing a series into a segmenter in pieces: random cut points, and the pushes themselves
+(optionally saving and restoring the segmenter's state after each)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from graphmem.series.detect.segmenter import OnlineSegmenter, SegmenterConfig
+
+
+def random_cuts(n: int, rng: np.random.Generator) -> list[int]:
+    """Increasing cut points ending at n, in steps from 1 to 250 points."""
+    cuts, pos = [], 0
+    while pos < n:
+        pos = min(n, pos + int(rng.choice([1, 1, 3, 7, 20, 31, 90, 250])))
+        cuts.append(pos)
+    return cuts
+
+
+def pushes(
+    xs: np.ndarray, cuts: list[int], cfg: SegmenterConfig | None = None, resume: bool = False
+) -> tuple[OnlineSegmenter, list[tuple[int, list]]]:
+    """The segmenter after pushing xs up to each cut, and what each push returned."""
+    seg = OnlineSegmenter(cfg) if cfg is not None else OnlineSegmenter()
+    prev, found = 0, []
+    for cut in cuts:
+        found.append((cut, seg.push(xs[prev:cut])))
+        if resume:
+            seg = OnlineSegmenter.from_state(json.loads(json.dumps(seg.state())))
+        prev = cut
+    return seg, found
