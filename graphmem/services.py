@@ -364,7 +364,8 @@ class Services:
 
     def warm_up(self) -> None:
         """Open now what a first call would: the model (and one inference), every vector index,
-        the propositions' keyword index, the memories; so no later call pays for it."""
+        the propositions' keyword index and relation classifier, the memories; so no later call
+        pays for it."""
         from graphmem.props.relate import LABEL
         from graphmem.vectors.store import LABELS
 
@@ -372,7 +373,11 @@ class Services:
         vectors = self.vectors()
         for label in LABELS:
             vectors.index(label)
-        self.props().keywords.index(LABEL)  # what retrieval's keyword channel searches
+        props = self.props()
+        props.keywords.index(LABEL)  # what retrieval's keyword channel searches
+        classifier_warm_up = getattr(props.classifier, "warm_up", None)  # optional (Classifier)
+        if classifier_warm_up is not None:
+            classifier_warm_up()
         self.timeline()
         self.tools()
 

@@ -10,11 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graphmem.config import Settings
 from graphmem.errors import GraphmemError
 from graphmem.props.model import LABELS
 from graphmem.props.offline import FEATURES, OPEN, SIGNALS, batch_features, pair_features
 from graphmem.props.pairmodel import PairModel, TreeModel, fit, load_model
 from graphmem.props.reading import read
+from graphmem.services import Services
+from graphmem.store import Store
 
 INDEX = Path(__file__).parent / "fixtures" / "worlds.json"
 ORDER = ("norel", "updates", "contradicts", "supports")
@@ -306,3 +309,24 @@ def test_a_logistic_model_file_still_loads(tmp_path: Path) -> None:
     loaded = load_model(path)
     assert isinstance(loaded, PairModel) and "kind" not in model.to_json()
     assert np.allclose(loaded.probabilities(x), model.probabilities(x), atol=1e-3)
+
+
+def test_the_service_warm_up_runs_the_relation_model_once(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first ingestion must not wait for the trees' walk to compile: the warm-up (/readyz,
+    `graphmem serve`) runs the offline classifier's model before any request."""
+    runs: list[tuple[int, ...]] = []
+    original = TreeModel.predict
+
+    def counted(self: TreeModel, x: np.ndarray) -> list[tuple[str, float]]:
+        runs.append(np.shape(x))
+        return original(self, x)
+
+    monkeypatch.setattr(TreeModel, "predict", counted)
+    services = Services(Settings(home=tmp_path), store)  # offline: no LLM in these settings
+    try:
+        services.warm_up()
+    finally:
+        services.vectors().close()
+    assert runs == [(1, len(FEATURES))]

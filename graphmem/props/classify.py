@@ -39,8 +39,9 @@ class Classifier(Protocol):
     """Labels pairs (new → older); `name` is recorded on the edges it creates.
 
     A classifier may also have `min_similarity`: candidates less similar than that are norel
-    by its own rules, so ingestion leaves them out instead of reading and judging them; and
-    `classify_many(pairings)`: classify() of each (new, candidates) pair at once.
+    by its own rules, so ingestion leaves them out instead of reading and judging them;
+    `classify_many(pairings)`: classify() of each (new, candidates) pair at once; and
+    `warm_up()`: what its first call would do (load, compile), done now.
     """
 
     name: str

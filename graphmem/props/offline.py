@@ -859,6 +859,11 @@ class OfflineClassifier(RuleClassifier):
                 "refit it with bench/train_props_model.py"
             )
 
+    def warm_up(self) -> None:
+        """Run the model once: the first run compiles the trees' walk (seconds, or a read of
+        numba's cache), which a first ingestion would otherwise wait for."""
+        self.model.predict(np.zeros((1, len(FEATURES))))
+
     def _judge_many(self, pairings: list[ReadPairing]) -> list[list[tuple[str, float]]]:
         out = [
             [("norel", round(1.0 - 0.5 * max(cosine, 0.0), 3)) for _, cosine, _ in olders]
