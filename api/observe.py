@@ -76,21 +76,31 @@ class ObserveMiddleware:
             return
         request = RequestScope(request_id_for(Headers(scope=scope).get(HEADER)))
         status = 500  # what the client gets if the app raises before it answers
+        counted = False
+        started = time.perf_counter()
+
+        def count() -> None:
+            nonlocal counted
+            if not counted:
+                counted = True
+                route = scope["path"] if scope["path"] in self.routes else OTHER
+                elapsed = time.perf_counter() - started
+                self.metrics.observe(route, status, request.operations, elapsed)
 
         async def send_with_id(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
                 MutableHeaders(scope=message)[HEADER] = request.request_id
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                count()  # before the last byte leaves: a client that has its answer sees it counted
             await send(message)
 
-        started = time.perf_counter()
         try:
             with _in_request(request), lib.reporting_to(self.metrics.sink):
                 await self.app(scope, receive, send_with_id)
         finally:
-            route = scope["path"] if scope["path"] in self.routes else OTHER
-            self.metrics.observe(route, status, request.operations, time.perf_counter() - started)
+            count()  # an app that raised, or never finished its body
 
 
 @contextlib.contextmanager
