@@ -574,15 +574,7 @@ def _upgrade_state(state: dict[str, Any]) -> dict[str, Any]:
         "track_level",
     )
     config = {k: old[k] for k in keep if k in old}
-    config.update(
-        trend=False,
-        outlier_prob=0.0,
-        log_scale=False,
-        season=False,
-        blip_length=0,
-        repeat_length=0,
-        repeat_gaps=False,
-    )
+    config.update(trend=False, outlier_prob=0.0, **_BEFORE_THE_SETTING)
     detector = state["detector"]
     return {
         "version": 2,
