@@ -729,6 +729,146 @@ def _interval_run(rng):
     return np.round(3.6 * v, 1), cps  # km/h
 
 
+# Held back from round 12 on, written blind (before the detector was changed for them): three
+# more kinds of real series that changepoint benchmarks hold and no family above draws.
+def _river_stage(rng):
+    # A river gauge's daily mean stage in metres above the gauge datum, reported to the cm (or the
+    # mm): a low-flow level swinging with the wet and dry seasons, storms that raise it within a
+    # day and recede over days to weeks (stage goes as discharge to a power of 0.3-0.5, so big
+    # floods are squashed), slow silting or scour. Labelled: every lasting move of the low-flow
+    # stage by 0.4-1.2 times a typical storm's rise, at once: a datum change, the gauge moved to
+    # another section (storms then rise 0.5-2 times as much), a weir built downstream (low flows
+    # held up, storms damped). Each falls in a quiet spell, no storm within days of it. NOT
+    # changes: storms and their recessions, the seasonal swing of low flow, silting or scour of
+    # up to 5 cm, sensor and wave noise.
+    n = int(rng.integers(200, 1001))
+    lead = 150  # days simulated before the record starts, so its storage is not empty
+    t = np.arange(-lead, n)
+    wet = np.sin(2 * math.pi * t / 365.25 + rng.uniform(0, 6))
+    flow = np.exp(rng.uniform(0.2, 0.7) * wet)  # low flow, in units of its yearly mean
+    rate = rng.uniform(1 / 40, 1 / 10) * np.exp(rng.uniform(0.0, 0.8) * wet)  # storms a day
+    fast, slow, part = rng.uniform(1.5, 5.0), rng.uniform(10.0, 40.0), rng.uniform(0.6, 0.9)
+    typical = rng.uniform(2.0, 8.0)  # a typical storm's peak flow, in units of low flow
+    quick, late = np.zeros(t.size), np.zeros(t.size)
+    storms = np.flatnonzero(rng.random(t.size) < rate)
+    for d in storms:
+        k = np.arange(t.size - d - 1, dtype=np.float64)
+        peak = typical * math.exp(0.7 * rng.standard_normal())
+        arrives = rng.uniform(0.3, 1.0)  # the storm arrives during the day
+        quick[d] += peak * part * arrives
+        quick[d + 1 :] += peak * part * np.exp(-k / fast)
+        late[d] += peak * (1.0 - part) * arrives
+        late[d + 1 :] += peak * (1.0 - part) * np.exp(-k / slow)
+    flow, total, storms = flow[lead:], (flow + quick + late)[lead:], storms - lead
+    t = np.arange(n)
+    beta = rng.uniform(0.3, 0.5)
+    rise = rng.uniform(0.2, 1.5)  # metres a typical storm raises the stage
+    scale = rise / ((1.0 + typical) ** beta - 1.0)
+    # Quiet: the quick storm flow has gone (only the slow recession is left), no storm near.
+    quiet = scale * (total**beta - (total - quick[lead:]) ** beta) < 0.05 * rise
+    quiet[storms[storms >= 0]] = False
+    k, gap = int(rng.choice(3, p=[0.35, 0.45, 0.2])), max(60, n // 6)
+    cps: list[int] = []
+    for i in rng.permutation(np.arange(gap, n - gap + 1)):  # quiet days 5 either side
+        if len(cps) < k and quiet[i - 5 : i + 6].all() and all(abs(i - c) >= gap for c in cps):
+            cps.append(int(i))
+    cps.sort()
+    datum = rng.uniform(0.1, 1.5)
+    stage = np.empty(n)
+    for a, b in zip([0, *cps], [*cps, n], strict=True):
+        if a > 0:
+            before = datum + scale * total[a] ** beta  # the stage the old gauge would read
+            kind = rng.choice(3, p=[0.5, 0.3, 0.2])  # datum change, gauge moved, weir
+            jump = rng.uniform(0.4, 1.2) * scale * ((1.0 + typical) ** beta - 1.0)
+            jump *= 1.0 if kind == 2 else _sign(rng)
+            if datum + scale * flow[a] ** beta + jump < 0.05:  # low flow would read under 5 cm
+                jump = -jump
+            if kind == 1:
+                scale *= rng.uniform(0.5, 2.0)
+            elif kind == 2:
+                scale *= rng.uniform(0.5, 0.8)
+            datum = before + jump - scale * total[a] ** beta
+        stage[a:b] = datum + scale * total[a:b] ** beta
+    stage += rng.uniform(-0.05, 0.05) * t / n  # silting or scour
+    stage += rng.uniform(0.002, 0.008) * rng.standard_normal(n)
+    stage += rng.uniform(0.0, 0.01) * _ar1(rng, n, rng.uniform(0.5, 0.9))  # wind, waves, weed
+    resolution = 0.01 if rng.random() < 0.7 else 0.001
+    return np.round(stage / resolution) * resolution, cps
+
+
+def _small_share(rng):
+    # A monthly percentage from a small unit: a small hospital's caesarean or readmission rate, a
+    # surgeon's complication rate, the share of a regional airport's flights delayed. A month
+    # holds a few to ~80 cases (varying with the season and at random), so the percentage is
+    # coarse (0, 33.3, 66.7, 100 for 3 cases) and binomially noisy, worst in the smallest months.
+    # Labelled: a lasting change of the underlying rate by 2.5-4.5 binomial stds of a typical
+    # month (a new protocol, a new surgeon, a new timetable), 12+ months from another. NOT
+    # changes: binomial noise, 0 % or 100 % months from tiny denominators, a seasonal wobble of
+    # the rate's odds by up to 10 %, extra month-to-month variation, the caseload's changes.
+    n = int(rng.integers(24, 181))
+    k = int(rng.choice(3, p=[0.35, 0.45, 0.2])) if n >= 48 else int(rng.random() < 0.6)
+    planned = _cuts(rng, n, k, max(12, n // 6))
+    t = np.arange(n)
+    size = 10.0 ** rng.uniform(0.8, 1.9)  # typical cases a month, 6-80
+    caseload = size * np.exp(
+        rng.uniform(0.0, 0.3) * np.sin(2 * math.pi * t / 12 + rng.uniform(0, 6))
+        + rng.uniform(-0.4, 0.4) * (t / n - 0.5)
+    )
+    cases = np.maximum(rng.poisson(caseload), 1)
+    p = rng.uniform(0.05, 0.5)
+    if rng.random() < 0.3:
+        p = 1.0 - p  # an outcome most cases have (on time, discharged home)
+    rate = np.full(n, p)
+    cps = []
+    for c in planned:
+        delta = rng.uniform(2.5, 4.5) * math.sqrt(rate[c - 1] * (1.0 - rate[c - 1]) / size)
+        for new in (rate[c - 1] + _sign(rng) * delta, rate[c - 1] - delta, rate[c - 1] + delta):
+            if 0.03 <= new <= 0.95:
+                rate[c:] = new
+                cps.append(c)
+                break
+    logit = np.log(rate / (1.0 - rate)) + rng.uniform(0.0, 0.15) * rng.standard_normal(n)
+    logit += rng.uniform(0.0, 0.1) * np.sin(2 * math.pi * t / 12 + rng.uniform(0, 6))
+    had = rng.binomial(cases, 1.0 / (1.0 + np.exp(-logit)))
+    return np.round(100.0 * had / cases, 1), cps
+
+
+def _spot_price(rng):
+    # A day-ahead electricity price, the daily (baseload) average in EUR/MWh to the cent: a
+    # weekly cycle (weekends 5-30 % cheaper), a winter/summer swing, mean-reverting day-to-day
+    # wandering, upward spikes of 1-3 days (a cold snap, a windless week, an outage: 1.3-3 times
+    # the price) and, with much wind or sun, a few days near zero or below. Labelled: every
+    # lasting move of the price level by 1.6-3 times (and 4+ of the wandering's stds), at once: a
+    # gas supply cut, the end of a crisis, a price cap, a nuclear fleet going offline or coming
+    # back; a rise often makes the wandering wilder. NOT changes: the spikes, the low or negative
+    # days, the weekly cycle, the seasons, the wandering, a fuel-cost drift of up to 20 %.
+    n = int(rng.integers(120, 731))
+    cps = _cuts(rng, n, int(rng.choice(3, p=[0.35, 0.4, 0.25])), max(30, n // 6))
+    t = np.arange(n)
+    level, vol = np.zeros(n), np.full(n, rng.uniform(0.06, 0.18))
+    sign = _sign(rng)
+    for c in cps:
+        vol[c:] = min(0.3, vol[c - 1] * rng.uniform(1.0, 1.6) ** sign)
+        jump = max(rng.uniform(math.log(1.6), math.log(3.0)), 4.0 * max(vol[c - 1], vol[c]))
+        level[c:] = level[c - 1] + sign * jump
+        sign = -sign if rng.random() < 0.7 else sign  # a crisis mostly ends
+    log = level + vol * _ar1(rng, n, rng.uniform(0.6, 0.9))
+    saturday = rng.uniform(0.05, 0.15)
+    week = np.array([0.0, 0.0, 0.0, 0.0, 0.0, -saturday, -saturday - rng.uniform(0.0, 0.15)])
+    day = (t + int(rng.integers(0, 7))) % 7
+    log += week[day] + rng.uniform(-0.2, 0.2) * t / n
+    log += rng.uniform(0.05, 0.2) * np.cos(2 * math.pi * (t + rng.uniform(0, 365)) / 365.25)
+    price = rng.uniform(25.0, 90.0) * np.exp(log)
+    away = np.array([all(abs(i - c) > 4 for c in cps) for i in range(n)])
+    for s in rng.choice(n - 3, size=int(rng.poisson(n * rng.uniform(1 / 90, 1 / 25)))):
+        if away[s]:
+            price[s : s + int(rng.integers(1, 4))] *= rng.uniform(1.3, 3.0)
+    windy = rng.uniform(0.0, 0.02)  # chance a day is near zero, thrice that on a weekend
+    low = away & (rng.random(n) < windy * np.where(day >= 5, 3.0, 1.0))
+    price[low] *= rng.uniform(-0.3, 0.25, int(low.sum()))
+    return np.round(price, 2), cps
+
+
 # Families of series shaped like real ones (lengths, trends, outliers, counts, few changes).
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
@@ -772,11 +912,15 @@ _FAMILIES = {
     "peg_break": _peg_break,
     "lab_qc": _lab_qc,
     "interval_run": _interval_run,
+    "river_stage": _river_stage,
+    "small_share": _small_share,
+    "spot_price": _spot_price,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
 # (positive) scale; shares stay in 0..100, prices on their tick grid, returns in percent around
 # zero; a sensor's dropouts stay exact zeros; exchange rates, QC results and paces stay as quoted.
+# So do river stages (metres, to the cm or mm), small-count percentages and spot prices.
 _UNSCALED = {
     "counts",
     "growth",
@@ -800,6 +944,9 @@ _UNSCALED = {
     "peg_break",
     "lab_qc",
     "interval_run",
+    "river_stage",
+    "small_share",
+    "spot_price",
 }
 
 
