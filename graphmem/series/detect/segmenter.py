@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from graphmem.errors import InvalidInput
-from graphmem.series.detect.blip import any_near_line, returns_to_line
+from graphmem.series.detect.blip import any_near_line, only_transition, returns_to_line
 from graphmem.series.detect.bocpd import (
     DEFAULT_MAX_RUN_LENGTHS,
     DEFAULT_OUTLIER_PROB,
@@ -66,10 +66,13 @@ class SegmenterConfig:
     left waits for its excursion's end (confirmed within blip_length + min_lag + tolerance
     points of it) and BLIP_AFTER points after that. A boundary after which the segment before
     it starts again or goes on by the same steps (a sawtooth's reset,
-    graphmem.series.detect.repeat) is dropped once repeat_length points after it are in. 0
-    turns either test off. With repeat_gaps, an exact repeat of the value before is no reading
-    (a value carried forward over missing data) where the warm-up shows exact repeats rare by
-    chance (OnlineBOCPD). The other fields configure OnlineBOCPD.
+    graphmem.series.detect.repeat) is dropped once repeat_length points after it are in. A
+    boundary at most ramp_length points after the one kept before it is dropped when it only
+    ends that change's transition (the points between lie between the old level and the new,
+    graphmem.series.detect.blip.only_transition), judged once BLIP_AFTER points after it are
+    in. 0 turns any of the three tests off. With repeat_gaps, an exact repeat of the value
+    before is no reading (a value carried forward over missing data) where the warm-up shows
+    exact repeats rare by chance (OnlineBOCPD). The other fields configure OnlineBOCPD.
     """
 
     hazard_lambda: float = 250.0
@@ -95,6 +98,9 @@ class SegmenterConfig:
     # round 11: an exact repeat of the previous value is a gap (a reading carried forward) in a
     # series whose warm-up shows repeats rare by chance (OnlineBOCPD, repeat_chance)
     repeat_gaps: bool = True
+    # round 12: a boundary a few points after the one before it that only ends its transition
+    # (a change over a few samples) is no second change
+    ramp_length: int = 6
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -113,7 +119,8 @@ class SegmenterConfig:
         _check_int("smooth_window", self.smooth_window, 0)
         _check_int("blip_length", self.blip_length, 0)
         _check_int("repeat_length", self.repeat_length, 0)
-        for name in ("smooth_window", "blip_length", "repeat_length"):
+        _check_int("ramp_length", self.ramp_length, 0)
+        for name in ("smooth_window", "blip_length", "repeat_length", "ramp_length"):
             if getattr(self, name) > self.max_lag:
                 raise InvalidInput(name, f"must be at most max_lag ({self.max_lag})")
         _check_int("warmup", self.warmup, 2)
@@ -219,6 +226,7 @@ class OnlineSegmenter:
         self.config = config or SegmenterConfig()
         self._det = self.config.detector()
         self._last = 0  # start of the current confirmed segment (0 before any boundary)
+        self._before_last = 0  # start of the segment before it (0 if none), for the ramp test
         self._floor = 0  # the latest boundary handed to the smooth test (kept or not)
         # The start of the segment before the oldest pending boundary: the latest boundary
         # decided (kept or dropped; a blip's pair is no segment), for the repeat test.
@@ -264,10 +272,15 @@ class OnlineSegmenter:
 
     def _record(self, new: list[int]) -> list[int]:
         if new:
+            self._before_last = new[-2] if len(new) > 1 else self._current_start()
             self._last = new[-1]
             self._n_boundaries += len(new)
             self._confirmed.extend(new)
         return new
+
+    def _current_start(self) -> int:
+        """The start of the current confirmed segment: the latest boundary, 0 before any."""
+        return self._last if self._n_boundaries else 0
 
     def push(self, values: np.ndarray) -> list[int]:
         """Feed finite values; return the segment starts confirmed by this call."""
@@ -312,7 +325,7 @@ class OnlineSegmenter:
         kept: list[int] = []
         while self._pending:
             c, first_hi = self._pending[0]
-            previous = kept[-1] if kept else (self._last if self._n_boundaries else 0)
+            previous = kept[-1] if kept else self._current_start()
             if first_hi - 1 - c > self._tested_within:  # its values may be gone: no test
                 kept.append(c)
                 self._decided(first_hi)
@@ -323,6 +336,12 @@ class OnlineSegmenter:
             if blip[0]:  # the boundary and the excursion's end: no change, no segment
                 self._pending.pop(0)
                 self._decided(blip[1], segment=False)
+                continue
+            ramp = self._ramp(kept, seen, final)
+            if ramp is None:
+                break
+            if ramp[0]:  # the end of the change before it: no change of its own
+                self._decided(ramp[1], segment=False)
                 continue
             repeat = self._repeat(seen, final)
             if repeat is None:
@@ -352,6 +371,29 @@ class OnlineSegmenter:
         if self._pending:  # the next one waited for this decision
             nxt, nxt_hi = self._pending[0]
             self._pending[0] = (nxt, max(nxt_hi, done))
+
+    def _ramp(self, kept: list[int], seen: int, final: bool) -> tuple[bool, int] | None:
+        """Whether the oldest pending boundary only ends the transition of the change kept just
+        before it (ramp_length points at most before it) and the points seen when that was
+        told; None while it cannot be told yet. Decided as if after each point."""
+        k = self.config.ramp_length
+        c = self._pending[0][0]
+        if len(kept) > 1:
+            previous, origin = kept[-1], kept[-2]
+        elif kept:
+            previous, origin = kept[-1], self._current_start()
+        else:
+            previous, origin = self._current_start(), self._before_last
+        if not k or previous <= 0 or c - previous > k:
+            return False, 0
+        hi = c + BLIP_AFTER
+        if seen < hi and not final:
+            return None
+        if len(self._pending) > 1 and self._pending[1][1] <= hi:  # known by then: stop there
+            hi = min(hi, self._pending[1][0])
+        before = self._read(max(origin, previous - BLIP_BEFORE), previous)
+        middle, after = self._read(previous, c), self._read(c, hi)
+        return only_transition(before, middle, after), min(seen, hi)
 
     def _repeat(self, seen: int, final: bool) -> tuple[int, int] | None:
         """Whether the oldest pending boundary is no change, the segment before it starting
@@ -504,6 +546,7 @@ class OnlineSegmenter:
             "config": asdict(self.config),
             "detector": self._det.state(),
             "last": self._last,
+            "before_last": self._before_last,
             "n_boundaries": self._n_boundaries,
             "first": self._first,
             "history": [int(self._hist[t % h]) for t in kept],
@@ -527,6 +570,8 @@ class OnlineSegmenter:
             seg = cls(SegmenterConfig(**{**_BEFORE_THE_SETTING, **state["config"]}))
             seg._det = OnlineBOCPD.from_state(state["detector"])
             seg._last = int(state["last"])
+            # stored since the ramp test; before, a test that is off would read it
+            seg._before_last = int(state.get("before_last", state["last"]))
             seg._n_boundaries = int(state["n_boundaries"])
             seg._first = int(state["first"])
             history = [int(v) for v in state["history"]]
@@ -549,6 +594,7 @@ _BEFORE_THE_SETTING = {
     "blip_length": 0,
     "repeat_length": 0,
     "repeat_gaps": False,
+    "ramp_length": 0,
 }
 
 
