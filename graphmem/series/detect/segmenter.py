@@ -17,7 +17,12 @@ import numpy as np
 from numba import njit
 
 from graphmem.errors import InvalidInput
-from graphmem.series.detect.blip import any_near_line, only_transition, returns_to_line
+from graphmem.series.detect.blip import (
+    any_near_line,
+    lone_excursion,
+    only_transition,
+    returns_to_line,
+)
 from graphmem.series.detect.bocpd import (
     DEFAULT_MAX_RUN_LENGTHS,
     DEFAULT_OUTLIER_PROB,
@@ -64,15 +69,19 @@ class SegmenterConfig:
     dropout or a burst of three or more spikes is no change. Every boundary waits until the
     blip_length points after it are in; one from which such a point returns near the line it
     left waits for its excursion's end (confirmed within blip_length + min_lag + tolerance
-    points of it) and BLIP_AFTER points after that. A boundary after which the segment before
-    it starts again or goes on by the same steps (a sawtooth's reset,
-    graphmem.series.detect.repeat) is dropped once repeat_length points after it are in. A
-    boundary at most ramp_length points after the one kept before it is dropped when it only
-    ends that change's transition (the points between lie between the old level and the new,
-    graphmem.series.detect.blip.only_transition), judged once BLIP_AFTER points after it are
-    in. 0 turns any of the three tests off. With repeat_gaps, an exact repeat of the value
-    before is no reading (a value carried forward over missing data) where the warm-up shows
-    exact repeats rare by chance (OnlineBOCPD). The other fields configure OnlineBOCPD.
+    points of it) and BLIP_AFTER points after that. If no boundary ends it, the boundary alone
+    is dropped when at most lone_length of the blip_length + BLIP_AFTER points from it lie
+    where the detector's outliers do not reach and the others continue the line before
+    (graphmem.series.detect.blip.lone_excursion): a spike or two zeros is no change. A
+    boundary after which the segment before it starts again or goes on by the same steps (a
+    sawtooth's reset, graphmem.series.detect.repeat) is dropped once repeat_length points
+    after it are in. A boundary at most ramp_length points after the one kept before it is
+    dropped when it only ends that change's transition (the points between lie between the old
+    level and the new, graphmem.series.detect.blip.only_transition), judged once BLIP_AFTER
+    points after it are in. 0 turns any of these tests off. With repeat_gaps, an exact repeat
+    of the value before is no reading (a value carried forward over missing data) where the
+    warm-up shows exact repeats rare by chance (OnlineBOCPD). The other fields configure
+    OnlineBOCPD.
     """
 
     hazard_lambda: float = 250.0
@@ -101,6 +110,9 @@ class SegmenterConfig:
     # round 12: a boundary a few points after the one before it that only ends its transition
     # (a change over a few samples) is no second change
     ramp_length: int = 6
+    # round 12: an excursion of at most this many points after a boundary that no boundary
+    # ends (a spike, two zeros: too short for a segment of their own) is a blip too
+    lone_length: int = 3
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -120,6 +132,7 @@ class SegmenterConfig:
         _check_int("blip_length", self.blip_length, 0)
         _check_int("repeat_length", self.repeat_length, 0)
         _check_int("ramp_length", self.ramp_length, 0)
+        _check_int("lone_length", self.lone_length, 0)
         for name in ("smooth_window", "blip_length", "repeat_length", "ramp_length"):
             if getattr(self, name) > self.max_lag:
                 raise InvalidInput(name, f"must be at most max_lag ({self.max_lag})")
@@ -208,6 +221,9 @@ BLIP_BEFORE = 15
 BLIP_AFTER = 10
 # The repeat test's look back: the points of the segment before a boundary it reads.
 REPEAT_BEFORE = 40
+# What the blip test found: a boundary and the next one an excursion between (a pair), or the
+# boundary alone an excursion too short for a boundary at its end (lone).
+PAIR, LONE = 1, 2
 
 
 class OnlineSegmenter:
@@ -333,8 +349,9 @@ class OnlineSegmenter:
             blip = self._blip(previous, seen, final)
             if blip is None:
                 break
-            if blip[0]:  # the boundary and the excursion's end: no change, no segment
+            if blip[0] == PAIR:  # the boundary and the excursion's end: no change, no segment
                 self._pending.pop(0)
+            if blip[0]:  # (a lone excursion: the boundary alone)
                 self._decided(blip[1], segment=False)
                 continue
             ramp = self._ramp(kept, seen, final)
@@ -430,30 +447,47 @@ class OnlineSegmenter:
             return 0.0
         return FLOOR_FRACTION * math.sqrt(prior.beta0 / prior.alpha0 * (2.0 + prior.level_noise))
 
-    def _blip(self, previous: int, seen: int, final: bool) -> tuple[bool, int] | None:
-        """Whether the oldest pending boundary starts a blip (the next pending one ends it) and
-        the points seen when that was told; None while it cannot be told yet. Decided as if
-        after each point, as the smooth test is, so batching does not change the answer."""
+    def _blip(self, previous: int, seen: int, final: bool) -> tuple[int, int] | None:
+        """Whether the oldest pending boundary starts a blip the next pending one ends (PAIR) or
+        a lone excursion no boundary ends (LONE), 0 if neither, and the points seen when that
+        was told; None while it cannot be told yet. Decided as if after each point, as the
+        smooth test is, so batching does not change the answer."""
         k = self.config.blip_length
         c = self._pending[0][0]
         lo = max(previous, c - BLIP_BEFORE)
         first = min(seen, c + k + 1)  # the points that may return, as many as are in
         before = self._read(lo, c)
         if not k or not any_near_line(before, self._read(c + 1, first)):
-            return (False, 0) if first == c + k + 1 or final else None
+            return (0, 0) if first == c + k + 1 or final else None
         # The excursion's end: confirmed by the time a promptly confirmed one would be.
         deadline = c + k + self.config.min_lag + self.config.tolerance
         ends = self._pending[1] if len(self._pending) > 1 else None
         if ends is not None and ends[0] - c > k:  # boundaries come in order: no end to come
-            return False, 0
+            return self._lone(before, seen, final)
         if ends is None or ends[1] - 1 > deadline:
-            return (False, 0) if final or seen - 1 >= deadline else None
+            return self._lone(before, seen, final) if final or seen - 1 >= deadline else None
         end, hi = ends[0], ends[0] + BLIP_AFTER
         if seen < hi and not final:
             return None
         if len(self._pending) > 2 and self._pending[2][1] <= hi:  # known by then: stop there
             hi = min(hi, self._pending[2][0])
-        return returns_to_line(before, self._read(end, hi), end - c), min(seen, hi)
+        return PAIR * returns_to_line(before, self._read(end, hi), end - c), min(seen, hi)
+
+    def _lone(self, before: np.ndarray, seen: int, final: bool) -> tuple[int, int] | None:
+        """Whether the oldest pending boundary, from which a point returns near the line it
+        left but no boundary ends an excursion, is only an excursion of at most lone_length
+        points (blip.lone_excursion, on the blip_length + BLIP_AFTER points from it): LONE or 0,
+        and the points seen when that was told; None while it cannot be told yet."""
+        most = self.config.lone_length
+        if not most:
+            return 0, 0
+        c = self._pending[0][0]
+        hi = c + self.config.blip_length + BLIP_AFTER
+        if seen < hi and not final:
+            return None
+        if len(self._pending) > 1 and self._pending[1][1] <= hi:  # known by then: stop there
+            hi = min(hi, self._pending[1][0])
+        return LONE * lone_excursion(before, self._read(c, hi), most), min(seen, hi)
 
     def _read(self, lo: int, hi: int) -> np.ndarray:
         """Values lo..hi-1 that have been seen, as the detector reads them (none if not kept)."""
@@ -595,6 +629,7 @@ _BEFORE_THE_SETTING = {
     "repeat_length": 0,
     "repeat_gaps": False,
     "ramp_length": 0,
+    "lone_length": 0,
 }
 
 
