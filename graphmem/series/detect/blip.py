@@ -95,6 +95,19 @@ def _near(before, after, z):  # pragma: no cover - compiled
     return False
 
 
+@njit(cache=True)
+def _far(before, after, z):  # pragma: no cover - compiled
+    """Which of the points after a boundary (after[0] its first point: index m) lie beyond z
+    of the noise stds of the line of the points before it."""
+    m = before.shape[0]
+    centre = (m - 1) / 2.0
+    level, slope, spread = _line_spread(before)
+    out = np.empty(after.shape[0], dtype=np.bool_)
+    for j in range(after.shape[0]):
+        out[j] = abs(after[j] - level - slope * (m + j - centre)) > z * spread
+    return out
+
+
 def any_near_line(before: np.ndarray, after: np.ndarray) -> bool:
     """Whether any of the points after a boundary lies near the line of the points before it
     (within NEAR_Z of its noise stds): only then may the boundary start a blip."""
@@ -137,12 +150,12 @@ def lone_excursion(before: np.ndarray, after: np.ndarray, most: int) -> bool:
     if before.shape[0] < 3 or most < 1:
         return False
     b = np.ascontiguousarray(before)
-    level, slope, spread = _line_spread(b)
+    far = _far(b, np.ascontiguousarray(after), FAR_Z)
+    n_far = int(far.sum())
+    if not 1 <= n_far <= most or after.shape[0] - n_far < 3:
+        return False
     m = b.shape[0]
     at = m + np.arange(after.shape[0], dtype=np.float64)
-    far = np.abs(after - level - slope * (at - (m - 1) / 2.0)) > FAR_Z * spread
-    if not 1 <= int(far.sum()) <= most or after.shape[0] - int(far.sum()) < 3:
-        return False
     x = np.concatenate((np.arange(m, dtype=np.float64), at[~far]))
     y = np.concatenate((b, after[~far]))
     return not _two_lines_win(x, y, m)
@@ -156,10 +169,11 @@ def _two_lines_win(x: np.ndarray, y: np.ndarray, m: int) -> bool:
     n = y.shape[0]
     tiny = 1e-12 * max(float(y @ y) / n, 1e-300)
 
-    def rss(lo: int, hi: int) -> float:
-        design = np.column_stack((np.ones(hi - lo), x[lo:hi]))
-        r = y[lo:hi] - design @ np.linalg.lstsq(design, y[lo:hi], rcond=None)[0]
-        return max(float(r @ r) / (hi - lo), tiny)
+    def rss(lo: int, hi: int) -> float:  # a line's residual variance, in closed form
+        u, v = x[lo:hi] - x[lo:hi].mean(), y[lo:hi] - y[lo:hi].mean()
+        uu, uv = float(u @ u), float(u @ v)
+        left = float(v @ v) - (uv * uv / uu if uu > 0 else 0.0)
+        return max(left / (hi - lo), tiny)
 
     one = n * math.log(rss(0, n)) + 3 * math.log(n)
     two = m * math.log(rss(0, m)) + (n - m) * math.log(rss(m, n)) + 6 * math.log(n)
