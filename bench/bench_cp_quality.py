@@ -58,6 +58,9 @@ TUNED_FAMILIES = (
     "availability",  # round 11: held back until then
     "cumulative_count",  # round 11: held back until then
     "carried_forward",  # round 11: held back until then
+    "peg_break",  # round 12: held back until then
+    "lab_qc",  # round 12: held back until then
+    "interval_run",  # round 12: held back until then
 )
 HELD_FAMILIES = (
     "steps_heavy",
@@ -76,10 +79,6 @@ HELD_FAMILIES = (
     # round 8: written blind before the detector was changed for them
     "share_shift",
     "ar1_steps",
-    # round 11: written blind before the detector was changed for them
-    "peg_break",
-    "lab_qc",
-    "interval_run",
     # round 12: written blind before the detector was changed for them
     "river_stage",
     "small_share",

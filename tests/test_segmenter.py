@@ -422,6 +422,7 @@ def test_a_version_1_state_is_upgraded_with_the_tests_it_never_had_off():
     v1 |= {"n_boundaries": 0, "detector": {"n_processed": 0}}
     config = _upgrade_state(v1)["config"]
     assert (config["blip_length"], config["repeat_length"], config["season"]) == (0, 0, False)
+    assert config["ramp_length"] == 0
 
 
 def test_rare_counts_are_not_cut_at_each_incident_and_a_new_rate_is_found():

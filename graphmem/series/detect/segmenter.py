@@ -17,7 +17,12 @@ import numpy as np
 from numba import njit
 
 from graphmem.errors import InvalidInput
-from graphmem.series.detect.blip import any_near_line, returns_to_line
+from graphmem.series.detect.blip import (
+    any_near_line,
+    lone_excursion,
+    only_transition,
+    returns_to_line,
+)
 from graphmem.series.detect.bocpd import (
     DEFAULT_MAX_RUN_LENGTHS,
     DEFAULT_OUTLIER_PROB,
@@ -64,12 +69,19 @@ class SegmenterConfig:
     dropout or a burst of three or more spikes is no change. Every boundary waits until the
     blip_length points after it are in; one from which such a point returns near the line it
     left waits for its excursion's end (confirmed within blip_length + min_lag + tolerance
-    points of it) and BLIP_AFTER points after that. A boundary after which the segment before
-    it starts again or goes on by the same steps (a sawtooth's reset,
-    graphmem.series.detect.repeat) is dropped once repeat_length points after it are in. 0
-    turns either test off. With repeat_gaps, an exact repeat of the value before is no reading
-    (a value carried forward over missing data) where the warm-up shows exact repeats rare by
-    chance (OnlineBOCPD). The other fields configure OnlineBOCPD.
+    points of it) and BLIP_AFTER points after that. If no boundary ends it, the boundary alone
+    is dropped when at most lone_length of the blip_length + BLIP_AFTER points from it lie
+    where the detector's outliers do not reach and the others continue the line before
+    (graphmem.series.detect.blip.lone_excursion): a spike or two zeros is no change. A
+    boundary after which the segment before it starts again or goes on by the same steps (a
+    sawtooth's reset, graphmem.series.detect.repeat) is dropped once repeat_length points
+    after it are in. A boundary at most ramp_length points after the one kept before it is
+    dropped when it only ends that change's transition (the points between lie between the old
+    level and the new, graphmem.series.detect.blip.only_transition), judged once BLIP_AFTER
+    points after it are in. 0 turns any of these tests off. With repeat_gaps, an exact repeat
+    of the value before is no reading (a value carried forward over missing data) where the
+    warm-up shows exact repeats rare by chance (OnlineBOCPD). The other fields configure
+    OnlineBOCPD.
     """
 
     hazard_lambda: float = 250.0
@@ -95,6 +107,12 @@ class SegmenterConfig:
     # round 11: an exact repeat of the previous value is a gap (a reading carried forward) in a
     # series whose warm-up shows repeats rare by chance (OnlineBOCPD, repeat_chance)
     repeat_gaps: bool = True
+    # round 12: a boundary a few points after the one before it that only ends its transition
+    # (a change over a few samples) is no second change
+    ramp_length: int = 6
+    # round 12: an excursion of at most this many points after a boundary that no boundary
+    # ends (a spike, two zeros: too short for a segment of their own) is a blip too
+    lone_length: int = 3
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -113,7 +131,9 @@ class SegmenterConfig:
         _check_int("smooth_window", self.smooth_window, 0)
         _check_int("blip_length", self.blip_length, 0)
         _check_int("repeat_length", self.repeat_length, 0)
-        for name in ("smooth_window", "blip_length", "repeat_length"):
+        _check_int("ramp_length", self.ramp_length, 0)
+        _check_int("lone_length", self.lone_length, 0)
+        for name in ("smooth_window", "blip_length", "repeat_length", "ramp_length"):
             if getattr(self, name) > self.max_lag:
                 raise InvalidInput(name, f"must be at most max_lag ({self.max_lag})")
         _check_int("warmup", self.warmup, 2)
@@ -201,6 +221,9 @@ BLIP_BEFORE = 15
 BLIP_AFTER = 10
 # The repeat test's look back: the points of the segment before a boundary it reads.
 REPEAT_BEFORE = 40
+# What the blip test found: a boundary and the next one an excursion between (a pair), or the
+# boundary alone an excursion too short for a boundary at its end (lone).
+PAIR, LONE = 1, 2
 
 
 class OnlineSegmenter:
@@ -219,6 +242,7 @@ class OnlineSegmenter:
         self.config = config or SegmenterConfig()
         self._det = self.config.detector()
         self._last = 0  # start of the current confirmed segment (0 before any boundary)
+        self._before_last = 0  # start of the segment before it (0 if none), for the ramp test
         self._floor = 0  # the latest boundary handed to the smooth test (kept or not)
         # The start of the segment before the oldest pending boundary: the latest boundary
         # decided (kept or dropped; a blip's pair is no segment), for the repeat test.
@@ -264,10 +288,15 @@ class OnlineSegmenter:
 
     def _record(self, new: list[int]) -> list[int]:
         if new:
+            self._before_last = new[-2] if len(new) > 1 else self._current_start()
             self._last = new[-1]
             self._n_boundaries += len(new)
             self._confirmed.extend(new)
         return new
+
+    def _current_start(self) -> int:
+        """The start of the current confirmed segment: the latest boundary, 0 before any."""
+        return self._last if self._n_boundaries else 0
 
     def push(self, values: np.ndarray) -> list[int]:
         """Feed finite values; return the segment starts confirmed by this call."""
@@ -312,7 +341,7 @@ class OnlineSegmenter:
         kept: list[int] = []
         while self._pending:
             c, first_hi = self._pending[0]
-            previous = kept[-1] if kept else (self._last if self._n_boundaries else 0)
+            previous = kept[-1] if kept else self._current_start()
             if first_hi - 1 - c > self._tested_within:  # its values may be gone: no test
                 kept.append(c)
                 self._decided(first_hi)
@@ -320,9 +349,16 @@ class OnlineSegmenter:
             blip = self._blip(previous, seen, final)
             if blip is None:
                 break
-            if blip[0]:  # the boundary and the excursion's end: no change, no segment
+            if blip[0] == PAIR:  # the boundary and the excursion's end: no change, no segment
                 self._pending.pop(0)
+            if blip[0]:  # (a lone excursion: the boundary alone)
                 self._decided(blip[1], segment=False)
+                continue
+            ramp = self._ramp(kept, seen, final)
+            if ramp is None:
+                break
+            if ramp[0]:  # the end of the change before it: no change of its own
+                self._decided(ramp[1], segment=False)
                 continue
             repeat = self._repeat(seen, final)
             if repeat is None:
@@ -352,6 +388,29 @@ class OnlineSegmenter:
         if self._pending:  # the next one waited for this decision
             nxt, nxt_hi = self._pending[0]
             self._pending[0] = (nxt, max(nxt_hi, done))
+
+    def _ramp(self, kept: list[int], seen: int, final: bool) -> tuple[bool, int] | None:
+        """Whether the oldest pending boundary only ends the transition of the change kept just
+        before it (ramp_length points at most before it) and the points seen when that was
+        told; None while it cannot be told yet. Decided as if after each point."""
+        k = self.config.ramp_length
+        c = self._pending[0][0]
+        if len(kept) > 1:
+            previous, origin = kept[-1], kept[-2]
+        elif kept:
+            previous, origin = kept[-1], self._current_start()
+        else:
+            previous, origin = self._current_start(), self._before_last
+        if not k or previous <= 0 or c - previous > k:
+            return False, 0
+        hi = c + BLIP_AFTER
+        if seen < hi and not final:
+            return None
+        if len(self._pending) > 1 and self._pending[1][1] <= hi:  # known by then: stop there
+            hi = min(hi, self._pending[1][0])
+        before = self._read(max(origin, previous - BLIP_BEFORE), previous)
+        middle, after = self._read(previous, c), self._read(c, hi)
+        return only_transition(before, middle, after), min(seen, hi)
 
     def _repeat(self, seen: int, final: bool) -> tuple[int, int] | None:
         """Whether the oldest pending boundary is no change, the segment before it starting
@@ -388,30 +447,47 @@ class OnlineSegmenter:
             return 0.0
         return FLOOR_FRACTION * math.sqrt(prior.beta0 / prior.alpha0 * (2.0 + prior.level_noise))
 
-    def _blip(self, previous: int, seen: int, final: bool) -> tuple[bool, int] | None:
-        """Whether the oldest pending boundary starts a blip (the next pending one ends it) and
-        the points seen when that was told; None while it cannot be told yet. Decided as if
-        after each point, as the smooth test is, so batching does not change the answer."""
+    def _blip(self, previous: int, seen: int, final: bool) -> tuple[int, int] | None:
+        """Whether the oldest pending boundary starts a blip the next pending one ends (PAIR) or
+        a lone excursion no boundary ends (LONE), 0 if neither, and the points seen when that
+        was told; None while it cannot be told yet. Decided as if after each point, as the
+        smooth test is, so batching does not change the answer."""
         k = self.config.blip_length
         c = self._pending[0][0]
         lo = max(previous, c - BLIP_BEFORE)
         first = min(seen, c + k + 1)  # the points that may return, as many as are in
         before = self._read(lo, c)
         if not k or not any_near_line(before, self._read(c + 1, first)):
-            return (False, 0) if first == c + k + 1 or final else None
+            return (0, 0) if first == c + k + 1 or final else None
         # The excursion's end: confirmed by the time a promptly confirmed one would be.
         deadline = c + k + self.config.min_lag + self.config.tolerance
         ends = self._pending[1] if len(self._pending) > 1 else None
         if ends is not None and ends[0] - c > k:  # boundaries come in order: no end to come
-            return False, 0
+            return self._lone(before, seen, final)
         if ends is None or ends[1] - 1 > deadline:
-            return (False, 0) if final or seen - 1 >= deadline else None
+            return self._lone(before, seen, final) if final or seen - 1 >= deadline else None
         end, hi = ends[0], ends[0] + BLIP_AFTER
         if seen < hi and not final:
             return None
         if len(self._pending) > 2 and self._pending[2][1] <= hi:  # known by then: stop there
             hi = min(hi, self._pending[2][0])
-        return returns_to_line(before, self._read(end, hi), end - c), min(seen, hi)
+        return PAIR * returns_to_line(before, self._read(end, hi), end - c), min(seen, hi)
+
+    def _lone(self, before: np.ndarray, seen: int, final: bool) -> tuple[int, int] | None:
+        """Whether the oldest pending boundary, from which a point returns near the line it
+        left but no boundary ends an excursion, is only an excursion of at most lone_length
+        points (blip.lone_excursion, on the blip_length + BLIP_AFTER points from it): LONE or 0,
+        and the points seen when that was told; None while it cannot be told yet."""
+        most = self.config.lone_length
+        if not most:
+            return 0, 0
+        c = self._pending[0][0]
+        hi = c + self.config.blip_length + BLIP_AFTER
+        if seen < hi and not final:
+            return None
+        if len(self._pending) > 1 and self._pending[1][1] <= hi:  # known by then: stop there
+            hi = min(hi, self._pending[1][0])
+        return LONE * lone_excursion(before, self._read(c, hi), most), min(seen, hi)
 
     def _read(self, lo: int, hi: int) -> np.ndarray:
         """Values lo..hi-1 that have been seen, as the detector reads them (none if not kept)."""
@@ -504,6 +580,7 @@ class OnlineSegmenter:
             "config": asdict(self.config),
             "detector": self._det.state(),
             "last": self._last,
+            "before_last": self._before_last,
             "n_boundaries": self._n_boundaries,
             "first": self._first,
             "history": [int(self._hist[t % h]) for t in kept],
@@ -527,6 +604,8 @@ class OnlineSegmenter:
             seg = cls(SegmenterConfig(**{**_BEFORE_THE_SETTING, **state["config"]}))
             seg._det = OnlineBOCPD.from_state(state["detector"])
             seg._last = int(state["last"])
+            # stored since the ramp test; before, a test that is off would read it
+            seg._before_last = int(state.get("before_last", state["last"]))
             seg._n_boundaries = int(state["n_boundaries"])
             seg._first = int(state["first"])
             history = [int(v) for v in state["history"]]
@@ -549,6 +628,8 @@ _BEFORE_THE_SETTING = {
     "blip_length": 0,
     "repeat_length": 0,
     "repeat_gaps": False,
+    "ramp_length": 0,
+    "lone_length": 0,
 }
 
 

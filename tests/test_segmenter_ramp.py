@@ -1,0 +1,82 @@
+"""The ramp test (round 12): a change that takes a few samples is one boundary, not two."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from pushes import pushes, random_cuts
+
+from graphmem.series.detect.blip import only_transition
+from graphmem.series.detect.segmenter import OnlineSegmenter, SegmenterConfig, segment_all
+
+OFF = SegmenterConfig(ramp_length=0)
+
+
+def _blocks(seed: int, ramp: int = 3, fast: int = 12) -> tuple[np.ndarray, list[int]]:
+    """An interval session: a pace of 10 (noise 0.4), six fast blocks at 15 with recoveries
+    between, each speed-up and slow-down taking `ramp` samples; the changes where each starts."""
+    rng = np.random.default_rng(seed)
+    parts = [(10.0, 70)] + [(15.0, fast), (10.0, 15)] * 5 + [(15.0, fast), (10.0, 40)]
+    xs = np.concatenate([np.full(n, level) for level, n in parts])
+    cps = np.cumsum([n for _, n in parts])[:-1].tolist()
+    for c in cps:
+        a, b = xs[c - 1], xs[c + ramp]
+        xs[c : c + ramp] = a + (b - a) * np.arange(1, ramp + 1) / (ramp + 1)
+    return xs + 0.4 * rng.standard_normal(xs.shape[0]), cps
+
+
+def _near(found: list[int], cps: list[int], margin: int = 5) -> int:
+    return sum(any(abs(b - c) <= margin for b in found) for c in cps)
+
+
+def test_repeated_fast_blocks_get_one_boundary_at_each_speed_change():
+    # Each change over three samples read as two boundaries (its start and end) in most draws
+    # before round 12; now one, and nearly every block's start and end is found.
+    on, off = [], []
+    for seed in range(10):
+        xs, cps = _blocks(seed)
+        on.append((segment_all(xs), cps))
+        off.append(segment_all(xs, OFF))
+    assert sum(_near(found, cps) for found, cps in on) >= 0.95 * sum(len(c) for _, c in on), on
+    extra_on = sum(len(found) - len(cps) for found, cps in on)
+    extra_off = sum(len(found) - len(cps) for found, (_, cps) in zip(off, on, strict=True))
+    assert extra_on <= 2 < 10 <= extra_off, (extra_on, extra_off)
+
+
+def test_two_changes_a_few_points_apart_that_are_no_transition_are_kept():
+    # A short stay above both levels (up 6 stds for 4 points, then down to 3 stds above the
+    # start) is a segment of its own, not a ramp between them.
+    found = []
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        xs = np.concatenate([np.zeros(100), np.full(4, 8.0), np.full(100, 4.0)])
+        found.append(segment_all(xs + rng.standard_normal(xs.shape[0])))
+    assert sum(any(abs(b - 104) <= 1 for b in f) for f in found) >= 8, found
+
+
+def test_only_transition_reads_the_points_between_two_levels():
+    before, after = np.zeros(10), np.full(10, 10.0)
+    assert only_transition(before, np.array([3.0, 7.0]), after)
+    assert not only_transition(before, np.array([3.0, 17.0]), after)
+    assert not only_transition(before[:2], np.array([5.0]), after)
+
+
+def test_the_ramp_test_decides_the_same_however_points_arrive():
+    for seed in range(3):
+        xs, _ = _blocks(seed)
+        whole = segment_all(xs)
+        cuts = random_cuts(len(xs), np.random.default_rng(seed))
+        seg, found = pushes(xs, cuts, SegmenterConfig(), resume=True)
+        assert [b for _, new in found for b in new] + seg.close() == whole
+
+
+def test_a_state_stored_before_the_ramp_test_goes_on_without_it():
+    xs, _ = _blocks(1)
+    seg = OnlineSegmenter(OFF)
+    first = seg.push(xs[:120])
+    state = json.loads(json.dumps(seg.state()))
+    del state["config"]["ramp_length"], state["before_last"]  # round 11 stored neither
+    old = OnlineSegmenter.from_state(state)
+    assert old.config.ramp_length == 0
+    assert first + old.push(xs[120:]) + old.close() == segment_all(xs, OFF) != segment_all(xs)
