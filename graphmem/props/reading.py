@@ -36,30 +36,28 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
+from graphmem.props.hearsay import is_hearsay
+from graphmem.props.wordlist import word_set
 
 _TOKEN = re.compile(
     r"(?P<season>\b\d{4}[-\u2013/]\d{2}\b)|(?P<num>\d+(?:[.,]\d+)*)"
     r"|(?P<word>[A-Za-z][A-Za-z']*)|(?P<brk>[;:,()]|\s[-\u2013]\s)"
 )
-NEGATION = _words("not no never none nothing neither nor cannot")
-DENIAL = _words(
+NEGATION = word_set("not no never none nothing neither nor cannot")
+DENIAL = word_set(
     """
     deny denied denies denying refute refuted refutes debunk debunked retract retracted
     retracts false untrue wrong incorrect inaccurate unfounded baseless myth hoax
     """
 )
-HEDGE_ADVERBS = _words("reportedly allegedly supposedly purportedly rumoured rumored unconfirmed")
-HEDGE_NOUNS = _words(
+HEDGE_ADVERBS = word_set("reportedly allegedly supposedly purportedly rumoured rumored unconfirmed")
+HEDGE_NOUNS = word_set(
     """
     rumour rumor rumours rumors blog blogs blogger forum forums gossip tabloid leaflet
     speculation unnamed anonymous hearsay sources unverified tweet tweeted
     """
 )
-HEDGE_VERBS = _words("claims claimed claiming alleges alleged alleging")
+HEDGE_VERBS = word_set("claims claimed claiming alleges alleged alleging")
 HEDGED_SOURCES = (
     "blog",
     "forum",
@@ -74,24 +72,24 @@ HEDGED_SOURCES = (
     "reddit",
 )
 # "dismissed reports that ...", "rejected claims that ...": a denial, not a dismissal
-DISMISS = _words("dismiss dismissed dismisses reject rejected rejects")
-DISMISSED = _words(
+DISMISS = word_set("dismiss dismissed dismisses reject rejected rejects")
+DISMISSED = word_set(
     "report reports claim claims rumour rumours rumor rumors suggestion suggestions "
     "speculation allegation allegations story stories"
 )
-DATE_WORDS = _words(
+DATE_WORDS = word_set(
     "in as of by on since during at until early late mid the end start beginning spring "
     "summer autumn fall winter"
 )
-OFFICE_ON = _words(
+OFFICE_ON = word_set(
     "elect elected appoint appointed appoints named become became becomes hire hired join "
     "joined joins sign signed reinstated"
 )
-OFFICE_OFF = _words(
+OFFICE_OFF = word_set(
     "resign resigns resigned retire retires retired sack sacked fire fired dismiss dismissed "
     "quit quits leave leaves leaving left depart departed ousted"
 )
-STATUS_ON = _words(
+STATUS_ON = word_set(
     """
     open opens opened reopen reopens reopened resume resumes resumed restart restarted launch
     launched relaunch relaunched start started revive revives revived restore restored approve
@@ -100,7 +98,7 @@ STATUS_ON = _words(
     reactivated enable enabled operational
     """
 )
-STATUS_OFF = _words(
+STATUS_OFF = word_set(
     """
     close closes closed shut shuts suspend suspends suspended halt halts halted cancel cancels
     cancelled canceled scrap scraps scrapped abandon abandoned discontinue discontinued extinct
@@ -126,10 +124,10 @@ STATUS_PHRASES = {
     ("call", "off"): -1,
     ("on", "hold"): -1,
 }
-STEP = _words("step steps stepped stepping stand stands stood standing bow bows bowed")
+STEP = word_set("step steps stepped stepping stand stands stood standing bow bows bowed")
 # "withdrew its statement" retracts; "withdrew the drug from sale" switches something off
-WITHDRAW = _words("withdraw withdraws withdrew withdrawn")
-STATEMENTS = _words(
+WITHDRAW = word_set("withdraw withdraws withdrew withdrawn")
+STATEMENTS = word_set(
     "statement statements claim claims report reports figure figures remark remarks comment "
     "comments allegation allegations announcement study studies paper papers article articles "
     "finding findings result results"
@@ -154,18 +152,18 @@ ANTONYMS = {
     "ineligible": "eligible",
     "unsound": "sound",
 }
-LOCATIVE = _words("in at to from into near towards via between and outside inside across")
-TAKE = _words("take takes took taking")
+LOCATIVE = word_set("in at to from into near towards via between and outside inside across")
+TAKE = word_set("take takes took taking")
 # aspect verbs say how far along something is, not what it is about
-ASPECT = _words(
+ASPECT = word_set(
     "agree agreed agrees complete completed completes finalise finalised finalize finalized "
     "finish finished begin began begun"
 )
-OFFICES = _words(
+OFFICES = word_set(
     "mayor director chief ceo president chair chairman chairwoman coach manager captain "
     "minister governor leader head secretary principal editor chancellor"
 )
-CHANGE = _words(
+CHANGE = word_set(
     """
     move moves moved relocate relocated transfer transferred switch switched shift shifted
     raise raises raised rise rises rose increase increased grow grew grown cut cuts drop
@@ -175,14 +173,14 @@ CHANGE = _words(
     """
 )
 # which way a quantity went: "rose" / "fell", "is growing" / "has shrunk"
-UP = _words(
+UP = word_set(
     """
     rise rises rose risen rising grow grows grew grown growing increase increases increased
     increasing expand expands expanded expanding raise raises raised climb climbs climbed gain
     gains gained boost boosted double doubled doubles jump jumped soar soared upgrade upgraded
     """
 )
-DOWN = _words(
+DOWN = word_set(
     """
     fall falls fell fallen falling drop drops dropped decrease decreases decreased decreasing
     decline declines declined declining shrink shrinks shrank shrunk shrinking cut cuts reduce
@@ -192,29 +190,29 @@ DOWN = _words(
 )
 # cue words the learned model weighs (offline.pair_features): the new statement confirms,
 # turns something back, keeps a value, corrects a statement
-CONFIRMS = _words("confirm confirmed confirms verified proved official")
-AGAIN = _words("again back restored reinstated reopened resumed returned revived")
-REMAINS = _words("remains remain still stays stay kept keeps froze frozen unchanged")
-CORRECTS = _words("corrected correction withdrew retracted error mistake revised")
-FORMER_BEFORE = _words(
+CONFIRMS = word_set("confirm confirmed confirms verified proved official")
+AGAIN = word_set("again back restored reinstated reopened resumed returned revived")
+REMAINS = word_set("remains remain still stays stay kept keeps froze frozen unchanged")
+CORRECTS = word_set("corrected correction withdrew retracted error mistake revised")
+FORMER_BEFORE = word_set(
     "succeeded succeeds succeeding replaced replaces replacing defeating defeated ousting"
 )
-MOVE_VERBS = _words("move moves moved relocate relocated transfer transferred switch switched")
-RETURN = _words("return returns returned returning")  # a move when followed by "to"
-REPORTING = _words(
+MOVE_VERBS = word_set("move moves moved relocate relocated transfer transferred switch switched")
+RETURN = word_set("return returns returned returning")  # a move when followed by "to"
+REPORTING = word_set(
     """
     said say says told stated announce announced announces report reported reports according
     confirm confirmed confirms found show shows showed new latest
     """
 )
-SPEECH = REPORTING | HEDGE_VERBS | _words("deny denied denies claim")
-CLAUSE_START = _words("that the a an it its he she they there this these")
-WILL = _words("will shall")
+SPEECH = REPORTING | HEDGE_VERBS | word_set("deny denied denies claim")
+CLAUSE_START = word_set("that the a an it its he she they there this these")
+WILL = word_set("will shall")
 # future only before "to": "plans to build", not "revived the plan"
-FUTURE = WILL | _words(
+FUTURE = WILL | word_set(
     "plan plans planned planning intend intends expected propose proposes proposed"
 )
-UNITS = _words(
+UNITS = word_set(
     """
     pound pounds dollar dollars euro euros crown crowns yen franc francs mark marks florin
     florins shilling shillings rupee rupees peso pesos dinar dinars lira krona kronor ducat
@@ -224,7 +222,7 @@ UNITS = _words(
     millions billion billions thousand thousands hundred
     """
 )
-STOP = _words(
+STOP = word_set(
     """
     a an the of in on at to for from by with and or but as is are was were be been being has
     have had it its this that these those there their his her they he she we i you which who
@@ -236,13 +234,13 @@ STOP = _words(
     outside inside within around along through beyond behind against among
     """
 )
-MONTHS = _words(
+MONTHS = word_set(
     """
     january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday
     """
 )
-IDENT_KINDS = _words(
+IDENT_KINDS = word_set(
     """
     route routes line lines flight flights platform gate terminal runway ward district highway
     channel stand block unit phase zone grade level division tier model series version mark
@@ -526,7 +524,7 @@ def _dates(tokens: list[_Token]) -> set[int]:
     return out
 
 
-SCALES = _words("thousand million billion trillion percent")
+SCALES = word_set("thousand million billion trillion percent")
 
 
 def _slots(tokens: list[_Token], dates: set[int]) -> frozenset[tuple[str, str]]:
@@ -583,6 +581,8 @@ class _Parse:
     office: bool = False  # the first on/off word is a change of office
     trend: tuple[int, int] | None = None  # (sign, clause) of the first up/down word
     cues: set[int] = field(default_factory=set)  # indices of the later words of on/off phrases
+    words: list[str] = field(default_factory=list)  # the words alone, for hearsay
+    word_at: dict[int, int] = field(default_factory=dict)  # token index → index in words
 
     def close(self) -> None:
         if self.phrase:
@@ -618,6 +618,10 @@ def read(text: str, source: str | None = None) -> Reading:
     """The Reading of a statement (and of its source's name, for hedges)."""
     tokens = _tokens(text)
     parse = _Parse(tokens, _speaker_end(tokens))
+    for i, tok in enumerate(tokens):
+        if tok.kind == "word":
+            parse.word_at[i] = len(parse.words)
+            parse.words.append(tok.lower.removesuffix("'s"))
     frequencies, used = _frequencies(tokens)
     used |= _dates(tokens)
     for i, tok in enumerate(tokens):
@@ -685,6 +689,12 @@ def _speakers(parse: _Parse) -> frozenset[str]:
     return frozenset(n for pos, n in parse.names if pos + len(n.split()) <= end)
 
 
+def _hearsay(parse: _Parse, i: int) -> bool:
+    tokens = parse.tokens
+    opens = i == 0 or tokens[i - 1].kind == "brk"
+    return is_hearsay(parse.words, parse.word_at[i], opens)
+
+
 def _plain(tok: _Token) -> str:
     return stem(tok.lower.removesuffix("'s"))
 
@@ -733,6 +743,7 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
         word in HEDGE_ADVERBS
         or (word in HEDGE_NOUNS and prev not in ("the", "that", "this"))
         or (word in HEDGE_VERBS and prev not in ("the", "that", "study"))
+        or _hearsay(parse, i)
     ):
         parse.hedged = True
     if word in NUMBER_WORDS and not used and not tok.text[0].isupper():
@@ -800,7 +811,7 @@ def _polarity(parse: _Parse, word: str, nxt: str, clause: int, longer: bool, i: 
 
 # words after an on/off word that start a circumstance, not an object ("reopened with a new
 # roof", "was shut after a fire")
-_CIRCUMSTANCE = LOCATIVE | _words(
+_CIRCUMSTANCE = LOCATIVE | word_set(
     "for after on by with because due following amid until as since again when while"
 )
 
@@ -827,7 +838,7 @@ class _Roles:
     denied: frozenset[str]
 
 
-HAND = _words("hand hands handed handing")
+HAND = word_set("hand hands handed handing")
 
 
 def _roles(parse: _Parse) -> _Roles:

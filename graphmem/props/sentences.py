@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import re
 
+from graphmem.props.wordlist import word_set
+
 _BOUNDARY = re.compile(r"([.!?]+)([\"'\u201d\u2019)\]]*)\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _LAST_WORD = re.compile(r"(\S+)$")
 _HAS_WORD = re.compile(r"\w")
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-ABBREVIATIONS = _words(
+ABBREVIATIONS = word_set(
     """
     mr mrs ms dr prof sr jr st mt ft rev hon gen col capt lt sgt gov pres sen rep inc ltd co
     corp plc llc bros dept univ assn est approx ca cf vs etc al e.g i.e no nos vol fig figs pp p
@@ -32,7 +30,7 @@ ABBREVIATIONS = _words(
 )
 # abbreviations that often end a sentence: split after them when a typical opener follows
 _SENTENCE_FINAL = frozenset({"inc", "ltd", "co", "corp", "plc", "llc", "bros", "etc", "al"})
-_OPENERS = _words(
+_OPENERS = word_set(
     """
     the a an this that these those it its he she they we i in on at after before but however
     meanwhile there his her their our one some

@@ -84,43 +84,43 @@ from graphmem.props.reading import (
     _speaker_end,
     _Token,
     _tokens,
-    _words,
     number,
     read,
     stem,
 )
+from graphmem.props.wordlist import word_set
 
 STATE = "@state"  # the term an on/off word stands for
 # verbs of a transfer: what follows "from" is where it was before
-TRANSFER = _words(
+TRANSFER = word_set(
     """
     buy buys bought acquire acquires acquired purchase purchased sign signs signed poach
     poached lure lured hire hired take takes took recruit recruited transfer transferred
     """
 )
 # a sale: who sold no longer holds what was sold ("X sold Y to Z")
-SELL = _words("sold")  # "X sells cheese to Y" is a trade, not a sale of the business
+SELL = word_set("sold")  # "X sells cheese to Y" is a trade, not a sale of the business
 # on/off words reading.py does not list: "promoted to head", "ditched the screenings",
 # "dropped the surcharge"
-_ON_MORE = _words("promote promotes promoted allowed permitted")  # "lorries are allowed back"
-_OFF_MORE = _words("ditch ditches ditched drop drops dropped")
-_BARRED = _words("banned barred")  # "lorries are banned from the bridge": they are off it
+_ON_MORE = word_set("promote promotes promoted allowed permitted")  # "lorries are allowed back"
+_OFF_MORE = word_set("ditch ditches ditched drop drops dropped")
+_BARRED = word_set("banned barred")  # "lorries are banned from the bridge": they are off it
 # "taken out", "pulled out of", "pulled the plug on": off; "steps in as chair": on
-_PULL = _words("pull pulls pulled take takes took taken")
-_TAKEN = _words("pulled taken")  # "taken off the road", not "sales took off"
+_PULL = word_set("pull pulls pulled take takes took taken")
+_TAKEN = word_set("pulled taken")  # "taken off the road", not "sales took off"
 # "out of action", "out of use": the nouns after "out of" that make it an off state
-_OUT_OF = _words("action use order commission business operation service")
+_OUT_OF = word_set("action use order commission business operation service")
 # "is down after a failure", "down since May", "down for repairs": off; "down to 51", "down
 # 5%" are a trend
-_DOWN_OFF = _words("after since for until with following")
+_DOWN_OFF = word_set("after since for until with following")
 _ROLE_SKIP = STOP | NEGATION | DENIAL
 _AMOUNT = UNITS | SCALE.keys()  # words of a figure ("8 million pounds")
-_BE = _words("is are was were be been")
+_BE = word_set("is are was were be been")
 # "closing", "reopening": the on/off words' other forms
 # (not those of words that are nouns too: "the ground", "a start", "the end")
 _NOUNS = frozenset(stem(w) for w in ("ground", "start", "commission", "licence", "lift", "end"))
 # "fire" is a noun far more often than a verb of leaving ("fire station", "a grass fire")
-_LEAVE = OFFICE_OFF - _words("fire")
+_LEAVE = OFFICE_OFF - word_set("fire")
 _ON_STEMS = frozenset(stem(w) for w in STATUS_ON) - _NOUNS
 _OFF_STEMS = frozenset(stem(w) for w in STATUS_OFF) - _NOUNS
 
@@ -210,7 +210,7 @@ def stated(text: str) -> Stated:
 
 
 # verbs of a forecast or an estimate: what follows is not yet known to be so
-GUESS = _words(
+GUESS = word_set(
     """
     expect expects reckon reckons reckoned predict predicts predicted forecast forecasts
     estimate estimates believe believes believed understood hears speculate speculates
@@ -232,8 +232,8 @@ def _guesses(tokens: list[_Token]) -> bool:
 
 # words that open a clause about something else than the statement's main fact: a relative
 # clause ("where 30 staff will work"), a reported aside (", saying the money will go on")
-_ASIDE = _words("where which who whom whose saying adding citing")
-_RELATIVE = _words("who whom which whose")
+_ASIDE = word_set("where which who whom whose saying adding citing")
+_RELATIVE = word_set("who whom which whose")
 
 
 def _content_start(tokens: list[_Token]) -> tuple[int, set[int]]:
@@ -281,7 +281,7 @@ def _heading(tokens: list[_Token]) -> set[int]:
 
 
 # the participles of a passive report ("it was announced by X that", "was told by X")
-_REPORTED = _words("said stated reported announced told informed noted recorded")
+_REPORTED = word_set("said stated reported announced told informed noted recorded")
 
 
 def _agents(tokens: list[_Token]) -> set[int]:
@@ -318,7 +318,7 @@ def _future(tokens: list[_Token], start: int) -> bool:
 
 # the legal "shall" states what holds ("the pool shall be open"): a plan only with the date
 # it takes effect ("shall cease to be manager on 28 February", `takes_effect`)
-_SHALL = _words("shall")
+_SHALL = word_set("shall")
 _WILL = WILL - _SHALL
 
 
@@ -341,9 +341,9 @@ _MONTH = {m: n for n, m in enumerate(_CALENDAR.split(), 1)}
 _SEASON = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 # "from 1 April", "starting in May", "with effect from ...": when a change takes effect;
 # "in", "on" and "by" date a plan ("will open in spring 2018"), not a past event
-_TAKES_EFFECT = _words("from starting effective")
-_PLAN_DATE = _words("in on by")
-_BEFORE_DATE = _words("the this next early late mid")
+_TAKES_EFFECT = word_set("from starting effective")
+_PLAN_DATE = word_set("in on by")
+_BEFORE_DATE = word_set("the this next early late mid")
 
 
 def takes_effect(text: str, date: str = "", plans: bool = True) -> str:
@@ -366,7 +366,7 @@ def takes_effect(text: str, date: str = "", plans: bool = True) -> str:
 
 _WEEKDAY_ORDER = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAYS = frozenset(_WEEKDAY_ORDER)
-_WEEKDAY_NAMES = _WEEKDAYS | _words("mon tue tues wed thu thur thurs fri sat sun")
+_WEEKDAY_NAMES = _WEEKDAYS | word_set("mon tue tues wed thu thur thurs fri sat sun")
 _DAYS_AHEAD = {"today": 0, "tomorrow": 1}
 
 
@@ -523,7 +523,7 @@ def _arrowed(tokens: list[_Token], arrows: list[int]) -> set[int]:
 
 
 # "(was approx. 60)", "(formerly X)": a parenthesis that gives the value before
-_FORMER = _words("was were formerly previously")
+_FORMER = word_set("was were formerly previously")
 
 
 def _was(tokens: list[_Token]) -> set[int]:
@@ -546,8 +546,8 @@ def _compound(m: re.Match[str]) -> str:
     return str(tens + units) if isinstance(units, int) else m[0]
 
 
-_TREND = UP | DOWN | _words("up down")
-_PERCENT = _words("percent per cent points point")
+_TREND = UP | DOWN | word_set("up down")
+_PERCENT = word_set("percent per cent points point")
 
 
 def _change_amount(tokens: list[_Token], i: int) -> bool:
@@ -641,7 +641,7 @@ def _state(tokens: list[_Token], i: int, word: str, dates: set[int]) -> tuple[st
     return None
 
 
-_STAY = _words("stay stays stayed keep keeps kept")  # "have to stay off the bridge"
+_STAY = word_set("stay stays stayed keep keeps kept")  # "have to stay off the bridge"
 
 
 def _bare_off(tokens: list[_Token], i: int) -> bool:
@@ -677,7 +677,7 @@ def _pulled_out(tokens: list[_Token], i: int) -> bool:
     )
 
 
-_DETERMINERS = _words("the a an its their his her our")
+_DETERMINERS = word_set("the a an its their his her our")
 
 
 def _modifier(tokens: list[_Token], i: int) -> bool:
@@ -736,10 +736,10 @@ def _is_denial(tokens: list[_Token], i: int) -> bool:
     )
 
 
-_UNTIL = _words("until till")
-_SUBORDINATE = _words("since because although though whereas")
+_UNTIL = word_set("until till")
+_SUBORDINATE = word_set("since because although though whereas")
 # a clause of a condition: "once the new bridge is open, ...", "if the pool closes, ..."
-_CONDITION = _words("if once unless")
+_CONDITION = word_set("if once unless")
 
 
 def _conditional(tokens: list[_Token]) -> set[int]:
@@ -941,8 +941,8 @@ def _leaving(tokens: list[_Token]) -> set[str]:
 
 
 _OFF_VERBS = (
-    STATUS_OFF | _OFF_MORE | _words("sack sacked fire fired dismiss dismissed oust ousted")
-) - _words("extinct")
+    STATUS_OFF | _OFF_MORE | word_set("sack sacked fire fired dismiss dismissed oust ousted")
+) - word_set("extinct")
 
 
 def _dropped(tokens: list[_Token]) -> set[str]:

@@ -1,0 +1,80 @@
+"""Hearsay is a hedge: a statement relaying what is going round never updates a plain fact."""
+
+from __future__ import annotations
+
+import pytest
+from test_props_world import ctx  # noqa: F401 - fixtures
+
+from graphmem.props import PropsMemory
+from graphmem.props.classify import Candidate
+from graphmem.props.model import make_proposition
+from graphmem.props.offline import OfflineClassifier
+from graphmem.props.reading import read
+
+HEARSAY = (
+    "apparently the Corn Street bakery is shutting after Christmas",
+    "Someone at the bus stop said the number 9 is being cut to hourly.",
+    "my brother-in-law's mate says the pool is closing for a year",
+    "I'm hearing on the grapevine that the head teacher is off to a bigger school.",
+    "heard the market's moving to Tuesdays from spring",
+    "Word is the depot manager has handed in his notice.",
+    "The council is understood to be weighing a sale of the old library.",
+    "Dunmore Rovers' kit man reckons the captain has been dropped.",
+    "anyone know if the surgery is stopping Saturday mornings? my neighbour says so",
+    "The festival is moving to August. Is that true?",
+    "One caller says the ferry fare is going up to 30 pounds.",
+)
+PLAIN = (
+    "The pool reopens on Monday - whatever you may have heard, it was never closing.",
+    "Sorry you heard it on the grapevine first: I have sold the building to Mrs Shah.",
+    "The director gave evidence at an employment tribunal hearing in Dunmore.",
+    "Someone else is doing the school run this week.",
+    "For anyone who missed it, the library is open nine till six.",
+    "The chair's word is final on the agenda.",
+    "The terms are understood by both sides, the union said.",
+    "The mayor said the bridge will reopen in May.",
+)
+
+
+@pytest.mark.parametrize("text", HEARSAY)
+def test_hearsay_reads_as_a_hedge(text: str) -> None:
+    assert read(text).hedged
+
+
+@pytest.mark.parametrize("text", PLAIN)
+def test_plain_statements_that_mention_hearing_or_saying_are_no_hedge(text: str) -> None:
+    assert not read(text).hedged
+
+
+@pytest.mark.parametrize(
+    ("fact", "claim"),
+    [
+        (
+            "A single ferry ticket to Ellay costs 22 pounds.",
+            "The single ferry ticket to Ellay goes up to 30 pounds in May, {teller}.",
+        ),
+        (
+            "Marta Quill chairs the Corby allotment society.",
+            "Marta Quill has stepped down as chair of the Corby allotment society, {teller}.",
+        ),
+    ],
+)
+def test_hearsay_of_a_new_value_never_updates_the_fact(
+    fact: str,
+    claim: str,
+    ctx: PropsMemory,  # noqa: F811
+) -> None:
+    older = make_proposition(fact, "2021-01-01")
+    labels = {}
+    for teller in ("the owner said", "someone in the queue said", "my neighbour says"):
+        text = claim.format(teller=teller)
+        vecs = ctx.embedder.encode([text, fact])
+        judged = OfflineClassifier().classify(
+            make_proposition(text, "2021-05-01"), [Candidate(older, float(vecs[0] @ vecs[1]))]
+        )
+        labels[teller] = judged[0].label
+    assert labels == {
+        "the owner said": "updates",
+        "someone in the queue said": "norel",
+        "my neighbour says": "norel",
+    }
