@@ -86,22 +86,26 @@ FLOORS = {
     "world_windfarm": (0.85, 0.4, 0.25, 0.45),
     "world_textilemill": (0.9, 0.5, 0.5, 0.3),
     # held back in round 10 (0.250, 0.383, 0.360, 0.318 under offline-v10), trained on from
-    # round 11 (offline-v11, boosted trees, which fit their training pairs closely): 0.78,
-    # 0.86, 0.84, 0.76 in-sample; left out one at a time 0.36, 0.58, 0.40, 0.31
-    "world_airport": (0.8, 0.7, 0.5, 0.5),
-    "world_bakery": (0.85, 0.75, 0.6, 0.5),
-    "world_rowing": (0.8, 0.75, 0.6, 0.6),
-    "world_observatory": (0.85, 0.7, 0.5, 0.5),
+    # round 11 (offline-v11, boosted trees of 31 leaves: 0.78, 0.86, 0.84, 0.76 in-sample);
+    # offline-v12's trees of 15 leaves fit their pairs less: 0.54, 0.70, 0.64, 0.62
+    # in-sample; left out one at a time 0.36, 0.57, 0.38, 0.33 (offline-v12)
+    "world_airport": (0.7, 0.5, 0.45, 0.25),
+    "world_bakery": (0.8, 0.65, 0.7, 0.25),
+    "world_rowing": (0.7, 0.6, 0.75, 0.45),
+    "world_observatory": (0.8, 0.6, 0.75, 0.3),
+    # held back in round 11 (0.397, 0.355, 0.394, 0.297 under offline-v11), trained on from
+    # round 12 (offline-v12, 15 leaves a tree): 0.68, 0.62, 0.70, 0.73 in-sample; left out one
+    # at a time 0.35, 0.37, 0.43, 0.22
+    "world_brokerage": (0.85, 0.65, 0.55, 0.45),
+    "world_household": (0.8, 0.6, 0.65, 0.35),
+    "world_football": (0.85, 0.65, 0.65, 0.35),
+    "world_trial": (0.85, 0.7, 0.55, 0.55),
 }
 # Worlds where the classifier calls too many relations to beat "all norel" on accuracy, yet
 # has a macro-F1 far above its 0: world_leisure (legal notices, round 8: 0.84 against 0.85,
 # contradicts precision 0.20; macro-F1 0.42), world_windfarm (formal reports, round 9: 0.89
 # against 0.92 with 537 judged pairs, updates precision 0.37; macro-F1 0.44)
 MANY_CALLED = ("world_leisure", "world_windfarm")
-# Held back in round 11: the household's hearsay ("apparently", "someone said", "reckons", a
-# neighbours' group) is no hedge the reader knows, so no statement there reads as hedged and
-# the hedge guarantee has nothing to hold on (docs/quality.md, round 11: next round's work)
-HEARSAY_UNREAD = ("world_household",)
 
 
 def ids(worlds: list[NamedWorld]) -> list[str]:
@@ -155,9 +159,8 @@ def test_world_is_well_formed(named: NamedWorld) -> None:
     four = ("world_bridge", "world_choir", "world_villageshop", "world_household")
     fewest = 4 if named.name in four else 5
     assert all(n >= fewest for n in labels.values()), labels
-    hedged = any(read(p["text"], p["source"]).hedged for p in props)
-    # false claims, hedged: the reader must find them (or, where it does not yet, say so here)
-    assert hedged != (named.name in HEARSAY_UNREAD), "hedged claims found where none were read"
+    # false claims, hedged: the reader must find them
+    assert any(read(p["text"], p["source"]).hedged for p in props)
     questions = named.world.questions
     assert len(questions) >= 20
     by_topic: dict[str, set[int]] = {}
@@ -196,19 +199,7 @@ def test_offline_labels_on_the_tuning_worlds(ctx: PropsMemory, named: NamedWorld
 
 
 # a guarantee of the classifier, not a quality figure: asserted on the held-back worlds too
-@pytest.mark.parametrize(
-    "named",
-    [
-        pytest.param(
-            w,
-            marks=pytest.mark.xfail(
-                w.name in HEARSAY_UNREAD, reason="hearsay the reader does not know", strict=True
-            ),
-        )
-        for w in ALL
-    ],
-    ids=ids(ALL),
-)
+@pytest.mark.parametrize("named", ALL, ids=ids(ALL))
 def test_hedged_claims_never_update_or_contradict_plain_statements(
     ctx: PropsMemory,  # noqa: F811
     named: NamedWorld,
@@ -273,8 +264,8 @@ def test_a_claim_later_refuted_is_not_current(ctx: PropsMemory, named: NamedWorl
         "world_carclub": 1 / 3,
         "world_textilemill": 1 / 2,
         # offline-v11 (round 11), held back in round 10: observatory 7 of 20 (its hedged
-        # telescope and discovery claims against dated timeline lines)
-        "world_observatory": 7 / 20,
+        # telescope and discovery claims against dated timeline lines); offline-v12 8 of 20
+        "world_observatory": 2 / 5,
     }.get(named.name, 0.25)
     assert len(standing) <= share * len(refuted), standing
 
@@ -307,9 +298,10 @@ def test_questions_answered_better_with_relations(ctx: PropsMemory, named: Named
     # (recall 0.07), too few for v1 to gain from: 13 of 34 either way
     if named.name == "world_radio":
         assert right(v1, world, True) >= right(v1, world, False)
-    elif named.name == "world_carclub":
+    elif named.name in ("world_carclub", "world_brokerage"):
         # forum threads (held back in round 9): offline-v10's edges cost v1 one question (16
-        # against 17), while the benches' reader gains five (27 against 22 from plain top-k)
+        # against 17), while the benches' reader gains five (27 against 22 from plain top-k);
+        # investor relations (held back in round 11): v1 13 either way, v2 22 against 21
         v2 = warmed_reader(ctx, world)
         assert right(v2, world, True) > right(v2, world, False)
     else:
@@ -344,6 +336,13 @@ def test_questions_answered_better_with_relations(ctx: PropsMemory, named: Named
         "world_bakery": 0.75,
         "world_rowing": 0.6,
         "world_observatory": 0.75,
+        # offline-v12 (round 12), held back in round 11: brokerage 22 of 34, household 20 of
+        # 36, football 23 of 36, trial 26 of 36 (with gold relations 25, 22, 26, 27: the
+        # reader does not read figures in tables and words, or the household's shorthand)
+        "world_brokerage": 0.6,
+        "world_household": 0.55,
+        "world_football": 0.6,
+        "world_trial": 0.7,
     }.get(named.name, 0.8)
     assert right(warmed_reader(ctx, world), world, True) >= floor * len(world.questions)
 

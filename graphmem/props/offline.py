@@ -846,7 +846,7 @@ class OfflineClassifier(RuleClassifier):
     """The rules' signals (their verdict among them) weighed by a model learned on the
     tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM."""
 
-    name = "offline-v11"  # round 11: boosted trees on 44 worlds (signals of round 7)
+    name = "offline-v12"  # round 12: boosted trees on 48 worlds, hearsay read as a hedge
 
     def __init__(
         self, rules: OfflineRules = DEFAULT_RULES, model: RelationModel | None = None
