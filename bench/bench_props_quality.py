@@ -375,6 +375,7 @@ def main() -> None:
     parser.add_argument(
         "--roles", default="tuning,held_out", help="tuning, held_out or both, comma-separated"
     )
+    parser.add_argument("--worlds", help="only these worlds, comma-separated (world_bakery,...)")
     parser.add_argument("--k", type=int, default=10, help="anchors for the reader")
     parser.add_argument(
         "--reader",
@@ -390,6 +391,13 @@ def main() -> None:
     )
     args = parser.parse_args()
     worlds = load_worlds(INDEX, tuple(args.roles.split(",")))
+    if args.worlds:
+        wanted = set(args.worlds.split(","))
+        if unknown := wanted - {w.name for w in worlds}:
+            parser.error(
+                f"--worlds: {', '.join(sorted(unknown))} not among the {args.roles} worlds"
+            )
+        worlds = [w for w in worlds if w.name in wanted]
     print(__doc__.split("\n\n")[1].replace("\n", " "), "\n")
     with temp_store() as store, tempfile.TemporaryDirectory(prefix="gmq-") as tmp:
         readers = ("v2", "v1") if args.reader == "both" else (args.reader,)
