@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from pushes import pushes, random_cuts
+from pushes import in_pieces
 
 from graphmem.series.detect.blip import only_transition
 from graphmem.series.detect.segmenter import OnlineSegmenter, SegmenterConfig, segment_all
@@ -65,10 +65,7 @@ def test_only_transition_reads_the_points_between_two_levels():
 def test_the_ramp_test_decides_the_same_however_points_arrive():
     for seed in range(3):
         xs, _ = _blocks(seed)
-        whole = segment_all(xs)
-        cuts = random_cuts(len(xs), np.random.default_rng(seed))
-        seg, found = pushes(xs, cuts, SegmenterConfig(), resume=True)
-        assert [b for _, new in found for b in new] + seg.close() == whole
+        assert in_pieces(xs, np.random.default_rng(seed), SegmenterConfig()) == segment_all(xs)
 
 
 def test_a_state_stored_before_the_ramp_test_goes_on_without_it():
@@ -92,7 +89,4 @@ def test_a_long_ramp_length_decides_the_same_after_a_restore():
         xs[c:] += rng.normal(0, 8) * np.clip((t[c:] - c) / ramp, 0, 1)
     xs += rng.standard_normal(500)
     cfg = SegmenterConfig(ramp_length=60)
-    whole = segment_all(xs, cfg)
-    cuts = random_cuts(len(xs), np.random.default_rng(102))
-    seg, found = pushes(xs, cuts, cfg, resume=True)
-    assert [b for _, new in found for b in new] + seg.close() == whole
+    assert in_pieces(xs, np.random.default_rng(102), cfg) == segment_all(xs, cfg)
