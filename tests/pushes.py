@@ -31,3 +31,10 @@ def pushes(
             seg = OnlineSegmenter.from_state(json.loads(json.dumps(seg.state())))
         prev = cut
     return seg, found
+
+
+def in_pieces(xs: np.ndarray, rng: np.random.Generator, cfg: SegmenterConfig) -> list[int]:
+    """Every boundary found pushing xs in random pieces (random_cuts), the state saved and
+    restored after each, then closing: segment_all's answer when batching changes nothing."""
+    seg, found = pushes(xs, random_cuts(len(xs), rng), cfg, resume=True)
+    return [b for _, new in found for b in new] + seg.close()

@@ -23,6 +23,10 @@ HEARSAY = (
     "anyone know if the surgery is stopping Saturday mornings? my neighbour says so",
     "The festival is moving to August. Is that true?",
     "One caller says the ferry fare is going up to 30 pounds.",
+    "my mate Dave says the pool is closing",
+    "We are hearing that the depot will close in June.",
+    "My neighbour, who is on the council, says the library is closing.",
+    "The pool is shut and word is it won't reopen.",
 )
 PLAIN = (
     "The pool reopens on Monday - whatever you may have heard, it was never closing.",
@@ -33,6 +37,16 @@ PLAIN = (
     "The chair's word is final on the agenda.",
     "The terms are understood by both sides, the union said.",
     "The mayor said the bridge will reopen in May.",
+    # official prose: a hearing that is no rumour, a teller named or in another clause
+    "The court sat for two days and heard evidence from 14 witnesses.",
+    "The case, heard by the High Court in May, was dismissed.",
+    "Councillors are hearing evidence on the plan this week.",
+    "Senior nurse Jane Okafor said the ward would reopen in May.",
+    "The pharmacist, Raj Patel, said supplies had returned to normal.",
+    "Residents can contact the helpline for advice, the council said.",
+    "The reservoir, the main water source, will close for repairs, the utility said.",
+    "The neighbour dispute was settled, the court said.",
+    "Anyone else wishing to apply should contact the parish office.",
 )
 
 

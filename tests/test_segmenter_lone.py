@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from pushes import pushes, random_cuts
+from pushes import in_pieces
 
 from graphmem.series.detect.blip import lone_excursion
 from graphmem.series.detect.segmenter import OnlineSegmenter, SegmenterConfig, segment_all
@@ -60,10 +60,7 @@ def test_lone_excursion_reads_the_points_around_it():
 def test_the_lone_excursion_is_decided_the_same_however_points_arrive():
     for seed in range(3):
         xs = _glitches(seed, 8.0)
-        whole = segment_all(xs)
-        cuts = random_cuts(len(xs), np.random.default_rng(seed))
-        seg, found = pushes(xs, cuts, SegmenterConfig(), resume=True)
-        assert [b for _, new in found for b in new] + seg.close() == whole
+        assert in_pieces(xs, np.random.default_rng(seed), SegmenterConfig()) == segment_all(xs)
 
 
 def test_a_state_stored_before_the_lone_excursion_goes_on_without_it():

@@ -5,14 +5,20 @@ phone-in and gossip voices of the tuning worlds (docs/quality.md)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from graphmem.props.wordlist import word_set
 
 HEARSAY_WORDS = word_set(
     "apparently seemingly reputedly reckon reckons reckoned unofficially unofficial"
 )
 HEAR = word_set("heard hearing hear")
-# who hears: "I'm hearing", "we've heard", "heard tomasz is leaving", "anyone else heard"
-HEARERS = word_set("i i'm im i've ive we we're we've am are else keep") | {""}
+# who hears: "I'm hearing", "we've heard", "heard tomasz is leaving", "anyone else heard"; "are"
+# only after "we" ("councillors are hearing evidence" is no rumour)
+HEARERS = word_set("i i'm im i've ive we we're we've am else keep") | {""}
+# a clause opened by these shares the subject of the clause before: "the court sat and heard
+# evidence" is the court's hearing, not the writer's
+JOINERS = ("and", "but")
 SAY = word_set("say says said saying told tells")
 # an unnamed or second-hand teller: "someone at the school gate said", "my cousin says"
 TELLERS = word_set(
@@ -23,31 +29,76 @@ TELLERS = word_set(
 )
 # tokens between the teller and the verb: "my neighbour's on the committee and says"
 TELLER_REACH = 7
+# the writer's own circle: "my mate Dave says" is second-hand though Dave is named
+OWN = word_set("my me our")
 ASKING = word_set("anyone anybody")
-ASKED = word_set("know knows else heard hear hearing confirm")
+ASKED = word_set("know knows heard hear hearing confirm")
 BE = word_set("is are was were been being")
 
 
-def is_hearsay(words: list[str], i: int, opens_clause: bool) -> bool:
-    """Whether word i of a statement's lower-case words (possessive "'s" removed, numbers and
-    breaks left out) marks hearsay; `opens_clause` when it is its clause's first word."""
-    word = words[i]
-    prev = words[i - 1] if i and not opens_clause else ""
-    nxt = words[i + 1] if i + 1 < len(words) else ""
+@dataclass
+class Words:
+    """A statement's lower-case words (possessive "'s" removed, numbers and breaks left out);
+    the break before each word that opens a clause ("," or "and", say; "" before the first);
+    the words written with a capital."""
+
+    text: list[str] = field(default_factory=list)
+    opens: dict[int, str] = field(default_factory=dict)
+    capital: set[int] = field(default_factory=set)
+
+
+def is_hearsay(words: Words, i: int) -> bool:
+    """Whether word i of a statement marks hearsay."""
+    text, word = words.text, words.text[i]
+    prev = text[i - 1] if i and i not in words.opens else ""
+    nxt = text[i + 1] if i + 1 < len(text) else ""
     if word in HEARSAY_WORDS:
         return True
-    if word in HEAR:  # "you may have heard" is the writer's, not a hearer's
-        return prev in HEARERS and "you" not in words[max(0, i - 3) : i]
+    if word in HEAR:
+        return _heard(words, i, prev, nxt)
     if word == "word":  # "word is ...", "word has it ..." opening the clause
-        return opens_clause and nxt in ("is", "has")
+        return i in words.opens and nxt in ("is", "has")
     if word == "understood":  # "is understood to", "it is understood that"
-        return prev in BE and (nxt in ("to", "that") or words[i - 2 : i - 1] == ["it"])
+        return prev in BE and (nxt in ("to", "that") or text[i - 2 : i - 1] == ["it"])
     if word == "official":  # "nothing official", "not official yet"
         return prev in ("nothing", "not")
-    if word in ASKING:
-        return nxt in ASKED
+    if word in ASKING:  # "anyone know if", "anyone else heard"; not "anyone else wishing to"
+        asked = text[i + 2] if nxt == "else" and i + 2 < len(text) else nxt
+        return asked in ASKED
     if word == "that":  # "is that true??"
         return prev == "is" and nxt in ("true", "right")
     if word in SAY:
-        return not TELLERS.isdisjoint(words[max(0, i - TELLER_REACH) : i])
+        return _told(words, i)
     return False
+
+
+def _heard(words: Words, i: int, prev: str, nxt: str) -> bool:
+    """Whether "hear"/"heard"/"hearing" is the writer's (or their circle's) hearing."""
+    if nxt == "by" or words.opens.get(i) in JOINERS:  # "heard by the court", "met and heard"
+        return False
+    if prev == "are":  # "we are hearing"
+        return words.text[i - 2 : i - 1] == ["we"]
+    # "you may have heard" is the writer's, not a hearer's
+    return prev in HEARERS and "you" not in words.text[max(0, i - 3) : i]
+
+
+def _told(words: Words, i: int) -> bool:
+    """Whether a say-verb's teller is unnamed or second-hand: a teller within TELLER_REACH
+    words before it. Past a comma only when the verb opens its clause ("a source, who asked
+    not to be named, said"), not when the clause has a subject of its own ("contact the
+    helpline, the council said"); "and"/"but" may come between ("my neighbour's on the
+    committee and says")."""
+    across = words.opens.get(i, "and") not in JOINERS
+    for j in range(i - 1, max(0, i - TELLER_REACH) - 1, -1):
+        if words.text[j] in TELLERS:
+            return not _named(words, j)
+        if not across and words.opens.get(j, "and") not in JOINERS:
+            return False
+    return False
+
+
+def _named(words: Words, j: int) -> bool:
+    """Whether the teller at j is named right after it ("senior nurse Jane Okafor said", "the
+    pharmacist, Raj Patel, said"), and not of the writer's circle ("my mate Dave says")."""
+    owner = words.text[j - 1] if j else ""
+    return j + 1 in words.capital and owner not in OWN

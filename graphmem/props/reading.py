@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from graphmem.props.hearsay import is_hearsay
+from graphmem.props.hearsay import Words, is_hearsay
 from graphmem.props.wordlist import word_set
 
 _TOKEN = re.compile(
@@ -581,7 +581,7 @@ class _Parse:
     office: bool = False  # the first on/off word is a change of office
     trend: tuple[int, int] | None = None  # (sign, clause) of the first up/down word
     cues: set[int] = field(default_factory=set)  # indices of the later words of on/off phrases
-    words: list[str] = field(default_factory=list)  # the words alone, for hearsay
+    words: Words = field(default_factory=Words)  # the words alone, for hearsay
     word_at: dict[int, int] = field(default_factory=dict)  # token index → index in words
 
     def close(self) -> None:
@@ -618,10 +618,7 @@ def read(text: str, source: str | None = None) -> Reading:
     """The Reading of a statement (and of its source's name, for hedges)."""
     tokens = _tokens(text)
     parse = _Parse(tokens, _speaker_end(tokens))
-    for i, tok in enumerate(tokens):
-        if tok.kind == "word":
-            parse.word_at[i] = len(parse.words)
-            parse.words.append(tok.lower.removesuffix("'s"))
+    _hearsay_words(parse)
     frequencies, used = _frequencies(tokens)
     used |= _dates(tokens)
     for i, tok in enumerate(tokens):
@@ -689,10 +686,25 @@ def _speakers(parse: _Parse) -> frozenset[str]:
     return frozenset(n for pos, n in parse.names if pos + len(n.split()) <= end)
 
 
+def _hearsay_words(parse: _Parse) -> None:
+    """The words alone, the break that opens each clause and the capitals, for hearsay."""
+    words = parse.words
+    opener: str | None = ""  # the statement's start opens a clause
+    for i, tok in enumerate(parse.tokens):
+        if tok.kind == "brk":
+            opener = tok.lower
+        elif tok.kind == "word":
+            n = parse.word_at[i] = len(words.text)
+            if opener is not None:
+                words.opens[n] = opener
+            if tok.text[0].isupper():
+                words.capital.add(n)
+            opener = None
+            words.text.append(tok.lower.removesuffix("'s"))
+
+
 def _hearsay(parse: _Parse, i: int) -> bool:
-    tokens = parse.tokens
-    opens = i == 0 or tokens[i - 1].kind == "brk"
-    return is_hearsay(parse.words, parse.word_at[i], opens)
+    return is_hearsay(parse.words, parse.word_at[i])
 
 
 def _plain(tok: _Token) -> str:

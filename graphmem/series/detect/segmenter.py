@@ -253,7 +253,9 @@ class OnlineSegmenter:
         # The last values pushed (raw), for the smooth test: every value a test may still read
         # after a push of up to _CHUNK points.
         cfg = self.config
-        self._back = max(cfg.smooth_window, BLIP_BEFORE, REPEAT_BEFORE)  # the tests' look back
+        # The tests' look back; the ramp test reads BLIP_BEFORE points before the boundary kept
+        # up to ramp_length points before the pending one.
+        self._back = max(cfg.smooth_window, BLIP_BEFORE + cfg.ramp_length, REPEAT_BEFORE)
         self._values = np.zeros(cfg.max_lag + self._back + cfg.warmup + _CHUNK)
         # How long after itself a boundary may be confirmed and still be tested: the values its
         # tests read are then kept however the points were batched (a boundary the walk back
