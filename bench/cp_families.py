@@ -869,6 +869,142 @@ def _spot_price(rng):
     return np.round(price, 2), cps
 
 
+# Held back from round 13 on, written blind (before the detector was changed for them): three
+# more kinds of real series that changepoint benchmarks hold and no family above draws.
+def _latency_p95(rng):
+    # A web endpoint's 95th-percentile response time in ms, per hour, half hour or 15 minutes
+    # over 4-41 days (to the ms, or to 0.1 ms under 100 ms): a daily cycle (slower when busy,
+    # weekends quieter), log-normal noise with a heavy right tail that is far worse at night
+    # (few requests make a noisy percentile), and a slow drift as data grows. Labelled: every
+    # deploy or config change that moves the latency for good, at once, by 25-150 % (more if
+    # needed to make it 4+ noise stds and half the daily swing): a regression (often worse at
+    # peak load), or a fix or rollback, each regime lasting a day or more. NOT changes: the
+    # daily and weekly cycle, the drift of up to +-15 %, the noisy nights, and 1-3 bucket spikes
+    # of 1.5-5 times (a GC pause, a slow dependency, a cache flush, a short incident) away from
+    # the deploys.
+    period = int(rng.choice([24, 48, 96]))  # buckets a day
+    n = int(rng.integers(max(168, 4 * period), 1001))
+    cps = _cuts(rng, n, int(rng.choice(4, p=[0.3, 0.35, 0.2, 0.15])), period)
+    t = np.arange(n) + int(rng.integers(0, 7 * period))
+    hour = (t % period) / period
+    traffic = np.exp(rng.uniform(0.5, 1.2) * np.cos(2 * math.pi * (hour - rng.uniform(0.45, 0.65))))
+    traffic *= np.where(t // period % 7 >= 5, rng.uniform(0.5, 0.9), 1.0)
+    traffic /= traffic.max()
+    load = rng.uniform(0.1, 0.3)  # how much latency rises with traffic
+    sd0 = rng.uniform(0.04, 0.1)  # noise std in log units at peak traffic
+    sd = np.minimum(sd0 / np.sqrt(traffic), 3.0 * sd0)
+    cycle = load * np.log(traffic)
+    level, peak = np.zeros(n), np.zeros(n)  # peak: a regression's extra at full traffic
+    regress = rng.random() < 0.7  # the first change is mostly a regression
+    for c in cps:
+        jump = max(rng.uniform(0.22, 0.92), 4.0 * float(np.median(sd)), 0.5 * float(np.ptp(cycle)))
+        level[c:] = level[c - 1] + (jump if regress else -jump)
+        if regress and rng.random() < 0.5:
+            peak[c:] = peak[c - 1] + jump * rng.uniform(0.2, 0.6)  # worse under load
+        elif not regress:
+            peak[c:] = 0.0
+        regress = not regress if rng.random() < 0.7 else regress
+    log = level + peak * traffic + cycle + rng.uniform(-0.15, 0.15) * np.arange(n) / n
+    tail = rng.exponential(1.0, n) - 1.0  # right-skewed: a percentile jumps up, not down
+    log += sd * (_ar1(rng, n, rng.uniform(0.2, 0.6)) + rng.uniform(0.3, 0.8) * tail)
+    away = np.array([all(abs(i - c) > 3 for c in cps) for i in range(n)])
+    for s in rng.choice(n - 3, size=int(rng.poisson(n * rng.uniform(0.003, 0.012)))):
+        if away[s : s + 3].all():
+            log[s : s + int(rng.integers(1, 4))] += math.log(rng.uniform(1.5, 5.0))
+    ms = 10.0 ** rng.uniform(1.3, 3.0) * np.exp(log)
+    return (np.round(ms) if np.median(ms) >= 100.0 else np.round(ms, 1)), cps
+
+
+def _battery_fade(rng):
+    # A lithium-ion cell's discharge capacity per cycle in an ageing test, in Ah to 0.1 mAh or as
+    # state of health in % to 0.01: a small early fade that levels off, then a slow, nearly
+    # straight fade; many cells reach a knee where the fade turns 3+ times faster (lithium
+    # plating) and the test runs on to 75-85 % of nominal. Labelled: the knee (where the two
+    # straight fades meet; the bend is rounded over 1-2 % of the test), and a cell moved to
+    # another channel or tester: a lasting step of its measured capacity by 5+ noise stds. NOT
+    # changes: the early fade, a gentle steepening before any knee, capacity regained after a
+    # rest (up 0.3-1.5 %, fading back over 2-8 cycles), 0-3 cut-short cycles reading 1-5 % low,
+    # measurement noise. A test stopped before its knee has no change.
+    n = int(rng.integers(150, 1001))
+    k = np.arange(n, dtype=np.float64)
+    noise = rng.uniform(0.0005, 0.003)  # of nominal
+    start = rng.uniform(0.98, 1.04)
+    early = rng.uniform(0.0, 0.015) * (1.0 - np.exp(-k / rng.uniform(15.0, 80.0)))
+    knee = min(int(rng.uniform(0.55, 0.9) * n), n - 20) if rng.random() < 0.65 else None
+    before = rng.uniform(0.02, 0.08)  # fade until the knee (or the end), as a fraction
+    slope = before / (knee if knee is not None else n)
+    fade = slope * k + rng.uniform(0.0, 0.3) * slope * k**2 / n  # a gentle steepening
+    cps: list[int] = []
+    if knee is not None:
+        eol = rng.uniform(0.75, 0.85)
+        after = max(3.0 * slope, (start - early[-1] - before - eol) / (n - knee))
+        width = max(1.0, rng.uniform(0.01, 0.02) * n / 4.0)
+        fade += (after - slope) * width * np.logaddexp(0.0, (k - knee) / width)
+        cps.append(knee)
+    if rng.random() < 0.25:
+        gap = max(30, n // 8)
+        ok = [i for i in range(gap, n - gap) if all(abs(i - c) >= gap for c in cps)]
+        if ok:
+            moved = int(rng.choice(ok))
+            step = max(rng.uniform(0.004, 0.01), 5.0 * noise) * _sign(rng)
+            fade[moved:] -= step
+            cps = sorted([*cps, moved])
+    soh = start - early - fade + noise * rng.standard_normal(n)
+    for r in rng.choice(n - 2, size=int(rng.poisson(n / 150 * rng.uniform(0.3, 2.0)))):
+        if all(abs(r - c) > 5 for c in cps):
+            since = k[r:] - r
+            soh[r:] += rng.uniform(0.003, 0.015) * np.exp(-since / rng.uniform(2.0, 8.0))
+    for i in rng.choice(np.arange(1, n - 1), size=int(rng.integers(0, 4)), replace=False):
+        if all(abs(i - c) > 3 for c in cps):
+            soh[i] *= 1.0 - rng.uniform(0.01, 0.05)
+    if rng.random() < 0.4:
+        return np.round(100.0 * soh, 2), cps  # state of health, %
+    nominal = float(rng.choice([1.1, 2.0, 2.5, 3.0, 3.4, 4.8]))
+    return np.round(nominal * soh, 4), cps  # Ah
+
+
+def _resting_hr(rng):
+    # Resting heart rate per day from a wearable, in whole bpm, over 4 months to 3 years: day to
+    # day noise of 1-2.5 bpm (autocorrelated), 0-2 bpm higher on weekend days, a yearly swing of
+    # up to +-2 bpm, slow fitness drift. Labelled: a lasting change of 5-14 bpm (and 2.5+ noise
+    # stds) taking effect within 1-4 days, 45+ days from another: starting or stopping a beta
+    # blocker or a stimulant, a move to or from altitude. The days of the drug taking effect
+    # after a label are NOT changes, nor are illness bumps (up 3-9 bpm for about 1-2 weeks,
+    # then back), 0-4 single high days (a late night, drinking, a hard race), the weekly and
+    # yearly swings, fitness drift of up to 3 bpm over the whole record.
+    n = int(rng.integers(120, 1001))
+    cps = _cuts(rng, n, int(rng.choice(3, p=[0.35, 0.4, 0.25])), max(45, n // 6))
+    t = np.arange(n)
+    base = rng.uniform(48.0, 75.0)
+    sd = rng.uniform(1.0, 2.5)
+    level = np.zeros(n)
+    sign = -1.0 if rng.random() < 0.6 else 1.0  # mostly a beta blocker first, lowering it
+    for c in cps:
+        jump = sign * max(rng.uniform(5.0, 14.0), 2.5 * sd)
+        if not 40.0 <= base + level[c - 1] + jump <= 95.0:
+            jump = -jump
+        ramp = int(rng.integers(1, 5))
+        level[c:] = level[c - 1] + jump
+        level[c : c + ramp] = level[c - 1] + jump * np.arange(1, ramp + 1) / (ramp + 1)
+        sign = -math.copysign(1.0, jump) if rng.random() < 0.7 else math.copysign(1.0, jump)
+    day = (t + int(rng.integers(0, 7))) % 7
+    weekend = np.array([0.0, 0.0, 0.0, 0.0, 0.0, rng.uniform(0.0, 2.0), rng.uniform(0.0, 1.5)])
+    bpm = base + level + weekend[day] + rng.uniform(-3.0, 3.0) * t / n
+    bpm += rng.uniform(0.0, 2.0) * np.cos(2 * math.pi * (t + rng.uniform(0, 365)) / 365.25)
+    bpm += sd * _ar1(rng, n, rng.uniform(0.3, 0.7))
+    for s in rng.choice(n - 1, size=int(rng.poisson(n / 150 * rng.uniform(0.3, 1.5)))):
+        if all(s + 20 < c or s > c + 7 for c in cps):  # an illness is not where the level moves
+            rise, since = int(rng.integers(1, 3)), (t[s:] - s).astype(np.float64)
+            shape = np.where(
+                since < rise, (since + 1) / (rise + 1), np.exp(-(since - rise) / rng.uniform(2, 4))
+            )
+            bpm[s:] += rng.uniform(3.0, 9.0) * shape  # up over 1-2 days, back over 1-2 weeks
+    for i in rng.choice(np.arange(1, n - 1), size=int(rng.integers(0, 5)), replace=False):
+        if all(abs(i - c) > 3 for c in cps):
+            bpm[i] += rng.uniform(3.0, 8.0)
+    return np.round(bpm), cps
+
+
 # Families of series shaped like real ones (lengths, trends, outliers, counts, few changes).
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
@@ -915,12 +1051,16 @@ _FAMILIES = {
     "river_stage": _river_stage,
     "small_share": _small_share,
     "spot_price": _spot_price,
+    "latency_p95": _latency_p95,
+    "battery_fade": _battery_fade,
+    "resting_hr": _resting_hr,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
 # (positive) scale; shares stay in 0..100, prices on their tick grid, returns in percent around
 # zero; a sensor's dropouts stay exact zeros; exchange rates, QC results and paces stay as quoted.
-# So do river stages (metres, to the cm or mm), small-count percentages and spot prices.
+# So do river stages (metres, to the cm or mm), small-count percentages and spot prices, and
+# latencies (ms), battery capacities (Ah or % of nominal) and heart rates (whole bpm).
 _UNSCALED = {
     "counts",
     "growth",
@@ -947,6 +1087,9 @@ _UNSCALED = {
     "river_stage",
     "small_share",
     "spot_price",
+    "latency_p95",
+    "battery_fade",
+    "resting_hr",
 }
 
 
