@@ -61,6 +61,9 @@ TUNED_FAMILIES = (
     "peg_break",  # round 12: held back until then
     "lab_qc",  # round 12: held back until then
     "interval_run",  # round 12: held back until then
+    "river_stage",  # round 13: held back until then
+    "small_share",  # round 13: held back until then
+    "spot_price",  # round 13: held back until then
 )
 HELD_FAMILIES = (
     "steps_heavy",
@@ -79,10 +82,6 @@ HELD_FAMILIES = (
     # round 8: written blind before the detector was changed for them
     "share_shift",
     "ar1_steps",
-    # round 12: written blind before the detector was changed for them
-    "river_stage",
-    "small_share",
-    "spot_price",
     # round 13: written blind before the detector was changed for them
     "latency_p95",
     "battery_fade",
