@@ -1006,6 +1006,277 @@ def _resting_hr(rng):
 
 
 # Families of series shaped like real ones (lengths, trends, outliers, counts, few changes).
+def _water_meter(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # A household smart water meter read hourly (7-41 days) or every 15 minutes (3-10 days), in
+    # litres per interval as the difference of a register counting whole litres (or 0.1 L), so
+    # the usage carries over between intervals. 1-5 people: nights at or near zero, a morning peak
+    # (later on weekends) and an evening peak made of showers (25-130 L), toilet flushes (4-10 L),
+    # taps, a washing machine (fills of 12-20 L over an hour or so), a dishwasher; some homes have
+    # a softener regenerating at 2 am every few days (50-150 L) or a tap dripping all along
+    # (0.2-1 L/h). Labelled: a leak starting (a toilet flapper stuck, a burst pipe under the slab:
+    # a steady flow of 6+ L/h and 0.4-2.5 times the home's mean hourly use, running day and night,
+    # the night floor lifting off zero), a leak fixed (back to the old floor) or a leak of under
+    # 60 L/h getting 2-4 times worse, each 1.5+ days and a sixth of the record from another. NOT
+    # changes: the daily cycle, weekends, showers, baths, laundry days, the softener, garden
+    # watering (a hose at 8-20 L/min for 10-60 min on some summer evenings or mornings, up to
+    # ~1000 L at once), guests staying 2-4 days, the house empty for 1-2 days (a weekend away).
+    per_day = 24 if rng.random() < 0.6 else 96
+    n = int(rng.integers(168, 1001)) if per_day == 24 else int(rng.integers(288, 1001))
+    minutes = 1440 // per_day  # minutes per interval
+    total_min = n * minutes
+    start = int(rng.integers(0, 7 * 1440))  # the record starts any minute of the week
+    days = (start + total_min) // 1440 + 2
+    flow = np.zeros(days * 1440)  # litres per minute, minute 0 = midnight of day 0
+
+    def add(at: float, litres: float, duration: float) -> None:
+        a = int(at)
+        d = max(1, int(round(duration)))
+        if a >= 0 and a + d <= flow.size:
+            flow[a : a + d] += litres / d
+
+    people = int(rng.integers(1, 6))
+    flush = float(rng.choice([4.5, 6.0, 9.0])) * rng.uniform(0.8, 1.1)
+    shower_rate = rng.uniform(6.0, 12.0)  # L/min
+    laundry, dishes = rng.uniform(0.1, 0.8), rng.uniform(0.0, 0.9)  # chance a day
+    softener = int(rng.integers(3, 8)) if rng.random() < 0.3 else 0
+    summer = rng.random() < 0.5
+    watering = rng.uniform(0.05, 0.35) if summer else 0.0
+    away = set()
+    if days >= 14 and rng.random() < 0.5:  # a weekend away
+        d0 = int(rng.integers(2, days - 4))
+        away = set(range(d0, d0 + int(rng.integers(1, 3))))
+    guests = np.zeros(days, dtype=np.int64)
+    if days >= 10 and rng.random() < 0.4:
+        d0 = int(rng.integers(1, days - 4))
+        guests[d0 : d0 + int(rng.integers(2, 5))] = int(rng.integers(1, 4))
+    for day in range(days):
+        if day in away:
+            continue
+        base = day * 1440
+        weekend = (day + start // 1440) % 7 >= 5
+        for _ in range(people + int(guests[day])):
+            wake = 60 * (rng.normal(6.8, 0.6) + (rng.uniform(0.5, 2.0) if weekend else 0.0))
+            bed = 60 * rng.normal(22.8, 0.7)
+            if rng.random() < 0.8:
+                morning = rng.random() < 0.65
+                at = wake + rng.uniform(5, 40) if morning else 60 * rng.uniform(18, 22.5)
+                mins = rng.uniform(4.0, 11.0)
+                add(base + at, shower_rate * mins, mins)
+            if rng.random() < 0.04:
+                add(base + 60 * rng.uniform(18, 22), rng.uniform(80, 150), 10)  # a bath
+            for _ in range(rng.poisson(5.0)):
+                add(base + rng.uniform(wake, bed), flush, 2)
+            if rng.random() < 0.3:
+                add(base + rng.uniform(60, 300), flush, 2)  # a flush in the night
+            for _ in range(rng.poisson(12.0)):
+                meal = rng.choice([wake + 30, 60 * 12.5, 60 * 18.5, rng.uniform(wake, bed)])
+                add(base + meal + 40 * rng.standard_normal(), rng.uniform(0.3, 5.0), 1)
+        if rng.random() < laundry:
+            at = base + 60 * rng.uniform(8, 20)
+            for j in range(int(rng.integers(3, 5))):
+                add(at + j * rng.uniform(15, 30), rng.uniform(12, 20), 3)
+        if rng.random() < dishes:
+            at = base + 60 * rng.uniform(19.5, 22.5)
+            for j in range(int(rng.integers(2, 4))):
+                add(at + j * rng.uniform(15, 25), rng.uniform(3.5, 6.0), 2)
+        if softener and day % softener == 0:
+            add(base + 120 + rng.uniform(0, 10), rng.uniform(50, 150), rng.uniform(60, 100))
+        if rng.random() < watering:
+            at = 60 * (rng.uniform(18, 21) if rng.random() < 0.7 else rng.uniform(5.5, 8))
+            mins = rng.uniform(10, 60)
+            add(base + at, rng.uniform(8, 20) * mins, mins)
+    flow = flow[start : start + total_min]
+    drip = rng.uniform(0.2, 1.0) / 60 if rng.random() < 0.3 else 0.0
+    flow += drip
+    mean_hourly = 60.0 * float(flow.mean())
+
+    gap = max(int(1.5 * per_day), n // 6)
+    k = min(int(rng.choice(4, p=[0.3, 0.35, 0.2, 0.15])), n // gap - 1)
+    cps = _cuts(rng, n, k, gap)
+    leak = np.zeros(n)  # L/h, per interval
+    rate = 0.0 if rng.random() < 0.75 else max(6.0, mean_hourly * rng.uniform(0.4, 2.5))
+    leak[:] = rate
+    for c in cps:
+        if rate == 0.0:
+            rate = max(6.0, mean_hourly * rng.uniform(0.4, 2.5))
+        elif rng.random() < 0.7 or rate > 60.0:
+            rate = 0.0  # fixed
+        else:
+            rate *= rng.uniform(2.0, 4.0)  # worse
+        leak[c:] = rate
+    clock = (start + minutes * np.arange(n)) % 1440 / 1440
+    night = np.cos(2 * math.pi * (clock - 0.15))  # mains pressure is highest at night
+    pressure = 1.0 + rng.uniform(0.0, 0.12) * night
+    wobble = np.exp(0.05 * _ar1(rng, n, 0.9))
+    used = flow.reshape(n, minutes).sum(axis=1) + leak * pressure * wobble * minutes / 60.0
+    resolution = 1.0 if rng.random() < 0.7 else 0.1
+    register = rng.uniform(0, 1e5) + np.cumsum(used)
+    counted = np.floor(register / resolution)
+    litres = np.diff(np.concatenate([[math.floor((register[0] - used[0]) / resolution)], counted]))
+    return np.round(litres * resolution, 1), cps
+
+
+def _solar_yield(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # A rooftop solar array's daily energy yield in kWh (to 0.01, or 0.1 for big arrays) over
+    # 3 months to nearly 3 years, from the inverter's log: 1.5-15 kWp, a clear-sky yield that
+    # swings with the seasons 1.5-6 times from winter to summer, weather that cuts a day's yield
+    # to 5-85 % (cloudy spells last a few days, winters cloudier; a sunny or a mixed climate),
+    # soiling of up to 3-8 % building up in dry spells and washed off by rain, ageing of 0.3-1 %
+    # a year. Labelled (30+ days and a sixth of the record apart, bar an inverter's replacement):
+    # a string or optimiser failing (a lasting drop of a half, a third or a quarter) and its
+    # repair, the inverter dying (zero yield, replaced 3-13 weeks later: both labelled), the array
+    # extended once (30-100 % more), a tree cut or a new building shading the roof (a lasting
+    # 15-35 % up or down). Every partial change is 2+ times the weather's day-to-day noise
+    # (std/mean of the clear-sky index), so a mixed climate shows only outages and extensions.
+    # NOT changes: the seasons, cloudy days and spells, snow covering the panels for 1-6 winter
+    # days, 0-3 short outages (a grid cut or a tripped inverter: 1-3 days at zero or a fraction),
+    # soiling and rain washing it off, ageing.
+    n = int(rng.integers(90, 1001))
+    t = np.arange(n)
+    season = np.cos(2 * math.pi * (t + rng.uniform(0, 365.25)) / 365.25)  # 1 at midsummer
+    ratio = rng.uniform(1.5, 6.0)  # summer / winter clear-sky yield
+    kwp = 10.0 ** rng.uniform(math.log10(1.5), math.log10(15.0))
+    psh = rng.uniform(3.0, 5.5) * np.exp(0.5 * math.log(ratio) * season)  # peak sun hours
+    clear = kwp * rng.uniform(0.72, 0.86) * psh
+    sunny = rng.random() < 0.5
+    p_cloud = (rng.uniform(0.05, 0.18) if sunny else rng.uniform(0.25, 0.5)) * (
+        1.0 - rng.uniform(0.0, 0.6) * season
+    )
+    persist = rng.uniform(0.3, 0.6)
+    cloudy = np.zeros(n, dtype=bool)
+    index = np.empty(n)
+    for i in range(n):
+        if i > 0 and rng.random() < persist:
+            cloudy[i] = cloudy[i - 1]
+        else:
+            cloudy[i] = rng.random() < p_cloud[i]
+        if cloudy[i]:
+            index[i] = 0.05 + 0.8 * rng.beta(2.0, 2.5)
+        else:
+            index[i] = 1.0 - abs(rng.normal(0.0, 0.05))
+    noise = float(index.std() / index.mean())
+
+    k = int(rng.choice(4, p=[0.3, 0.35, 0.2, 0.15]))
+    planned = _cuts(rng, n, k, max(30, n // 6))
+    factor = np.ones(n)
+    nominal, now, extended, died = 1.0, 1.0, False, False
+    cps: list[int] = []
+    while planned:
+        c = planned.pop(0)
+        cps.append(c)
+        if now < nominal:  # impaired: repaired or replaced
+            now = nominal * rng.uniform(1.0, 1.03)
+            nominal = now
+        else:
+            strings = [s for s in (2, 3, 4) if 1.0 / s >= 2.0 * noise]
+            partial = 2.0 * noise <= 0.35  # shading or a tree cut big enough to see
+            weights = np.array(
+                [0.4 * bool(strings), 0.15 * (not died), 0.15 * partial, 0.15 * partial, 0.15]
+            )
+            weights[4] *= not extended
+            if weights.sum() == 0.0:  # nothing left that this climate would show
+                cps.pop()
+                continue
+
+            kind = int(rng.choice(5, p=weights / weights.sum()))
+            if kind == 0:  # a string fails
+                now *= 1.0 - 1.0 / int(rng.choice(strings))
+            elif kind == 1:  # the inverter dies: replaced after 3-13 weeks (or the record ends)
+                now, died = 0.0, True
+                fixed = c + int(rng.integers(21, 92))
+                later = [p for p in planned if p >= fixed + 20][:1]
+                planned = [fixed, *later] if fixed <= n - 20 else []
+            elif kind == 2:  # new shading
+                nominal = now = now * (1.0 - rng.uniform(max(0.15, 2.0 * noise), 0.35))
+            elif kind == 3:  # a tree cut
+                nominal = now = now * (1.0 + rng.uniform(max(0.15, 2.0 * noise), 0.35))
+            else:  # the array extended
+                nominal = now = now * (1.0 + rng.uniform(max(0.3, 2.0 * noise), 1.0))
+                extended = True
+        factor[c:] = now
+
+    soil = np.zeros(n)
+    rate, cap = rng.uniform(0.0002, 0.0015), rng.uniform(0.03, 0.08)
+    for i in range(1, n):
+        soil[i] = 0.0 if cloudy[i] and rng.random() < 0.6 else min(cap, soil[i - 1] + rate)
+    kwh = clear * index * factor * (1.0 - soil) * (1.0 - rng.uniform(0.003, 0.01) * t / 365.25)
+    away = np.array([all(abs(i - c) > 5 for c in cps) for i in range(n)])
+    if ratio >= 3.0:  # snow on the panels
+        free = away.copy()  # snow slides off or melts: 3+ clear days between two covers
+        for i in np.flatnonzero((season < -0.5) & (rng.random(n) < 0.03)):
+            span = slice(i, i + int(rng.integers(1, 7)))
+            if free[span].all():
+                kwh[span] *= rng.uniform(0.0, 0.15)
+                free[max(0, i - 3) : span.stop + 3] = False
+    for i in rng.choice(n - 3, size=int(rng.integers(0, 4)), replace=False):
+        span = slice(i, i + int(rng.integers(1, 4)))
+        if away[span].all():
+            kwh[span] *= 0.0 if rng.random() < 0.5 else rng.uniform(0.1, 0.6)
+    resolution = 0.1 if kwp >= 8.0 and rng.random() < 0.5 else 0.01
+    return np.round(kwh / resolution) * resolution, cps
+
+
+def _fuel_economy(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # A car's fuel economy per fill-up, as a driver's logbook app reports it, 60-400 fill-ups (one
+    # to eight years): litres put in at a fill over the km driven since the last, in L/100 km (to
+    # 0.1 or 0.01), US mpg (to 0.1) or km/L (to 0.01). Day-to-day driving varies 3-6 % a tank
+    # (a little autocorrelated), winters cost 4-15 % more (cold starts, heater, winter tyres), and
+    # the pump's auto shut-off leaves the tank a litre or so more or less full, an error that one
+    # fill-up's reading takes and the next gives back. Labelled (20+ fills and a sixth of the log
+    # apart): a lasting change of the consumption by 12-35 % (times 1.12-1.35 or divided by it)
+    # and 3.5+ noise stds: a new commute (city or motorway), the car passed to another driver, a
+    # fault (a dragging brake, a stuck thermostat) or its repair, a tow bar or roof rack fitted
+    # for good. NOT changes: the winter swing, road trips of 1-3 tanks (motorway: 10-25 % lower,
+    # or towing a caravan: 5-20 % higher), partial fill-ups (the pump stopped with 25-70 % of the
+    # fuel used still missing: one reading far too low, the next far too high), 0-2 odometer
+    # typos (one reading's distance off by a tenth to a half, the next's off the other way).
+    n = int(rng.integers(60, 401))
+    cps = _cuts(rng, n, int(rng.choice(4, p=[0.3, 0.35, 0.25, 0.1])), max(20, n // 6))
+    tank = rng.uniform(40.0, 70.0)
+    base = rng.uniform(4.5, 11.0)  # L/100 km
+    drive = rng.uniform(0.03, 0.06)
+    shutoff = rng.uniform(0.3, 1.2)  # litres, std of how full the pump leaves the tank
+    used = tank * rng.uniform(0.5, 0.75) + tank * rng.uniform(0.0, 0.2) * rng.random(n)
+    spread = math.sqrt(drive**2 + 2.0 * (shutoff / float(used.mean())) ** 2)
+    level = np.zeros(n)
+    sign = _sign(rng)
+    for c in cps:
+        level[c:] = level[c - 1] + sign * math.log1p(max(rng.uniform(0.12, 0.3), 3.5 * spread))
+        sign = -sign if rng.random() < 0.65 else sign
+    daily_km = rng.uniform(20.0, 90.0)
+    cons = base * np.exp(level)  # true L/100 km before weather and trips
+    day = np.cumsum(used / (cons / 100.0) / daily_km) + rng.uniform(0, 365.25)
+    winter = np.cos(2 * math.pi * day / 365.25)  # 1 in midwinter
+    cons = cons * (1.0 + rng.uniform(0.04, 0.15) * (winter + 1.0) / 2.0)
+    cons *= np.exp(drive * _ar1(rng, n, rng.uniform(0.1, 0.4)))
+    away = np.array([all(abs(i - c) > 3 for c in cps) for i in range(n)])
+    for s in rng.choice(n - 3, size=int(rng.poisson(n / rng.uniform(25.0, 60.0)))):
+        span = slice(s, s + int(rng.integers(1, 4)))
+        if away[span].all():
+            cons[span] *= rng.uniform(0.75, 0.9) if rng.random() < 0.75 else rng.uniform(1.05, 1.2)
+    km = used / (cons / 100.0)
+    short = shutoff * rng.standard_normal(n + 1)  # litres the tank is left short of full
+    for i in rng.choice(np.arange(1, n - 1), size=int(rng.poisson(n * rng.uniform(0.01, 0.04)))):
+        if away[i - 1 : i + 3].all():
+            short[i + 1] = used[i] * rng.uniform(0.25, 0.7)  # fill i stops early
+    litres = used + short[:-1] - short[1:]  # put in = used + short before - short after
+    shown = km.copy()
+    for i in rng.choice(np.arange(1, n - 1), size=int(rng.integers(0, 3)), replace=False):
+        if away[i - 1 : i + 3].all():
+            typo = km[i] * rng.uniform(0.1, 0.5) * _sign(rng)
+            shown[i] += typo
+            shown[i + 1] -= typo
+    l100 = 100.0 * litres / shown
+    unit = rng.choice(4, p=[0.45, 0.15, 0.25, 0.15])
+    if unit == 0:
+        return np.round(l100, 1), cps
+    if unit == 1:
+        return np.round(l100, 2), cps
+    if unit == 2:
+        return np.round(235.215 / l100, 1), cps  # US mpg
+    return np.round(100.0 / l100, 2), cps  # km/L
+
+
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
     "steps_heavy": lambda rng: _steps(rng, _heavy),
@@ -1054,13 +1325,17 @@ _FAMILIES = {
     "latency_p95": _latency_p95,
     "battery_fade": _battery_fade,
     "resting_hr": _resting_hr,
+    "water_meter": _water_meter,
+    "solar_yield": _solar_yield,
+    "fuel_economy": _fuel_economy,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
 # (positive) scale; shares stay in 0..100, prices on their tick grid, returns in percent around
 # zero; a sensor's dropouts stay exact zeros; exchange rates, QC results and paces stay as quoted.
 # So do river stages (metres, to the cm or mm), small-count percentages and spot prices, and
-# latencies (ms), battery capacities (Ah or % of nominal) and heart rates (whole bpm).
+# latencies (ms), battery capacities (Ah or % of nominal) and heart rates (whole bpm), water
+# meter readings (litres), solar yields (kWh a day) and fuel economy (L/100 km, mpg or km/L).
 _UNSCALED = {
     "counts",
     "growth",
@@ -1090,6 +1365,9 @@ _UNSCALED = {
     "latency_p95",
     "battery_fade",
     "resting_hr",
+    "water_meter",
+    "solar_yield",
+    "fuel_economy",
 }
 
 
