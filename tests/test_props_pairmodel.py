@@ -14,7 +14,7 @@ from graphmem.config import Settings
 from graphmem.errors import GraphmemError
 from graphmem.props.model import LABELS
 from graphmem.props.offline import FEATURES, OPEN, SIGNALS, batch_features, pair_features
-from graphmem.props.pairmodel import PairModel, TreeModel, fit, load_model
+from graphmem.props.pairmodel import PairModel, TreeModel, fit, load_model, norel_weighted
 from graphmem.props.reading import read
 from graphmem.services import Services
 from graphmem.store import Store
@@ -224,6 +224,24 @@ def test_trees_add_each_leaf_reached_to_its_label_score() -> None:
     assert right.argmax() == ORDER.index("updates")  # a NaN signal sent right: 0.5 < 2
     again = TreeModel.from_json(json.loads(json.dumps(model.to_json())))
     assert np.allclose(again.probabilities(x), model.probabilities(x))
+
+
+def test_a_norel_weight_lets_a_relation_win_where_norel_led_by_little() -> None:
+    """Round 13: the model's "no relation" is weighed before the labels compete (chosen on
+    authors left out of the fit); either kind, the hedge rule untouched."""
+    x = np.array([[0.0, 1.0], [1.0, -1.0]])
+    trees = _stumps()
+    logistic = fit(np.array([[0.0], [1.0]] * 20), np.array([0, 1] * 20), ORDER, ("a",), 1.0, 0.5)
+    for model, rows in ((trees, x), (logistic, np.array([[0.45]]))):
+        before = model.probabilities(rows)
+        assert before[0].argmax() == ORDER.index("norel")
+        assert np.allclose(norel_weighted(model, 1.0).probabilities(rows), before)
+        after = norel_weighted(model, 0.1).probabilities(rows)
+        assert after[0].argmax() != ORDER.index("norel")
+        odds = after[:, 0] / after[:, 1]
+        assert np.allclose(odds, 0.1 * before[:, 0] / before[:, 1])  # only norel moved
+    with pytest.raises(ValueError, match="norel weight"):
+        norel_weighted(trees, 0.0)
 
 
 def test_trees_from_scikit_learn_give_its_probabilities() -> None:
