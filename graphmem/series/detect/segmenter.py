@@ -482,7 +482,7 @@ class OnlineSegmenter:
                 return None
             lasts = 0
         if lasts:
-            self._excursion_end = c + lasts + RETURN_POINTS
+            self._excursion_end = c + lasts
         return lasts, min(seen, c + used)
 
     def _step_floor(self) -> float:

@@ -33,12 +33,15 @@ HALF_WITHIN = 6
 DECAY_FALL = 0.25
 # No point up to the end of the return goes beyond CROSS_SHARE of its size to the other side
 # of the level (a curve bending away, a new noise level); the return is as calm as before (its
-# residuals from a line through them within CALM_RATIO of the noise std before); and the points
-# after the return stay within RETURN_SHARE on average until the window ends or a new excursion
-# starts (a rise by NEW_EXCURSION of the size in one step).
+# noise std, read from its second differences, within CALM_RATIO of the noise std before); and
+# the points after the return stay within RETURN_SHARE on average until the window ends or a
+# new excursion starts (a rise by NEW_EXCURSION of the size in one step).
 CROSS_SHARE = 0.4
 CALM_RATIO = 2.5
 NEW_EXCURSION = 0.5
+# Boundaries up to NEW_MARGIN points before the end of the stay are part of the excursion (the
+# detector may put a new excursion's change a point or two early).
+NEW_MARGIN = 2
 # Fewer points before the boundary than this: no verdict (no level to return to).
 MIN_BEFORE = 5
 
@@ -62,29 +65,29 @@ def _fall(u: np.ndarray) -> float:
 
 
 def _calm(e: np.ndarray, spread: float) -> bool:
-    """Whether the points' residuals from a line through them are within CALM_RATIO of spread."""
-    x = np.arange(e.shape[0], dtype=np.float64)
-    x -= x.mean()
-    t = e - e.mean()
-    r = t - float(x @ t) / float(x @ x) * x
-    return math.sqrt(float(r @ r) / (e.shape[0] - 2)) <= CALM_RATIO * spread
+    """Whether the points are as calm as `spread` (a noise std) allows, within CALM_RATIO of it:
+    their noise std read from their second differences (a smooth decay's are small)."""
+    d = np.diff(e, 2)
+    return math.sqrt(float(d @ d) / (6.0 * d.shape[0])) <= CALM_RATIO * spread
 
 
-def _stays(u: np.ndarray, j: int, end: int) -> bool:
-    """Whether the excursion (in units of its size) stays back from point j on: within
-    RETURN_SHARE on average up to its end or the point before a new excursion starts after
-    `end`."""
+def _stays(u: np.ndarray, j: int, end: int) -> int:
+    """Where the excursion (in units of its size), back from point j on, stays back until: the
+    end of u, or the point before a new excursion starts after `end`; 0 if the points up to
+    there are not within RETURN_SHARE on average."""
     rises = np.flatnonzero(np.diff(u[end - 1 :]) > NEW_EXCURSION)
     stop = end + int(rises[0]) if rises.shape[0] else u.shape[0]
-    return abs(float(u[j:stop].mean())) <= RETURN_SHARE
+    return stop if abs(float(u[j:stop].mean())) <= RETURN_SHARE else 0
 
 
 def decays_back(before: np.ndarray, after: np.ndarray, most: int) -> tuple[int, int]:
     """Whether a boundary (after[0] its first point; `before` the points of the segment before
     it, up to the boundary) only starts an excursion that decays back to the level before
-    within `most` points: (J, used), J > 0 the points the excursion lasts, 0 if the boundary is
-    no such transient, -1 if `after` is too short to tell; `used` the points of `after` the
-    verdict read (reading more would not change it). Fewer than MIN_BEFORE points before: 0."""
+    within `most` points: (span, used), span > 0 the points from the boundary that the
+    excursion and its stay back cover (boundaries within them are part of it), 0 if the
+    boundary is no such transient, -1 if `after` is too short to tell; `used` the points of
+    `after` the verdict read (reading more would not change it). Fewer than MIN_BEFORE points
+    before: 0."""
     if before.shape[0] < MIN_BEFORE:
         return 0, 0
     if after.shape[0] < PEAK_WITHIN:
@@ -112,5 +115,7 @@ def decays_back(before: np.ndarray, after: np.ndarray, most: int) -> tuple[int, 
             return 0, end
         if u.shape[0] < window:
             return -1, u.shape[0]
-        return (j if _stays(u, j, end) else 0), window
+        stop = _stays(u, j, end)
+        # up to a point or two before a new excursion: the change that starts it is its own
+        return (max(stop - NEW_MARGIN, end) if stop else 0), window
     return 0, window
