@@ -262,6 +262,8 @@ class OnlineSegmenter:
         # The end of the latest excursion the transient test dropped: a boundary before it is
         # part of that excursion (0: none).
         self._excursion_end = 0
+        # (boundary, points): the transient test cannot tell before that many points (a cache)
+        self._transient_wait = (-1, 0)
         # Boundaries the smooth test has not decided yet: (boundary, points seen at the next test).
         self._pending: list[tuple[int, int]] = []
         # The last values pushed (raw), for the smooth test: every value a test may still read
@@ -474,11 +476,14 @@ class OnlineSegmenter:
         if not k:
             return 0, 0
         c = self._pending[0][0]
+        if not final and self._transient_wait[0] == c and seen < self._transient_wait[1]:
+            return None  # told by decays_back: no verdict before that many points
         hi = c + k + RETURN_POINTS
         before = self._read(max(previous, c - BLIP_BEFORE), c)
         lasts, used = decays_back(before, self._read(c, min(seen, hi)), k)
         if lasts < 0:
             if not final:
+                self._transient_wait = (c, c + used)
                 return None
             lasts = 0
         if lasts:

@@ -86,12 +86,12 @@ def decays_back(before: np.ndarray, after: np.ndarray, most: int) -> tuple[int, 
     within `most` points: (span, used), span > 0 the points from the boundary that the
     excursion and its stay back cover (boundaries within them are part of it), 0 if the
     boundary is no such transient, -1 if `after` is too short to tell; `used` the points of
-    `after` the verdict read (reading more would not change it). Fewer than MIN_BEFORE points
-    before: 0."""
+    `after` the verdict read (reading more would not change it), or with -1 the points it
+    needs before it may tell. Fewer than MIN_BEFORE points before: 0."""
     if before.shape[0] < MIN_BEFORE:
         return 0, 0
     if after.shape[0] < PEAK_WITHIN:
-        return -1, after.shape[0]
+        return -1, PEAK_WITHIN
     spread = _spread(before)
     e = after - before.mean()
     k = int(np.argsort(e[:PEAK_WITHIN])[PEAK_WITHIN // 2])  # the median of the first points
@@ -100,22 +100,30 @@ def decays_back(before: np.ndarray, after: np.ndarray, most: int) -> tuple[int, 
         return 0, PEAK_WITHIN
     u = e / size  # the excursion in units of its size: about 1 at first, 0 back at the level
     window = most + RETURN_POINTS
-    for j in range(k + 1, most + 1):
-        end = j + RETURN_POINTS
-        if end > u.shape[0]:
-            return -1, u.shape[0]
-        tail = u[j:end]
-        if abs(float(tail.mean())) > RETURN_SHARE or float(tail.max()) > STRAY_SHARE:
-            continue
-        if float(u[:end].min()) < -CROSS_SHARE or not np.any(u[: HALF_WITHIN + 1] < 0.5):
-            return 0, end
-        if j > HALF_WITHIN and _fall(u[:j]) < DECAY_FALL:
-            return 0, end
-        if not _calm(e[j:end], spread):
-            return 0, end
-        if u.shape[0] < window:
-            return -1, u.shape[0]
-        stop = _stays(u, j, end)
-        # up to a point or two before a new excursion: the change that starts it is its own
-        return (max(stop - NEW_MARGIN, end) if stop else 0), window
-    return 0, window
+    last = min(most, u.shape[0] - RETURN_POINTS)  # the last return there are points for
+    j = _first_return(u, k + 1, last)
+    if j < 0:
+        return (-1, u.shape[0] + 1) if last < most else (0, window)
+    end = j + RETURN_POINTS
+    if float(u[:end].min()) < -CROSS_SHARE or not np.any(u[: HALF_WITHIN + 1] < 0.5):
+        return 0, end
+    if j > HALF_WITHIN and _fall(u[:j]) < DECAY_FALL:
+        return 0, end
+    if not _calm(e[j:end], spread):
+        return 0, end
+    if u.shape[0] < window:
+        return -1, window
+    stop = _stays(u, j, end)
+    # up to a point or two before a new excursion: the change that starts it is its own
+    return (max(stop - NEW_MARGIN, end) if stop else 0), window
+
+
+def _first_return(u: np.ndarray, lo: int, hi: int) -> int:
+    """The first j in lo..hi where RETURN_POINTS points from j on lie within RETURN_SHARE of
+    the level on average, none beyond STRAY_SHARE on the excursion's side; -1 if none."""
+    if hi < lo:
+        return -1
+    runs = np.lib.stride_tricks.sliding_window_view(u[lo : hi + RETURN_POINTS], RETURN_POINTS)
+    back = (np.abs(runs.mean(axis=1)) <= RETURN_SHARE) & (runs.max(axis=1) <= STRAY_SHARE)
+    found = np.flatnonzero(back)
+    return lo + int(found[0]) if found.shape[0] else -1
