@@ -26,9 +26,10 @@ TRANSIENT_Z = 6.0
 RETURN_SHARE = 0.3
 STRAY_SHARE = 0.8
 RETURN_POINTS = 6
-# It decays: a point within HALF_WITHIN points of the boundary is below half its size, and an
-# excursion longer than that falls, along the line through its points, by DECAY_FALL of its size
-# at least (a block that holds its level and then ends is a segment).
+# It decays: within HALF_WITHIN points of its start, and of every new peak (a storm on a storm),
+# it falls below half of that peak, and an excursion longer than that falls, along the line
+# through its points, by DECAY_FALL of its size at least (a block that holds its level and then
+# ends is a segment; so is a slow recovery).
 HALF_WITHIN = 6
 DECAY_FALL = 0.25
 # No point up to the end of the return goes beyond CROSS_SHARE of its size to the other side
@@ -105,7 +106,7 @@ def decays_back(before: np.ndarray, after: np.ndarray, most: int) -> tuple[int, 
     if j < 0:
         return (-1, u.shape[0] + 1) if last < most else (0, window)
     end = j + RETURN_POINTS
-    if float(u[:end].min()) < -CROSS_SHARE or not np.any(u[: HALF_WITHIN + 1] < 0.5):
+    if float(u[:end].min()) < -CROSS_SHARE or not _halves(u[:end], k):
         return 0, end
     if j > HALF_WITHIN and _fall(u[:j]) < DECAY_FALL:
         return 0, end
@@ -116,6 +117,21 @@ def decays_back(before: np.ndarray, after: np.ndarray, most: int) -> tuple[int, 
     stop = _stays(u, j, end)
     # up to a point or two before a new excursion: the change that starts it is its own
     return (max(stop - NEW_MARGIN, end) if stop else 0), window
+
+
+def _halves(u: np.ndarray, k: int) -> bool:
+    """Whether the excursion (in units of its size, the first at k) decays: from its start and
+    from every new peak (a storm on a storm) it falls below half of that peak within
+    HALF_WITHIN points."""
+    top, at, halved = max(float(u[k]), 1.0), k, False
+    for i in range(k + 1, u.shape[0]):
+        if u[i] > top:
+            top, at, halved = float(u[i]), i, False
+        elif u[i] < 0.5 * top:
+            halved = True
+        if not halved and i - at >= HALF_WITHIN:
+            return False
+    return halved
 
 
 def _first_return(u: np.ndarray, lo: int, hi: int) -> int:
