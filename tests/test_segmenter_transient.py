@@ -67,6 +67,8 @@ def test_decays_back_reads_the_points_around_a_boundary():
     assert decays_back(before, plateau, 36)[0] == 0  # a block: no decay
     assert decays_back(before, 0.3 + noise, 36) == (0, 3)  # no clear excursion
     assert decays_back(before[:3], decay, 36) == (0, 0)  # no level to return to
+    slow = 5.0 * np.exp(-np.arange(42) / 12.0) + noise  # half after 8 points: a recovery
+    assert decays_back(before, slow, 36)[0] == 0
     bends = 5.0 * np.exp(-np.arange(42) / 2.5) - 0.3 * np.arange(42) + noise
     assert decays_back(before, bends, 36)[0] == 0  # goes on past the level: a curve
 
