@@ -33,6 +33,7 @@ from graphmem.series.detect.bocpd import (
 )
 from graphmem.series.detect.repeat import FLOOR_FRACTION, RESET, same_steps, starts_again
 from graphmem.series.detect.smooth import MIN_SIDE_BEFORE, change_evidence
+from graphmem.series.detect.transient import RETURN_POINTS, decays_back
 
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
@@ -78,7 +79,12 @@ class SegmenterConfig:
     after it are in. A boundary at most ramp_length points after the one kept before it is
     dropped when it only ends that change's transition (the points between lie between the old
     level and the new, graphmem.series.detect.blip.only_transition), judged once BLIP_AFTER
-    points after it are in. 0 turns any of these tests off. With repeat_gaps, an exact repeat
+    points after it are in. A boundary whose points leave the level before it far, fall below
+    half that within a few points and come back to it within transient_length points, staying
+    there (a storm's rise and recession, a price spike of a few days), is dropped together with
+    every boundary within that excursion (graphmem.series.detect.transient), judged once
+    transient_length + RETURN_POINTS points from it are in (sooner when it is clearly no such
+    excursion). 0 turns any of these tests off. With repeat_gaps, an exact repeat
     of the value before is no reading (a value carried forward over missing data) where the
     warm-up shows exact repeats rare by chance (OnlineBOCPD). The other fields configure
     OnlineBOCPD.
@@ -113,6 +119,9 @@ class SegmenterConfig:
     # round 12: an excursion of at most this many points after a boundary that no boundary
     # ends (a spike, two zeros: too short for a segment of their own) is a blip too
     lone_length: int = 3
+    # round 13: a boundary whose points leave the level before far and decay back to it within
+    # this many points (a storm's rise and recession, a price spike) is no change
+    transient_length: int = 36
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -133,7 +142,9 @@ class SegmenterConfig:
         _check_int("repeat_length", self.repeat_length, 0)
         _check_int("ramp_length", self.ramp_length, 0)
         _check_int("lone_length", self.lone_length, 0)
-        for name in ("smooth_window", "blip_length", "repeat_length", "ramp_length"):
+        _check_int("transient_length", self.transient_length, 0)
+        names = ("smooth_window", "blip_length", "repeat_length", "ramp_length", "transient_length")
+        for name in names:
             if getattr(self, name) > self.max_lag:
                 raise InvalidInput(name, f"must be at most max_lag ({self.max_lag})")
         _check_int("warmup", self.warmup, 2)
@@ -248,6 +259,11 @@ class OnlineSegmenter:
         # decided (kept or dropped; a blip's pair is no segment), for the repeat test.
         self._origin = 0
         self._no_repeat = -1  # a pending boundary the repeat test found no repeat (a cache)
+        # The end of the latest excursion the transient test dropped: a boundary before it is
+        # part of that excursion (0: none).
+        self._excursion_end = 0
+        # (boundary, points): the transient test cannot tell before that many points (a cache)
+        self._transient_wait = (-1, 0)
         # Boundaries the smooth test has not decided yet: (boundary, points seen at the next test).
         self._pending: list[tuple[int, int]] = []
         # The last values pushed (raw), for the smooth test: every value a test may still read
@@ -348,6 +364,9 @@ class OnlineSegmenter:
                 kept.append(c)
                 self._decided(first_hi)
                 continue
+            if c < self._excursion_end:  # inside an excursion that decayed back: part of it
+                self._decided(first_hi, segment=False)
+                continue
             blip = self._blip(previous, seen, final)
             if blip is None:
                 break
@@ -367,6 +386,12 @@ class OnlineSegmenter:
                 break
             if repeat[0]:  # the segment before starts again or goes on: no change
                 self._decided(repeat[1], segment=repeat[0] == RESET)
+                continue
+            transient = self._transient(previous, seen, final)
+            if transient is None:
+                break
+            if transient[0]:  # an excursion that decays back to the segment before: no change
+                self._decided(transient[1], segment=False)
                 continue
             lo = max(previous, c - w)
             top = min(seen, c + w)
@@ -440,6 +465,30 @@ class OnlineSegmenter:
             self._no_repeat = c
             return 0, 0
         return how, min(seen, hi)
+
+    def _transient(self, previous: int, seen: int, final: bool) -> tuple[int, int] | None:
+        """Whether the oldest pending boundary only starts an excursion that decays back to the
+        level of the segment before it within transient_length points (transient.decays_back):
+        the points it lasts (0 if it is no transient) and the points seen when that was told;
+        None while it cannot be told yet. The verdict reads only the points it needs, so it is
+        the same however the points were batched."""
+        k = self.config.transient_length
+        if not k:
+            return 0, 0
+        c = self._pending[0][0]
+        if not final and self._transient_wait[0] == c and seen < self._transient_wait[1]:
+            return None  # told by decays_back: no verdict before that many points
+        hi = c + k + RETURN_POINTS
+        before = self._read(max(previous, c - BLIP_BEFORE), c)
+        lasts, used = decays_back(before, self._read(c, min(seen, hi)), k)
+        if lasts < 0:
+            if not final:
+                self._transient_wait = (c, c + used)
+                return None
+            lasts = 0
+        if lasts:
+            self._excursion_end = c + lasts
+        return lasts, min(seen, c + used)
 
     def _step_floor(self) -> float:
         """The least step spread the repeat test assumes: a fraction of the warm-up's (the MAD
@@ -588,6 +637,7 @@ class OnlineSegmenter:
             "history": [int(self._hist[t % h]) for t in kept],
             "floor": self._floor,
             "origin": self._origin,
+            "excursion_end": self._excursion_end,
             "pending": [list(p) for p in self._pending],
             "values_first": lo,
             "values": self._values[np.arange(lo, self.n_seen) % size].tolist(),
@@ -609,6 +659,8 @@ class OnlineSegmenter:
             # stored since the ramp test; before, a test that is off would read it
             seg._before_last = int(state.get("before_last", state["last"]))
             seg._n_boundaries = int(state["n_boundaries"])
+            # stored since the transient test (round 13); before, none was dropped
+            seg._excursion_end = int(state.get("excursion_end", 0))
             seg._first = int(state["first"])
             history = [int(v) for v in state["history"]]
             n, h = seg._det.n_processed, seg.config.max_lag
@@ -632,6 +684,7 @@ _BEFORE_THE_SETTING = {
     "repeat_gaps": False,
     "ramp_length": 0,
     "lone_length": 0,
+    "transient_length": 0,
 }
 
 
