@@ -352,14 +352,14 @@ def leave_one_world_out(results: list[Result]) -> None:
     """Refit the relation model (its stored setting) on all tuning worlds but one, score that
     one; for each world. The rules whose verdict and signals it weighs were written with the
     tuning worlds in view, so this is an optimistic estimate: the held-back worlds decide."""
-    from train_props_model import examples, lowo  # the training script beside this one
+    from train_props_model import examples, fold_sets, lowo  # the training script beside this
 
     tuning = [r for r in results if r.named.role == "tuning"]
     if len(tuning) < 2:
         return
     setting = load_model().about["setting"]
     data = [examples(r.named, list(r.seen)) for r in tuning]
-    per_world = lowo(data, setting)
+    per_world = lowo(data, setting, None, fold_sets(data, "0"))[1.0]
     print(f"\nleave one world out (model refitted on the other tuning worlds, {setting}):")
     print("| left out | macro-F1 | accuracy |")
     print("|---|---|---|")
