@@ -38,3 +38,19 @@ def in_pieces(xs: np.ndarray, rng: np.random.Generator, cfg: SegmenterConfig) ->
     restored after each, then closing: segment_all's answer when batching changes nothing."""
     seg, found = pushes(xs, random_cuts(len(xs), rng), cfg, resume=True)
     return [b for _, new in found for b in new] + seg.close()
+
+
+def resumed_from_older_state(
+    xs: np.ndarray, cut: int, cfg: SegmenterConfig, dropped: tuple[str, ...]
+) -> tuple[OnlineSegmenter, list[int]]:
+    """Push xs[:cut], store the state as an older version would have (without the `dropped`
+    keys: "config.<setting>" or a state field), restore it, push the rest and close: the
+    restored segmenter and every boundary found."""
+    seg = OnlineSegmenter(cfg)
+    first = seg.push(xs[:cut])
+    state = json.loads(json.dumps(seg.state()))
+    for key in dropped:
+        part, _, name = key.rpartition(".")
+        del (state[part] if part else state)[name]
+    old = OnlineSegmenter.from_state(state)
+    return old, first + old.push(xs[cut:]) + old.close()

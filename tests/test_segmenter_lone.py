@@ -3,14 +3,13 @@ own, is no change."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import numpy as np
-from pushes import in_pieces
+from pushes import in_pieces, resumed_from_older_state
 
 from graphmem.series.detect.blip import lone_excursion
-from graphmem.series.detect.segmenter import OnlineSegmenter, SegmenterConfig, segment_all
+from graphmem.series.detect.segmenter import SegmenterConfig, segment_all
 
 OFF = SegmenterConfig(lone_length=0)
 
@@ -67,10 +66,7 @@ def test_the_lone_excursion_is_decided_the_same_however_points_arrive():
 
 def test_a_state_stored_before_the_lone_excursion_goes_on_without_it():
     xs = _glitches(2)
-    seg = OnlineSegmenter(OFF)
-    first = seg.push(xs[:100])
-    state = json.loads(json.dumps(seg.state()))
-    del state["config"]["lone_length"]  # round 11 stored no such setting
-    old = OnlineSegmenter.from_state(state)
+    # round 11 stored no such setting
+    old, found = resumed_from_older_state(xs, 100, OFF, ("config.lone_length",))
     assert old.config.lone_length == 0
-    assert first + old.push(xs[100:]) + old.close() == segment_all(xs, OFF) != segment_all(xs)
+    assert found == segment_all(xs, OFF) != segment_all(xs)

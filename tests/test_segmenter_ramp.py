@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
-from pushes import in_pieces
+from pushes import in_pieces, resumed_from_older_state
 
 from graphmem.series.detect.blip import only_transition
-from graphmem.series.detect.segmenter import OnlineSegmenter, SegmenterConfig, segment_all
+from graphmem.series.detect.segmenter import SegmenterConfig, segment_all
 
 OFF = SegmenterConfig(ramp_length=0)
 
@@ -70,13 +68,10 @@ def test_the_ramp_test_decides_the_same_however_points_arrive():
 
 def test_a_state_stored_before_the_ramp_test_goes_on_without_it():
     xs, _ = _blocks(1)
-    seg = OnlineSegmenter(OFF)
-    first = seg.push(xs[:120])
-    state = json.loads(json.dumps(seg.state()))
-    del state["config"]["ramp_length"], state["before_last"]  # round 11 stored neither
-    old = OnlineSegmenter.from_state(state)
+    # round 11 stored neither
+    old, found = resumed_from_older_state(xs, 120, OFF, ("config.ramp_length", "before_last"))
     assert old.config.ramp_length == 0
-    assert first + old.push(xs[120:]) + old.close() == segment_all(xs, OFF) != segment_all(xs)
+    assert found == segment_all(xs, OFF) != segment_all(xs)
 
 
 def test_a_long_ramp_length_decides_the_same_after_a_restore():

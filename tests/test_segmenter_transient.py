@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from pushes import in_pieces
+from pushes import in_pieces, resumed_from_older_state
 
 from graphmem.errors import InvalidInput
 from graphmem.series.detect.segmenter import OnlineSegmenter, SegmenterConfig, segment_all
@@ -81,13 +81,12 @@ def test_the_transient_test_decides_the_same_however_points_arrive():
 
 def test_a_state_stored_before_the_transient_test_goes_on_without_it():
     xs = _storms(2)
-    seg = OnlineSegmenter(OFF)
-    first = seg.push(xs[:150])
-    state = json.loads(json.dumps(seg.state()))
-    del state["config"]["transient_length"], state["excursion_end"]  # round 12 stored neither
-    old = OnlineSegmenter.from_state(state)
+    # round 12 stored neither
+    old, found = resumed_from_older_state(
+        xs, 150, OFF, ("config.transient_length", "excursion_end")
+    )
     assert old.config.transient_length == 0
-    assert first + old.push(xs[150:]) + old.close() == segment_all(xs, OFF) != segment_all(xs)
+    assert found == segment_all(xs, OFF) != segment_all(xs)
 
 
 def test_an_excursion_dropped_before_a_restore_still_covers_its_boundaries():
