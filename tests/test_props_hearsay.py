@@ -27,6 +27,11 @@ HEARSAY = (
     "We are hearing that the depot will close in June.",
     "My neighbour, who is on the council, says the library is closing.",
     "The pool is shut and word is it won't reopen.",
+    # round 13 (a staff-review site): where the word goes round, the writer told
+    "Cons: nobody tells us anything. Word on the shop floor is the closures are back on.",
+    "Word in the corridors is that the chief executive will go.",
+    "Cons: I'm told the helpline is being shut down next year.",
+    "The hall opened in 1921, so I am told.",
 )
 PLAIN = (
     "The pool reopens on Monday - whatever you may have heard, it was never closing.",
@@ -35,6 +40,9 @@ PLAIN = (
     "Someone else is doing the school run this week.",
     "For anyone who missed it, the library is open nine till six.",
     "The chair's word is final on the agenda.",
+    "The word on the agenda is final.",
+    "Ministers were told the plant would close.",
+    "The committee was told the figures were provisional.",
     "The terms are understood by both sides, the union said.",
     "The mayor said the bridge will reopen in May.",
     # official prose: a hearing that is no rumour, a teller named or in another clause

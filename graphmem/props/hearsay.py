@@ -1,7 +1,8 @@
 """Hearsay: a statement that only relays what is going round or what someone unnamed said
 ("apparently", "word is", "someone said", "I'm hearing", "is understood to", "my mate
 reckons", "anyone know if ..."), a hedge like "reportedly". Round 12, from the chat, forum,
-phone-in and gossip voices of the tuning worlds (docs/quality.md)."""
+phone-in and gossip voices of the tuning worlds (docs/quality.md); round 13 added "word on
+the shop floor is" and "I'm told" (a staff-review site's voice)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,11 @@ OWN = word_set("my me our")
 ASKING = word_set("anyone anybody")
 ASKED = word_set("know knows heard hear hearing confirm")
 BE = word_set("is are was were been being")
+# "word on the shop floor is", "word in the corridors is": where the word goes round
+WORD_WHERE = word_set("on in around at among from")
+WORD_REACH = 6
+# the writer was told: "I'm told", "I am told", "I've been told", "so I was told"
+TOLD_BY_ME = (["i'm"], ["im"], ["i", "am"], ["i", "was"], ["i've", "been"], ["i", "have", "been"])
 
 
 @dataclass
@@ -56,8 +62,10 @@ def is_hearsay(words: Words, i: int) -> bool:
         return True
     if word in HEAR:
         return _heard(words, i, prev, nxt)
-    if word == "word":  # "word is ...", "word has it ..." opening the clause
-        return i in words.opens and nxt in ("is", "has")
+    if word == "word":  # "word is ...", "word has it ...", "word on the street is ..."
+        # opening a clause or a sentence (a capital: full stops are no clause breaks here)
+        opening = i in words.opens or i in words.capital
+        return opening and _word_goes_round(words, i, nxt)
     if word == "understood":  # "is understood to", "it is understood that"
         return prev in BE and (nxt in ("to", "that") or text[i - 2 : i - 1] == ["it"])
     if word == "official":  # "nothing official", "not official yet"
@@ -67,8 +75,25 @@ def is_hearsay(words: Words, i: int) -> bool:
         return asked in ASKED
     if word == "that":  # "is that true??"
         return prev == "is" and nxt in ("true", "right")
+    if word == "told" and any(text[max(0, i - len(me)) : i] == me for me in TOLD_BY_ME):
+        return True
     if word in SAY:
         return _told(words, i)
+    return False
+
+
+def _word_goes_round(words: Words, i: int, nxt: str) -> bool:
+    """After an opening "word": "is" / "has" at once, or after where it goes round, in the
+    same clause ("word on the shop floor is that ...")."""
+    if nxt in ("is", "has"):
+        return True
+    if nxt not in WORD_WHERE:
+        return False
+    for j in range(i + 2, min(len(words.text), i + 2 + WORD_REACH)):
+        if j in words.opens:
+            return False
+        if words.text[j] in ("is", "has"):
+            return True
     return False
 
 
