@@ -82,7 +82,7 @@ class SegmenterConfig:
     points after it are in. A boundary whose points leave the level before it far, fall below
     half that within a few points and come back to it within transient_length points, staying
     there (a storm's rise and recession, a price spike of a few days), is dropped together with
-    every boundary within that excursion (graphmem.series.detect.transient), judged once
+    every boundary up to its return (graphmem.series.detect.transient), judged once
     transient_length + RETURN_POINTS points from it are in (sooner when it is clearly no such
     excursion). 0 turns any of these tests off. With repeat_gaps, an exact repeat
     of the value before is no reading (a value carried forward over missing data) where the

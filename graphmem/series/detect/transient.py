@@ -4,10 +4,12 @@ A river's storm (a rise within a day, a recession over days), a price spike of a
 burst of load reads to the detector as a change where it starts, and often more changes as it
 recedes. When the points after a boundary leave the level of the segment before it by far, fall
 below half that within a few points, come back to it (to a small share of the excursion, as
-calm as before) within `transient_length` points and stay there until the window ends or a new
-excursion starts, the boundary is no change of regime: the segment after the excursion is the
-one before it (round 13). A step whose level stays, a new noise level, a kink, a curve that
-bends away, or a block that holds its level longer than a blip is still a change.
+calm as before) within `transient_length` points and stay there until the window ends, a new
+excursion starts or the level moves away again, the boundary is no change of regime: the
+segment after the excursion is the one before it (round 13). Boundaries up to where the stay
+ends are part of the excursion; later ones are judged on their own (a step soon after a storm
+is a change). A step whose level stays, a new noise level, a kink, a curve that bends away, or
+a block that holds its level longer than a blip is still a change.
 """
 
 from __future__ import annotations
@@ -40,8 +42,13 @@ DECAY_FALL = 0.25
 CROSS_SHARE = 0.4
 CALM_RATIO = 2.5
 NEW_EXCURSION = 0.5
-# Boundaries up to NEW_MARGIN points before the end of the stay are part of the excursion (the
-# detector may put a new excursion's change a point or two early).
+# The stay also ends where the mean of RETURN_POINTS points moves LEAVE_Z noise stds (of the
+# points before the boundary) further from the level than it has come back to: a step soon
+# after a storm (a tail still decaying only comes closer).
+LEAVE_Z = 4.0
+# Boundaries up to NEW_MARGIN points before the end of the stay are part of the excursion;
+# those from there on are not (the detector may put the change that ends the stay a point or
+# two early).
 NEW_MARGIN = 2
 # Fewer points before the boundary than this: no verdict (no level to return to).
 MIN_BEFORE = 5
@@ -72,23 +79,29 @@ def _calm(e: np.ndarray, spread: float) -> bool:
     return math.sqrt(float(d @ d) / (6.0 * d.shape[0])) <= CALM_RATIO * spread
 
 
-def _stays(u: np.ndarray, j: int, end: int) -> int:
+def _stays(u: np.ndarray, j: int, end: int, leave: float) -> int:
     """Where the excursion (in units of its size), back from point j on, stays back until: the
-    end of u, or the point before a new excursion starts after `end`; 0 if the points up to
-    there are not within RETURN_SHARE on average."""
+    end of u, the point before a new excursion starts after `end`, or where the mean of
+    RETURN_POINTS points moves `leave` further from the level than it had come back to; 0 if
+    the points up to there are not within RETURN_SHARE on average."""
     rises = np.flatnonzero(np.diff(u[end - 1 :]) > NEW_EXCURSION)
     stop = end + int(rises[0]) if rises.shape[0] else u.shape[0]
+    if stop - j > RETURN_POINTS:
+        near = np.abs(np.lib.stride_tricks.sliding_window_view(u[j:stop], RETURN_POINTS).mean(1))
+        away = np.flatnonzero(near - np.minimum.accumulate(near) > leave)
+        stop = j + int(away[0]) if away.shape[0] else stop
     return stop if abs(float(u[j:stop].mean())) <= RETURN_SHARE else 0
 
 
 def decays_back(before: np.ndarray, after: np.ndarray, most: int) -> tuple[int, int]:
     """Whether a boundary (after[0] its first point; `before` the points of the segment before
     it, up to the boundary) only starts an excursion that decays back to the level before
-    within `most` points: (span, used), span > 0 the points from the boundary that the
-    excursion and its stay back cover (boundaries within them are part of it), 0 if the
-    boundary is no such transient, -1 if `after` is too short to tell; `used` the points of
-    `after` the verdict read (reading more would not change it), or with -1 the points it
-    needs before it may tell. Fewer than MIN_BEFORE points before: 0."""
+    within `most` points: (span, used), span > 0 the points from the boundary to the end of
+    its stay back (boundaries within them are part of the excursion; later ones, a step soon
+    after a storm say, are judged on their own), 0 if the boundary is no such transient, -1
+    if `after` is too short to tell; `used` the points of `after` the verdict read (reading
+    more would not change it), or with -1 the points it needs before it may tell. Fewer than
+    MIN_BEFORE points before: 0."""
     if before.shape[0] < MIN_BEFORE:
         return 0, 0
     if after.shape[0] < PEAK_WITHIN:
@@ -114,8 +127,7 @@ def decays_back(before: np.ndarray, after: np.ndarray, most: int) -> tuple[int, 
         return 0, end
     if u.shape[0] < window:
         return -1, window
-    stop = _stays(u, j, end)
-    # up to a point or two before a new excursion: the change that starts it is its own
+    stop = _stays(u, j, end, LEAVE_Z * spread / abs(size))
     return (max(stop - NEW_MARGIN, end) if stop else 0), window
 
 
