@@ -32,6 +32,7 @@ HEARSAY = (
     "Word in the corridors is that the chief executive will go.",
     "Cons: I'm told the helpline is being shut down next year.",
     "The hall opened in 1921, so I am told.",
+    "I was told by a friend that the pool is closing.",
 )
 PLAIN = (
     "The pool reopens on Monday - whatever you may have heard, it was never closing.",
@@ -43,6 +44,10 @@ PLAIN = (
     "The word on the agenda is final.",
     "Ministers were told the plant would close.",
     "The committee was told the figures were provisional.",
+    "I was told by the finance director that the budget is 5 million pounds.",
+    "I was told to leave the building.",
+    "I have been told to reapply in May.",
+    "Microsoft Word on the office computers is out of date.",
     "The terms are understood by both sides, the union said.",
     "The mayor said the bridge will reopen in May.",
     # official prose: a hearing that is no rumour, a teller named or in another clause

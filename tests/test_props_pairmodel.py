@@ -240,8 +240,9 @@ def test_a_norel_weight_lets_a_relation_win_where_norel_led_by_little() -> None:
         assert after[0].argmax() != ORDER.index("norel")
         odds = after[:, 0] / after[:, 1]
         assert np.allclose(odds, 0.1 * before[:, 0] / before[:, 1])  # only norel moved
-    with pytest.raises(ValueError, match="norel weight"):
-        norel_weighted(trees, 0.0)
+    for bad in (0.0, -1.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="norel weight"):
+            norel_weighted(trees, bad)
 
 
 def test_trees_from_scikit_learn_give_its_probabilities() -> None:

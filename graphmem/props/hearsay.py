@@ -46,11 +46,12 @@ TOLD_BY_ME = (["i'm"], ["im"], ["i", "am"], ["i", "was"], ["i've", "been"], ["i"
 class Words:
     """A statement's lower-case words (possessive "'s" removed, numbers and breaks left out);
     the break before each word that opens a clause ("," or "and", say; "" before the first);
-    the words written with a capital."""
+    the words written with a capital; the words that open a sentence."""
 
     text: list[str] = field(default_factory=list)
     opens: dict[int, str] = field(default_factory=dict)
     capital: set[int] = field(default_factory=set)
+    starts: set[int] = field(default_factory=set)
 
 
 def is_hearsay(words: Words, i: int) -> bool:
@@ -63,8 +64,8 @@ def is_hearsay(words: Words, i: int) -> bool:
     if word in HEAR:
         return _heard(words, i, prev, nxt)
     if word == "word":  # "word is ...", "word has it ...", "word on the street is ..."
-        # opening a clause or a sentence (a capital: full stops are no clause breaks here)
-        opening = i in words.opens or i in words.capital
+        # opening a clause or a sentence (full stops are no clause breaks here)
+        opening = i in words.opens or i in words.starts
         return opening and _word_goes_round(words, i, nxt)
     if word == "understood":  # "is understood to", "it is understood that"
         return prev in BE and (nxt in ("to", "that") or text[i - 2 : i - 1] == ["it"])
@@ -76,10 +77,22 @@ def is_hearsay(words: Words, i: int) -> bool:
     if word == "that":  # "is that true??"
         return prev == "is" and nxt in ("true", "right")
     if word == "told" and any(text[max(0, i - len(me)) : i] == me for me in TOLD_BY_ME):
-        return True
+        return _told_me(words, i, nxt)
     if word in SAY:
         return _told(words, i)
     return False
+
+
+def _told_me(words: Words, i: int, nxt: str) -> bool:
+    """ "I'm told ..." relays hearsay; "I was told to leave" is an instruction, and "I was told
+    by the finance director" says who told, unless it is an unnamed or second-hand teller ("I
+    was told by a friend", "by my mate Dave")."""
+    if nxt == "to":
+        return False
+    if nxt != "by":
+        return True
+    reach = range(i + 2, min(len(words.text), i + 2 + 3))
+    return any(words.text[j] in TELLERS and not _named(words, j) for j in reach)
 
 
 def _word_goes_round(words: Words, i: int, nxt: str) -> bool:

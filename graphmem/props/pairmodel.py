@@ -231,8 +231,10 @@ def norel_weighted(model: RelationModel, weight: float) -> RelationModel:
     (norel's baseline score shifted by log(weight)): below 1 a relation wins more often. Chosen
     by bench/train_props_model.py on authors left out: a model is surer of "no relation" on a
     voice it has not seen than on the voices it was fitted on."""
-    if not weight > 0:
-        raise ValueError(f"the norel weight must be positive, got {weight!r}")
+    if not (math.isfinite(weight) and weight > 0):
+        raise ValueError(f"the norel weight must be positive and finite, got {weight!r}")
+    if "norel" not in model.labels:
+        raise ValueError("the model has no norel label to weigh")
     shift = np.where(np.asarray(model.labels) == "norel", math.log(weight), 0.0)
     if isinstance(model, TreeModel):
         return dataclasses.replace(model, baseline=model.baseline + shift)

@@ -437,12 +437,19 @@ class _Token:
     text: str
     lower: str
     clause: int
+    sentence: bool = False  # the first token of a sentence (after . ! ? or the start)
+
+
+_SENTENCE_END = re.compile(r"(?:^|[.!?])\W*$")
 
 
 def _tokens(text: str) -> list[_Token]:
     out: list[_Token] = []
-    clause = 0
-    for m in _TOKEN.finditer(text.replace("\u2019", "'")):
+    clause, end = 0, 0
+    text = text.replace("\u2019", "'")
+    for m in _TOKEN.finditer(text):
+        sentence = bool(_SENTENCE_END.search(text, 0 if not out else end, m.start()))
+        end = m.end()
         kind = m.lastgroup or "brk"
         raw = m.group().strip()
         lower = raw.lower()
@@ -451,7 +458,7 @@ def _tokens(text: str) -> list[_Token]:
         elif kind == "num" and number(raw) is None:
             kind = "code"  # "08.01.2018", "v2.3.1": digits that are no amount
         clause += kind == "brk"
-        out.append(_Token(kind, raw, lower, clause))
+        out.append(_Token(kind, raw, lower, clause, sentence))
     return out
 
 
@@ -699,6 +706,8 @@ def _hearsay_words(parse: _Parse) -> None:
                 words.opens[n] = opener
             if tok.text[0].isupper():
                 words.capital.add(n)
+            if tok.sentence:
+                words.starts.add(n)
             opener = None
             words.text.append(tok.lower.removesuffix("'s"))
 
