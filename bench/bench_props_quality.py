@@ -348,19 +348,23 @@ def details(report: LabelReport) -> list[str]:
     return lines
 
 
-def leave_one_world_out(results: list[Result]) -> None:
-    """Refit the relation model (its stored setting) on all tuning worlds but one, score that
-    one; for each world. The rules whose verdict and signals it weighs were written with the
-    tuning worlds in view, so this is an optimistic estimate: the held-back worlds decide."""
+def left_out_refits(results: list[Result]) -> None:
+    """Refit the relation model (its stored setting) on all tuning worlds but a fold, score the
+    fold; for each fold, left out as the model was chosen (its `left_out`: one author's worlds
+    since round 13, one world before). The rules whose verdict and signals it weighs were
+    written with the tuning worlds in view, so this is an optimistic estimate: the held-back
+    worlds decide."""
     from train_props_model import examples, fold_sets, lowo  # the training script beside this
 
     tuning = [r for r in results if r.named.role == "tuning"]
     if len(tuning) < 2:
         return
-    setting = load_model().about["setting"]
+    about = load_model().about
+    setting, folds = about["setting"], about.get("left_out", "0")
     data = [examples(r.named, list(r.seen)) for r in tuning]
-    per_world = lowo(data, setting, None, fold_sets(data, "0"))[1.0]
-    print(f"\nleave one world out (model refitted on the other tuning worlds, {setting}):")
+    per_world = lowo(data, setting, None, fold_sets(data, folds))[1.0]
+    what = "one author's worlds" if folds == "authors" else f"folds of worlds ({folds})"
+    print(f"\nleaving {what} out (model refitted on the other tuning worlds, {setting}):")
     print("| left out | macro-F1 | accuracy |")
     print("|---|---|---|")
     for name, pairs in per_world.items():
@@ -384,7 +388,9 @@ def main() -> None:
         help="the QA reader's version (props_worlds.Reader); both: v2 and v1 on the same runs",
     )
     parser.add_argument(
-        "--lowo", action="store_true", help="also refit the relation model leaving one world out"
+        "--lowo",
+        action="store_true",
+        help="also refit the relation model leaving worlds out as it was chosen (by author)",
     )
     parser.add_argument(
         "--why", action="store_true", help="also list each gold pair not labelled right and why"
@@ -413,7 +419,7 @@ def main() -> None:
     for role in ROLE:
         pooled(results, role)
     if args.lowo:
-        leave_one_world_out(results)
+        left_out_refits(results)
 
 
 if __name__ == "__main__":
