@@ -448,11 +448,16 @@ def _tokens(text: str) -> list[_Token]:
     clause, end = 0, 0
     text = text.replace("\u2019", "'")
     for m in _TOKEN.finditer(text):
-        sentence = bool(_SENTENCE_END.search(text, 0 if not out else end, m.start()))
-        end = m.end()
         kind = m.lastgroup or "brk"
         raw = m.group().strip()
         lower = raw.lower()
+        # only a capitalised word can open a sentence: the gap before it is read for no other
+        sentence = (
+            kind == "word"
+            and raw[0].isupper()
+            and bool(_SENTENCE_END.search(text, end if out else 0, m.start()))
+        )
+        end = m.end()
         if kind == "word" and lower in ("but", "and"):
             kind = "brk"  # "has not resigned and remains coach": the denial stops at "and"
         elif kind == "num" and number(raw) is None:
