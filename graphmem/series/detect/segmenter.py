@@ -10,8 +10,9 @@ this walk is the run-length posterior's own answer, one segment at a time.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numba import njit
@@ -237,6 +238,11 @@ REPEAT_BEFORE = 40
 PAIR, LONE = 1, 2
 
 
+def _never(kind: int) -> bool:
+    """A boundary a blip, ramp or transient test explains away starts no segment."""
+    return False
+
+
 class OnlineSegmenter:
     """Feeds values to OnlineBOCPD and reports confirmed segment starts, never retracted.
 
@@ -367,31 +373,11 @@ class OnlineSegmenter:
             if c < self._excursion_end:  # inside an excursion that decayed back: part of it
                 self._decided(first_hi, segment=False)
                 continue
-            blip = self._blip(previous, seen, final)
-            if blip is None:
+            told = self._explained(kept, previous, seen, final)
+            if told is None:
                 break
-            if blip[0] == PAIR:  # the boundary and the excursion's end: no change, no segment
-                self._pending.pop(0)
-            if blip[0]:  # (a lone excursion: the boundary alone)
-                self._decided(blip[1], segment=False)
-                continue
-            ramp = self._ramp(kept, seen, final)
-            if ramp is None:
-                break
-            if ramp[0]:  # the end of the change before it: no change of its own
-                self._decided(ramp[1], segment=False)
-                continue
-            repeat = self._repeat(seen, final)
-            if repeat is None:
-                break
-            if repeat[0]:  # the segment before starts again or goes on: no change
-                self._decided(repeat[1], segment=repeat[0] == RESET)
-                continue
-            transient = self._transient(previous, seen, final)
-            if transient is None:
-                break
-            if transient[0]:  # an excursion that decays back to the segment before: no change
-                self._decided(transient[1], segment=False)
+            if told:  # no change: a blip, a ramp's end, a repeat or a transient
+                self._decided(*told)
                 continue
             lo = max(previous, c - w)
             top = min(seen, c + w)
@@ -405,6 +391,27 @@ class OnlineSegmenter:
                 kept.append(c)
             self._decided(top if hi is None else hi)
         return self._record(kept)
+
+    def _explained(
+        self, kept: list[int], previous: int, seen: int, final: bool
+    ) -> tuple[int, bool] | Literal[False] | None:
+        """Whether a no-change test explains the oldest pending boundary away, tried in order
+        (blip, ramp, repeat, transient): the points seen when told and whether the boundary
+        still starts the segment a later repeat test compares with (a reset does); False if
+        none does; None while one cannot tell yet."""
+        tests: tuple[tuple[Callable[[], tuple[int, int] | None], Callable[[int], bool]], ...] = (
+            (lambda: self._blip(previous, seen, final), _never),
+            (lambda: self._ramp(kept, seen, final), _never),
+            (lambda: self._repeat(seen, final), lambda kind: kind == RESET),
+            (lambda: self._transient(previous, seen, final), _never),
+        )
+        for test, starts_segment in tests:
+            told = test()
+            if told is None:
+                return None
+            if told[0]:
+                return told[1], starts_segment(told[0])
+        return False
 
     def _decided(self, done: int, segment: bool = True) -> None:
         """The oldest pending boundary was decided with `done` points seen; `segment`: it
@@ -522,7 +529,10 @@ class OnlineSegmenter:
             return None
         if len(self._pending) > 2 and self._pending[2][1] <= hi:  # known by then: stop there
             hi = min(hi, self._pending[2][0])
-        return PAIR * returns_to_line(before, self._read(end, hi), end - c), min(seen, hi)
+        pair = PAIR * returns_to_line(before, self._read(end, hi), end - c)
+        if pair:  # the boundary goes, and _decided takes the excursion's end with it
+            self._pending.pop(0)
+        return pair, min(seen, hi)
 
     def _lone(self, before: np.ndarray, seen: int, final: bool) -> tuple[int, int] | None:
         """Whether the oldest pending boundary, from which a point returns near the line it
