@@ -64,6 +64,12 @@ TUNED_FAMILIES = (
     "river_stage",  # round 13: held back until then
     "small_share",  # round 13: held back until then
     "spot_price",  # round 13: held back until then
+    "latency_p95",  # round 14: held back until then
+    "battery_fade",  # round 14: held back until then
+    "resting_hr",  # round 14: held back until then
+    "water_meter",  # round 14: held back until then
+    "solar_yield",  # round 14: held back until then
+    "fuel_economy",  # round 14: held back until then
 )
 HELD_FAMILIES = (
     "steps_heavy",
@@ -82,14 +88,10 @@ HELD_FAMILIES = (
     # round 8: written blind before the detector was changed for them
     "share_shift",
     "ar1_steps",
-    # round 13: written blind before the detector was changed for them
-    "latency_p95",
-    "battery_fade",
-    "resting_hr",
-    # round 14: written blind before round 13's detector changes, scored with round 12's defaults
-    "water_meter",
-    "solar_yield",
-    "fuel_economy",
+    # round 15: written blind before round 14's detector changes, scored with round 13's defaults
+    "air_quality",
+    "bed_occupancy",
+    "vibration",
 )
 TUNED_SEEDS = range(0, 25)
 HELD_SEEDS = range(1000, 1025)  # the tuned families, other draws; and the held-back families

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import zlib
 from dataclasses import dataclass
+from datetime import date, timedelta
 
 import numpy as np
 
@@ -1277,6 +1278,576 @@ def _fuel_economy(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
     return np.round(100.0 / l100, 2), cps  # km/L
 
 
+# Round 14, written blind (without looking at the detector): roadside PM2.5, a hospital's
+# midnight bed census and a pump's RMS vibration. _spaced draws cuts without _cuts' give-up.
+
+
+def _spaced(rng: np.random.Generator, n: int, k: int, gap: int) -> list[int]:
+    """k sorted cuts in gap..n-gap, at least `gap` apart, uniform over all such sets (fewer if
+    the record is too short for k)."""
+    k = max(0, min(k, n // gap - 1))
+    if k == 0:
+        return []
+    slack = n - (k + 1) * gap  # room left once every segment has its minimum length
+    offs = np.sort(rng.integers(0, slack + 1, size=k))
+    return [int(gap * (i + 1) + o) for i, o in enumerate(offs)]
+
+
+def _bump(n: int, start: int, length: int) -> np.ndarray:
+    """0 outside [start, start+length), a smooth sin^2 hump of height 1 inside."""
+    w = np.zeros(n)
+    a, b = max(0, start), min(n, start + length)
+    if b > a:
+        w[a:b] = np.sin(math.pi * (np.arange(a, b) - start + 0.5) / length) ** 2
+    return w
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Roadside PM2.5
+# ---------------------------------------------------------------------------------------------
+
+# Relative traffic flow by hour (0 = midnight to 1 am) on a busy urban road: weekdays have the
+# morning (8 am) and evening (5-6 pm) rush hours, Saturdays a broad late-morning-to-afternoon hump,
+# Sundays the same, lower and later.
+_WEEKDAY = np.array(
+    [
+        0.12,
+        0.08,
+        0.06,
+        0.06,
+        0.10,
+        0.28,
+        0.62,
+        0.95,
+        1.00,
+        0.82,
+        0.70,
+        0.70,
+        0.72,
+        0.72,
+        0.75,
+        0.84,
+        0.94,
+        0.96,
+        0.85,
+        0.64,
+        0.50,
+        0.40,
+        0.30,
+        0.20,
+    ]
+)
+_SATURDAY = np.array(
+    [
+        0.24,
+        0.16,
+        0.11,
+        0.08,
+        0.07,
+        0.10,
+        0.17,
+        0.28,
+        0.44,
+        0.60,
+        0.70,
+        0.76,
+        0.78,
+        0.78,
+        0.75,
+        0.72,
+        0.70,
+        0.68,
+        0.60,
+        0.52,
+        0.46,
+        0.42,
+        0.36,
+        0.30,
+    ]
+)
+_SUNDAY = np.array(
+    [
+        0.24,
+        0.17,
+        0.12,
+        0.08,
+        0.06,
+        0.07,
+        0.10,
+        0.16,
+        0.26,
+        0.40,
+        0.52,
+        0.60,
+        0.62,
+        0.62,
+        0.60,
+        0.58,
+        0.56,
+        0.54,
+        0.48,
+        0.42,
+        0.36,
+        0.30,
+        0.24,
+        0.18,
+    ]
+)
+
+
+def _air_quality(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # Hourly PM2.5 in ug/m3 at a roadside (kerbside, 1-5 m from a busy urban road, a street
+    # canyon where the road's own share is large) monitor, 1-6 weeks (168-1000 hours), as the
+    # network's hourly file gives it: a beta-attenuation monitor (BAM: integers, +-1.5-3.5 ug/m3
+    # of noise an hour, small negative hours kept to -2 or clipped to 0) or an optical one
+    # (FIDAS-like: 0.1 resolution, ~5 % noise). The reading is an urban background of 4-14 ug/m3
+    # wandering with the air mass (log-AR(1), 12-25 % std, a day and a half of memory) plus the
+    # road's own increment, peaking at 1.5-4 times the background: the traffic flow by hour
+    # (weekday morning and evening rush hours, later and quieter Saturdays and Sundays) times how
+    # badly the air mixes (a shallow boundary layer at night and dawn, a deep one in the
+    # afternoon, so the morning rush stands out) times the wind (log-AR(1), 25 % std, hours of
+    # memory). NOT changes: the daily and weekly cycle, the background's drift, stagnation or
+    # inversion episodes of 1-3 days (no longer than a sixth of the record: background 1.5-2.5
+    # and the road increment up to 3.3 times higher, rising and falling smoothly), rain washing
+    # the air out for 3-18 hours (30-60 % lower, recovering over 6-14 hours), windy spells of
+    # 12-36 hours (the road increment 30-55 % lower), one fireworks night in some records
+    # (bonfire night, New Year, Diwali: a spike of 40-250 ug/m3 from 6-9 pm decaying over 3-5
+    # hours, sometimes a smaller one on a nearby night), a few 1-2 hour local spikes of 8-45
+    # ug/m3 (a garden bonfire, an idling lorry, street-works dust). Episodes and fireworks keep a
+    # day clear of every changepoint. Labelled (72+ hours and a sixth of the record apart; each
+    # traffic change moving the expected level by 40+ % of the level before): a low-emission zone
+    # or bus lane coming into force or a road layout change (narrowed, through traffic removed),
+    # the road increment, so the level and the rush-hour peaks, dropping to 30-60 % of what it
+    # was; roadworks elsewhere diverting traffic onto this road (the increment 1.6-3 times higher,
+    # congestion included) and the roadworks ending (back to the increment before); the monitor
+    # replaced (an instrument whose gain differs by 1.4-1.9 times up or down and whose zero by up
+    # to 1.5 ug/m3, with its own noise and resolution: BAM for optical or the reverse).
+    n = int(rng.integers(168, 1001))
+    start = int(rng.integers(0, 24 * 7))  # hour of the week the record starts, 0 = Monday 00:00
+    t = start + np.arange(n)
+    hour, dow = t % 24, (t // 24) % 7
+    flow = np.where(dow < 5, _WEEKDAY[hour], np.where(dow == 5, _SATURDAY[hour], _SUNDAY[hour]))
+    flow = flow * np.exp(0.08 * rng.standard_normal(n))  # hour-to-hour traffic variation
+    # mixing: concentrations of local emissions highest about 5 am, lowest about 4-5 pm
+    mixing = 1.0 + rng.uniform(0.3, 0.5) * np.cos(2 * math.pi * (hour - 5) / 24)
+    wind = np.exp(0.25 * _ar1(rng, n, rng.uniform(0.9, 0.97)))  # 1/wind speed, hours' memory
+    background_level = rng.uniform(4.0, 14.0)
+    background = background_level * np.exp(rng.uniform(0.12, 0.25) * _ar1(rng, n, 0.97))
+    road_peak = background_level * rng.uniform(1.5, 4.0)
+    increment = road_peak * flow * mixing * wind
+
+    gap = max(math.ceil(n / 6), 72)
+    k = int(rng.choice(5, p=[0.25, 0.3, 0.22, 0.15, 0.08]))
+    cps = _spaced(rng, n, k, gap)
+    near = np.zeros(n, dtype=bool)  # hours within a day of a changepoint: no episodes there
+    for c in cps:
+        near[max(0, c - 24) : c + 24] = True
+
+    # weather episodes, NOT changes
+    stagnation = np.ones(n)
+    for _ in range(int(rng.poisson(n / 24 / 9.0))):
+        length = int(min(rng.uniform(24, 72), n / 6))
+        s = int(rng.integers(0, n - length))
+        if not near[s : s + length].any():
+            stagnation *= 1.0 + (rng.uniform(1.5, 2.5) - 1.0) * _bump(n, s, length)
+    washout = np.ones(n)
+    for _ in range(int(rng.poisson(n / 24 / 5.0))):
+        s, length = int(rng.integers(0, n - 3)), int(rng.integers(3, 19))
+        depth = rng.uniform(0.3, 0.6)
+        recovery = rng.uniform(6.0, 14.0)
+        after = np.arange(n) - (s + length)
+        dip = np.where((np.arange(n) >= s) & (after < 0), depth, 0.0)
+        dip += np.where(after >= 0, depth * np.exp(-after / recovery), 0.0)
+        washout *= 1.0 - dip
+    windy = np.ones(n)
+    for _ in range(int(rng.poisson(n / 24 / 12.0))):
+        s = int(rng.integers(0, n - 12))
+        windy *= 1.0 - rng.uniform(0.3, 0.55) * _bump(n, s, int(rng.integers(12, 36)))
+
+    pm = (background * stagnation + increment * stagnation**1.3 * windy) * washout
+
+    events = np.zeros(n)
+    if rng.random() < 0.3:  # a fireworks night
+        evenings = np.flatnonzero((hour == int(rng.integers(18, 22))) & ~near)
+        if evenings.size:
+            s = int(rng.choice(evenings))
+            height, decay = rng.uniform(40.0, 250.0), rng.uniform(3.0, 5.0)
+            after = np.maximum(np.arange(n) - s, -1)  # -1: before the display
+            events += np.where(
+                after >= 0, height * (1 - np.exp(-(after + 1) / 1.0)) * np.exp(-after / decay), 0.0
+            )
+            if rng.random() < 0.5:  # the nearest weekend's displays
+                s2 = s + int(rng.choice([-1, 1])) * 24 * int(rng.integers(1, 4))
+                if 0 <= s2 < n:
+                    after = np.maximum(np.arange(n) - s2, -1)
+                    events += np.where(after >= 0, 0.3 * height * np.exp(-after / decay), 0.0)
+    for s in rng.choice(n, size=int(rng.poisson(n / 24 / 6.0))):
+        events[s : s + int(rng.integers(1, 3))] += rng.uniform(8.0, 45.0)  # local spikes
+
+    # labelled changes: a multiplier on the road increment and the instrument
+    gain, offset = np.ones(n), np.zeros(n)
+    bam = rng.random() < 0.55
+    kind_of = np.zeros(n, dtype=np.int64)  # which instrument (0 first, 1 replacement)
+    road = np.ones(n)
+    mult, works, works_mult, done = 1.0, False, 1.0, set()
+    mean_bg = float(np.mean(background * stagnation * washout))
+    mean_inc = float(np.mean(increment * stagnation**1.3 * windy * washout))
+    for c in cps:
+        level = mean_bg + mean_inc * mult  # the record's mean as it stands before c
+        need = 0.4 * level / (mean_inc * mult)  # relative increment change needed to move it 40 %
+        if works:  # roadworks end: back to the increment before them
+            mult, works = mult / works_mult, False
+            road[c:] = mult
+            continue
+        options = []
+        if 1.0 - need >= 0.3:
+            options += [o for o in ("lez", "layout") if o not in done]
+        if 1.0 + need <= 3.0 and "works" not in done:
+            options.append("works")
+        if "monitor" not in done:
+            options.append("monitor")
+        if not options:
+            options = ["monitor_again"]
+        kind = options[int(rng.integers(len(options)))]
+        done.add(kind)
+        if kind in ("lez", "layout"):
+            mult *= rng.uniform(0.3, 1.0 - need)
+            road[c:] = mult
+        elif kind == "works":
+            works_mult = rng.uniform(max(1.6, 1.0 + need), 3.0)
+            mult *= works_mult
+            works = True
+            road[c:] = mult
+        else:  # the monitor replaced: the new instrument's gain and zero, noise and resolution
+            gain[c:] = gain[c - 1] * rng.uniform(1.4, 1.9) ** _sign(rng)
+            offset[c:] = rng.uniform(-1.5, 1.5)
+            kind_of[c:] = kind_of[c - 1] + 1
+    pm = (background * stagnation + increment * stagnation**1.3 * windy * road) * washout
+    pm = (pm + events) * gain + offset
+    pm = np.maximum(pm, 0.5)
+    out = np.empty(n)
+    for inst in np.unique(kind_of):
+        m = kind_of == inst
+        if bool(bam) ^ bool(inst % 2):  # a BAM
+            x = pm[m] + rng.uniform(1.5, 3.5) * rng.standard_normal(int(m.sum()))
+            x = np.round(x)
+            out[m] = np.maximum(x, -2.0) if rng.random() < 0.5 else np.maximum(x, 0.0)
+        else:  # an optical monitor
+            x = pm[m] * np.exp(0.05 * rng.standard_normal(int(m.sum())))
+            out[m] = np.maximum(np.round(x + 0.3 * rng.standard_normal(int(m.sum())), 1), 0.0)
+    return out + 0.0, cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Hospital midnight bed census
+# ---------------------------------------------------------------------------------------------
+
+
+def _easter(year: int) -> date:
+    """Easter Sunday (anonymous Gregorian algorithm)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = b // 4, b % 4
+    f = (b + 8) // 25
+    g = (b - f + 1) // 3
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = c // 4, c % 4
+    el = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 22 * el) // 451
+    month = (h + el - 7 * m + 114) // 31
+    day = (h + el - 7 * m + 114) % 31 + 1
+    return date(year, month, day)
+
+
+def _bank_holidays(year: int) -> list[date]:
+    """England and Wales bank holidays other than Christmas and New Year."""
+    easter = _easter(year)
+    may1 = date(year, 5, 1)
+    early_may = may1 + timedelta((7 - may1.weekday()) % 7)
+    may31 = date(year, 5, 31)
+    late_may = may31 - timedelta(may31.weekday())
+    aug31 = date(year, 8, 31)
+    august = aug31 - timedelta(aug31.weekday())
+    return [easter - timedelta(2), easter + timedelta(1), early_may, late_may, august]
+
+
+def _bed_occupancy(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # A hospital's general and acute midnight bed census (beds occupied at midnight, an integer)
+    # every day for 6 months to nearly 3 years (182-1000 days), for a trust of 120-1100 beds
+    # running at 86-95 % occupancy, on the real calendar of a year between 2012 and 2023. The
+    # census is the beds open times an occupancy that: dips at weekends (fewer elective
+    # admissions, Friday discharges: Saturday and Sunday nights 2-6 % below midweek); builds
+    # smoothly to a winter peak in early January 3-9 % above the summer (flu, norovirus,
+    # respiratory admissions) and slowly grows or shrinks with demand (-2..+4 % a year); wanders
+    # day to day with the length of stay's memory (AR(1), phi 0.75-0.92, 1.2-3 % std); and is
+    # capped softly at 98-103 % of the beds (escalation: the census flattens when it is full).
+    # NOT changes: the weekly pattern, winter pressure, the trend, Christmas (electives stopped
+    # and everyone who can go home sent home: the census falls 6-14 % by Christmas Day, then an
+    # early-January surge 2-5 % above normal), the Easter, May and August bank-holiday weekends
+    # (2-5 % lower Friday to Monday), norovirus outbreaks closing bays or a ward to admissions for
+    # 7-16 days (mostly November to April; 4-30 beds and at most 8 % of the hospital standing
+    # half to mostly empty, emptying over 2 days and refilling over 2 after the deep clean).
+    # Labelled (28+ days and a sixth of the record apart, none within a week of an outbreak;
+    # each moving the census by 4+ % and 3+ noise stds): a ward (24-32 beds, or two or three of
+    # them on a big site) opened or closed, the hospital filling or losing them at once; a new
+    # discharge policy (discharge to assess, criteria-led or seven-day discharging: the length of
+    # stay and so the census falls 4-10 %, reaching it over 5-10 days as long stayers go home,
+    # and a seven-day policy halves the weekend dip); a step merger with another site (services
+    # moving in: 15-45 % more beds, or out to the partner: 15-35 % fewer).
+    n = int(rng.integers(182, 1001))
+    first = date(2012, 1, 1) + timedelta(int(rng.integers(0, 11 * 365)))
+    days = [first + timedelta(i) for i in range(n)]
+    dow = np.array([d.weekday() for d in days])  # 0 = Monday
+    doy = np.array([d.timetuple().tm_yday for d in days])
+    years = np.arange(n) / 365.25
+
+    beds0 = int(10.0 ** rng.uniform(math.log10(120), math.log10(1100)))
+    occ0 = rng.uniform(0.86, 0.95)
+    # midnight after Monday .. Sunday
+    shape = np.array([0.3, 0.7, 0.8, 0.6, 0.0, -1.0, -1.1])
+    shape = (shape - shape.mean()) / (shape.max() - shape.min())
+    weekly_amp = rng.uniform(0.02, 0.06)
+    peak_doy = rng.uniform(-5.0, 25.0)  # the winter peak, days after New Year
+    kappa = rng.uniform(1.2, 3.0)
+    winter = np.exp(kappa * (np.cos(2 * math.pi * (doy - peak_doy) / 365.25) - 1.0))
+    winter = rng.uniform(0.03, 0.09) * (winter - winter.mean())
+    trend = rng.uniform(-0.02, 0.04) * (years - years.mean())
+    sd = rng.uniform(0.012, 0.03)
+    wander = sd * _ar1(rng, n, rng.uniform(0.75, 0.92))
+
+    holiday = np.zeros(n)
+    index = {d: i for i, d in enumerate(days)}
+    for year in range(first.year, days[-1].year + 1):
+        xmas = date(year, 12, 25)
+        drop, surge = rng.uniform(0.06, 0.14), rng.uniform(0.02, 0.05)
+        for off in range(-10, 23):
+            i = index.get(xmas + timedelta(off))
+            if i is None:
+                continue
+            if off <= 1:  # falling to the low on Christmas and Boxing Day
+                holiday[i] -= drop * math.exp(-(((min(off, 0.5) - 0.5) / 4.0) ** 2))
+            elif off <= 8:  # climbing back by the first days of January
+                holiday[i] -= drop * (1.0 - (off - 1) / 7.0) ** 1.5
+            if 8 <= off <= 22:  # the New Year surge
+                holiday[i] += surge * math.sin(math.pi * (off - 7) / 15)
+        for bh in _bank_holidays(year):
+            dip = rng.uniform(0.02, 0.05)
+            friday = bh - timedelta((bh.weekday() - 4) % 7)  # the Friday of that long weekend
+            for off, w in ((0, 0.7), (1, 1.0), (2, 1.0), (3, 0.9), (4, 0.3)):
+                i = index.get(friday + timedelta(off))
+                if i is not None:
+                    holiday[i] -= dip * w
+
+    gap = max(math.ceil(n / 6), 28)
+    k = int(rng.choice(5, p=[0.25, 0.32, 0.23, 0.13, 0.07]))
+    cps = _spaced(rng, n, k, gap)
+
+    beds = np.full(n, float(beds0))
+    level = np.zeros(n)  # log change of the occupancy from policies
+    weekly = np.full(n, weekly_amp)
+    need = max(0.04, 3.0 * sd)  # smallest relative change labelled
+    merged, seven_day = False, False
+    for c in cps:
+        kinds = ["ward", "ward", "policy"] + ([] if merged else ["merger"])
+        kind = kinds[int(rng.integers(len(kinds)))]
+        now = beds[c - 1]
+        if kind == "ward":
+            size = int(rng.integers(24, 33))
+            wards = max(1, math.ceil(need * now / size))
+            if wards > 3:
+                kind = "merger" if not merged else "policy"
+            else:
+                sign = _sign(rng) if now > 150 else 1.0
+                beds[c:] = now + sign * wards * size
+        if kind == "merger":
+            merged = True
+            if rng.random() < 0.6:
+                beds[c:] = now * (1.0 + rng.uniform(0.15, 0.45))
+            else:
+                beds[c:] = now * (1.0 - rng.uniform(0.15, 0.35))
+            beds[c:] = np.round(beds[c:])
+        if kind == "policy":
+            ramp = int(rng.integers(5, 11))
+            cut = rng.uniform(need, max(need, 0.10) + 0.001)
+            steps = np.minimum(1.0, (np.arange(n - c) + 1) / ramp)
+            level[c:] += math.log(1.0 - cut) * steps
+            if not seven_day and rng.random() < 0.5:
+                seven_day = True
+                weekly[c:] *= rng.uniform(0.4, 0.6)
+
+    occupancy = occ0 * np.exp(weekly * shape[dow] + winter + trend + wander + holiday + level)
+    cap = rng.uniform(0.98, 1.03)
+    soft = 0.012
+    occupancy = -soft * np.logaddexp(-occupancy / soft, -cap / soft)
+
+    closed = np.zeros(n)
+    winter_days = np.flatnonzero((doy >= 305) | (doy <= 120))
+    n_outbreaks = int(rng.poisson(len(winter_days) / 45.0 + (n - len(winter_days)) / 300.0))
+    for _ in range(n_outbreaks):
+        pool = winter_days if (rng.random() < 0.85 and winter_days.size) else np.arange(n)
+        s = int(rng.choice(pool))
+        length = int(rng.integers(7, 17))
+        if any(s - 9 <= c <= s + length + 9 for c in cps):
+            continue
+        size = min(rng.uniform(4.0, 30.0), 0.08 * beds[s])
+        empty = size * rng.uniform(0.5, 0.9)
+        for j in range(-2, length + 3):
+            i = s + j
+            if 0 <= i < n:
+                w = min(1.0, (j + 3) / 3.0, (length + 3 - j) / 3.0)
+                closed[i] += empty * max(0.0, w)
+    census = beds * occupancy - closed
+    census = census + rng.normal(0.0, 0.6, n)  # admissions and deaths around midnight
+    return np.round(np.clip(census, 0.0, None)), cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Pump / fan vibration
+# ---------------------------------------------------------------------------------------------
+
+
+def _vibration(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # Condition monitoring of a centrifugal pump or a fan: the RMS vibration velocity in mm/s
+    # (10-1000 Hz, to 0.01 mm/s) of a wireless sensor on the bearing housing, one value every 10
+    # minutes (1-7 days, 144-1000 values) or an hourly trend (1-6 weeks, 168-1000 values: the
+    # energy mean of the six 10-minute values, so an hour the machine ran in part reads in
+    # between). Healthy level 0.6-3 mm/s at full speed (ISO 10816 zones A-B). The machine runs
+    # continuously (a trip or a stop of 1-6 hours now and then), on a building schedule (about 6
+    # am to 8 pm on weekdays, shorter or no Saturday, off on Sundays, or 24/7 with a night
+    # setback) or cycles on level control (on 20-120 min, off 30-240 min); stopped, it reads
+    # 0.02-0.12 mm/s (what the neighbouring plant passes through the floor). On a variable-speed
+    # drive the speed follows the demand (a daily profile and setpoint moves every 0.5-4 hours
+    # between 55 % and 100 %) and the vibration goes with the speed to the power 1.5-2.2; at fixed
+    # speed the load moves it by a few per cent. Multiplicative sensor noise of 3-8 % (a little
+    # autocorrelated), a 2-4 % daily swing with temperature, and a start-up transient (passing
+    # through a resonance) in the first reading after some starts. NOT changes: starts and stops,
+    # the schedule, speed and load changes, the transients. Labelled (a sixth of the record
+    # apart): a bearing fault's onset (the level rising slowly, then faster: by the next
+    # maintenance or the record's end 1.8-4 times higher, the readings also more erratic; the
+    # labelled point is where the rise starts; some records start with a fault already rising);
+    # maintenance (the machine stopped 1-6 hours, the bearing replaced, the impeller balanced or
+    # the mounting tightened: back to a healthy 0.85-1.1 times the original level, at the first
+    # reading after the restart, which runs for a few hours); an imbalance after a repair (the
+    # impeller or a fan blade refitted, a clean-out leaving deposits: after a 1-6 hour stop the
+    # level is 1.4-2.5 times higher); a loose mounting or a cracked base (a bolt working loose:
+    # the readings turn erratic, the log-noise std 0.2-0.4 instead of 0.03-0.08, the mean up
+    # 5-30 %, from the labelled reading on, the machine running through it).
+    hourly = rng.random() < 0.5
+    sub = 6 if hourly else 1  # 10-minute ticks per value
+    n = int(rng.integers(168, 1001)) if hourly else int(rng.integers(144, 1001))
+    m = n * sub
+    start = int(rng.integers(0, 7 * 144))  # 10-minute tick of the week, 0 = Monday 00:00
+    tick = start + np.arange(m)
+    hour = (tick // 6) % 24 + (tick % 6) / 6.0
+    dow = (tick // 144) % 7
+
+    duty = rng.choice(3, p=[0.4, 0.3, 0.3])  # continuous, scheduled, cyclic
+    on = np.ones(m, dtype=bool)
+    if duty == 1:
+        if rng.random() < 0.7:  # a building schedule
+            begin, end = rng.uniform(5.0, 7.5), rng.uniform(18.0, 21.0)
+            saturday = rng.choice(3)  # none, short, full
+            day_on = (hour >= begin) & (hour < end)
+            sat_on = (hour >= begin + 2) & (hour < 14.0) if saturday == 1 else day_on
+            on = np.where(dow < 5, day_on, np.where(dow == 5, sat_on & (saturday > 0), False))
+        else:
+            duty = 3  # 24/7 with a night setback (handled through the speed)
+    elif duty == 2:
+        i = 0
+        state = rng.random() < 0.5
+        while i < m:
+            length = int(rng.uniform(2, 12) if state else rng.uniform(3, 24))  # ticks
+            on[i : i + length] = state
+            i += length
+            state = not state
+    if duty in (0, 3):  # trips and stops of 1-6 hours
+        for _ in range(int(rng.poisson(m / 144 / 6.0))):
+            s = int(rng.integers(0, m))
+            on[s : s + int(rng.integers(6, 37))] = False
+
+    vfd = rng.random() < 0.55
+    speed = np.ones(m)
+    if vfd:
+        profile = 0.8 + 0.15 * np.cos(2 * math.pi * (hour - rng.uniform(12, 16)) / 24)
+        setpoint = np.empty(m)
+        i = 0
+        while i < m:
+            length = int(rng.uniform(3, 24))
+            setpoint[i : i + length] = rng.uniform(-0.12, 0.12)
+            i += length
+        speed = np.clip(profile + setpoint, 0.55, 1.0)
+        if duty == 3:
+            night = (hour < 6.0) | (hour >= 22.0)
+            speed = np.where(night, np.minimum(speed, rng.uniform(0.55, 0.7)), speed)
+        exponent = rng.uniform(1.5, 2.2)
+        load = speed**exponent
+    else:
+        load = 1.0 + 0.04 * _ar1(rng, m, 0.98)
+    base = 10.0 ** rng.uniform(math.log10(0.6), math.log10(3.0))
+    thermal = 1.0 + rng.uniform(0.02, 0.04) * np.cos(2 * math.pi * (hour - 15) / 24)
+    sigma0 = rng.uniform(0.03, 0.08)
+
+    gap = math.ceil(n / 6)
+    k = int(rng.choice(5, p=[0.25, 0.3, 0.22, 0.15, 0.08]))
+    cps = _spaced(rng, n, k, gap)
+    bounds = [c * sub for c in cps] + [m]
+
+    health = np.ones(m)
+    sigma = np.full(m, sigma0)
+    state = "fault" if rng.random() < 0.15 else "healthy"
+    level = 1.0  # the health multiplier where the current segment starts
+    fault_amp = rng.uniform(0.8, 3.0)
+    if state == "fault":  # a fault already under way: start part-way up its curve
+        level = 1.0 + fault_amp * rng.uniform(0.1, 0.4)
+    for j, b in enumerate([0] + [c * sub for c in cps]):
+        stop_at = bounds[j]
+        if j > 0:  # an event at b
+            if state == "healthy":
+                state = str(rng.choice(["fault", "imbalance", "loose"], p=[0.45, 0.3, 0.25]))
+                if state == "fault":
+                    fault_amp = rng.uniform(0.8, 3.0)
+                elif state == "imbalance":
+                    level *= rng.uniform(1.4, 2.5)
+                else:
+                    level *= rng.uniform(1.05, 1.3)
+            elif state == "imbalance" and rng.random() < 0.3:
+                state = "loose"
+                level *= rng.uniform(1.05, 1.3)
+            else:
+                state = "maintenance"
+                level = rng.uniform(0.85, 1.1)
+            if state in ("imbalance", "maintenance"):  # done with the machine stopped
+                on[max(0, b - int(rng.integers(6, 37))) : b] = False
+            if state in ("imbalance", "maintenance", "loose"):
+                on[b : b + int(rng.integers(12, 37))] = True  # a test run / running through it
+        length = stop_at - b
+        if state == "fault":
+            s = (np.arange(length) + 1) / length
+            grow = 0.35 * s + 0.65 * s**3
+            health[b:stop_at] = (
+                level * (1.0 + fault_amp * grow) if j > 0 else (level + fault_amp * grow)
+            )
+            sigma[b:stop_at] = sigma0 + 0.08 * grow * fault_amp / 3.0
+            level = float(health[stop_at - 1])
+        else:
+            health[b:stop_at] = level
+            if state == "loose":
+                sigma[b:stop_at] = rng.uniform(0.2, 0.4)
+        if state == "maintenance":
+            state = "healthy"
+
+    noise = np.exp(sigma * (0.6 * rng.standard_normal(m) + 0.8 * _ar1(rng, m, 0.7)))
+    running = base * load * thermal * health * noise
+    starts = np.flatnonzero(on[1:] & ~on[:-1]) + 1
+    for s in starts:
+        if rng.random() < 0.4:
+            running[s] *= rng.uniform(1.2, 2.0)
+    idle = rng.uniform(0.02, 0.12) * np.exp(0.3 * rng.standard_normal(m))
+    v = np.where(on, running, idle)
+    if hourly:
+        v = np.sqrt((v.reshape(n, sub) ** 2).mean(axis=1))
+    return np.maximum(np.round(v, 2), 0.01), cps
+
+
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
     "steps_heavy": lambda rng: _steps(rng, _heavy),
@@ -1328,6 +1899,9 @@ _FAMILIES = {
     "water_meter": _water_meter,
     "solar_yield": _solar_yield,
     "fuel_economy": _fuel_economy,
+    "air_quality": _air_quality,
+    "bed_occupancy": _bed_occupancy,
+    "vibration": _vibration,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
@@ -1335,7 +1909,8 @@ FAMILIES = tuple(_FAMILIES)
 # zero; a sensor's dropouts stay exact zeros; exchange rates, QC results and paces stay as quoted.
 # So do river stages (metres, to the cm or mm), small-count percentages and spot prices, and
 # latencies (ms), battery capacities (Ah or % of nominal) and heart rates (whole bpm), water
-# meter readings (litres), solar yields (kWh a day) and fuel economy (L/100 km, mpg or km/L).
+# meter readings (litres), solar yields (kWh a day), fuel economy (L/100 km, mpg or km/L),
+# PM2.5 (ug/m3), bed counts and vibration velocity (mm/s).
 _UNSCALED = {
     "counts",
     "growth",
@@ -1368,6 +1943,9 @@ _UNSCALED = {
     "water_meter",
     "solar_yield",
     "fuel_economy",
+    "air_quality",
+    "bed_occupancy",
+    "vibration",
 }
 
 
