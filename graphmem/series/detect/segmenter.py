@@ -34,6 +34,13 @@ from graphmem.series.detect.bocpd import (
 )
 from graphmem.series.detect.repeat import FLOOR_FRACTION, RESET, same_steps, starts_again
 from graphmem.series.detect.smooth import MIN_SIDE_BEFORE, change_evidence
+from graphmem.series.detect.swing import (
+    MIN_WINDOW,
+    SWING_HISTORY,
+    beats_history,
+    enough_history,
+    stages,
+)
 from graphmem.series.detect.transient import RETURN_POINTS, decays_back
 
 
@@ -85,9 +92,14 @@ class SegmenterConfig:
     there (a storm's rise and recession, a price spike of a few days), is dropped together with
     every boundary up to its return (graphmem.series.detect.transient), judged once
     transient_length + RETURN_POINTS points from it are in (sooner when it is clearly no such
-    excursion). 0 turns any of these tests off. With repeat_gaps, an exact repeat
-    of the value before is no reading (a value carried forward over missing data) where the
-    warm-up shows exact repeats rare by chance (OnlineBOCPD). The other fields configure
+    excursion). A boundary whose swing_window points after it differ from those before it, in
+    level, scale and slope, no more than the series' own splits up to SWING_HISTORY points
+    before it do (away from the boundaries kept there) is an ordinary swing and is dropped
+    (graphmem.series.detect.swing), judged once swing_window points after it are in (sooner
+    when a shorter window already shows it beyond the history). 0 turns any of these tests off.
+    With repeat_gaps, an exact repeat of the value before is no reading (a value carried
+    forward over missing data) where the warm-up shows exact repeats rare by chance
+    (OnlineBOCPD). The other fields configure
     OnlineBOCPD.
     """
 
@@ -123,6 +135,9 @@ class SegmenterConfig:
     # round 13: a boundary whose points leave the level before far and decay back to it within
     # this many points (a storm's rise and recession, a price spike) is no change
     transient_length: int = 36
+    # round 14: a boundary no bigger, in level, scale and slope over this many points on each
+    # side, than every earlier split of the series is an ordinary swing, no change
+    swing_window: int = 20
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -144,7 +159,17 @@ class SegmenterConfig:
         _check_int("ramp_length", self.ramp_length, 0)
         _check_int("lone_length", self.lone_length, 0)
         _check_int("transient_length", self.transient_length, 0)
-        names = ("smooth_window", "blip_length", "repeat_length", "ramp_length", "transient_length")
+        _check_int("swing_window", self.swing_window, 0)
+        if 0 < self.swing_window < MIN_WINDOW:
+            raise InvalidInput("swing_window", f"must be 0 or at least {MIN_WINDOW}")
+        names = (
+            "smooth_window",
+            "blip_length",
+            "repeat_length",
+            "ramp_length",
+            "transient_length",
+            "swing_window",
+        )
         for name in names:
             if getattr(self, name) > self.max_lag:
                 raise InvalidInput(name, f"must be at most max_lag ({self.max_lag})")
@@ -270,6 +295,10 @@ class OnlineSegmenter:
         self._excursion_end = 0
         # (boundary, points): the transient test cannot tell before that many points (a cache)
         self._transient_wait = (-1, 0)
+        # (boundary, stage): the swing test's next window for that boundary (a cache)
+        self._swing_wait = (-1, 0)
+        # Boundaries kept within the swing test's look back: its history leaves them out.
+        self._kept_recent: list[int] = []
         # Boundaries the smooth test has not decided yet: (boundary, points seen at the next test).
         self._pending: list[tuple[int, int]] = []
         # The last values pushed (raw), for the smooth test: every value a test may still read
@@ -278,6 +307,8 @@ class OnlineSegmenter:
         # The tests' look back; the ramp test reads BLIP_BEFORE points before the boundary kept
         # up to ramp_length points before the pending one.
         self._back = max(cfg.smooth_window, BLIP_BEFORE + cfg.ramp_length, REPEAT_BEFORE)
+        if cfg.swing_window:
+            self._back = max(self._back, SWING_HISTORY + cfg.swing_window)
         self._values = np.zeros(cfg.max_lag + self._back + cfg.warmup + _CHUNK)
         # How long after itself a boundary may be confirmed and still be tested: the values its
         # tests read are then kept however the points were batched (a boundary the walk back
@@ -316,6 +347,9 @@ class OnlineSegmenter:
             self._last = new[-1]
             self._n_boundaries += len(new)
             self._confirmed.extend(new)
+            # a later boundary's history starts at most SWING_HISTORY + a window before it
+            reach = new[-1] - SWING_HISTORY - 2 * self.config.swing_window
+            self._kept_recent = [b for b in (*self._kept_recent, *new) if b >= reach]
         return new
 
     def _current_start(self) -> int:
@@ -376,7 +410,7 @@ class OnlineSegmenter:
             told = self._explained(kept, previous, seen, final)
             if told is None:
                 break
-            if told:  # no change: a blip, a ramp's end, a repeat or a transient
+            if told:  # no change: a blip, a ramp's end, a repeat, a transient or a swing
                 self._decided(*told)
                 continue
             lo = max(previous, c - w)
@@ -396,7 +430,7 @@ class OnlineSegmenter:
         self, kept: list[int], previous: int, seen: int, final: bool
     ) -> tuple[int, bool] | Literal[False] | None:
         """Whether a no-change test explains the oldest pending boundary away, tried in order
-        (blip, ramp, repeat, transient): the points seen when told and whether the boundary
+        (blip, ramp, repeat, transient, swing): the points seen when told and whether the boundary
         still starts the segment a later repeat test compares with (a reset does); False if
         none does; None while one cannot tell yet."""
         tests: tuple[tuple[Callable[[], tuple[int, int] | None], Callable[[int], bool]], ...] = (
@@ -404,6 +438,7 @@ class OnlineSegmenter:
             (lambda: self._ramp(kept, seen, final), _never),
             (lambda: self._repeat(seen, final), lambda kind: kind == RESET),
             (lambda: self._transient(previous, seen, final), _never),
+            (lambda: self._swing(kept, seen, final), _never),
         )
         for test, starts_segment in tests:
             told = test()
@@ -496,6 +531,33 @@ class OnlineSegmenter:
         if lasts:
             self._excursion_end = c + lasts
         return lasts, min(seen, c + used)
+
+    def _swing(self, kept: list[int], seen: int, final: bool) -> tuple[int, int] | None:
+        """Whether the oldest pending boundary is an ordinary swing (swing.beats_history at
+        no window): 1 and the points seen when told, (0, 0) if not, None while it cannot be
+        told yet. Each window is judged once its points are in, so batching does not change
+        the answer."""
+        k = self.config.swing_window
+        c = self._pending[0][0]
+        before = [b for b in (*self._kept_recent, *kept) if b < c]
+        first = max(self._values_first, c - SWING_HISTORY - k)
+        if not k or not enough_history(first, c, k, before):
+            return 0, 0
+        windows = stages(k)
+        if final and seen - c < k:  # the close: the last window is what there is
+            windows = (*(m for m in windows if m < seen - c), seen - c)
+            if windows[-1] < MIN_WINDOW:
+                return 0, 0
+        start = self._swing_wait[1] if self._swing_wait[0] == c else 0
+        for i in range(start, len(windows)):
+            m = windows[i]
+            if c + m > seen:
+                self._swing_wait = (c, i)
+                return None
+            lo = max(self._values_first, c - SWING_HISTORY - m)
+            if beats_history(self._read(lo, c + m), lo, c, m, before):
+                return 0, 0
+        return 1, c + windows[-1]
 
     def _step_floor(self) -> float:
         """The least step spread the repeat test assumes: a fraction of the warm-up's (the MAD
@@ -648,6 +710,7 @@ class OnlineSegmenter:
             "floor": self._floor,
             "origin": self._origin,
             "excursion_end": self._excursion_end,
+            "kept_recent": list(self._kept_recent),
             "pending": [list(p) for p in self._pending],
             "values_first": lo,
             "values": self._values[np.arange(lo, self.n_seen) % size].tolist(),
@@ -671,6 +734,8 @@ class OnlineSegmenter:
             seg._n_boundaries = int(state["n_boundaries"])
             # stored since the transient test (round 13); before, none was dropped
             seg._excursion_end = int(state.get("excursion_end", 0))
+            # stored since the swing test (round 14); before, it was off
+            seg._kept_recent = [int(b) for b in state.get("kept_recent", [])]
             seg._first = int(state["first"])
             history = [int(v) for v in state["history"]]
             n, h = seg._det.n_processed, seg.config.max_lag
@@ -695,6 +760,7 @@ _BEFORE_THE_SETTING = {
     "ramp_length": 0,
     "lone_length": 0,
     "transient_length": 0,
+    "swing_window": 0,
 }
 
 
