@@ -33,6 +33,16 @@ HEARSAY = (
     "Cons: I'm told the helpline is being shut down next year.",
     "The hall opened in 1921, so I am told.",
     "I was told by a friend that the pool is closing.",
+    # round 14 (gossip columns, trade newsletters, a curator's notes)
+    "A little bird tells me the director is eyeing the exit.",
+    "One hears that the lute-player is about to be demoted to a later copy.",
+    "The museum is said to have sounded out Marcus Hale for the directorship.",
+    "It is said that the mill will close before Easter.",
+    "The gift looks clean enough on paper, or so they say in St James's.",
+    "The smart money is on Sam Okoro for chief executive.",
+    "The trade's money is on the panel sending the heirs away empty-handed.",
+    "I am inclined to see a second hand in the drapery, perhaps the studio.",
+    "My working assumption is that he bought the copper on the London market.",
 )
 PLAIN = (
     "The pool reopens on Monday - whatever you may have heard, it was never closing.",
@@ -60,6 +70,12 @@ PLAIN = (
     "The reservoir, the main water source, will close for repairs, the utility said.",
     "The neighbour dispute was settled, the court said.",
     "Anyone else wishing to apply should contact the parish office.",
+    "No one heard the alarm go off.",
+    "On behalf of the trustees it was said that the director would remain.",
+    "The minister said to reporters that rates would rise.",
+    "The money is spent on roads and bridges.",
+    "The planning assumption is 3 per cent growth a year.",
+    "The committee was inclined towards the second bid.",
 )
 
 

@@ -2,7 +2,9 @@
 ("apparently", "word is", "someone said", "I'm hearing", "is understood to", "my mate
 reckons", "anyone know if ..."), a hedge like "reportedly". Round 12, from the chat, forum,
 phone-in and gossip voices of the tuning worlds (docs/quality.md); round 13 added "word on
-the shop floor is" and "I'm told" (a staff-review site's voice)."""
+the shop floor is" and "I'm told" (a staff-review site's voice); round 14 "a little bird
+tells me", "one hears", "is said to", "or so they say", "the smart money is on" and the
+writer's own guess ("I am inclined to", "my working assumption")."""
 
 from __future__ import annotations
 
@@ -42,6 +44,10 @@ WORD_REACH = 6
 TOLD_BY_ME = (["i'm"], ["im"], ["i", "am"], ["i", "was"], ["i've", "been"], ["i", "have", "been"])
 
 
+# round 14, from gossip columns, trade newsletters and scholarly notes of six authors' worlds
+ROUND_14_CUES = word_set("bird said say money inclined assumption")
+
+
 @dataclass
 class Words:
     """A statement's lower-case words (possessive "'s" removed, numbers and breaks left out);
@@ -61,6 +67,8 @@ def is_hearsay(words: Words, i: int) -> bool:
     nxt = text[i + 1] if i + 1 < len(text) else ""
     if word in HEARSAY_WORDS:
         return True
+    if word in ("hears", "heard") and prev == "one":  # "one hears that"; not "no one heard"
+        return text[i - 2 : i - 1] not in (["no"], ["every"], ["any"], ["each"])
     if word in HEAR:
         return _heard(words, i, prev, nxt)
     if word == "word":  # "word is ...", "word has it ...", "word on the street is ..."
@@ -76,11 +84,34 @@ def is_hearsay(words: Words, i: int) -> bool:
         return asked in ASKED
     if word == "that":  # "is that true??"
         return prev == "is" and nxt in ("true", "right")
+    if word in ROUND_14_CUES and _goes_round(words, i, prev, nxt):
+        return True
     if word == "told" and any(text[max(0, i - len(me)) : i] == me for me in TOLD_BY_ME):
         return _told_me(words, i, nxt)
     if word in SAY:
         return _told(words, i)
     return False
+
+
+def _goes_round(words: Words, i: int, prev: str, nxt: str) -> bool:
+    """ "a little bird tells me", "is said to have", "it is said that", "or so they say", "the
+    smart money is on", "I am inclined to see", "my working assumption": what is going round,
+    or the writer's guess."""
+    text, word = words.text, words.text[i]
+    before = text[i - 2] if i >= 2 and i - 1 not in words.opens else ""
+    after = text[i + 2] if i + 2 < len(text) else ""
+    if word == "bird":
+        return prev == "little"
+    if word == "said":
+        # "it was said that" reports a statement ("on behalf of the trustees it was said")
+        return prev in BE and (nxt == "to" or (nxt == "that" and before == "it" and prev == "is"))
+    if word == "say":
+        return prev == "they" and before == "so"
+    if word == "money":
+        return nxt == "on" or (nxt == "is" and after == "on")
+    if word == "inclined":
+        return nxt == "to"
+    return word == "assumption" and prev == "working"
 
 
 def _told_me(words: Words, i: int, nxt: str) -> bool:
