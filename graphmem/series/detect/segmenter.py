@@ -99,8 +99,7 @@ class SegmenterConfig:
     when a shorter window already shows it beyond the history). 0 turns any of these tests off.
     With repeat_gaps, an exact repeat of the value before is no reading (a value carried
     forward over missing data) where the warm-up shows exact repeats rare by chance
-    (OnlineBOCPD). The other fields configure
-    OnlineBOCPD.
+    (OnlineBOCPD). The other fields configure OnlineBOCPD.
     """
 
     hazard_lambda: float = 250.0
@@ -538,10 +537,11 @@ class OnlineSegmenter:
         told yet. Each window is judged once its points are in, so batching does not change
         the answer."""
         k = self.config.swing_window
+        if not k:
+            return 0, 0
         c = self._pending[0][0]
         before = [b for b in (*self._kept_recent, *kept) if b < c]
-        first = max(self._values_first, c - SWING_HISTORY - k)
-        if not k or not enough_history(first, c, k, before):
+        if not enough_history(max(self._values_first, c - SWING_HISTORY - k), c, k, before):
             return 0, 0
         windows = stages(k)
         if final and seen - c < k:  # the close: the last window is what there is

@@ -5,12 +5,17 @@ usage with its days and weekends: the detector reads many of their swings as cha
 clear against the noise of the few points around it. What sets them apart from a change of
 regime is that the series swings like that all the time. So each boundary is compared with the
 series' own history (round 14): how the `window` points after it differ from the `window`
-points before it, in level (their medians), in scale (the medians of their absolute first
-differences, as a log ratio) and in slope (least squares), against the same three differences
-at every earlier split of up to SWING_HISTORY points before it. A boundary that beats every
-earlier split on none of the three is an ordinary swing, no change. Splits within a window of a
-boundary kept before are left out (a real change is no swing of the series); with fewer than
-MIN_HISTORY windows' worth of splits left there is no verdict, and the boundary is kept.
+points before it, in level (their medians) and slope (least squares), both in steps (the
+windows' median absolute first difference), and in scale (the log ratio of those steps),
+against the same three differences at the earlier splits of up to SWING_HISTORY points before
+it (one in stride(m) of them: neighbouring splits differ little), each centred on the
+history's median difference (a trend moves every split's level alike). A boundary that goes
+beyond every earlier split on none of the three is an ordinary swing, no change.
+
+No verdict (the boundary is kept): with fewer than MIN_HISTORY windows' worth of splits left
+once those within a window of a boundary kept before are set aside (a real change is no swing
+of the series), and where the history's level differences swing no more than plain noise
+does (SWINGY): a small step in plain noise stays a change however many splits precede it.
 
 A clear change is told early: the comparison is first made with STAGES points on each side
 (the same comparison on a shorter window), and the boundary is kept as soon as it beats the
