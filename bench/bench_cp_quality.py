@@ -88,7 +88,7 @@ HELD_FAMILIES = (
     # round 8: written blind before the detector was changed for them
     "share_shift",
     "ar1_steps",
-    # round 15: written blind before round 14's detector changes, scored with round 13's defaults
+    # written blind for round 14, before its detector changes; scored with round 13's defaults
     "air_quality",
     "bed_occupancy",
     "vibration",

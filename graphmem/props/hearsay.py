@@ -45,7 +45,7 @@ TOLD_BY_ME = (["i'm"], ["im"], ["i", "am"], ["i", "was"], ["i've", "been"], ["i"
 
 
 # round 14, from gossip columns, trade newsletters and scholarly notes of six authors' worlds
-ROUND_14_CUES = word_set("bird said say money inclined assumption")
+GOSSIP_CUES = word_set("bird said say money inclined assumption")
 
 
 @dataclass
@@ -84,7 +84,7 @@ def is_hearsay(words: Words, i: int) -> bool:
         return asked in ASKED
     if word == "that":  # "is that true??"
         return prev == "is" and nxt in ("true", "right")
-    if word in ROUND_14_CUES and _goes_round(words, i, prev, nxt):
+    if word in GOSSIP_CUES and _goes_round(words, i, prev, nxt):
         return True
     if word == "told" and any(text[max(0, i - len(me)) : i] == me for me in TOLD_BY_ME):
         return _told_me(words, i, nxt)
