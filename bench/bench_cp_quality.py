@@ -70,6 +70,9 @@ TUNED_FAMILIES = (
     "water_meter",  # round 14: held back until then
     "solar_yield",  # round 14: held back until then
     "fuel_economy",  # round 14: held back until then
+    "air_quality",  # round 15: held back until then
+    "bed_occupancy",  # round 15: held back until then
+    "vibration",  # round 15: held back until then
 )
 HELD_FAMILIES = (
     "steps_heavy",
@@ -88,10 +91,10 @@ HELD_FAMILIES = (
     # round 8: written blind before the detector was changed for them
     "share_shift",
     "ar1_steps",
-    # written blind for round 14, before its detector changes; scored with round 13's defaults
-    "air_quality",
-    "bed_occupancy",
-    "vibration",
+    # written blind for round 15, before its detector changes; scored with round 14's defaults
+    "call_volume",
+    "soil_moisture",
+    "tide_gauge",
 )
 TUNED_SEEDS = range(0, 25)
 HELD_SEEDS = range(1000, 1025)  # the tuned families, other draws; and the held-back families

@@ -1848,6 +1848,596 @@ def _vibration(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
     return np.maximum(np.round(v, 2), 0.01), cps
 
 
+# Round 15, written blind (without looking at the detector): a contact centre's daily calls, a
+# field probe's soil moisture and a harbour's tide gauge.
+
+
+def _few_changes(rng: np.random.Generator) -> int:
+    """0..4 changes: about a fifth of records have none, few have many."""
+    return int(rng.choice(5, p=[0.2, 0.33, 0.25, 0.14, 0.08]))
+
+
+def _hump(n: int, start: float, length: float) -> np.ndarray:
+    """A sin^2 hump of height 1 over [start, start+length) (fractional ends), 0 elsewhere."""
+    x = (np.arange(n) - start) / length
+    return np.where((x >= 0) & (x < 1), np.sin(math.pi * np.clip(x, 0, 1)) ** 2, 0.0)
+
+
+def _carry_forward(xs: np.ndarray, start: int, length: int) -> None:
+    """A logger or telemetry gap filled with the last good value (in place)."""
+    if start >= 1:
+        xs[start : start + length] = xs[start - 1]
+
+
+def _uk_holidays(year: int) -> set[date]:
+    """England and Wales bank holidays of a year, Christmas and New Year with weekend
+    substitutes."""
+    days = set(_bank_holidays(year))
+    for fixed in (date(year, 1, 1), date(year, 12, 25), date(year, 12, 26)):
+        d = fixed
+        while d.weekday() >= 5 or d in days:
+            d += timedelta(1)
+        days.add(d)
+    return days
+
+
+# 1. Contact-centre call volume
+# ---------------------------------------------------------------------------------------------
+
+
+def _call_volume(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # Inbound calls offered each day to the agents of an energy or water utility's contact
+    # centre (120-9000 on a midweek day), over 3-30 months (91-913 days) of the real calendar
+    # (2013-2024, England's bank holidays). Monday is the heaviest day (1.2-1.5 times midweek),
+    # Friday lighter; the centre is open seven days (Saturday 25-50 %, Sunday 10-30 % of
+    # midweek), Monday to Saturday, or weekdays only; a closed day reads 0 and 40-70 % of its
+    # callers ring on Monday instead. Counts are gamma-Poisson (5-11 % extra daily noise) over an
+    # AR(1) wander (2-5 %). NOT changes: the weekly pattern; a winter (energy) or summer (water)
+    # swing of 4-14 %; a slow trend (-10..+12 % a year); the billing cycle (a 4-15 % bump a few
+    # days after each monthly bill run, and a 10-30 % two-week one after each quarterly run);
+    # bank holidays (mostly closed, a 15-35 % catch-up the next day), Christmas and the early-
+    # January surge; the yearly price-change letters (a 15-45 % hump of 2-5 weeks in spring);
+    # storm / outage days (1.5-3.5 times the calls, fading over 2-3 days); a telephony or
+    # reporting failure (a day reading 0-40 % of its calls). Labelled (a sixth of the record
+    # apart, each kind at most once): a new billing system going live (calls up 15-40 % for good,
+    # plus a 20-60 % surge fading over 1-2 weeks); a self-service app or web-chat launch (calls
+    # down 15-32 %, reached over 1-3 weeks of adoption); a merger or migration of another
+    # supplier's customers (up 25-70 % at once); an opening-hours change (weekend closures
+    # start, Sunday or the whole weekend, their callers moving to Monday; or Saturday opening
+    # starts at a weekdays-only centre).
+    n = int(rng.integers(91, 914))
+    start = date(2013, 1, 1) + timedelta(int(rng.integers(0, 11 * 365)))
+    days = [start + timedelta(i) for i in range(n)]
+    dow = np.array([d.weekday() for d in days])
+    doy = np.array([d.timetuple().tm_yday for d in days])
+    dom = np.array([d.day for d in days])
+    month = np.array([d.month for d in days])
+    index = {d: i for i, d in enumerate(days)}
+    holidays: set[date] = set()
+    for y in range(start.year, days[-1].year + 1):
+        holidays |= _uk_holidays(y)
+
+    base = 10.0 ** rng.uniform(math.log10(120.0), math.log10(9000.0))
+    week = np.array(
+        [
+            rng.uniform(1.2, 1.5),
+            rng.uniform(1.04, 1.15),
+            1.0,
+            rng.uniform(0.94, 1.02),
+            rng.uniform(0.8, 0.95),
+            rng.uniform(0.25, 0.5),
+            rng.uniform(0.1, 0.3),
+        ]
+    )
+    hours = int(rng.choice(3, p=[0.35, 0.4, 0.25]))  # 7 days, Mon-Sat, weekdays
+    sat_open = np.full(n, hours < 2)
+    sun_open = np.full(n, hours == 0)
+    displaced = rng.uniform(0.4, 0.7)
+
+    log = np.zeros(n)
+    water = rng.random() < 0.3
+    peak = rng.uniform(190, 230) if water else rng.uniform(0, 40)
+    log += rng.uniform(0.04, 0.14) * np.cos(2 * math.pi * (doy - peak) / 365.25)
+    log += rng.uniform(-0.10, 0.12) * np.arange(n) / 365.25
+    log += rng.uniform(0.02, 0.05) * _ar1(rng, n, rng.uniform(0.6, 0.85))
+
+    # billing cycle: a monthly bill run, maybe quarterly bills on top
+    bill_day = int(rng.integers(1, 29))
+    since = (dom - bill_day) % 30
+    lag, width = rng.uniform(2.0, 6.0), rng.uniform(1.5, 3.0)
+    log += rng.uniform(0.04, 0.15) * np.exp(-0.5 * ((since - lag) / width) ** 2)
+    if rng.random() < 0.4:
+        q0 = int(rng.integers(0, 3))
+        in_q = ((month - 1 - q0) % 3 == 0) | (((month - 2 - q0) % 3 == 0) & (since > dom))
+        qw = rng.uniform(3.0, 5.0)
+        log += in_q * rng.uniform(0.10, 0.30) * np.exp(-0.5 * ((since - lag - 2) / qw) ** 2)
+
+    gap = math.ceil(n / 6)
+    cps = _spaced(rng, n, _few_changes(rng), gap)
+
+    # the yearly price-change letters, not too near a labelled change
+    letters_doy = rng.uniform(45, 110)
+    for y in range(start.year, days[-1].year + 1):
+        if rng.random() < 0.6:
+            s = (date(y, 1, 1) - start).days + letters_doy + rng.uniform(-7, 7)
+            length = rng.uniform(14, 35)
+            if all(not (s - 12 <= c <= s + length + 12) for c in cps):
+                log += rng.uniform(0.15, 0.45) * _hump(n, s, length)
+
+    # Christmas, New Year
+    for y in range(start.year - 1, days[-1].year + 1):
+        for d, f in (
+            (date(y, 12, 24), rng.uniform(0.55, 0.75)),
+            *((date(y, 12, dd), rng.uniform(0.6, 0.85)) for dd in range(27, 32)),
+        ):
+            if d in index:
+                log[index[d]] += math.log(f)
+        surge = rng.uniform(0.05, 0.2)
+        for dd in range(2, 15):
+            d = date(y + 1, 1, dd)
+            if d in index:
+                log[index[d]] += surge * math.sin(math.pi * (dd - 1) / 14)
+
+    # storms and outages
+    for _ in range(int(rng.poisson(n / 150))):
+        s = int(rng.integers(0, n))
+        amp = math.log(rng.uniform(1.5, 3.5))
+        for off, w in ((0, 1.0), (1, rng.uniform(0.3, 0.6)), (2, rng.uniform(0.05, 0.25))):
+            if s + off < n:
+                log[s + off] += amp * w
+
+    # labelled changes
+    kinds = ["billing", "app", "merger", "hours"]
+    planted: list[str] = []
+    for c in cps:
+        kind = kinds.pop(int(rng.integers(len(kinds))))
+        planted.append(kind)
+        u = np.arange(n - c, dtype=np.float64)
+        if kind == "billing":
+            on = np.minimum(1.0, (u + 1) / 3.0)
+            log[c:] += math.log(1 + rng.uniform(0.15, 0.4)) * on
+            log[c:] += math.log(1 + rng.uniform(0.2, 0.6)) * on * np.exp(-u / rng.uniform(4, 12))
+        elif kind == "app":
+            ramp = int(rng.integers(5, max(6, min(22, gap // 2) + 1)))
+            log[c:] += math.log(1 - rng.uniform(0.15, 0.32)) * np.minimum(1.0, (u + 1) / ramp)
+        elif kind == "merger":
+            log[c:] += math.log(1 + rng.uniform(0.25, 0.7))
+        else:
+            if sun_open[c - 1] and rng.random() < 0.4:
+                sun_open[c:] = False
+            elif sat_open[c - 1] or sun_open[c - 1]:
+                sat_open[c:] = False
+                sun_open[c:] = False
+            else:
+                sat_open[c:] = True
+            planted[-1] += f" sat={bool(sat_open[c])} sun={bool(sun_open[c])}"
+
+    mult = week[dow].copy()
+    closed = (dow == 5) & ~sat_open | (dow == 6) & ~sun_open
+    bank_closed = rng.random() < 0.75
+    catch_up = rng.uniform(0.15, 0.35)
+    for i, d in enumerate(days):
+        if d in holidays or (d.month == 12 and d.day in (25, 26)) or (d.month == 1 and d.day == 1):
+            if bank_closed or d.month in (12, 1):
+                closed[i] = True
+            else:
+                mult[i] *= rng.uniform(0.25, 0.45)
+            if i + 1 < n:
+                log[i + 1] += catch_up
+    for i in np.flatnonzero(dow == 0):  # closed weekend callers ring on Monday
+        sat_c = not (sat_open[i - 2] if i >= 2 else sat_open[i])
+        sun_c = not (sun_open[i - 1] if i >= 1 else sun_open[i])
+        mult[i] += displaced * (week[5] * sat_c + week[6] * sun_c)
+    mean = base * mult * np.exp(log)
+    shape = rng.uniform(80.0, 400.0)
+    counts = rng.poisson(rng.gamma(shape, mean / shape)).astype(np.float64)
+    counts[closed] = 0.0
+    if rng.random() < 0.2:  # a telephony or reporting failure
+        for _ in range(int(rng.integers(1, 3))):
+            i = int(rng.integers(0, n))
+            counts[i] = np.floor(counts[i] * rng.uniform(0.0, 0.4))
+    return counts, cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Soil moisture
+# ---------------------------------------------------------------------------------------------
+
+
+def _soil_moisture(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # Volumetric water content (%) from a capacitance probe in a field, logged hourly (30-41
+    # days, 720-1000 values) or 3-hourly (1-4 months, 240-1000 values). Two soil layers are
+    # simulated as buckets: a shallow one (around 10 cm) that rain wets within an hour or two
+    # (0.5-1.1 % a mm, up to saturation), drains above field capacity in 4-20 hours and is dried
+    # by evapotranspiration only in daylight (1-3 % a day when moist, slower as it dries, so a
+    # dry-down is a staircase); and a deeper one (30-50 cm) fed 3-12 hours later only by what
+    # drains from above (so it answers big rains only), drained in 2-6 days and dried at
+    # 0.3-1.2 % a day. NOT changes: rain events (sharp rises, then exponential drying), cloudy
+    # days, a seasonal trend of the evaporative demand (+-40 % over the record), a diurnal
+    # ripple of 0.05-0.5 % from the probe's temperature sensitivity, white noise of 0.02-0.1 %,
+    # quantisation to 0.1, 0.2 or 0.5 %, single-reading spikes (electrical interference), and
+    # telemetry gaps of a few readings filled with the last value. Labelled (a sixth of the
+    # record apart; each checked to move the readings of the next sixth by 1.5+ % on average
+    # against the same record without it): scheduled drip irrigation starting (1.5-5 % every
+    # 1-3 days at night: a sawtooth, the floor raised), stopping, or rescheduled (amount or
+    # interval changed 1.8-3 times); the probe taken out and re-installed at the other depth (a
+    # few readings carried forward or read in air first, then an offset of up to +-4 %, the
+    # other layer's dynamics, and a settling drift of 1-3 % over a day or two); the crop's
+    # canopy closing (evapotranspiration 1.8-3 times faster over 3-7 days, 15-30 % of the
+    # rain intercepted).
+    step = 1 if rng.random() < 0.45 else 3
+    n = int(rng.integers(720, 1001)) if step == 1 else int(rng.integers(240, 1001))
+    spin = 240  # hours simulated before the record starts
+    hours = n * step + spin
+    hour0 = int(rng.integers(0, 24))
+    hod = (hour0 + np.arange(hours)) % 24
+    day = (hour0 + np.arange(hours)) // 24
+    ndays = int(day[-1]) + 1
+
+    rain = np.zeros(hours)
+    mean_mm = rng.uniform(4.0, 12.0)
+    for _ in range(int(rng.poisson(rng.uniform(0.06, 0.3) * hours / 24))):
+        s, dur = int(rng.integers(0, hours)), int(rng.integers(1, 9))
+        rain[s : s + dur] += rng.exponential(mean_mm) / dur
+    rainy_day = np.bincount(day, weights=rain, minlength=ndays) > 1.0
+    daily = np.exp(0.15 * rng.standard_normal(ndays)) * np.where(
+        rainy_day, rng.uniform(0.3, 0.6), 1.0
+    )
+    daily *= 1.0 + rng.uniform(-0.4, 0.4) * np.arange(ndays) / ndays
+    shape = np.maximum(0.0, np.sin(math.pi * (hod - 6) / 14.0))
+    day_sum = sum(max(0.0, math.sin(math.pi * (h - 6) / 14.0)) for h in range(24))
+    pet = daily[day] * shape / day_sum  # a moist day's ET is `et` %
+
+    theta_r = rng.uniform(5.0, 14.0)
+    fc = theta_r + rng.uniform(10.0, 22.0)
+    fc_deep = fc + rng.uniform(-3.0, 5.0)
+    layers = [
+        dict(
+            r=theta_r,
+            fc=fc,
+            sat=fc + rng.uniform(6.0, 14.0),
+            gain=rng.uniform(0.5, 1.1),
+            tau=rng.uniform(4.0, 20.0),
+            et=rng.uniform(1.0, 3.0),
+        ),
+        dict(
+            r=theta_r + rng.uniform(-2.0, 4.0),
+            fc=fc_deep,
+            sat=fc_deep + rng.uniform(6.0, 14.0),
+            to_deep=rng.uniform(0.3, 0.7),
+            lag=int(rng.integers(3, 13)),
+            tau=rng.uniform(48.0, 150.0),
+            et=rng.uniform(0.3, 1.2),
+        ),
+    ]
+    kernel = np.diff(np.exp(-np.arange(12) / rng.uniform(1.5, 4.0)) * -1.0)
+    kernel /= kernel.sum()
+    ripple_amp = rng.uniform(0.05, 0.5) * (1.0 if rng.random() < 0.8 else -1.0)
+    ripple_peak = rng.uniform(13.0, 17.0)
+    ripple = [
+        ripple_amp * np.cos(2 * math.pi * (hod - ripple_peak) / 24),
+        ripple_amp
+        * rng.uniform(0.2, 0.4)
+        * np.cos(2 * math.pi * (hod - ripple_peak - rng.uniform(3, 6)) / 24),
+    ]
+
+    def schedule(rng):
+        return dict(
+            every=int(rng.choice([1, 2, 3], p=[0.5, 0.3, 0.2])),
+            at=int(rng.choice([2, 3, 4, 5, 6, 20, 21, 22, 23])),
+            dur=int(rng.integers(1, 4)),
+            amount=rng.uniform(1.5, 5.0),
+            phase=int(rng.integers(0, 3)),
+        )
+
+    def irrigation(sched, a, b):
+        out = np.zeros(hours)
+        if sched is None:
+            return out
+        on = ((day + sched["phase"]) % sched["every"] == 0) & (hod >= sched["at"])
+        on &= hod < sched["at"] + sched["dur"]
+        out[on] = sched["amount"] / sched["dur"]
+        out[:a] = 0.0
+        out[b:] = 0.0
+        return out
+
+    def simulate(changes):
+        """Clean probe readings (and the layer read) given the labelled changes so far."""
+        sched = sched0
+        et_mult = np.ones(hours)
+        rain_mult = np.ones(hours)
+        layer_at = np.full(n, layer0)
+        offset = np.full(n, offset0)
+        settle = np.zeros(n)
+        irr = np.zeros(hours)
+        last = 0
+        for c, kind, p in changes:
+            h = spin + c * step
+            irr += irrigation(sched, last, h)
+            last = h
+            if kind == "irrigation":
+                sched = p["sched"]
+            elif kind == "canopy":
+                ramp = np.clip((np.arange(hours) - h) / (p["ramp"] * 24.0), 0.0, 1.0)
+                et_mult *= 1.0 + (p["mult"] - 1.0) * ramp
+                rain_mult[h:] *= 1.0 - p["intercept"]
+            else:  # reinstall
+                layer_at[c:] = 1 - layer_at[c - 1]
+                offset[c:] = p["offset"]
+                u = np.arange(n - c) * step
+                settle[c:] = p["settle"] * np.exp(-u / p["settle_tau"])
+        irr += irrigation(sched, last, hours)
+        theta = np.empty((2, hours))
+        s_l, d_l = layers
+        x, y = s_l["fc"] - 2.0, d_l["fc"] - 1.0
+        deep_in = np.zeros(hours + 40)
+        inflow = rain * rain_mult * s_l["gain"] + irr
+        for h in range(hours):
+            x = min(x + inflow[h], s_l["sat"])
+            if x > s_l["fc"]:
+                drain = (x - s_l["fc"]) * (1.0 - math.exp(-1.0 / s_l["tau"]))
+                x -= drain
+                j = h + d_l["lag"]
+                deep_in[j : j + kernel.size] += drain * d_l["to_deep"] * kernel
+            stress = min(1.0, max(0.0, (x - s_l["r"]) / (s_l["fc"] - s_l["r"]))) ** 0.8
+            x -= s_l["et"] * pet[h] * et_mult[h] * stress
+            y = min(y + deep_in[h], d_l["sat"])
+            if y > d_l["fc"]:
+                y -= (y - d_l["fc"]) * (1.0 - math.exp(-1.0 / d_l["tau"]))
+            stress = min(1.0, max(0.0, (y - d_l["r"]) / (d_l["fc"] - d_l["r"]))) ** 0.8
+            y -= d_l["et"] * pet[h] * et_mult[h] * stress
+            theta[0, h], theta[1, h] = x, y
+        at = spin + np.arange(n) * step
+        clean = theta[layer_at, at] + offset + settle
+        clean += np.where(layer_at == 0, ripple[0][at], ripple[1][at])
+        return clean, layer_at
+
+    irrigated0 = rng.random() < 0.45
+    sched0 = schedule(rng) if irrigated0 else None
+    layer0 = 0 if rng.random() < 0.6 else 1
+    offset0 = 0.0
+    gap = math.ceil(n / 6)
+    cps = _spaced(rng, n, _few_changes(rng), gap)
+
+    changes: list[tuple[int, str, dict]] = []
+    irrigated, canopy = irrigated0, False
+    clean, _ = simulate(changes)
+    for j, c in enumerate(cps):
+        end = cps[j + 1] if j + 1 < len(cps) else n
+        window = slice(c, min(end, c + gap))
+        kinds = ["irrigation", "irrigation", "reinstall"] + ([] if canopy else ["canopy"])
+        accepted = None
+        for _attempt in range(12):
+            kind = kinds[int(rng.integers(len(kinds)))]
+            if kind == "irrigation":
+                if not irrigated:
+                    p = dict(sched=schedule(rng))
+                elif rng.random() < 0.5:
+                    p = dict(sched=None)
+                else:
+                    old = [ch[2]["sched"] for ch in changes if ch[1] == "irrigation"]
+                    now = old[-1] if old else sched0
+                    new = dict(now)
+                    if rng.random() < 0.5:
+                        new["amount"] = min(
+                            8.0, now["amount"] * rng.uniform(1.8, 3.0) ** _sign(rng)
+                        )
+                    else:
+                        new["every"] = 1 if now["every"] > 1 else int(rng.choice([2, 3]))
+                    p = dict(sched=new)
+            elif kind == "canopy":
+                p = dict(
+                    mult=rng.uniform(1.8, 3.0),
+                    ramp=rng.uniform(3.0, 7.0),
+                    intercept=rng.uniform(0.15, 0.3),
+                )
+            else:
+                p = dict(
+                    offset=rng.uniform(-4.0, 4.0),
+                    settle=rng.uniform(1.0, 3.0) * _sign(rng),
+                    settle_tau=rng.uniform(12.0, 48.0),
+                )
+            trial, _ = simulate([*changes, (c, kind, p)])
+            if np.mean(np.abs(trial[window] - clean[window])) >= 1.5:
+                accepted = (c, kind, p)
+                break
+        if accepted is None:
+            continue
+        changes.append(accepted)
+        clean = trial
+        if accepted[1] == "irrigation":
+            irrigated = accepted[2]["sched"] is not None
+        elif accepted[1] == "canopy":
+            canopy = True
+    cps = [ch[0] for ch in changes]
+
+    xs = clean + rng.uniform(0.02, 0.1) * rng.standard_normal(n)
+    for _ in range(int(rng.poisson(n / 400))):  # spikes
+        i = int(rng.integers(0, n))
+        xs[i] += rng.uniform(3.0, 15.0) * _sign(rng)
+    for c, kind, _p in changes:  # the probe out of the ground before re-installation
+        if kind == "reinstall":
+            m = int(rng.integers(1, max(2, min(gap // 5, 24 // step) + 1)))
+            if rng.random() < 0.7:
+                _carry_forward(xs, c - m, m)
+            else:
+                xs[c - m : c] = rng.uniform(0.0, 3.0, m)
+    for _ in range(int(rng.poisson(n / 300))):  # telemetry gaps, not across a change
+        m = int(rng.integers(3, max(4, min(gap // 4, 36 // step + 3))))
+        s = int(rng.integers(1, n - m))
+        if all(not (s < c <= s + m) for c in cps):
+            _carry_forward(xs, s, m)
+    res = float(rng.choice([0.1, 0.1, 0.1, 0.2, 0.5]))
+    xs = np.round(np.clip(xs, 0.0, 60.0) / res) * res
+    return np.round(xs, 3), cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Tide gauge
+# ---------------------------------------------------------------------------------------------
+
+
+_PERIODS = {  # hours
+    "M2": 12.4206012,
+    "S2": 12.0,
+    "N2": 12.65834751,
+    "K2": 11.96723606,
+    "K1": 23.93447213,
+    "O1": 25.81933871,
+    "P1": 24.06588766,
+    "M4": 6.210300601,
+    "MS4": 6.103339275,
+}
+
+
+def _tide_gauge(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # Sea level (m above the gauge's chart datum) at a harbour tide gauge, hourly (2.5-40 days,
+    # 60-960 values) or every 15 minutes (2-10 days, 192-1000 values), to the mm or the cm. The
+    # tide is a sum of nine constituents: semidiurnal (M2 0.5-2.8 m, S2 a quarter to a half of
+    # it, so springs and neaps every 14.8 days, N2, K2), mixed (K1, O1 half to all of M2) or
+    # diurnal (K1 above M2), with shallow-water overtides (M4, MS4) in some harbours; mean level
+    # 1-5 m above datum. NOT changes: the tide itself and its spring-neap swing; storm surges
+    # (0.15-0.9 m, mostly positive, rising and falling over 12-72 hours); a meteorological
+    # residual (AR(1), 2-8 cm, days of memory); a harbour seiche of 0.5-6 cm with a period of
+    # 30-90 minutes in 15-minute data; the gauge drying out at low springs in some harbours
+    # (the readings floored); wave noise of 3-15 mm; telemetry gaps of a few readings filled
+    # with the last value; single spikes. Labelled (a sixth of the record apart): a datum shift
+    # after maintenance (the sensor re-mounted: an offset of 0.08-1 m, at least 4 residual stds,
+    # often just after a few carried-forward readings while it was off); the start of a sensor
+    # fault (stuck: the last value repeated; noisy: heavy-tailed noise of 4-10 % of
+    # the tidal range, 0.1 m at least; drifting:
+    # an offset growing to 0.3-1 m) and its repair (normal again, a third of the time with a
+    # new datum offset); harbour works finished (a breakwater or barrage cutting the tidal
+    # range to 50-75 %, or dredging raising it to 130-160 %, the tide also later or earlier by
+    # up to 40 minutes).
+    dt = 1.0 if rng.random() < 0.6 else 0.25
+    n = int(rng.integers(60, 961)) if dt == 1.0 else int(rng.integers(192, 1001))
+    t = rng.uniform(0.0, 24.0 * 30) + np.arange(n) * dt
+
+    regime = int(rng.choice(3, p=[0.6, 0.3, 0.1]))
+    if regime == 0:
+        m2 = rng.uniform(0.5, 2.8)
+        k1 = m2 * rng.uniform(0.03, 0.15)
+    elif regime == 1:
+        m2 = rng.uniform(0.3, 1.2)
+        k1 = m2 * rng.uniform(0.4, 1.0)
+    else:
+        m2 = rng.uniform(0.05, 0.25)
+        k1 = rng.uniform(0.15, 0.45)
+    s2 = m2 * rng.uniform(0.25, 0.48)
+    m4 = m2 * (rng.uniform(0.02, 0.12) if rng.random() < 0.4 else 0.0)
+    amps = {
+        "M2": m2,
+        "S2": s2,
+        "N2": m2 * rng.uniform(0.15, 0.25),
+        "K2": s2 * rng.uniform(0.25, 0.3),
+        "K1": k1,
+        "O1": k1 * rng.uniform(0.6, 1.0),
+        "P1": k1 * 0.33,
+        "M4": m4,
+        "MS4": m4 * rng.uniform(0.3, 0.7),
+    }
+    phases = {k: rng.uniform(0, 2 * math.pi) for k in amps}
+    total = sum(amps.values())
+    z0 = total * rng.uniform(0.95, 1.1) + rng.uniform(0.1, 0.4)
+
+    gap = math.ceil(n / 6)
+    cps = _spaced(rng, n, _few_changes(rng), gap)
+    factor = np.ones(n)  # tidal range
+    lag = np.zeros(n)  # hours
+    offset = np.zeros(n)  # datum
+    fault = [None] * n
+    resid_sd = rng.uniform(0.02, 0.08)
+    state, works_done = "ok", False
+    maintenance = []  # indices of the first reading after the gauge was off
+    planted: list[str] = [f"dt={dt} regime={regime}"]
+    for j, c in enumerate(cps):
+        end = cps[j + 1] if j + 1 < len(cps) else n
+        datum = max(0.08, 4 * resid_sd, min(1.0, rng.uniform(0.15, 0.45) * total)) * _sign(rng)
+        if state == "fault":  # the repair
+            state = "ok"
+            planted.append("repair")
+            if rng.random() < 0.35:
+                offset[c:] += datum
+                planted[-1] += f" datum {datum:.2f}"
+            maintenance.append(c)
+            continue
+        kinds = ["datum", "fault"] + ([] if works_done else ["works"])
+        kind = kinds[int(rng.integers(len(kinds)))]
+        planted.append(kind)
+        if kind == "datum":
+            planted[-1] += f" {datum:.2f}"
+            offset[c:] += datum
+            if rng.random() < 0.7:
+                maintenance.append(c)
+        elif kind == "works":
+            works_done = True
+            factor[c:] = rng.uniform(0.5, 0.75) if rng.random() < 0.5 else rng.uniform(1.3, 1.6)
+            lag[c:] = rng.uniform(-0.67, 0.67)
+            planted[-1] += f" x{factor[c]:.2f}"
+        else:
+            state = "fault"
+            how = str(rng.choice(["stuck", "noisy", "drift"], p=[0.3, 0.35, 0.35]))
+            planted[-1] += " " + how
+            if how == "drift":
+                rate = rng.uniform(0.3, 1.0) / ((end - c) * dt) * _sign(rng)
+                drift = rate * (np.arange(end - c) + 1) * dt
+            else:  # the noise std, in proportion to the tidal range (a failing sensor)
+                drift = max(0.1, rng.uniform(0.04, 0.1) * 2 * total)
+            for i in range(c, end):
+                fault[i] = (how, drift if how != "drift" else drift[i - c])
+
+    tide = np.zeros(n)
+    for k, a in amps.items():
+        w = 2 * math.pi / _PERIODS[k]
+        tide += a * np.cos(w * (t - lag) - phases[k])
+    tide *= factor
+
+    surge = resid_sd * _ar1(rng, n, rng.uniform(0.95, 0.99) ** dt)
+    days = n * dt / 24
+    for _ in range(int(rng.poisson(rng.uniform(0.05, 0.2) * (days + 3)))):
+        s = rng.uniform(-72.0, n * dt)
+        length = rng.uniform(12.0, 72.0)
+        height = rng.uniform(0.15, 0.9) * (1.0 if rng.random() < 0.8 else -0.6)
+        x = (t - t[0] - s) / (length / 3.0)
+        surge += height * np.where(x > 0, (np.maximum(x, 0) ** 2) * np.exp(2 * (1 - x)), 0.0)
+    if dt < 1.0 and rng.random() < 0.7:
+        env = np.exp(0.5 * _ar1(rng, n, 0.98))
+        period = rng.uniform(0.5, 1.5)
+        surge += rng.uniform(0.005, 0.06) * env * np.sin(2 * math.pi * t / period)
+
+    level = z0 + tide + surge
+    if rng.random() < 0.2:  # a drying harbour: the sensor sits in a pocket of water
+        floor = z0 - total * rng.uniform(0.55, 0.85)
+        level = floor + np.logaddexp(0.0, (level - floor) / 0.02) * 0.02
+    xs = level + offset + rng.uniform(0.003, 0.015) * rng.standard_normal(n)
+    for i in range(n):
+        if fault[i] is None:
+            continue
+        how, v = fault[i]
+        if how == "stuck":
+            xs[i] = xs[i - 1]
+        elif how == "noisy":
+            xs[i] += v * rng.standard_t(3) / math.sqrt(3.0)
+        else:
+            xs[i] += v
+    for _ in range(int(rng.poisson(n / 400))):
+        i = int(rng.integers(0, n))
+        if fault[i] is None:
+            xs[i] += rng.uniform(0.3, 1.5) * _sign(rng)
+    for c in maintenance:  # the gauge off for 1-6 hours, its last value carried
+        m = min(int(rng.uniform(1.0, 6.0) / dt) + 1, gap // 3)
+        if fault[c - 1] is None:
+            _carry_forward(xs, c - m, m)
+    for _ in range(int(rng.poisson(n / 250))):
+        m = int(rng.integers(2, max(3, min(gap // 4, int(6 / dt)) + 1)))
+        s = int(rng.integers(1, n - m))
+        if all(not (s - 1 <= c <= s + m) for c in cps):
+            _carry_forward(xs, s, m)
+    res = 0.001 if rng.random() < 0.6 else 0.01
+    return np.round(xs / res) * res, cps
+
+
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
     "steps_heavy": lambda rng: _steps(rng, _heavy),
@@ -1902,6 +2492,9 @@ _FAMILIES = {
     "air_quality": _air_quality,
     "bed_occupancy": _bed_occupancy,
     "vibration": _vibration,
+    "call_volume": _call_volume,
+    "soil_moisture": _soil_moisture,
+    "tide_gauge": _tide_gauge,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
@@ -1910,7 +2503,8 @@ FAMILIES = tuple(_FAMILIES)
 # So do river stages (metres, to the cm or mm), small-count percentages and spot prices, and
 # latencies (ms), battery capacities (Ah or % of nominal) and heart rates (whole bpm), water
 # meter readings (litres), solar yields (kWh a day), fuel economy (L/100 km, mpg or km/L),
-# PM2.5 (ug/m3), bed counts and vibration velocity (mm/s).
+# PM2.5 (ug/m3), bed counts and vibration velocity (mm/s), daily calls, soil moisture (% by
+# volume) and sea level (m).
 _UNSCALED = {
     "counts",
     "growth",
@@ -1946,6 +2540,9 @@ _UNSCALED = {
     "air_quality",
     "bed_occupancy",
     "vibration",
+    "call_volume",
+    "soil_moisture",
+    "tide_gauge",
 }
 
 
