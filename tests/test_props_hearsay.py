@@ -43,6 +43,19 @@ HEARSAY = (
     "The trade's money is on the panel sending the heirs away empty-handed.",
     "I am inclined to see a second hand in the drapery, perhaps the studio.",
     "My working assumption is that he bought the copper on the London market.",
+    # round 15: a denial in an earlier sentence leaves the writer's hedge standing
+    "New Lanternfish is thinner than it used to be, not a fan. Barman at the Crown reckons "
+    "they're cutting it to 4.2 by the autumn.",
+    "The new signs aren't up yet. They're sat bagged up on the verge apparently.",
+    "No rooms left at all, she says. Apparently you have nothing booked.",
+    # round 15: newsletters, a union bulletin, a beer column, a regional paper
+    "The towpath will be open again for Easter. Not confirmed, so don't hold us to it.",
+    "my guy at the league says Finals are getting pushed to October. not official yet",
+    "According to our information, the board has approached Anne Brel to run the resort.",
+    "It has been suggested to us that the managing director is about to move on.",
+    "One to watch: we are told the electric buses may slip again.",
+    "I'm reliably told that the original 5.4% pale is coming back next spring.",
+    "The word on the garage floor is that the depot is for the chop.",
 )
 PLAIN = (
     "The pool reopens on Monday - whatever you may have heard, it was never closing.",
@@ -76,6 +89,15 @@ PLAIN = (
     "The money is spent on roads and bridges.",
     "The planning assumption is 3 per cent growth a year.",
     "The committee was inclined towards the second bid.",
+    # round 15: a cheer is no hearsay; a denial before "apparently" in its sentence denies it
+    "The Bill is passed. Hon. Members: Hear, hear!",
+    "The pool is not closing, apparently or otherwise: it opens on Monday.",
+    "The council dismissed the rumours. The depot stays open.",
+    "The date has not been confirmed by the council.",
+    "It was suggested by the chair that the meeting move to May.",
+    "According to our records, the invoice was paid in March.",
+    "We are told to wait for the next bus.",
+    "The word on the sign is CLOSED.",
 )
 
 

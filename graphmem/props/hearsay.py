@@ -4,7 +4,10 @@ reckons", "anyone know if ..."), a hedge like "reportedly". Round 12, from the c
 phone-in and gossip voices of the tuning worlds (docs/quality.md); round 13 added "word on
 the shop floor is" and "I'm told" (a staff-review site's voice); round 14 "a little bird
 tells me", "one hears", "is said to", "or so they say", "the smart money is on" and the
-writer's own guess ("I am inclined to", "my working assumption")."""
+writer's own guess ("I am inclined to", "my working assumption"); round 15 "we are told", "I'm
+reliably told", "the word on the garage floor is that", "it has been suggested to us",
+"according to our information", "not confirmed", and a lad, chap or bloke as the teller. "Hear,
+hear!" is a cheer."""
 
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ SAY = word_set("say says said saying told tells")
 TELLERS = word_set(
     """
     someone somebody mate mates pal buddy cousin sister brother mum mom dad aunt uncle
-    neighbour neighbor friend nurse pharmacist colleague caller contact source
+    neighbour neighbor friend nurse pharmacist colleague caller contact source lad chap bloke
     """
 )
 # tokens between the teller and the verb: "my neighbour's on the committee and says"
@@ -42,10 +45,14 @@ WORD_WHERE = word_set("on in around at among from")
 WORD_REACH = 6
 # the writer was told: "I'm told", "I am told", "I've been told", "so I was told"
 TOLD_BY_ME = (["i'm"], ["im"], ["i", "am"], ["i", "was"], ["i've", "been"], ["i", "have", "been"])
+# round 15: the writers' "we" ("we are told", "we've been told") and "I'm reliably told"
+TOLD_BY_US = (["we", "are"], ["we're"], ["we", "were"], ["we've", "been"], ["we", "have", "been"])
+TOLD_HOW = word_set("reliably")
 
 
-# round 14, from gossip columns, trade newsletters and scholarly notes of six authors' worlds
-GOSSIP_CUES = word_set("bird said say money inclined assumption")
+# round 14, from gossip columns, trade newsletters and scholarly notes of six authors' worlds;
+# round 15: "it has been suggested (to us) that", "according to our information"
+GOSSIP_CUES = word_set("bird said say money inclined assumption suggested information")
 
 
 @dataclass
@@ -73,12 +80,16 @@ def is_hearsay(words: Words, i: int) -> bool:
         return _heard(words, i, prev, nxt)
     if word == "word":  # "word is ...", "word has it ...", "word on the street is ..."
         # opening a clause or a sentence (full stops are no clause breaks here)
-        opening = i in words.opens or i in words.starts
-        return opening and _word_goes_round(words, i, nxt)
+        if _opens(words, i):
+            return _word_goes_round(words, i, nxt)
+        # "The word on the garage floor is that ..." (not "the word on the agenda is final")
+        return prev == "the" and _opens(words, i - 1) and _word_goes_round(words, i, nxt, "that")
     if word == "understood":  # "is understood to", "it is understood that"
         return prev in BE and (nxt in ("to", "that") or text[i - 2 : i - 1] == ["it"])
     if word == "official":  # "nothing official", "not official yet"
         return prev in ("nothing", "not")
+    if word == "confirmed":  # "Not confirmed, so don't hold us to it."
+        return prev == "not" and _opens(words, i - 1)
     if word in ASKING:  # "anyone know if", "anyone else heard"; not "anyone else wishing to"
         asked = text[i + 2] if nxt == "else" and i + 2 < len(text) else nxt
         return asked in ASKED
@@ -86,7 +97,7 @@ def is_hearsay(words: Words, i: int) -> bool:
         return prev == "is" and nxt in ("true", "right")
     if word in GOSSIP_CUES and _goes_round(words, i, prev, nxt):
         return True
-    if word == "told" and any(text[max(0, i - len(me)) : i] == me for me in TOLD_BY_ME):
+    if word == "told" and _told_to_writer(text, i):
         return _told_me(words, i, nxt)
     if word in SAY:
         return _told(words, i)
@@ -102,6 +113,10 @@ def _goes_round(words: Words, i: int, prev: str, nxt: str) -> bool:
     after = text[i + 2] if i + 2 < len(text) else ""
     if word == "bird":
         return prev == "little"
+    if word == "suggested":
+        return prev == "been" and before in ("has", "had", "have")
+    if word == "information":
+        return prev == "our" and before == "to"
     if word == "said":
         # "it was said that" reports a statement ("on behalf of the trustees it was said")
         return prev in BE and (nxt == "to" or (nxt == "that" and before == "it" and prev == "is"))
@@ -112,6 +127,12 @@ def _goes_round(words: Words, i: int, prev: str, nxt: str) -> bool:
     if word == "inclined":
         return nxt == "to"
     return word == "assumption" and prev == "working"
+
+
+def _told_to_writer(text: list[str], i: int) -> bool:
+    """ "I'm told", "we are told", "I'm reliably told": the writer was told."""
+    end = i - 1 if i and text[i - 1] in TOLD_HOW else i
+    return any(text[max(0, end - len(me)) : end] == me for me in (*TOLD_BY_ME, *TOLD_BY_US))
 
 
 def _told_me(words: Words, i: int, nxt: str) -> bool:
@@ -126,24 +147,32 @@ def _told_me(words: Words, i: int, nxt: str) -> bool:
     return any(words.text[j] in TELLERS and not _named(words, j) for j in reach)
 
 
-def _word_goes_round(words: Words, i: int, nxt: str) -> bool:
+def _opens(words: Words, i: int) -> bool:
+    """Whether word i opens a clause or a sentence (full stops are no clause breaks here)."""
+    return i in words.opens or i in words.starts
+
+
+def _word_goes_round(words: Words, i: int, nxt: str, then: str = "") -> bool:
     """After an opening "word": "is" / "has" at once, or after where it goes round, in the
-    same clause ("word on the shop floor is that ...")."""
-    if nxt in ("is", "has"):
+    same clause ("word on the shop floor is that ..."); followed by `then` if given."""
+    text = words.text
+    if nxt in ("is", "has") and not then:
         return True
     if nxt not in WORD_WHERE:
         return False
-    for j in range(i + 2, min(len(words.text), i + 2 + WORD_REACH)):
+    for j in range(i + 2, min(len(text), i + 2 + WORD_REACH)):
         if j in words.opens:
             return False
-        if words.text[j] in ("is", "has"):
-            return True
+        if text[j] in ("is", "has"):
+            return not then or text[j + 1 : j + 2] == [then]
     return False
 
 
 def _heard(words: Words, i: int, prev: str, nxt: str) -> bool:
     """Whether "hear"/"heard"/"hearing" is the writer's (or their circle's) hearing."""
     if nxt == "by" or words.opens.get(i) in JOINERS:  # "heard by the court", "met and heard"
+        return False
+    if "hear" in (words.text[i - 1] if i else "", nxt):  # "Hon. Members: Hear, hear!" cheers
         return False
     if prev == "are":  # "we are hearing"
         return words.text[i - 2 : i - 1] == ["we"]

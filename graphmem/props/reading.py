@@ -717,6 +717,23 @@ def _hearsay_words(parse: _Parse) -> None:
             words.text.append(tok.lower.removesuffix("'s"))
 
 
+def _hedges(parse: _Parse, i: int, word: str, prev: str) -> bool:
+    """Whether word i hedges the statement. A denial anywhere before a rumour or a claim makes
+    it what is denied ("dismissed the rumours", "no truth in claims"); "apparently" or hearsay
+    is the writer's hedge unless a denial comes earlier in its own sentence ("not a fan.
+    Barman at the Crown reckons ..." hedges; round 15)."""
+    if (word in HEDGE_NOUNS and prev not in ("the", "that", "this")) or (
+        word in HEDGE_VERBS and prev not in ("the", "that", "study")
+    ):
+        return not parse.negated
+    if word in HEDGE_ADVERBS or _hearsay(parse, i):
+        tokens = parse.tokens
+        # the denial just before is the cue's own ("not confirmed", "nothing official")
+        denials = [j for j in parse.negated.values() if j != i - 1]
+        return not any(not any(t.sentence for t in tokens[j + 1 : i + 1]) for j in denials)
+    return False
+
+
 def _hearsay(parse: _Parse, i: int) -> bool:
     return is_hearsay(parse.words, parse.word_at[i])
 
@@ -754,7 +771,6 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     word = tok.lower.removesuffix("'s").rstrip("'")
     prev = tokens[i - 1].lower if i else ""
     nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
-    denied_before = bool(parse.negated)
     longer = word == "no" and nxt == "longer"
     after = {t.lower for t in tokens[i + 1 : i + 5]}  # "withdrew the St Aldric study"
     dismisses = (word in DISMISS and not after.isdisjoint(DISMISSED)) or (
@@ -765,12 +781,7 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
         word = ANTONYMS[word]
     if (word in NEGATION and not longer) or word in DENIAL or word.endswith("n't") or dismisses:
         parse.negated.setdefault(tok.clause, i)
-    if not denied_before and (
-        word in HEDGE_ADVERBS
-        or (word in HEDGE_NOUNS and prev not in ("the", "that", "this"))
-        or (word in HEDGE_VERBS and prev not in ("the", "that", "study"))
-        or _hearsay(parse, i)
-    ):
+    if not parse.hedged and _hedges(parse, i, word, prev):
         parse.hedged = True
     if word in NUMBER_WORDS and not used and not tok.text[0].isupper():
         parse.numbers.append((tok.clause, str(NUMBER_WORDS[word])))
