@@ -91,6 +91,8 @@ TREE_GRID = {
     "min_leaf": (40,),
     "balance": (0.35, 0.5),
     "behaviour_weight": (20.0,),
+    # round 15: boosting rounds; 0 stops early on a tenth of the rows held out (rounds 11-14)
+    "rounds": (0,),
 }
 # round 13: norel's probability weighed before the labels compete (pairmodel.norel_weighted);
 # needs no refit, so every weight is scored on the same fold models
@@ -205,10 +207,12 @@ def fitted_trees(
     behaviour_weight: float,
     rule_verdict: bool = True,
     behaviours: Behaviours | None = None,
+    rounds: int = 0,
 ) -> TreeModel:
     """Boosted trees over FEATURES (class weights as fit()'s `balance`; the asserted
     behaviours, when given, as training rows of `behaviour_weight` each); without the rules'
-    verdict those signals are zeroed, so no tree can test them."""
+    verdict those signals are zeroed, so no tree can test them. `rounds` boosting rounds, or
+    with 0 as many as a tenth of the rows held out keeps improving (at most 300)."""
     from sklearn.ensemble import HistGradientBoostingClassifier  # training only
 
     x = np.vstack([e.x for e in train])
@@ -224,11 +228,11 @@ def fitted_trees(
     weight *= ((counts / counts.sum() + 1e-12) ** -balance)[y]
     trees = HistGradientBoostingClassifier(
         learning_rate=0.05,
-        max_iter=300,
+        max_iter=rounds or 300,
         max_leaf_nodes=leaves,
         min_samples_leaf=min_leaf,
         l2_regularization=1.0,
-        early_stopping=True,
+        early_stopping=not rounds,
         validation_fraction=0.1,
         n_iter_no_change=10,
         random_state=0,
@@ -433,6 +437,9 @@ def main() -> None:
     parser.add_argument("--leaves", type=floats, default=TREE_GRID["leaves"])
     parser.add_argument("--min-leaf", type=floats, default=TREE_GRID["min_leaf"])
     parser.add_argument(
+        "--rounds", type=floats, default=TREE_GRID["rounds"], help="boosting rounds (0: stop early)"
+    )
+    parser.add_argument(
         "--behaviour-weight",
         type=floats,
         help="weight of each asserted behaviour (tests/test_props_classify.py) among the "
@@ -460,6 +467,7 @@ def main() -> None:
             "min_leaf": tuple(int(v) for v in args.min_leaf),
             "balance": args.balance or TREE_GRID["balance"],
             "behaviour_weight": args.behaviour_weight or TREE_GRID["behaviour_weight"],
+            "rounds": tuple(int(v) for v in args.rounds),
         }
     else:
         grid = {
