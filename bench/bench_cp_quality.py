@@ -91,7 +91,7 @@ HELD_FAMILIES = (
     # round 8: written blind before the detector was changed for them
     "share_shift",
     "ar1_steps",
-    # written blind for round 15, before its detector changes; scored with round 14's defaults
+    # written blind for round 15, scored with round 14's defaults (which round 15 kept)
     "call_volume",
     "soil_moisture",
     "tide_gauge",

@@ -1853,12 +1853,15 @@ def _vibration(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
 
 
 def _few_changes(rng: np.random.Generator) -> int:
-    """0..4 changes: about a fifth of records have none, few have many."""
+    """0..4 changes: about a fifth of records have none, few have many (the blind author's own
+    weights, kept so the draws are theirs; _n_changes weighs differently)."""
     return int(rng.choice(5, p=[0.2, 0.33, 0.25, 0.14, 0.08]))
 
 
 def _hump(n: int, start: float, length: float) -> np.ndarray:
-    """A sin^2 hump of height 1 over [start, start+length) (fractional ends), 0 elsewhere."""
+    """A sin^2 hump of height 1 over [start, start+length) (fractional ends), 0 elsewhere: _bump
+    on a fractional start, sampled at the points, not the half points (the draws stay the blind
+    author's)."""
     x = (np.arange(n) - start) / length
     return np.where((x >= 0) & (x < 1), np.sin(math.pi * np.clip(x, 0, 1)) ** 2, 0.0)
 

@@ -437,7 +437,10 @@ def main() -> None:
     parser.add_argument("--leaves", type=floats, default=TREE_GRID["leaves"])
     parser.add_argument("--min-leaf", type=floats, default=TREE_GRID["min_leaf"])
     parser.add_argument(
-        "--rounds", type=floats, default=TREE_GRID["rounds"], help="boosting rounds (0: stop early)"
+        "--rounds",
+        type=floats,
+        default=TREE_GRID["rounds"],
+        help="trees only: boosting rounds (0: stop early)",
     )
     parser.add_argument(
         "--behaviour-weight",

@@ -56,6 +56,7 @@ HEARSAY = (
     "One to watch: we are told the electric buses may slip again.",
     "I'm reliably told that the original 5.4% pale is coming back next spring.",
     "The word on the garage floor is that the depot is for the chop.",
+    "The word is that the depot is for the chop.",
 )
 PLAIN = (
     "The pool reopens on Monday - whatever you may have heard, it was never closing.",
@@ -98,6 +99,10 @@ PLAIN = (
     "According to our records, the invoice was paid in March.",
     "We are told to wait for the next bus.",
     "The word on the sign is CLOSED.",
+    "A new route has been suggested for the ferry.",
+    "Come to our information evening on Monday.",
+    "The depot is not apparently closing.",
+    "Not sure. The pool isn't closing, apparently.",
 )
 
 

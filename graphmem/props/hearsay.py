@@ -79,7 +79,6 @@ def is_hearsay(words: Words, i: int) -> bool:
     if word in HEAR:
         return _heard(words, i, prev, nxt)
     if word == "word":  # "word is ...", "word has it ...", "word on the street is ..."
-        # opening a clause or a sentence (full stops are no clause breaks here)
         if _opens(words, i):
             return _word_goes_round(words, i, nxt)
         # "The word on the garage floor is that ..." (not "the word on the agenda is final")
@@ -113,10 +112,10 @@ def _goes_round(words: Words, i: int, prev: str, nxt: str) -> bool:
     after = text[i + 2] if i + 2 < len(text) else ""
     if word == "bird":
         return prev == "little"
-    if word == "suggested":
-        return prev == "been" and before in ("has", "had", "have")
-    if word == "information":
-        return prev == "our" and before == "to"
+    if word == "suggested":  # "it has been suggested (to us) that"; not "... by the chair"
+        return prev == "been" and before in ("has", "had", "have") and nxt in ("to", "that")
+    if word == "information":  # "according to our information"; not "our information evening"
+        return prev == "our" and before == "to" and text[i - 3 : i - 2] == ["according"]
     if word == "said":
         # "it was said that" reports a statement ("on behalf of the trustees it was said")
         return prev in BE and (nxt == "to" or (nxt == "that" and before == "it" and prev == "is"))
@@ -156,8 +155,8 @@ def _word_goes_round(words: Words, i: int, nxt: str, then: str = "") -> bool:
     """After an opening "word": "is" / "has" at once, or after where it goes round, in the
     same clause ("word on the shop floor is that ..."); followed by `then` if given."""
     text = words.text
-    if nxt in ("is", "has") and not then:
-        return True
+    if nxt in ("is", "has"):
+        return not then or text[i + 2 : i + 3] == [then]
     if nxt not in WORD_WHERE:
         return False
     for j in range(i + 2, min(len(text), i + 2 + WORD_REACH)):

@@ -582,6 +582,7 @@ class _Parse:
     periods: set[str] = field(default_factory=set)
     frame: set[str] = field(default_factory=set)
     negated: dict[int, int] = field(default_factory=dict)  # clause → index of its denial
+    denials: list[int] = field(default_factory=list)  # the index of every denial word
     initial: str = ""
     phrase: list[str] | None = None
     start: int = -1
@@ -717,20 +718,29 @@ def _hearsay_words(parse: _Parse) -> None:
             words.text.append(tok.lower.removesuffix("'s"))
 
 
+def _deny(parse: _Parse, tok: _Token, i: int) -> None:
+    """Word i denies: its clause is negated (from its first denial on)."""
+    parse.negated.setdefault(tok.clause, i)
+    parse.denials.append(i)
+
+
 def _hedges(parse: _Parse, i: int, word: str, prev: str) -> bool:
     """Whether word i hedges the statement. A denial anywhere before a rumour or a claim makes
     it what is denied ("dismissed the rumours", "no truth in claims"); "apparently" or hearsay
     is the writer's hedge unless a denial comes earlier in its own sentence ("not a fan.
-    Barman at the Crown reckons ..." hedges; round 15)."""
+    Barman at the Crown reckons ..." hedges; round 15). A sentence starts at a capital after a
+    full stop, so lower-case chat ("no. we are told ...") reads as one sentence."""
     if (word in HEDGE_NOUNS and prev not in ("the", "that", "this")) or (
         word in HEDGE_VERBS and prev not in ("the", "that", "study")
     ):
         return not parse.negated
     if word in HEDGE_ADVERBS or _hearsay(parse, i):
         tokens = parse.tokens
-        # the denial just before is the cue's own ("not confirmed", "nothing official")
-        denials = [j for j in parse.negated.values() if j != i - 1]
-        return not any(not any(t.sentence for t in tokens[j + 1 : i + 1]) for j in denials)
+        # "not confirmed", "nothing official": the denial just before is the cue's own
+        own = i - 1 if word in ("confirmed", "official") else -1
+        return not any(
+            not any(t.sentence for t in tokens[j + 1 : i + 1]) for j in parse.denials if j != own
+        )
     return False
 
 
@@ -777,10 +787,10 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
         word in WITHDRAW and not after.isdisjoint(STATEMENTS)
     )
     if word in ANTONYMS:
-        parse.negated.setdefault(tok.clause, i)
+        _deny(parse, tok, i)
         word = ANTONYMS[word]
     if (word in NEGATION and not longer) or word in DENIAL or word.endswith("n't") or dismisses:
-        parse.negated.setdefault(tok.clause, i)
+        _deny(parse, tok, i)
     if not parse.hedged and _hedges(parse, i, word, prev):
         parse.hedged = True
     if word in NUMBER_WORDS and not used and not tok.text[0].isupper():
