@@ -73,6 +73,9 @@ TUNED_FAMILIES = (
     "air_quality",  # round 15: held back until then
     "bed_occupancy",  # round 15: held back until then
     "vibration",  # round 15: held back until then
+    "call_volume",  # round 16: held back until then
+    "soil_moisture",  # round 16: held back until then
+    "tide_gauge",  # round 16: held back until then
 )
 HELD_FAMILIES = (
     "steps_heavy",
@@ -91,10 +94,10 @@ HELD_FAMILIES = (
     # round 8: written blind before the detector was changed for them
     "share_shift",
     "ar1_steps",
-    # written blind for round 15, scored with round 14's defaults (which round 15 kept)
-    "call_volume",
-    "soil_moisture",
-    "tide_gauge",
+    # written blind for round 16, scored with round 15's defaults first
+    "parcel_depot",
+    "greenhouse_co2",
+    "hotel_rate",
 )
 TUNED_SEEDS = range(0, 25)
 HELD_SEEDS = range(1000, 1025)  # the tuned families, other draws; and the held-back families

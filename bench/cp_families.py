@@ -1884,6 +1884,35 @@ def _uk_holidays(year: int) -> set[date]:
     return days
 
 
+@dataclass(frozen=True, eq=False)
+class _Calendar:
+    """n consecutive days of the real calendar: each day's date, weekday (Monday 0), day of
+    the year, and each date's index."""
+
+    days: list[date]
+    dow: np.ndarray
+    doy: np.ndarray
+    index: dict[date, int]
+
+    @property
+    def uk_holidays(self) -> set[date]:
+        """England and Wales bank holidays of every year the days touch."""
+        out: set[date] = set()
+        for y in range(self.days[0].year, self.days[-1].year + 1):
+            out |= _uk_holidays(y)
+        return out
+
+
+def _calendar(start: date, n: int) -> _Calendar:
+    days = [start + timedelta(i) for i in range(n)]
+    return _Calendar(
+        days,
+        np.array([d.weekday() for d in days]),
+        np.array([d.timetuple().tm_yday for d in days]),
+        {d: i for i, d in enumerate(days)},
+    )
+
+
 # 1. Contact-centre call volume
 # ---------------------------------------------------------------------------------------------
 
@@ -1910,15 +1939,10 @@ def _call_volume(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
     # starts at a weekdays-only centre).
     n = int(rng.integers(91, 914))
     start = date(2013, 1, 1) + timedelta(int(rng.integers(0, 11 * 365)))
-    days = [start + timedelta(i) for i in range(n)]
-    dow = np.array([d.weekday() for d in days])
-    doy = np.array([d.timetuple().tm_yday for d in days])
+    cal = _calendar(start, n)
+    days, dow, doy, index, holidays = cal.days, cal.dow, cal.doy, cal.index, cal.uk_holidays
     dom = np.array([d.day for d in days])
     month = np.array([d.month for d in days])
-    index = {d: i for i, d in enumerate(days)}
-    holidays: set[date] = set()
-    for y in range(start.year, days[-1].year + 1):
-        holidays |= _uk_holidays(y)
 
     base = 10.0 ** rng.uniform(math.log10(120.0), math.log10(9000.0))
     week = np.array(
@@ -2441,6 +2465,516 @@ def _tide_gauge(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
     return np.round(xs / res) * res, cps
 
 
+# Round 16, written blind (without looking at the detector): a delivery depot's daily parcels, a
+# greenhouse's CO2 concentration and a hotel's nightly average room rate.
+
+
+def _changes_or_none(rng: np.random.Generator, none: float = 0.2) -> int:
+    """0..4 changes, about `none` of the records without any, many rare (round 16's blind
+    author's weights, kept so the draws are theirs; _n_changes and _few_changes weigh otherwise)."""
+    rest = np.array([0.36, 0.26, 0.12, 0.06])
+    p = np.concatenate([[none], (1.0 - none) * rest / rest.sum()])
+    return int(rng.choice(5, p=p))
+
+
+def _black_friday(year: int) -> date:
+    nov1 = date(year, 11, 1)
+    first_thu = nov1 + timedelta((3 - nov1.weekday()) % 7)
+    return first_thu + timedelta(22)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Parcel depot
+# ---------------------------------------------------------------------------------------------
+
+
+def _parcel_depot(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # Parcels handled (scanned through the sorter) each day at a last-mile delivery depot,
+    # 1,500-60,000 on a midweek day, over 4 months to 2.7 years (120-1000 days) of the real
+    # calendar (2015-2024, England's bank holidays). Monday is heaviest (weekend online orders),
+    # Saturday 30-65 % of midweek, Sunday closed (reads 0) or a light 15-35 % day. Counts are
+    # gamma-Poisson over an AR(1) wander of 2-5 % and a slow e-commerce trend (-5..+18 % a
+    # year), a mild summer lull, capped softly by the sorter's capacity. NOT changes: the weekly
+    # pattern; the peak season (ramping up the week before Black Friday, Cyber Monday highest,
+    # 1.3-2.1 times normal to mid-December, down by the 23rd, closed Christmas/Boxing Day and
+    # New Year, a quiet week between, a January returns bump); bank holidays (closed, 20-50 %
+    # catch-up next day); a Prime-Day-like two-day bump in July; snow/storm days (40-75 %, the
+    # rest next day); system outage days (scanners or the WMS down: the day reads 0-12 % of its
+    # parcels, often with a backlog next day). Labelled (starting on a Monday, none between
+    # 20 Oct and 20 Jan, a sixth of the record apart; level changes at least 8 % and 3 wander
+    # stds): a new shipper contract (volume up 10-65 %, onboarded over 3-14 days); a contract
+    # lost (down 10-35 %, at once or over a few days); routes (postcode sectors) moved to another
+    # depot (down 8-30 % at once) or moved in from one that closed (up 10-65 % at once); Sunday
+    # operation starting (Sunday 20-45 % of midweek, part of Monday's volume moves to it) or
+    # stopping.
+    n = int(rng.integers(120, 1001))
+    start = date(2015, 1, 1) + timedelta(int(rng.integers(0, 9 * 365)))
+    cal = _calendar(start, n)
+    days, dow, doy, index, holidays = cal.days, cal.dow, cal.doy, cal.index, cal.uk_holidays
+
+    base = 10.0 ** rng.uniform(math.log10(1500.0), math.log10(60000.0))
+    week = np.array(
+        [
+            rng.uniform(1.08, 1.3),
+            rng.uniform(1.0, 1.1),
+            1.0,
+            rng.uniform(0.94, 1.03),
+            rng.uniform(0.85, 1.0),
+            rng.uniform(0.3, 0.65),
+            rng.uniform(0.15, 0.35),
+        ]
+    )
+    sunday_open = np.full(n, rng.random() < 0.35)
+    sun_share = np.full(n, week[6])
+
+    t = np.arange(n) / 365.25
+    log = rng.uniform(-0.05, 0.18) * t
+    log -= rng.uniform(0.0, 0.08) * np.exp(3.0 * (np.cos(2 * math.pi * (doy - 215) / 365.25) - 1))
+    wander_sd = rng.uniform(0.02, 0.05)
+    log += wander_sd * _ar1(rng, n, rng.uniform(0.5, 0.85))
+
+    # peak season, Christmas, New Year, January returns
+    for y in range(start.year - 1, days[-1].year + 1):
+        bf = _black_friday(y)
+        amp = math.log(rng.uniform(1.3, 2.1))
+        plateau_end = date(y, 12, int(rng.integers(12, 17)))
+        d = bf - timedelta(10)
+        while d <= date(y, 12, 23):
+            if d in index:
+                if d < bf:
+                    w = 0.55 * (1 - (bf - d).days / 10.0)
+                elif d <= bf + timedelta(3):
+                    w = 0.8 + 0.2 * ((d - bf).days / 3.0)  # Black Friday to Cyber Monday
+                elif d <= plateau_end:
+                    w = rng.uniform(0.8, 0.95)
+                else:
+                    w = 0.8 * (
+                        1 - (d - plateau_end).days / ((date(y, 12, 23) - plateau_end).days + 1)
+                    )
+                log[index[d]] += amp * w
+            d += timedelta(1)
+        for dd, f in (
+            (24, rng.uniform(0.4, 0.6)),
+            *((dd, rng.uniform(0.55, 0.8)) for dd in range(27, 32)),
+        ):
+            if date(y, 12, dd) in index:
+                log[index[date(y, 12, dd)]] += math.log(f)
+        ret = rng.uniform(0.04, 0.15)
+        for dd in range(2, 17):
+            if date(y + 1, 1, dd) in index:
+                log[index[date(y + 1, 1, dd)]] += ret * math.sin(math.pi * (dd - 1) / 16)
+        if rng.random() < 0.6:  # a two-day online sale in July
+            s = date(y, 7, int(rng.integers(8, 20)))
+            bump = math.log(rng.uniform(1.08, 1.3))
+            for off, w in ((1, 0.6), (2, 1.0), (3, 0.7), (4, 0.2)):
+                if s + timedelta(off) in index:
+                    log[index[s + timedelta(off)]] += bump * w
+
+    # labelled changes: on Mondays, away from the peak
+    gap = math.ceil(n / 6)
+    k = _changes_or_none(rng, 0.2)
+
+    def in_peak(i: int) -> bool:
+        d = days[i]
+        return (d.month == 10 and d.day >= 20) or d.month >= 11 or (d.month == 1 and d.day <= 20)
+
+    cps: list[int] = []
+    for _ in range(40):
+        cps = [int(c + (7 - dow[c]) % 7) for c in _spaced(rng, n, k, gap + 7)]
+        if not any(in_peak(c) for c in cps):
+            break
+    cps = [c for c in cps if not in_peak(c)]
+
+    need = max(0.08, 3.0 * wander_sd)
+    lab = np.zeros(n)  # log level moved by the labelled changes (the sorter is resourced for it)
+    mon_extra = np.zeros(n)  # share of midweek moved to/from Monday by Sunday working
+    sunday_done = False
+    for c in cps:
+        kinds = ["contract", "contract", "loss", "route_out", "route_in"]
+        if not sunday_done:
+            kinds.append("sunday")
+        kind = kinds[int(rng.integers(len(kinds)))]
+        u = np.arange(n - c, dtype=np.float64)
+        size = min(0.5, need * rng.uniform(1.0, 3.5))
+        if kind == "contract":
+            ramp = int(rng.integers(3, 15))
+            lab[c:] += max(size, math.log(1.1)) * np.minimum(1.0, (u + 1) / ramp)
+        elif kind == "loss":
+            ramp = 1 if rng.random() < 0.5 else int(rng.integers(2, 6))
+            lab[c:] -= min(max(size, 0.1), 0.43) * np.minimum(1.0, (u + 1) / ramp)
+        elif kind == "route_out":
+            lab[c:] -= min(size, 0.36)
+        elif kind == "route_in":
+            lab[c:] += max(size, 0.1)
+        else:
+            sunday_done = True
+            moved = rng.uniform(0.3, 0.6)
+            if sunday_open[c - 1]:
+                sunday_open[c:] = False
+                mon_extra[c:] = moved * sun_share[c - 1]
+            else:
+                sunday_open[c:] = True
+                sun_share[c:] = rng.uniform(0.2, 0.45)
+                mon_extra[c:] = -moved * sun_share[c]
+
+    mult = week[dow].copy()
+    mult[dow == 6] = sun_share[dow == 6]
+    mult[dow == 0] += mon_extra[dow == 0]
+    closed = (dow == 6) & ~sunday_open
+    for i, d in enumerate(days):
+        if d in holidays or (d.month == 12 and d.day in (25, 26)) or (d.month == 1 and d.day == 1):
+            closed[i] = True
+            if i + 1 < n:
+                log[i + 1] += math.log(1 + rng.uniform(0.2, 0.5))
+
+    # snow and storm days
+    winter = np.flatnonzero((doy < 60) | (doy > 330))
+    for _ in range(int(rng.poisson(winter.size / 120 + 0.5))):
+        if winter.size == 0:
+            break
+        i = int(rng.choice(winter))
+        lost = rng.uniform(0.25, 0.6)
+        log[i] += math.log(1 - lost)
+        if i + 1 < n:
+            log[i + 1] += math.log(1 + lost * rng.uniform(0.5, 0.9))
+
+    mean = base * mult * np.exp(log + lab)
+    cap = base * week[0] * rng.uniform(1.5, 2.4) * np.exp(lab)
+    soft = 0.06 * cap
+    mean = -soft * np.logaddexp(-mean / soft, -cap / soft)
+    mean = np.maximum(mean, 1.0)
+    shape = rng.uniform(150.0, 1000.0)
+    counts = rng.poisson(rng.gamma(shape, mean / shape)).astype(np.float64)
+    counts[closed] = 0.0
+
+    # system outage days: almost nothing recorded, backlog next day
+    for _ in range(int(rng.poisson(n / 110))):
+        i = int(rng.integers(0, n))
+        if closed[i]:
+            continue
+        lost = counts[i] * rng.uniform(0.88, 1.0)
+        counts[i] -= math.floor(lost)
+        if i + 1 < n and not closed[i + 1] and rng.random() < 0.6:
+            counts[i + 1] += math.floor(lost * rng.uniform(0.3, 0.8))
+    return counts, cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Greenhouse CO2
+# ---------------------------------------------------------------------------------------------
+
+
+def _greenhouse_co2(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # CO2 (ppm) from an NDIR sensor in the crop of a glasshouse (tomato, cucumber, pepper or roses),
+    # read every hour (10-41 days), 2 hours (2-12 weeks) or 3 hours (2-17 weeks). A mass balance
+    # simulated every 10 minutes: soil and crop respiration (25-70 ppm/h) build CO2 at night over a
+    # leaky closed house (0.15-0.7 air changes/h); in daylight the crop draws it down (up to 150-450
+    # ppm/h, Michaelis-Menten in CO2, proportional to the light of that day's cloudiness), the vents
+    # open with the house temperature (solar gain over the outdoor temperature, 4-40 air changes/h
+    # fully open) pulling it to ambient (410-430 ppm). An enrichment burner (200-700 ppm/h) doses in
+    # daylight up to a setpoint (600-1100 ppm, dropped to 450-550 when the vents are well open). NOT
+    # changes: the daily cycle, cloudy and sunny days, warm and cold spells changing the venting,
+    # the crop growing (+0-30 %), burner faults (a day without dosing), doors open for a few hours,
+    # single bad readings (0, 5000, wild values), sensor noise (3-12 ppm) and slow drift, telemetry
+    # gaps carried forward, rounding to 1 or 5 ppm. Labelled (a sixth of the record apart; each
+    # moves the readings after it by 25+ ppm and 3+ noise stds on average against the same record
+    # without it, a candidate too small being redrawn and at worst the changepoint dropped): the
+    # enrichment switched on or off for the season, or its setpoint moved 150-350 ppm; the sensor
+    # recalibrated (at most once a month of record: an offset of 35-150 ppm removed or introduced, a
+    # calibration-gas or zero reading or two just before); the vent schedule changed (night humidity
+    # venting of 1.5-4 air changes/h started or stopped, or the venting temperature moved 2-5
+    # degrees).
+    step = int(rng.choice([1, 1, 2, 3]))
+    lo = {1: 240, 2: 168, 3: 120}[step]
+    n = int(rng.integers(lo, 1001))
+    sub = 6
+    dt = 1.0 / sub
+    spin = 48
+    hours = n * step + spin
+    m = hours * sub
+    th = np.arange(m) * dt  # hours since the start of the spin-up
+    hour0 = rng.uniform(0, 24)
+    clock = (hour0 + th) % 24
+    day = ((hour0 + th) // 24).astype(int)
+    ndays = int(day[-1]) + 1
+
+    doy0 = rng.uniform(0, 365)
+    daylen = 12.0 + 4.0 * math.sin(2 * math.pi * (doy0 - 80) / 365.25)
+    sunrise = 12.5 - daylen / 2
+    cloud = np.clip(rng.beta(2.5, 1.5, ndays), 0.12, 1.0)
+    flicker = np.exp(0.15 * _ar1(rng, hours + 1, 0.7))[(th).astype(int)]
+    light = np.clip(np.sin(math.pi * (clock - sunrise) / daylen), 0, None) * cloud[day] * flicker
+    light = np.minimum(light, 1.1)
+    is_day = light > 0.03
+
+    t_season = 14.0 + 9.0 * math.sin(2 * math.pi * (doy0 - 110) / 365.25)
+    t_out_day = t_season + 3.5 * _ar1(rng, ndays, 0.75)
+    t_out = t_out_day[day] + 4.0 * np.sin(2 * math.pi * (clock - 9) / 24)
+    gain = rng.uniform(8.0, 20.0)
+    heat_set = rng.uniform(16.0, 20.0)
+    t_house = np.maximum(heat_set, t_out + 3.0 + gain * light)
+
+    leak = rng.uniform(0.15, 0.7)
+    vmax = rng.uniform(4.0, 40.0)
+    resp = rng.uniform(25.0, 70.0)
+    pmax0 = rng.uniform(150.0, 450.0)
+    pmax = pmax0 * (1.0 + rng.uniform(0.0, 0.3) * th / th[-1])
+    kco2 = rng.uniform(250.0, 500.0)
+    ambient = rng.uniform(410.0, 430.0) + 12.0 * np.cos(2 * math.pi * (clock - 5) / 24)
+    burner_cap = rng.uniform(200.0, 700.0)
+    vent_sp = rng.uniform(450.0, 550.0)
+
+    # distractors acting on the air: burner faults, doors open
+    fault = np.zeros(ndays, dtype=bool)
+    fault[rng.random(ndays) < 1.0 / 15.0] = True
+    door = np.zeros(m)
+    for _ in range(int(rng.poisson(ndays / 7.0))):
+        s = int(rng.integers(0, m))
+        door[s : s + int(rng.integers(6, 25))] = rng.uniform(3.0, 15.0)
+
+    # the regime before any change
+    state = {
+        "burner": rng.random() < 0.55,
+        "setpoint": rng.uniform(600.0, 1100.0),
+        "night_vent": rng.uniform(1.5, 4.0) if rng.random() < 0.3 else 0.0,
+        "vent_temp": rng.uniform(21.0, 27.0),
+    }
+    init = dict(state)
+
+    def regime(chs: list[tuple[int, str, dict]]) -> dict[str, np.ndarray]:
+        """Per-substep regime arrays: the initial regime with the changes `chs` applied."""
+        reg = {key: np.full(m, float(v)) for key, v in init.items()}
+        for c, _kind, new in chs:
+            at = (spin + c * step) * sub
+            for key, v in new.items():
+                if key in reg:
+                    reg[key][at:] = float(v)
+        return reg
+
+    def simulate(reg: dict[str, np.ndarray]) -> np.ndarray:
+        vent = np.clip((t_house - reg["vent_temp"]) / 3.0, 0.0, 1.0)
+        exch = leak + vmax * vent + door + reg["night_vent"] * ~is_day
+        sp = np.where(vent > 0.3, vent_sp, reg["setpoint"])
+        dosing = (reg["burner"] > 0.5) & is_day & ~fault[day]
+        c = np.empty(m)
+        x = 420.0 + resp / leak
+        for i in range(m):
+            dose = burner_cap * min(1.0, max(0.0, (sp[i] - x) / 40.0)) if dosing[i] else 0.0
+            photo = pmax[i] * light[i] * x / (x + kco2)
+            e = exch[i]
+            target = ambient[i] + (resp - photo + dose) / e
+            x = target + (x - target) * math.exp(-e * dt)
+            x = max(x, 60.0)
+            c[i] = x
+        return c[(spin + np.arange(n) * step) * sub]
+
+    def propose() -> tuple[str, dict]:
+        kind = ["burner", "recal", "vent"][int(rng.integers(3))]
+        if kind == "burner":
+            if state["burner"] and rng.random() < 0.35:
+                sp = state["setpoint"] + _sign(rng) * rng.uniform(150.0, 350.0)
+                if sp < 550.0 or sp > 1300.0:
+                    sp = 2 * state["setpoint"] - sp
+                return kind, {"setpoint": sp}
+            if state["burner"]:
+                return kind, {"burner": False}
+            return kind, {"burner": True, "setpoint": rng.uniform(600.0, 1100.0)}
+        if kind == "vent":
+            if rng.random() < 0.5:
+                return kind, {
+                    "night_vent": 0.0 if state["night_vent"] > 0 else rng.uniform(1.5, 4.0)
+                }
+            return kind, {"vent_temp": state["vent_temp"] + _sign(rng) * rng.uniform(2.0, 5.0)}
+        return kind, {"offset": _sign(rng) * rng.uniform(35.0, 150.0)}
+
+    # labelled changes, each checked against the same record without it (later ones can't
+    # reach back, so the record so far is the counterfactual); a candidate too small to see
+    # is redrawn, up to six times, then the changepoint is dropped. The sensor is recalibrated
+    # at most once a month of record.
+    noise_sd = rng.uniform(3.0, 12.0)
+    need = max(25.0, 3.0 * noise_sd)
+    gap = math.ceil(n / 6)
+    cps = _spaced(rng, n, _changes_or_none(rng, 0.2), gap)
+    recals = max(1, int(n * step / 24 / 30))
+    changes: list[tuple[int, str, dict]] = []
+    full = simulate(regime(changes))
+    for j, c in enumerate(cps):
+        end = cps[j + 1] if j + 1 < len(cps) else n
+        for _attempt in range(6):
+            kind, new = propose()
+            if kind == "recal":
+                if recals == 0:
+                    continue
+                recals -= 1
+                break
+            trial = simulate(regime([*changes, (c, kind, new)]))
+            if float(np.mean(np.abs(trial[c:end] - full[c:end]))) >= need:
+                full = trial
+                break
+        else:
+            continue
+        changes.append((c, kind, new))
+        state.update({key: v for key, v in new.items() if key != "offset"})
+    cps = [c for c, _kind, _new in changes]
+
+    offset = np.full(n, _sign(rng) * rng.uniform(0.0, 40.0))
+    offset += rng.uniform(-0.5, 0.5) * np.arange(n) * step / 24.0  # slow drift, ppm a day
+    for c, kind, new in changes:
+        if kind == "recal":
+            offset[c:] += new["offset"]
+
+    xs = full + offset + noise_sd * (0.6 * rng.standard_normal(n) + 0.8 * _ar1(rng, n, 0.6))
+    for c, kind, _new in changes:  # the sensor on calibration gas or zero air for a reading
+        if kind == "recal":
+            for i in range(c - int(rng.integers(1, 3)), c):
+                xs[i] = rng.choice([0.0, 400.0, 1000.0]) + rng.normal(0, 3)
+    for _ in range(int(rng.poisson(n / 150))):  # single bad readings
+        i = int(rng.integers(0, n))
+        r = rng.random()
+        xs[i] = (
+            0.0 if r < 0.2 else 5000.0 if r < 0.28 else xs[i] + _sign(rng) * rng.uniform(150, 900)
+        )
+    for _ in range(int(rng.poisson(n / 300))):  # telemetry gaps filled with the last value
+        i = int(rng.integers(1, n))
+        xs[i : i + int(rng.integers(2, 7))] = xs[i - 1]
+    q = 1.0 if rng.random() < 0.7 else 5.0
+    xs = np.round(np.clip(xs, 0.0, 5000.0) / q) * q
+    return xs.astype(np.float64), cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Hotel nightly average rate
+# ---------------------------------------------------------------------------------------------
+
+
+def _hotel_rate(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # A hotel's average daily rate (room revenue / rooms sold, in its currency, to the cent) each
+    # night for 4 months to 2.7 years (120-1000 nights), 55-450 a night. A business hotel (Monday to
+    # Thursday dearer, weekends 10-30 % cheaper), a leisure hotel (Friday and Saturday 15-50 %
+    # dearer) or a city hotel (Saturday a little dearer). Revenue management follows demand: an
+    # AR(1) wander of 2-5 % on the log rate, 1-4 % heavy-tailed night-to-night noise from the room
+    # and channel mix. NOT changes: the weekly pattern; the yearly season (summer or ski peak for
+    # leisure, an August and Christmas trough for business, 8-40 %); inflation (0-6 % a year);
+    # events (conferences, concerts, fairs, matches: 1-5 nights, mostly 1.2-1.6 times, a few up to
+    # 2.8, some recurring each year on the same dates), New Year's Eve; single nights of a group
+    # booked at a contracted rate or a few rooms sold at the last minute. Labelled (a sixth of the
+    # record apart; level changes 7+ % and 2.5+ noise stds): reopening after a renovation (rates up
+    # 10-35 %, a soft-opening discount the first week or two); a new pricing policy (a revenue
+    # management system: the wander 2-3 times wilder and the weekday/weekend contrast stretched, or
+    # back to fixed seasonal rates: 2-3 times calmer, contrast flattened); a competitor opening
+    # nearby (rates down 6-18 % over 1-4 weeks); a rebrand to another flag/tier (up or down 8-30 %
+    # at once); a large corporate account (weekday nights 8-20 % cheaper, weekends unchanged).
+    n = int(rng.integers(120, 1001))
+    start = date(2014, 1, 1) + timedelta(int(rng.integers(0, 10 * 365)))
+    cal = _calendar(start, n)
+    days, dow, doy, index = cal.days, cal.dow, cal.doy, cal.index  # dow: the night of Mon..Sun
+    t = np.arange(n) / 365.25
+
+    base = 10.0 ** rng.uniform(math.log10(55.0), math.log10(450.0))
+    kind = ["business", "leisure", "city"][int(rng.choice(3, p=[0.35, 0.35, 0.3]))]
+    if kind == "business":
+        shape = np.array([1.0, 1.04, 1.05, 1.0, 0.85, 0.78, 0.8])
+        shape[4:] = 1.0 - rng.uniform(0.1, 0.3) * np.array([0.7, 1.0, 0.95])
+        season = -rng.uniform(0.08, 0.2) * np.exp(
+            4 * (np.cos(2 * math.pi * (doy - 220) / 365.25) - 1)
+        )
+        season -= rng.uniform(0.08, 0.2) * np.exp(
+            30 * (np.cos(2 * math.pi * (doy - 360) / 365.25) - 1)
+        )
+    elif kind == "leisure":
+        prem = rng.uniform(0.15, 0.5)
+        shape = np.array([1.0, 0.98, 0.98, 1.02, 1.0 + prem * 0.85, 1.0 + prem, 0.97])
+        peak = rng.uniform(180, 215) if rng.random() < 0.7 else rng.uniform(20, 60)
+        season = rng.uniform(0.1, 0.4) * (
+            np.exp(2.0 * (np.cos(2 * math.pi * (doy - peak) / 365.25) - 1)) - 0.3
+        )
+    else:
+        shape = np.array([1.0, 1.03, 1.04, 1.03, 1.02, 1.0 + rng.uniform(0.05, 0.18), 0.9])
+        season = rng.uniform(0.06, 0.2) * np.cos(
+            2 * math.pi * (doy - rng.uniform(150, 270)) / 365.25
+        )
+    wk = np.log(shape) - np.log(shape).mean()
+
+    log = season + rng.uniform(0.0, 0.06) * t
+    wander_sd = rng.uniform(0.02, 0.05)
+    phi = rng.uniform(0.6, 0.9)
+    daily_sd = rng.uniform(0.01, 0.04)
+    noise_sd = math.sqrt(wander_sd**2 + daily_sd**2)
+    wander = _ar1(rng, n, phi)
+    wk_scale = np.ones(n)
+    vol = np.ones(n)
+    weekday_cut = np.zeros(n)
+
+    gap = math.ceil(n / 6)
+    cps = _spaced(rng, n, _changes_or_none(rng, 0.2), gap)
+    need = max(0.07, 2.5 * noise_sd)
+    pools = ["renovation", "policy", "competitor", "rebrand", "corporate"]
+    done: set[str] = set()
+    soft = np.zeros(n)
+    for c in cps:
+        options = [p for p in pools if p not in done or p == "competitor"]
+        what = options[int(rng.integers(len(options)))]
+        done.add(what)
+        u = np.arange(n - c, dtype=np.float64)
+        size = need * rng.uniform(1.0, 3.0)
+        if what == "renovation":
+            up = min(max(size, math.log(1.1)), math.log(1.35))
+            log[c:] += up
+            soft[c:] -= rng.uniform(0.03, 0.08) * np.exp(-u / rng.uniform(4.0, 10.0))
+        elif what == "policy":
+            if vol[c - 1] <= 1.0 and rng.random() < 0.7:
+                vol[c:] = vol[c - 1] * rng.uniform(2.0, 3.0)
+                wk_scale[c:] = wk_scale[c - 1] * rng.uniform(1.4, 2.2)
+            else:
+                vol[c:] = vol[c - 1] / rng.uniform(2.0, 3.0)
+                wk_scale[c:] = wk_scale[c - 1] * rng.uniform(0.2, 0.6)
+            log[c:] += rng.uniform(-0.03, 0.05)
+        elif what == "competitor":
+            drop = min(max(size, math.log(1 / 0.94)), -math.log(0.82))
+            log[c:] -= drop * np.minimum(1.0, (u + 1) / int(rng.integers(7, 29)))
+        elif what == "rebrand":
+            log[c:] += _sign(rng) * min(max(size, math.log(1.08)), math.log(1.3))
+        else:
+            weekday_cut[c:] += min(max(size * 1.2, 0.08), 0.22)
+
+    # demand: the wander scaled by the pricing regime, the weekly shape by its contrast
+    log += wander_sd * vol * wander + wk_scale * wk[dow] + soft
+    log -= weekday_cut * (dow <= 3)
+
+    # events: one-offs and recurring fairs on the same dates each year
+    events: list[tuple[int, int, float]] = []
+    for _ in range(int(rng.poisson(n / 50))):
+        lift = min(2.8, 1.12 + rng.lognormal(math.log(0.25), 0.7))
+        events.append((int(rng.integers(0, n)), int(rng.integers(1, 6)), lift))
+    for _ in range(int(rng.integers(0, 3))):
+        md, length = int(rng.integers(1, 366)), int(rng.integers(2, 6))
+        lift = min(2.5, 1.2 + rng.lognormal(math.log(0.4), 0.5))
+        for y in range(start.year, days[-1].year + 1):
+            d = date(y, 1, 1) + timedelta(md - 1)
+            if d in index:
+                events.append((index[d], length, lift * rng.uniform(0.9, 1.1)))
+    for s, length, lift in events:
+        for j in range(-1, length + 1):
+            i = s + j
+            if 0 <= i < n:
+                w = 0.35 if j in (-1, length) else 1.0
+                log[i] += math.log(lift) * w
+    for y in range(start.year, days[-1].year + 1):
+        for d, f in (
+            (date(y, 12, 31), rng.uniform(1.3, 2.2)),
+            (date(y, 12, 24), rng.uniform(0.8, 0.95)),
+        ):
+            if d in index:
+                log[index[d]] += math.log(f)
+
+    # the room and channel mix, groups at a contracted rate, last-minute sales
+    log += daily_sd * rng.standard_t(4, n) / math.sqrt(2.0)
+    for _ in range(int(rng.poisson(n / 60))):
+        log[int(rng.integers(0, n))] += math.log(rng.uniform(0.65, 0.85))
+    adr = base * np.exp(log)
+    return np.round(adr, 2).astype(np.float64), cps
+
+
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
     "steps_heavy": lambda rng: _steps(rng, _heavy),
@@ -2498,6 +3032,9 @@ _FAMILIES = {
     "call_volume": _call_volume,
     "soil_moisture": _soil_moisture,
     "tide_gauge": _tide_gauge,
+    "parcel_depot": _parcel_depot,
+    "greenhouse_co2": _greenhouse_co2,
+    "hotel_rate": _hotel_rate,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
@@ -2507,7 +3044,7 @@ FAMILIES = tuple(_FAMILIES)
 # latencies (ms), battery capacities (Ah or % of nominal) and heart rates (whole bpm), water
 # meter readings (litres), solar yields (kWh a day), fuel economy (L/100 km, mpg or km/L),
 # PM2.5 (ug/m3), bed counts and vibration velocity (mm/s), daily calls, soil moisture (% by
-# volume) and sea level (m).
+# volume) and sea level (m), parcels a day, CO2 (ppm) and room rates (to the cent).
 _UNSCALED = {
     "counts",
     "growth",
@@ -2546,6 +3083,9 @@ _UNSCALED = {
     "call_volume",
     "soil_moisture",
     "tide_gauge",
+    "parcel_depot",
+    "greenhouse_co2",
+    "hotel_rate",
 }
 
 
