@@ -133,8 +133,8 @@ FLOORS = {
     "world_recall": (0.7, 0.45, 0.3, 0.35),
     "world_wedding": (0.75, 0.4, 0.5, 0.15),
     "world_lab": (0.7, 0.5, 0.55, 0.25),
-    # offline-v15 (76 worlds; its fit stopped after 176 boosting rounds where offline-v14's
-    # ran 249, so in-sample figures fell while leaving authors out held): lowered for
+    # offline-v15 (76 worlds; its fit stopped after 132 boosting rounds where offline-v14's
+    # ran 187, so in-sample figures fell while leaving authors out held): lowered for
     # fire, airport, bakery, rowing, observatory, brokerage, household, football, trial,
     # statbureau, assembly, auction, expedition, charity, orchestra, launch, mining,
     # crowdfund, inspection, election, helpdesk, esports, museum, weather, shipping, podcast,
@@ -151,8 +151,8 @@ FLOORS = {
     "world_ski": (0.8, 0.4, 0.2, 0.3),
     "world_brewery": (0.8, 0.4, 0.55, 0.2),
     "world_bus": (0.8, 0.4, 0.55, 0.2),
-    # offline-v16 (84 worlds, the same setting; a refit moves in-sample figures by a few
-    # points either way while leaving authors out holds): lowered for
+    # offline-v16 (84 worlds, the same setting; 50 of the 76 worlds both models were trained
+    # on score lower in-sample, court by 0.17, while leaving authors out holds): lowered for
     # bridge, textilemill, airport, bakery, rowing, brokerage, household, trial, statbureau,
     # assembly, auction, expedition, charity, orchestra, launch, mining, crowdfund,
     # inspection, election, helpdesk, esports, museum, weather, shipping, podcast, recall,
@@ -162,7 +162,7 @@ FLOORS = {
     # round 16 (offline-v16): in-sample 0.43, 0.64, 0.49, 0.56 and
     # 0.52, 0.46, 0.42, 0.42
     "world_ferry": (0.8, 0.4, 0.4, 0.3),
-    "world_allotment": (0.75, 0.6, 0.6, 0.45),
+    "world_allotment": (0.75, 0.6, 0.75, 0.45),
     "world_chess": (0.75, 0.45, 0.5, 0.3),
     "world_restaurant": (0.8, 0.55, 0.6, 0.3),
     "world_dental": (0.8, 0.5, 0.5, 0.25),
@@ -194,7 +194,7 @@ GUARDED = {
     "world_wedding": 2,
     "world_recall": 3,
     "world_livestock": 2,
-    "world_canal": 2,
+    "world_canal": 1,
 }
 # Held-back worlds none of whose hedges the reader finds, a finding not looked into while they
 # are held back (docs/quality.md). world_museum was one in round 13 (an art-market column's
