@@ -846,7 +846,7 @@ class OfflineClassifier(RuleClassifier):
     """The rules' signals (their verdict among them) weighed by a model learned on the
     tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM."""
 
-    name = "offline-v16"  # round 16: boosted trees on 84 worlds, chosen leaving authors out
+    name = "offline-v16"  # round 16: round 15's trees setting refitted on 84 worlds
 
     def __init__(
         self, rules: OfflineRules = DEFAULT_RULES, model: RelationModel | None = None
