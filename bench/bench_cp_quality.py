@@ -76,6 +76,9 @@ TUNED_FAMILIES = (
     "call_volume",  # round 16: held back until then
     "soil_moisture",  # round 16: held back until then
     "tide_gauge",  # round 16: held back until then
+    "parcel_depot",  # round 17: held back until then
+    "greenhouse_co2",  # round 17: held back until then
+    "hotel_rate",  # round 17: held back until then
 )
 HELD_FAMILIES = (
     "steps_heavy",
@@ -94,10 +97,10 @@ HELD_FAMILIES = (
     # round 8: written blind before the detector was changed for them
     "share_shift",
     "ar1_steps",
-    # written blind for round 16, scored with round 15's defaults first
-    "parcel_depot",
-    "greenhouse_co2",
-    "hotel_rate",
+    # written blind for round 17, scored with round 16's defaults first
+    "ev_charging",
+    "pool_chlorine",
+    "web_signups",
 )
 TUNED_SEEDS = range(0, 25)
 HELD_SEEDS = range(1000, 1025)  # the tuned families, other draws; and the held-back families

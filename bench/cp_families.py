@@ -2975,6 +2975,446 @@ def _hotel_rate(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
     return np.round(adr, 2).astype(np.float64), cps
 
 
+# Round 17, written blind (without looking at the detector): a public EV charging hub's daily
+# energy, a swimming pool's free chlorine and an online service's daily sign-ups.
+
+
+def _changes_up_to(rng: np.random.Generator, most: int) -> int:
+    """0..most changes (most <= 4): about a fifth of records without any, fewer more likely
+    (round 17's blind author's weights, kept so the draws are theirs; _n_changes, _few_changes
+    and _changes_or_none weigh and draw otherwise)."""
+    if rng.random() < 0.2:
+        return 0
+    w = np.array([0.42, 0.30, 0.18, 0.10])[:most]
+    return 1 + int(rng.choice(most, p=w / w.sum()))
+
+
+def _long_segments_cuts(rng: np.random.Generator, n: int, k: int) -> list[int]:
+    """k sorted cuts, every segment (ends included) at least a sixth of n long, fewer if n is too
+    short; the slack is shared by a Dirichlet draw (_spaced shares it uniformly)."""
+    if k == 0:
+        return []
+    gap = math.ceil(n / 6)
+    k = min(k, n // gap - 1)
+    slack = n - (k + 1) * gap
+    w = rng.dirichlet(np.full(k + 1, 1.5))
+    lengths = gap + np.floor(w * slack).astype(int)
+    return [int(c) for c in np.cumsum(lengths)[:-1]]
+
+
+def _ar1_with_sd(rng: np.random.Generator, n: int, phi: float, sd: float) -> np.ndarray:
+    """Stationary AR(1) of marginal std `sd`, its shocks drawn before its first point (round 17's
+    blind author's order, kept so the draws are theirs; _ar1 draws the first point first)."""
+    e = rng.standard_normal(n) * sd * math.sqrt(1.0 - phi * phi)
+    out = np.empty(n)
+    out[0] = rng.standard_normal() * sd
+    for i in range(1, n):
+        out[i] = phi * out[i - 1] + e[i]
+    return out
+
+
+def _exp_ramp(n: int, start: int, tau: float) -> np.ndarray:
+    """0 before `start`, then 1 - exp(-(t - start) / tau): a change settling in over about `tau`
+    steps (tau <= 0: a clean step)."""
+    t = np.arange(n) - start
+    if tau <= 0:
+        return (t >= 0).astype(float)
+    return np.where(t >= 0, 1.0 - np.exp(-np.maximum(t, 0) / tau), 0.0)
+
+
+def _daily_record(
+    rng: np.random.Generator, shortest: int, longest: int, per_change: int
+) -> tuple[int, list[int], np.ndarray, np.ndarray]:
+    """A record of shortest..longest days of a 365-day year: its length, its cuts (one more change
+    allowed every `per_change` days, 4 at most), each day's day of the year (0..364, no leap
+    years, unlike _calendar's real dates) and weekday (Monday 0)."""
+    n = int(rng.integers(shortest, longest + 1))
+    cps = _long_segments_cuts(rng, n, _changes_up_to(rng, min(4, 1 + n // per_change)))
+    doy = (int(rng.integers(0, 365)) + np.arange(n)) % 365
+    dow = (int(rng.integers(0, 7)) + np.arange(n)) % 7
+    return n, cps, doy, dow
+
+
+def _bell(x: np.ndarray, centre: float, width: float) -> np.ndarray:
+    """A Gaussian bell of height 1 at `centre`, std `width` (not _bump's or _hump's sin^2)."""
+    return np.exp(-0.5 * ((x - centre) / width) ** 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. EV charging hub
+# ---------------------------------------------------------------------------------------------
+
+
+def _ev_charging(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # Energy (kWh, to 0.1) a public charging hub delivers each day, over 4 months to 2.5 years
+    # (120-900 days) of a 365-day year. A commuter hub (weekdays busy, weekends 60-70 %), a retail
+    # one (Friday and Saturday busiest) or a highway one (Friday and Sunday). 4-16 chargers, DC
+    # (80 %: 22-38 kWh a session, 14-22 sessions a charger a day at most) or AC (9-16 kWh, 3.5-6
+    # sessions); demand starts at 12-45 % of capacity, grows with EV adoption (0-25 % a year at
+    # three hubs in four), dips 5-18 % in winter (cold batteries charge slower, fewer trips) and
+    # wanders with the weather (AR(1), 3-8 %); sessions saturate at the hub's capacity, are
+    # gamma-Poisson a day and each delivers a gamma-distributed energy. NOT changes: the weekly
+    # pattern, the season and growth; Christmas (a commuter hub 65 %, others 90-125 %) and the
+    # summer holidays (commuter 90 %, others 108 %); chargers out of service (about one outage in 70
+    # days, 1-12 days, up to 40 % of the chargers; drivers see it in the app and go elsewhere); the
+    # whole hub offline (power cut, back-end outage: 0.5 + n/600 a record, 1-2 days at 0-40 %);
+    # weather spells. Labelled (none in about a fifth of records, else 1 to min(4, 1 + n/150), fewer
+    # more likely, every segment a sixth of the record or longer): new chargers installed (38 %:
+    # 30-100 % more, at least 2; demand catches up 50-90 % of the added share over 5-25 days as
+    # drivers discover them); chargers decommissioned (10 %: 25-50 % of them, keeping 2; demand down
+    # less than capacity); a tariff change (30 %: a price rise, demand down to 65-88 %, or a cut, up
+    # 15-40 %, settling over 0-4 days; three in ten also add an off-peak weekend discount, weekends
+    # up 20-40 %, reshaping the week); a competitor hub opening nearby (22 %, once: down 18-40 %
+    # over 5-20 days).
+    n, cps, doy, dow = _daily_record(rng, 120, 900, 150)
+
+    hub = rng.choice(["commuter", "retail", "highway"], p=[0.35, 0.35, 0.30])
+    if hub == "commuter":
+        week = np.array([1.05, 1.08, 1.08, 1.06, 1.0, 0.72, 0.62])
+    elif hub == "retail":
+        week = np.array([0.85, 0.88, 0.9, 0.95, 1.08, 1.25, 1.0])
+    else:
+        week = np.array([0.88, 0.85, 0.87, 0.95, 1.18, 1.08, 1.2])
+    week = week * np.exp(rng.normal(0, 0.03, 7))
+    weekly = week[dow]
+
+    chargers0 = int(rng.integers(4, 17))
+    dc = rng.random() < 0.8
+    e_session = rng.uniform(22.0, 38.0) if dc else rng.uniform(9.0, 16.0)
+    cap_per_charger = rng.uniform(14.0, 22.0) if dc else rng.uniform(3.5, 6.0)  # sessions/day
+    util = rng.uniform(0.12, 0.45)  # initial demand as share of capacity
+    growth = rng.uniform(0.0, 0.25) if rng.random() < 0.75 else 0.0  # per year
+    winter = rng.uniform(0.05, 0.18)
+
+    chargers = np.full(n, float(chargers0))
+    demand_mult = np.ones(n)
+    weekend_mult = np.ones(n)
+    kinds = ["install", "tariff", "competitor", "decommission"]
+    used_competitor = False
+    for c in cps:
+        p = np.array([0.38, 0.30, 0.0 if used_competitor else 0.22, 0.10])
+        kind = kinds[int(rng.choice(4, p=p / p.sum()))]
+        if kind == "install":
+            extra = max(2, int(round(chargers[c - 1] * rng.uniform(0.3, 1.0))))
+            chargers += extra * _exp_ramp(n, c, 0.0)
+            # drivers discover the new chargers over a few weeks: demand catches up
+            demand_mult *= 1.0 + (extra / chargers[c - 1]) * rng.uniform(0.5, 0.9) * _exp_ramp(
+                n, c, rng.uniform(5, 25)
+            )
+        elif kind == "decommission":
+            gone = max(1, int(round(chargers[c - 1] * rng.uniform(0.25, 0.5))))
+            gone = min(gone, int(chargers[c - 1]) - 2)
+            kept = 1.0 - gone / chargers[c - 1]
+            demand_mult *= 1.0 - (1.0 - kept**0.6) * _exp_ramp(n, c, 0.0)
+            chargers -= gone * _exp_ramp(n, c, 0.0)
+        elif kind == "tariff":
+            # a price rise, or a cut
+            m = rng.uniform(0.65, 0.88) if rng.random() < 0.7 else rng.uniform(1.15, 1.4)
+            demand_mult *= 1.0 + (m - 1.0) * _exp_ramp(n, c, rng.uniform(0, 4))
+            if rng.random() < 0.3:  # weekend off-peak discount reshapes the week
+                weekend_mult *= 1.0 + rng.uniform(0.2, 0.4) * _exp_ramp(n, c, 0.0) * (dow >= 5)
+        else:
+            used_competitor = True
+            demand_mult *= 1.0 - rng.uniform(0.18, 0.4) * _exp_ramp(n, c, rng.uniform(5, 20))
+
+    season = 1.0 - winter * (0.5 + 0.5 * np.cos(2 * math.pi * (doy - 15) / 365.0)) ** 1.5
+    trend = (1.0 + growth) ** (np.arange(n) / 365.0)
+    weather = np.exp(_ar1_with_sd(rng, n, rng.uniform(0.5, 0.8), rng.uniform(0.03, 0.08)))
+    holiday = np.ones(n)
+    xmas = (doy >= 357) | (doy <= 1)
+    holiday[xmas] = 0.65 if hub == "commuter" else rng.uniform(0.9, 1.25)
+    summer = (doy >= 200) & (doy <= 230)
+    holiday[summer] *= 0.9 if hub == "commuter" else 1.08
+
+    # transient: individual chargers out of service for days
+    active = chargers.copy()
+    for _ in range(int(rng.poisson(n / 70.0))):
+        s = int(rng.integers(0, n))
+        d = int(min(rng.geometric(0.22), 12))
+        down = int(rng.integers(1, max(2, int(chargers[s] * 0.4) + 1)))
+        active[s : s + d] = np.maximum(active[s : s + d] - down, 1.0)
+    # transient: whole hub offline (power cut, back-end outage) for part of a day or two
+    for _ in range(int(rng.poisson(0.5 + n / 600.0))):
+        s = int(rng.integers(0, n))
+        d = int(rng.integers(1, 3))
+        active[s : s + d] *= rng.uniform(0.0, 0.4)
+
+    capacity = active * cap_per_charger
+    demand = chargers0 * cap_per_charger * util * demand_mult * weekly * weekend_mult
+    demand = demand * season * trend * weather * holiday
+    demand *= (active / chargers) ** 0.5  # drivers see offline chargers in the app, go elsewhere
+    rate = capacity * (1.0 - np.exp(-demand / np.maximum(capacity, 1e-9)))
+    od = rng.uniform(60.0, 200.0)
+    lam = rng.gamma(od, rate / od)  # day-level overdispersion
+    sessions = rng.poisson(lam)
+    kshape = rng.uniform(3.5, 6.0)
+    per_session = e_session * np.exp(rng.normal(0, 0.02, n)) / kshape
+    kwh = np.where(sessions > 0, rng.gamma(np.maximum(sessions, 1) * kshape, per_session), 0.0)
+    return np.round(kwh, 1).astype(np.float64), cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Pool chlorine
+# ---------------------------------------------------------------------------------------------
+
+
+def _pool_chlorine(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # Free chlorine (mg/L) of a public pool read 3, 4, 6 or 8 times a day for 3 weeks to 200 days
+    # (at most 1000 readings), independently of the probe that controls the dosing: a lifeguard's
+    # DPD test kit 3-4 times a day (at set hours, give or take 20 minutes; noise 0.05-0.12 mg/L,
+    # more at higher levels, read to 0.1 or 0.05) or a reference analyser every 3-4 hours (AR(1)
+    # noise 0.02-0.05, to 0.01). The pool is simulated in 15-minute steps: chlorine demand from
+    # baseline decay (0.008-0.025 an hour), bather load (open 6:00-22:00, a morning lane swim, lunch
+    # and an after-school peak, weekends 1.2-1.6 times busier, each day's crowd varying) and, for
+    # outdoor pools (30 %), sunlight under that day's cloud; an on/off (hysteresis 0.03-0.1) or
+    # proportional (band 0.2-0.5) controller doses through the circulation loop with a lag, so the
+    # level cycles around the setpoint (1.0-2.2 mg/L) and sags while the pool is busy, more so with
+    # an undersized pump (30 %: 0.6-0.9 of the busiest hour's demand, otherwise 1.3-3 times it). NOT
+    # changes: the daily and weekly cycles; shock (super-chlorination) doses of 3-8 mg/L after
+    # closing decaying over a day (one in 25 days); the chlorine tank running dry for 2-12 hours
+    # (one in 70 days); fouling incidents (a burst of demand for 1-3 hours, one in 45 days); closure
+    # days without bathers (one in 60); misread tests (0.6 %, 1.4-2.2 times: total instead of free
+    # chlorine, the wrong tube). Labelled (none in about a fifth of records, else 1 to
+    # min(4, 1 + days/30), fewer more likely, every segment a sixth of the record or longer): the
+    # controlling probe starts drifting (40 %: its sensitivity going linearly to 0.6-0.8 or
+    # 1.3-1.7, so the controller drives the actual chlorine slowly up or down) and is recalibrated
+    # at the next changepoint (an abrupt return); the dosing setpoint moved 0.3-0.9 mg/L (40 %,
+    # within 0.7-3.0); the dosing pump's stroke changed across the pump's adequacy (20 %: to 1.5-3
+    # or 0.5-0.8 times the busiest hour's demand, so the afternoon sag appears or vanishes, with
+    # the cycles' amplitude).
+    per_day = int(rng.choice([3, 4, 6, 8], p=[0.25, 0.35, 0.25, 0.15]))
+    lo = max(21, math.ceil(60 / per_day) + 1)
+    hi = min(1000 // per_day, 200)
+    days = int(rng.integers(lo, hi + 1))
+    n = days * per_day
+    k = _changes_up_to(rng, min(4, 1 + days // 30))
+    cps = _long_segments_cuts(rng, n, k)
+
+    spd = 96  # simulation steps per day (15 minutes)
+    dt = 24.0 / spd
+    m = days * spd
+    hour = (np.arange(m) % spd) * dt
+    day = np.arange(m) // spd
+    dow = (int(rng.integers(0, 7)) + day) % 7
+    outdoor = rng.random() < 0.3
+
+    # reading times (index into the simulation)
+    if per_day <= 4:
+        hours = {3: [8.0, 13.0, 18.0], 4: [7.0, 11.0, 15.0, 19.0]}[per_day]
+        hrs = np.array(hours)[None, :] + rng.normal(0, 0.35, (days, per_day))
+    else:
+        step = 24.0 / per_day
+        hrs = np.tile(np.arange(per_day) * step + rng.uniform(0, step), (days, 1))
+    t_read = (np.arange(days)[:, None] * spd + np.clip(hrs / dt, 0, spd - 1)).astype(int).ravel()
+    # map a reading index to its simulation step
+    cp_steps = [int(t_read[c]) for c in cps]
+
+    # bather load: opening 6:00-22:00, morning lane swim, lunch, after-school peak
+    load = 0.5 * _bell(hour, 7.5, 1.0) + 0.35 * _bell(hour, 12.5, 1.2) + _bell(hour, 17.5, 1.8)
+    load = load * ((hour >= 6) & (hour <= 22))
+    busy = np.where(dow >= 5, rng.uniform(1.2, 1.6), 1.0) * np.exp(
+        np.repeat(_ar1_with_sd(rng, days, 0.5, 0.15), spd)
+    )
+    load = load * busy
+    k0 = rng.uniform(0.008, 0.025)  # per hour
+    kb = rng.uniform(0.06, 0.16)
+    kdem = k0 + kb * load
+    if outdoor:
+        sun = np.clip(np.sin(math.pi * (hour - 6.0) / 14.0), 0, None) * (hour >= 6) * (hour <= 20)
+        cloud = np.repeat(rng.uniform(0.3, 1.0, days), spd)
+        kdem = kdem + rng.uniform(0.05, 0.12) * sun * cloud
+
+    # closure days (maintenance, holidays): no bathers
+    for _ in range(int(rng.poisson(days / 60.0))):
+        d = int(rng.integers(0, days))
+        sl = slice(d * spd, (d + 1) * spd)
+        kdem[sl] = k0 + (kdem[sl] - k0 - kb * load[sl])
+    # fouling incidents: a burst of demand for a couple of hours
+    for _ in range(int(rng.poisson(days / 45.0))):
+        s = int(rng.integers(0, m - 12))
+        kdem[s : s + int(rng.integers(4, 12))] += rng.uniform(0.3, 0.8)
+
+    sp = np.full(m, rng.uniform(1.0, 2.2))  # setpoint mg/L
+    peak = float(np.quantile(kdem, 0.98)) * sp[0]  # busiest-hour demand, mg/L per hour
+    # pump capacity (mg/L per hour); an undersized pump lets chlorine sag on busy afternoons
+    sizing = rng.uniform(0.6, 0.9) if rng.random() < 0.3 else rng.uniform(1.3, 3.0)
+    dose = np.full(m, peak * sizing)
+    gain = np.ones(m)  # probe reading / actual
+    proportional = rng.random() < 0.5
+    band = rng.uniform(0.2, 0.5)
+    hyst = rng.uniform(0.03, 0.1)
+
+    i = 0
+    while i < len(cp_steps):
+        c = cp_steps[i]
+        kind = rng.choice(["drift", "setpoint", "stroke"], p=[0.4, 0.4, 0.2])
+        if kind == "drift":
+            # probe sensitivity drifts linearly until recalibration (next cp) or the end
+            end = cp_steps[i + 1] if i + 1 < len(cp_steps) else m
+            g1 = rng.uniform(0.6, 0.8) if rng.random() < 0.6 else rng.uniform(1.3, 1.7)
+            frac = np.clip((np.arange(m) - c) / max(end - c, 1), 0, 1)
+            gain[c:end] = 1.0 + (g1 - 1.0) * frac[c:end]
+            i += 2  # the recalibration (if any) is the next changepoint
+            continue
+        if kind == "setpoint":
+            old = sp[c - 1]
+            size = rng.uniform(0.3, 0.9)
+            up = (rng.random() < 0.5 and old < 2.4) or old < 1.3
+            sp[c:] = np.clip(old + size * (1 if up else -1), 0.7, 3.0)
+        elif dose[c - 1] < peak:
+            # stroke changed across the pump's adequacy: the afternoon sag appears or vanishes
+            dose[c:] = peak * rng.uniform(1.5, 3.0)
+        else:
+            dose[c:] = peak * rng.uniform(0.5, 0.8)
+        i += 1
+
+    # shock doses (usually after closing), tank running dry for hours
+    shock = np.zeros(m)
+    for _ in range(int(rng.poisson(days / 25.0))):
+        d = int(rng.integers(0, days))
+        shock[min(m - 1, d * spd + int(rng.integers(84, 92)))] += rng.uniform(3.0, 8.0)
+    dry = np.zeros(m, dtype=bool)
+    for _ in range(int(rng.poisson(days / 70.0))):
+        s = int(rng.integers(0, m))
+        dry[s : s + int(rng.integers(8, 48))] = True
+
+    tau_mix = rng.uniform(0.7, 2.0)
+    lag = int(rng.integers(1, 4))
+    chlorine = np.empty(m)
+    c_now = sp[0]
+    q = 0.0
+    pump = 0.0
+    hist = np.full(lag + 1, c_now)
+    kextra = rng.uniform(0.05, 0.1)
+    for t in range(m):
+        probe = gain[t] * hist[t % (lag + 1)]
+        if proportional:
+            pump = min(1.0, max(0.0, (sp[t] - probe) / band + 0.15))
+        elif probe < sp[t] - hyst:
+            pump = 1.0
+        elif probe > sp[t] + hyst:
+            pump = 0.0
+        if dry[t]:
+            pump = 0.0
+        q += pump * dose[t] * dt * (1 + 0.1 * rng.standard_normal()) + shock[t]
+        inflow = q * min(1.0, dt / tau_mix)
+        q -= inflow
+        k_now = kdem[t] + kextra * max(0.0, c_now - 2.5)  # breakpoint demand at high doses
+        c_now = max(0.0, c_now + inflow - k_now * c_now * dt)
+        chlorine[t] = c_now
+        hist[(t + 1) % (lag + 1)] = c_now  # oldest slot becomes the newest
+
+    x = chlorine[t_read]
+    if per_day <= 4:  # DPD kit: eye-read colour comparator or pocket photometer
+        noise = rng.normal(0, rng.uniform(0.05, 0.12), n) * (1 + 0.2 * x)
+        res = 0.1 if rng.random() < 0.6 else 0.05
+    else:  # amperometric analyser: small noise, slow own-drift handled by weekly checks
+        noise = _ar1_with_sd(rng, n, 0.6, rng.uniform(0.02, 0.05))
+        res = 0.01
+    x = x + noise
+    bad = rng.random(n) < 0.006  # misreads: total instead of free chlorine, wrong tube
+    x[bad] *= rng.uniform(1.4, 2.2, int(bad.sum()))
+    x = np.round(np.clip(x, 0.0, None) / res) * res
+    return np.round(x, 2).astype(np.float64), cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Web sign-ups
+# ---------------------------------------------------------------------------------------------
+
+
+def _web_signups(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # Daily sign-ups to an online service, 16-2,500 a day, over 3 months to 2.2 years (90-800 days)
+    # of a 365-day year. A B2B service (55 %: quiet weekends, 35-65 % of a weekday) or a consumer
+    # one (weekends 5-35 % busier); gamma-Poisson counts around the weekly pattern, slow organic
+    # growth (-10..+65 % a year) and a persistent traffic factor (AR(1), 4-10 %). NOT changes: the
+    # weekly pattern and the growth; Christmas (B2B 55 %, consumer 80 %) and a B2B August lull
+    # (90 %); marketing campaigns (one in 40 days, 2-6 days: an e-mail blast spiking then decaying,
+    # or a paid push's plateau, peaking at 1.35-3.7 times); one-day press or viral spikes and bot
+    # sign-up waves (one in 150 days, 1.8-7.4 times, some spill into the next day); tracking outages
+    # reading zero for a day or two (0.6 + n/500 a record, the edge day sometimes partial). Labelled
+    # (none in about a fifth of records, else 1 to min(4, 1 + n/90), fewer more likely, every
+    # segment a sixth of the record or longer): a pricing change (38 %: free tier removed or a price
+    # rise, down to 55-85 %, or a free tier or price cut, up 20-80 %, over 0-2 days; a quarter also
+    # reshape the week, weekends down to 65-80 % as hobbyists fall away); a new onboarding flow
+    # (34 %: rolled out over 1-7 days; mostly better, up 15-50 %, sometimes worse, 72-87 %); a
+    # change in what the analytics counts as a sign-up (14 %, at once: 60-82 %, e.g. only confirmed
+    # e-mails, or 120-140 %); a change of the growth rate (14 %: the log growth up or down 0.6-1.4 a
+    # year, an SEO or app-store ranking loss or gain).
+    n, cps, doy, dow = _daily_record(rng, 90, 800, 90)
+    b2b = rng.random() < 0.55
+    if b2b:
+        weekend = [rng.uniform(0.35, 0.6), rng.uniform(0.4, 0.65)]
+        week = np.array([1.12, 1.15, 1.1, 1.05, 0.92, *weekend])
+    else:
+        weekend = [rng.uniform(1.05, 1.25), rng.uniform(1.1, 1.35)]
+        week = np.array([0.95, 0.92, 0.93, 0.95, 1.0, *weekend])
+    week = week * np.exp(rng.normal(0, 0.03, 7))
+    level = 10.0 ** rng.uniform(1.2, 3.4)
+    t = np.arange(n)
+    slope = np.full(n, rng.uniform(-0.1, 0.5) / 365.0)  # log growth per day
+    logm = np.zeros(n)
+    weekly = week[dow].copy()
+
+    kinds = ["pricing", "onboarding", "tracking", "growth"]
+    for c in cps:
+        kind = kinds[int(rng.choice(4, p=[0.38, 0.34, 0.14, 0.14]))]
+        if kind == "pricing":
+            m = rng.uniform(0.55, 0.85) if rng.random() < 0.55 else rng.uniform(1.2, 1.8)
+            logm += math.log(m) * _exp_ramp(n, c, rng.uniform(0, 2))
+            if rng.random() < 0.25:  # e.g. paid-only plan: hobbyist weekend sign-ups fall away
+                f = rng.uniform(0.65, 0.8)
+                weekly = np.where((t >= c) & (dow >= 5), weekly * f, weekly)
+        elif kind == "onboarding":
+            m = rng.uniform(1.15, 1.5) if rng.random() < 0.8 else rng.uniform(0.72, 0.87)
+            roll = np.clip((t - c + 1) / rng.integers(1, 8), 0, 1)  # staged rollout
+            logm += math.log(m) * roll
+        elif kind == "tracking":
+            m = rng.uniform(0.6, 0.82) if rng.random() < 0.7 else rng.uniform(1.2, 1.4)
+            logm += math.log(m) * (t >= c)
+        else:
+            new = slope[c - 1] + rng.choice([-1, 1]) * rng.uniform(0.6, 1.4) / 365.0
+            slope[c:] = new
+    trend = np.cumsum(slope)
+    traffic = _ar1_with_sd(rng, n, rng.uniform(0.5, 0.85), rng.uniform(0.04, 0.1))
+
+    holiday = np.zeros(n)
+    xmas = (doy >= 357) | (doy <= 1)
+    holiday[xmas] = math.log(0.55 if b2b else 0.8)
+    if b2b:
+        holiday[(doy >= 210) & (doy <= 235)] += math.log(0.9)
+
+    bursts = np.zeros(n)
+    for _ in range(int(rng.poisson(n / 40.0))):  # campaigns: e-mail blasts, paid pushes
+        s = int(rng.integers(0, n))
+        d = int(rng.integers(2, 7))
+        peak = rng.uniform(0.3, 1.3)
+        if rng.random() < 0.5:  # e-mail blast: spike then decay
+            prof = peak * np.exp(-np.arange(d) / rng.uniform(0.7, 1.8))
+        else:  # paid push: plateau
+            prof = np.full(d, peak * rng.uniform(0.5, 0.9))
+        e = min(n, s + d)
+        bursts[s:e] += prof[: e - s]
+    for _ in range(int(rng.poisson(n / 150.0))):  # press mention / viral post / bot wave
+        s = int(rng.integers(0, n))
+        bursts[s] += rng.uniform(0.6, 2.0)
+        if s + 1 < n:
+            bursts[s + 1] += rng.uniform(0.0, 0.6)
+
+    mu = level * weekly * np.exp(logm + trend + traffic + holiday + bursts)
+    r = rng.uniform(15, 60)
+    y = rng.poisson(rng.gamma(r, mu / r)).astype(np.float64)
+
+    # tracking outages: zero for a day or two, partial on the edge day
+    for _ in range(int(rng.poisson(0.6 + n / 500.0))):
+        s = int(rng.integers(1, n - 2))
+        d = int(rng.integers(1, 3))
+        y[s : s + d] = 0.0
+        if rng.random() < 0.5:
+            y[s + d] = np.floor(y[s + d] * rng.uniform(0.2, 0.8))
+    return y, cps
+
+
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
     "steps_heavy": lambda rng: _steps(rng, _heavy),
@@ -3035,6 +3475,9 @@ _FAMILIES = {
     "parcel_depot": _parcel_depot,
     "greenhouse_co2": _greenhouse_co2,
     "hotel_rate": _hotel_rate,
+    "ev_charging": _ev_charging,
+    "pool_chlorine": _pool_chlorine,
+    "web_signups": _web_signups,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
@@ -3044,7 +3487,8 @@ FAMILIES = tuple(_FAMILIES)
 # latencies (ms), battery capacities (Ah or % of nominal) and heart rates (whole bpm), water
 # meter readings (litres), solar yields (kWh a day), fuel economy (L/100 km, mpg or km/L),
 # PM2.5 (ug/m3), bed counts and vibration velocity (mm/s), daily calls, soil moisture (% by
-# volume) and sea level (m), parcels a day, CO2 (ppm) and room rates (to the cent).
+# volume) and sea level (m), parcels a day, CO2 (ppm), room rates (to the cent), energy delivered
+# (kWh a day), free chlorine (mg/L, to the kit's or analyser's resolution) and sign-ups a day.
 _UNSCALED = {
     "counts",
     "growth",
@@ -3086,6 +3530,9 @@ _UNSCALED = {
     "parcel_depot",
     "greenhouse_co2",
     "hotel_rate",
+    "ev_charging",
+    "pool_chlorine",
+    "web_signups",
 }
 
 
