@@ -462,8 +462,9 @@ def test_a_sawtooth_is_not_cut_at_every_tooth_and_a_new_slope_or_top_is_found():
     # draw-down 2.2x faster is found in most draws (slower in fewer: the first slow tooth is
     # long and noisy), refills 60 % higher too. (The transient test, round 13, reads some teeth
     # as excursions that return: off with the repeat test for the count; and the first slow
-    # tooth, a refill drawn down through the level before it, as one in a draw more: 6 of 10.)
-    off_cfg = SegmenterConfig(repeat_length=0, transient_length=0)
+    # tooth, a refill drawn down through the level before it, as one in a draw more: 6 of 10.
+    # The significance test, round 17, off too: the count is of the cuts the other tests see.)
+    off_cfg = SegmenterConfig(repeat_length=0, transient_length=0, significance_window=0)
     off = [segment_all(_sawtooth(seed), off_cfg) for seed in range(10)]
     quiet = [segment_all(_sawtooth(seed)) for seed in range(10)]
     assert sum(map(len, off)) >= 250, off
@@ -487,14 +488,15 @@ def test_the_repeat_test_decides_the_same_however_points_arrive():
 
 def test_a_state_stored_before_the_repeat_test_keeps_its_boundaries():
     xs = _sawtooth(2)
-    seg = OnlineSegmenter(SegmenterConfig(repeat_length=0))
+    # (the significance test, round 17, off too: the comparison is of the repeat test alone)
+    seg = OnlineSegmenter(SegmenterConfig(repeat_length=0, significance_window=0))
     seg.push(xs[:100])
     state = json.loads(json.dumps(seg.state()))
     del state["config"]["repeat_length"]  # round 10's blip test stored no such setting
     del state["origin"]
     old = OnlineSegmenter.from_state(state)
     assert old.config.repeat_length == 0
-    off = segment_all(xs, SegmenterConfig(repeat_length=0))
+    off = segment_all(xs, SegmenterConfig(repeat_length=0, significance_window=0))
     assert seg.boundaries + old.push(xs[100:]) + old.close() == off != []
 
 

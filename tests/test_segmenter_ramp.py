@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from pushes import in_pieces, resumed_from_older_state
 
@@ -68,10 +70,12 @@ def test_the_ramp_test_decides_the_same_however_points_arrive():
 
 def test_a_state_stored_before_the_ramp_test_goes_on_without_it():
     xs, _ = _blocks(1)
-    # round 11 stored neither
-    old, found = resumed_from_older_state(xs, 120, OFF, ("config.ramp_length", "before_last"))
+    # round 11 stored neither (the significance test, round 17, off: the comparison is of the
+    # ramp test alone)
+    off, on = replace(OFF, significance_window=0), SegmenterConfig(significance_window=0)
+    old, found = resumed_from_older_state(xs, 120, off, ("config.ramp_length", "before_last"))
     assert old.config.ramp_length == 0
-    assert found == segment_all(xs, OFF) != segment_all(xs)
+    assert found == segment_all(xs, off) != segment_all(xs, on)
 
 
 def test_a_long_ramp_length_decides_the_same_after_a_restore():

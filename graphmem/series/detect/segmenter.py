@@ -33,6 +33,8 @@ from graphmem.series.detect.bocpd import (
     OnlineBOCPD,
 )
 from graphmem.series.detect.repeat import FLOOR_FRACTION, RESET, same_steps, starts_again
+from graphmem.series.detect.significance import BEFORE as SIGNIFICANCE_BEFORE
+from graphmem.series.detect.significance import MIN_SIDE, significant
 from graphmem.series.detect.smooth import MIN_SIDE_BEFORE, change_evidence
 from graphmem.series.detect.swing import (
     MIN_WINDOW,
@@ -137,6 +139,9 @@ class SegmenterConfig:
     # round 14: a boundary no bigger, in level, scale and slope over this many points on each
     # side, than every earlier split of the series is an ordinary swing, no change
     swing_window: int = 20
+    # round 17: a boundary whose points (this many after it) do not jump from the segment before
+    # it and differ from it no more than autocorrelated noise wanders is no change
+    significance_window: int = 20
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -161,6 +166,9 @@ class SegmenterConfig:
         _check_int("swing_window", self.swing_window, 0)
         if 0 < self.swing_window < MIN_WINDOW:
             raise InvalidInput("swing_window", f"must be 0 or at least {MIN_WINDOW}")
+        _check_int("significance_window", self.significance_window, 0)
+        if 0 < self.significance_window < MIN_SIDE:
+            raise InvalidInput("significance_window", f"must be 0 or at least {MIN_SIDE}")
         names = (
             "smooth_window",
             "blip_length",
@@ -168,6 +176,7 @@ class SegmenterConfig:
             "ramp_length",
             "transient_length",
             "swing_window",
+            "significance_window",
         )
         for name in names:
             if getattr(self, name) > self.max_lag:
@@ -263,7 +272,8 @@ PAIR, LONE = 1, 2
 
 
 def _never(kind: int) -> bool:
-    """A boundary a blip, ramp or transient test explains away starts no segment."""
+    """A boundary a blip, ramp, transient, swing or significance test explains away starts no
+    segment."""
     return False
 
 
@@ -288,6 +298,9 @@ class OnlineSegmenter:
         # The start of the segment before the oldest pending boundary: the latest boundary
         # decided (kept or dropped; a blip's pair is no segment), for the repeat test.
         self._origin = 0
+        # The latest boundary decided, kept or dropped: the significance test's segment before
+        # the oldest pending boundary starts there at the latest.
+        self._latest_decided = 0
         self._no_repeat = -1  # a pending boundary the repeat test found no repeat (a cache)
         # The end of the latest excursion the transient test dropped: a boundary before it is
         # part of that excursion (0: none).
@@ -308,6 +321,8 @@ class OnlineSegmenter:
         self._back = max(cfg.smooth_window, BLIP_BEFORE + cfg.ramp_length, REPEAT_BEFORE)
         if cfg.swing_window:
             self._back = max(self._back, SWING_HISTORY + cfg.swing_window)
+        if cfg.significance_window:
+            self._back = max(self._back, SIGNIFICANCE_BEFORE)
         self._values = np.zeros(cfg.max_lag + self._back + cfg.warmup + _CHUNK)
         # How long after itself a boundary may be confirmed and still be tested: the values its
         # tests read are then kept however the points were batched (a boundary the walk back
@@ -409,7 +424,7 @@ class OnlineSegmenter:
             told = self._explained(kept, previous, seen, final)
             if told is None:
                 break
-            if told:  # no change: a blip, a ramp's end, a repeat, a transient or a swing
+            if told:  # no change: a blip, a ramp's end, a repeat, a transient, a swing, a wander
                 self._decided(*told)
                 continue
             lo = max(previous, c - w)
@@ -429,15 +444,16 @@ class OnlineSegmenter:
         self, kept: list[int], previous: int, seen: int, final: bool
     ) -> tuple[int, bool] | Literal[False] | None:
         """Whether a no-change test explains the oldest pending boundary away, tried in order
-        (blip, ramp, repeat, transient, swing): the points seen when told and whether the boundary
-        still starts the segment a later repeat test compares with (a reset does); False if
-        none does; None while one cannot tell yet."""
+        (blip, ramp, repeat, transient, swing, significance): the points seen when told and
+        whether the boundary still starts the segment a later repeat test compares with (a
+        reset does); False if none does; None while one cannot tell yet."""
         tests: tuple[tuple[Callable[[], tuple[int, int] | None], Callable[[int], bool]], ...] = (
             (lambda: self._blip(previous, seen, final), _never),
             (lambda: self._ramp(kept, seen, final), _never),
             (lambda: self._repeat(seen, final), lambda kind: kind == RESET),
             (lambda: self._transient(previous, seen, final), _never),
             (lambda: self._swing(kept, seen, final), _never),
+            (lambda: self._significance(previous, seen, final), _never),
         )
         for test, starts_segment in tests:
             told = test()
@@ -451,6 +467,7 @@ class OnlineSegmenter:
         """The oldest pending boundary was decided with `done` points seen; `segment`: it
         starts the segment a later repeat test compares with."""
         c = self._pending.pop(0)[0]
+        self._latest_decided = c
         if segment:
             self._origin = c
         if self._pending:  # the next one waited for this decision
@@ -558,6 +575,27 @@ class OnlineSegmenter:
             if beats_history(self._read(lo, c + m), lo, c, m, before):
                 return 0, 0
         return 1, c + windows[-1]
+
+    def _significance(self, previous: int, seen: int, final: bool) -> tuple[int, int] | None:
+        """Whether the oldest pending boundary is no significant change (significance.significant
+        on the segment before it against the significance_window points after it): 1 and the
+        points seen when told, (0, 0) if it is a change, None while those points are not all in
+        (at a close: the points there are). The segment before starts at the latest boundary
+        decided, kept or dropped, or the window's length before the boundary if that is
+        earlier, never before the boundary kept before it nor more than BEFORE points back; the
+        points after stop at the next pending boundary if it is known by then. The verdict
+        reads only those points, so it is the same however the points were batched."""
+        k = self.config.significance_window
+        if not k:
+            return 0, 0
+        c = self._pending[0][0]
+        if seen < c + k and not final:
+            return None
+        hi = min(seen, c + k)
+        if len(self._pending) > 1 and self._pending[1][1] <= hi:  # known by then: stop there
+            hi = min(hi, self._pending[1][0])
+        lo = max(previous, min(self._latest_decided, c - k), c - SIGNIFICANCE_BEFORE)
+        return int(not significant(self._read(lo, c), self._read(c, hi))), hi
 
     def _step_floor(self) -> float:
         """The least step spread the repeat test assumes: a fraction of the warm-up's (the MAD
@@ -683,6 +721,8 @@ class OnlineSegmenter:
         self._floor = int(state["floor"])
         # stored since the repeat test; before, only a test that is off read it
         self._origin = int(state.get("origin", state["last"]))
+        # stored since the significance test (round 17); before, it was off
+        self._latest_decided = int(state.get("latest_decided", self._origin))
         self._pending = [(int(c), int(hi)) for c, hi in state["pending"]]
         values = np.asarray(state["values"], dtype=np.float64)
         first = self.n_seen if state["values_first"] is None else int(state["values_first"])
@@ -709,6 +749,7 @@ class OnlineSegmenter:
             "history": [int(self._hist[t % h]) for t in kept],
             "floor": self._floor,
             "origin": self._origin,
+            "latest_decided": self._latest_decided,
             "excursion_end": self._excursion_end,
             "kept_recent": list(self._kept_recent),
             "pending": [list(p) for p in self._pending],
@@ -761,6 +802,7 @@ _BEFORE_THE_SETTING = {
     "lone_length": 0,
     "transient_length": 0,
     "swing_window": 0,
+    "significance_window": 0,
 }
 
 
