@@ -846,7 +846,7 @@ class OfflineClassifier(RuleClassifier):
     """The rules' signals (their verdict among them) weighed by a model learned on the
     tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM."""
 
-    name = "offline-v17"  # round 17: trees refitted on 92 worlds, each split choosing among half the signals
+    name = "offline-v17"  # round 17: refitted on 92 worlds, each split among half the signals
 
     def __init__(
         self, rules: OfflineRules = DEFAULT_RULES, model: RelationModel | None = None
