@@ -79,6 +79,9 @@ TUNED_FAMILIES = (
     "parcel_depot",  # round 17: held back until then
     "greenhouse_co2",  # round 17: held back until then
     "hotel_rate",  # round 17: held back until then
+    "ev_charging",  # round 18: held back until then
+    "pool_chlorine",  # round 18: held back until then
+    "web_signups",  # round 18: held back until then
 )
 HELD_FAMILIES = (
     "steps_heavy",
@@ -97,10 +100,10 @@ HELD_FAMILIES = (
     # round 8: written blind before the detector was changed for them
     "share_shift",
     "ar1_steps",
-    # written blind for round 17, scored with round 16's defaults first
-    "ev_charging",
-    "pool_chlorine",
-    "web_signups",
+    # written blind for round 18, scored with round 17's defaults first
+    "gas_meter",
+    "bus_punctuality",
+    "server_memory",
 )
 TUNED_SEEDS = range(0, 25)
 HELD_SEEDS = range(1000, 1025)  # the tuned families, other draws; and the held-back families

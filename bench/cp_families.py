@@ -2979,25 +2979,33 @@ def _hotel_rate(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
 # energy, a swimming pool's free chlorine and an online service's daily sign-ups.
 
 
-def _changes_up_to(rng: np.random.Generator, most: int) -> int:
-    """0..most changes (most <= 4): about a fifth of records without any, fewer more likely
-    (round 17's blind author's weights, kept so the draws are theirs; _n_changes, _few_changes
-    and _changes_or_none weigh and draw otherwise)."""
-    if rng.random() < 0.2:
+def _changes_up_to(
+    rng: np.random.Generator,
+    most: int,
+    none: float = 0.2,
+    weights: tuple[float, ...] = (0.42, 0.30, 0.18, 0.10),
+) -> int:
+    """0..most changes (most <= 4): a share `none` of records without any, fewer more likely
+    (round 17's and 18's blind authors' weights, kept so the draws are theirs; _n_changes,
+    _few_changes and _changes_or_none weigh and draw otherwise)."""
+    if most <= 0 or rng.random() < none:
         return 0
-    w = np.array([0.42, 0.30, 0.18, 0.10])[:most]
+    w = np.array(weights)[:most]
     return 1 + int(rng.choice(most, p=w / w.sum()))
 
 
-def _long_segments_cuts(rng: np.random.Generator, n: int, k: int) -> list[int]:
+def _long_segments_cuts(rng: np.random.Generator, n: int, k: int, spread: float = 1.5) -> list[int]:
     """k sorted cuts, every segment (ends included) at least a sixth of n long, fewer if n is too
-    short; the slack is shared by a Dirichlet draw (_spaced shares it uniformly)."""
-    if k == 0:
+    short; the slack is shared by a Dirichlet draw of concentration `spread` (_spaced shares it
+    uniformly)."""
+    if k <= 0:
         return []
     gap = math.ceil(n / 6)
     k = min(k, n // gap - 1)
+    if k <= 0:
+        return []
     slack = n - (k + 1) * gap
-    w = rng.dirichlet(np.full(k + 1, 1.5))
+    w = rng.dirichlet(np.full(k + 1, spread))
     lengths = gap + np.floor(w * slack).astype(int)
     return [int(c) for c in np.cumsum(lengths)[:-1]]
 
@@ -3415,6 +3423,730 @@ def _web_signups(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
     return y, cps
 
 
+# Round 18, written blind (without looking at the detector): a house's smart gas meter, a bus
+# route's daily punctuality and a service's resident memory.
+
+_ROUND18_WEIGHTS = (0.45, 0.30, 0.17, 0.08)
+
+
+def _clear_of(start: int, end: int, cps: list[int], margin: int) -> bool:
+    """True if [start, end) stays at least `margin` steps away from every changepoint."""
+    return all(end + margin <= c or start >= c + margin for c in cps)
+
+
+def _place_event(
+    rng: np.random.Generator, n: int, length: int, cps: list[int], margin: int, taken: list
+) -> int | None:
+    """A start for an event of `length` steps inside 1..n-1, clear of the changepoints and of
+    events already placed (`taken`, list of (start, end), appended to); None if none found."""
+    if length >= n - 2:
+        return None
+    for _ in range(60):
+        s = int(rng.integers(1, n - length))
+        e = s + length
+        if _clear_of(s, e, cps, margin) and all(e + 1 <= a or s >= b + 1 for a, b in taken):
+            taken.append((s, e))
+            return s
+    return None
+
+
+def _expit(x: np.ndarray) -> np.ndarray:
+    """The logistic function."""
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Smart gas meter
+# ---------------------------------------------------------------------------------------------
+
+
+def _gas_params(n: int, base: dict, changes: list[tuple[int, dict]]) -> dict:
+    """Daily household parameter arrays from the starting values and the lasting changes."""
+    p = {key: np.full(n, float(val)) for key, val in base.items()}
+    for c, ch in changes:
+        for key, val in ch.items():
+            if key in ("tb", "persons"):
+                p[key][c:] += val
+            else:
+                p[key][c:] *= val
+    return p
+
+
+def _gas_expected(p: dict, t_eff: np.ndarray, dow: np.ndarray, mains: np.ndarray) -> np.ndarray:
+    """Expected daily gas use in kWh (no noise, nobody away)."""
+    s = 1.1
+    hdd = s * np.log1p(np.exp((p["tb"] - t_eff) / s))  # soft heating degree days
+    occ = np.where(dow < 5, p["occ_wd"], 1.0) * np.where(dow >= 5, p["wkend"], 1.0)
+    heat = p["ua"] * hdd * occ
+    hot_water = (p["hw"] * p["persons"] + p["cook"]) * mains + p["standing"]
+    return (heat + hot_water) / p["eff"]
+
+
+def _gas_change(rng: np.random.Generator, kind: str, cur: dict, done: list[str]) -> dict | None:
+    """The parameter changes of one labelled event of `kind`, or None if it cannot happen now."""
+    if kind == "boiler":
+        if "boiler" in done or cur["eff"] > 0.8:
+            return None
+        ch = {"eff": rng.uniform(0.87, 0.92) / cur["eff"]}
+        if cur["standing"] > 0 and rng.random() < 0.6:  # a combi replaces the tank
+            ch["standing"] = 0.0
+        return ch
+    if kind == "insulation":
+        if done.count("insulation") >= 2:
+            return None
+        ch = {"ua": rng.uniform(0.55, 0.8)}
+        if rng.random() < 0.5:
+            ch["tb"] = -rng.uniform(0.2, 0.6)
+        return ch
+    if kind == "thermostat":
+        return {"tb": rng.uniform(1.5, 3.0) * (-1.0 if rng.random() < 0.65 else 1.0)}
+    if cur["persons"] <= 1 or (rng.random() < 0.5 and cur["persons"] < 5):
+        d = 2 if rng.random() < 0.15 and cur["persons"] <= 3 else 1
+        ch = {"persons": d, "ua": rng.uniform(1.03, 1.15)}
+        if rng.random() < 0.5:  # the newcomer is home in the day (a baby, a parent, a partner)
+            ch["occ_wd"] = 1.0 / cur["occ_wd"]
+            ch["tb"] = rng.uniform(0.3, 1.2)
+        return ch
+    ch = {"persons": -1, "ua": 1.0 / rng.uniform(1.03, 1.15)}
+    if cur["occ_wd"] >= 0.999 and rng.random() < 0.5:  # the one at home in the day moves out
+        ch["occ_wd"] = rng.uniform(0.8, 0.93)
+        ch["tb"] = -rng.uniform(0.3, 1.2)
+    return ch
+
+
+def _gas_meter(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # A house's smart gas meter, daily kWh over 4 months to 2.5 years (120-912 days) of a 365-day
+    # year, as the supplier's app or API exports it: the register (m3, to 0.001 or 0.01)
+    # differenced and converted with the calorific value, to 0.01 or 0.1 kWh. Demand is hot water
+    # and cooking (1-5 people, more in winter as the mains water is colder) plus space heating:
+    # a heat-loss coefficient (2.5-8 kWh per degree day) times soft degree days below a balance
+    # temperature of 14-16.5 C, the outdoor temperature a seasonal mean plus AR(1) weather (and a
+    # day of thermal lag), all divided by the boiler efficiency; weekday heating lower when the
+    # house is empty in the day (or flat, working from home, some days at home at random), day
+    # noise of 5-11 % (autocorrelated) and hot-water gamma noise. NOT changes: the seasons and
+    # weather; cold snaps (4-9 C colder for 3-12 winter days); holidays away (3-16 days near zero:
+    # frost protection only, half days at each end); guests (2-5 days, more hot water); meter
+    # read failures (1-14 days of estimated reads, zero or a flat estimate, then a catch-up read
+    # on the day comms return). Labelled (none in about a fifth, else 1 to min(4, 1 + n/200),
+    # every segment a sixth of the record or longer; a planned change is dated where it shows:
+    # it must move the expected use of the next 45 days by 20+ % of it, by 1.3+ times the local
+    # weather-and-noise spread and 8+ % of the record's mean, more than the season itself moves
+    # it then (so changes land mostly in the heating season, a few in summer; a planned change
+    # with no such date is dropped): a new condensing boiler (efficiency 0.55-0.74 up to
+    # 0.87-0.92, maybe a standing tank loss removed; the install day reads low); insulation
+    # fitted (heat loss 20-45 % lower, the balance point maybe 0.2-0.6 C lower); the thermostat
+    # turned down (or up) 1.5-3 C; a household member moving in (hot water for one or two more,
+    # heating a little up; if home in the day, weekday heating as weekends and 0.3-1.2 C warmer)
+    # or out (the reverse).
+    n = int(rng.integers(120, 913))
+    # planned changes that no visible date fits are dropped (a record of spring and summer
+    # alone may have none), so fewer records are planned without any
+    k = _changes_up_to(rng, min(4, 1 + n // 200), none=0.1, weights=_ROUND18_WEIGHTS)
+    cut_plan = _long_segments_cuts(rng, n, k, spread=1.3)
+    doy = (int(rng.integers(0, 365)) + np.arange(n)) % 365
+    dow = (int(rng.integers(0, 7)) + np.arange(n)) % 7
+
+    # weather: a seasonal mean (coldest about 20 January) plus AR(1) anomalies
+    season = rng.uniform(9.0, 11.5) - rng.uniform(5.5, 7.5) * np.cos(2 * math.pi * (doy - 20) / 365)
+    anom = _ar1_with_sd(rng, n, rng.uniform(0.7, 0.85), rng.uniform(2.0, 3.0))
+    taken: list = []
+    winter = (doy >= 320) | (doy <= 70)
+    for _ in range(int(rng.poisson(1.2 * n / 365.0))):  # cold snaps
+        length = int(rng.integers(3, 13))
+        s = _place_event(rng, n, length + 3, [], 0, taken)
+        if s is None or not winter[s]:
+            continue
+        depth = rng.uniform(4.0, 9.0)
+        ramp = np.arange(length + 3)
+        prof = np.minimum(1.0, np.minimum(ramp + 1, length + 3 - ramp) / 2.0)  # 2-day edges
+        anom[s : s + length + 3] -= depth * prof
+    temp = season + anom
+    t_eff = temp.copy()
+    t_eff[1:] = 0.7 * temp[1:] + 0.3 * temp[:-1]  # the house's thermal lag
+    mains = 1.0 + 0.18 * np.cos(2 * math.pi * (doy - 40) / 365)
+
+    persons = int(rng.choice([1, 2, 3, 4, 5], p=[0.2, 0.35, 0.2, 0.18, 0.07]))
+    wfh = rng.random() < 0.35
+    tank = rng.random() < 0.4
+    base = {
+        "ua": rng.uniform(2.5, 8.0),
+        "tb": rng.uniform(14.0, 16.5),
+        "eff": rng.uniform(0.55, 0.74) if rng.random() < 0.5 else rng.uniform(0.84, 0.91),
+        "occ_wd": 1.0 if wfh else rng.uniform(0.8, 0.93),
+        "wkend": rng.uniform(1.0, 1.1),
+        "hw": rng.uniform(1.8, 3.2),
+        "persons": persons,
+        "cook": rng.uniform(0.3, 1.2),
+        "standing": rng.uniform(1.0, 2.5) if tank else 0.0,
+    }
+
+    hw_shape = rng.uniform(4.0, 9.0)  # day-to-day spread of hot-water use (baths, guests)
+    changes: list[tuple[int, dict]] = []
+    kinds_done: list[str] = []
+    install_days: list[int] = []
+    cps: list[int] = []
+    overall = float(np.mean(_gas_expected(_gas_params(n, base, []), t_eff, dow, mains)))
+    gap = math.ceil(n / 6)
+    snaps = list(taken)  # the cold snaps: a change is not dated inside one
+    for i, planned in enumerate(cut_plan):
+        lo = (cps[-1] if cps else 0) + gap
+        top = (cut_plan[i + 1] if i + 1 < len(cut_plan) else n) - gap
+        if lo > top:
+            continue
+        # the planned date first, then others in its allowed range (changes noticed in summer
+        # only show once the heating is back on, so a visible date is looked for)
+        dates = [planned] if lo <= planned <= top else []
+        dates += [int(d) for d in rng.integers(lo, top + 1, size=40)]
+        dates = [d for d in dates if all(d + 5 <= a or d >= b + 5 for a, b in snaps)]
+        before = _gas_params(n, base, changes)
+        e0 = _gas_expected(before, t_eff, dow, mains)
+        hw_part = (before["hw"] * before["persons"] + before["cook"]) * mains / before["eff"]
+        chosen = None
+        for c in dates:
+            window = slice(c, min(c + 45, top + gap))
+            # what a viewer sees around the date: the weather's swing about the seasonal trend
+            # and the day noise; the change must move the next weeks' mean by more than that
+            near = np.arange(max(0, c - 45), min(n, c + 45))
+            coef = np.polyfit(near, e0[near], 1)
+            drift = abs(coef[0]) * 45.0  # the season's own rise or fall over the window
+            hw_near = float(np.mean(hw_part[near]))
+            spread = math.sqrt(
+                float(np.var(e0[near] - np.polyval(coef, near)))
+                + (0.08 * float(np.mean(e0[near]) - hw_near)) ** 2
+                + hw_near**2 / hw_shape
+            )
+            cur = {key: float(v[c]) for key, v in before.items()}
+            for _ in range(6):
+                kind = ["boiler", "insulation", "thermostat", "move"][
+                    int(rng.choice(4, p=[0.22, 0.24, 0.27, 0.27]))
+                ]
+                ch = _gas_change(rng, kind, cur, kinds_done)
+                if ch is None:
+                    continue
+                after = _gas_params(n, base, [*changes, (c, ch)])
+                e1 = _gas_expected(after, t_eff, dow, mains)
+                rel = np.mean(np.abs(e1[window] - e0[window])) / np.mean(e0[window])
+                shift = abs(np.mean(e1[window]) - np.mean(e0[window]))
+                if (
+                    rel >= 0.2
+                    and shift >= max(1.3 * spread, 0.08 * overall)
+                    and drift <= 0.4 * shift
+                ):
+                    chosen = (kind, ch)
+                    break
+            if chosen is not None:
+                break
+        if chosen is None:
+            continue  # no visible change fits this date: the segments merge (still long enough)
+        kinds_done.append(chosen[0])
+        changes.append((c, chosen[1]))
+        cps.append(c)
+        if chosen[0] == "boiler":
+            install_days.append(c - 1)
+    p = _gas_params(n, base, changes)
+    expected = _gas_expected(p, t_eff, dow, mains)
+
+    # day-to-day behaviour: autocorrelated multiplicative noise, random days at home, hot water
+    noise = np.exp(_ar1_with_sd(rng, n, rng.uniform(0.2, 0.5), rng.uniform(0.05, 0.11)))
+    home_days = (dow < 5) & (rng.random(n) < (0.0 if wfh else rng.uniform(0.0, 0.15)))
+    bonus = np.where(home_days, 1.0 / p["occ_wd"], 1.0)
+    s_hdd = 1.1 * np.log1p(np.exp((p["tb"] - t_eff) / 1.1))
+    heat = p["ua"] * s_hdd * np.where(dow < 5, p["occ_wd"], p["wkend"]) * bonus / p["eff"]
+    hw_mean = (p["hw"] * p["persons"] + p["cook"]) * mains / p["eff"]
+    hw = rng.gamma(hw_shape, hw_mean / hw_shape)
+    use = heat * noise + hw + p["standing"] / p["eff"]
+
+    # guests: more hot water for a few days
+    for _ in range(int(rng.poisson(n / 200.0))):
+        d = int(rng.integers(2, 6))
+        s = _place_event(rng, n, d, cps, 4, taken)
+        if s is not None:
+            use[s : s + d] += hw_mean[s : s + d] * rng.uniform(0.4, 1.0)
+    # holidays away: frost protection only, half days at each end
+    for _ in range(int(rng.poisson(1.0 * n / 365.0))):
+        d = int(rng.integers(3, 17))
+        s = _place_event(rng, n, d, cps, 4, taken)
+        if s is None:
+            continue
+        frost = 1.0 * np.log1p(np.exp((6.0 - temp[s : s + d]) / 1.0))
+        away = p["ua"][s : s + d] * frost * rng.uniform(0.3, 0.8) / p["eff"][s : s + d]
+        away += p["standing"][s : s + d] / p["eff"][s : s + d] * rng.uniform(0.5, 1.0)
+        use[s : s + d] = away * np.exp(rng.normal(0, 0.2, d))
+        use[s] = 0.5 * use[s] + 0.5 * expected[s]
+        use[s + d - 1] = 0.4 * expected[s + d - 1] + 0.6 * use[s + d - 1]
+    for day in install_days:  # gas off for the install: a short day
+        use[day] *= rng.uniform(0.15, 0.5)
+    use = np.maximum(use, 0.0)
+
+    # the meter: register in m3, differenced, converted with the calorific value, rounded
+    conv = rng.uniform(38.8, 40.0) * 1.02264 / 3.6  # kWh per m3
+    res = 0.001 if rng.random() < 0.65 else 0.01
+    register = np.round(np.cumsum(use / conv) / res) * res
+    m3 = np.diff(np.concatenate([[0.0], register]))
+    dec = 2 if rng.random() < 0.6 else 1
+    kwh = np.round(m3 * conv, dec)
+
+    # meter read failures: estimated reads (zero or a flat estimate), then a catch-up read
+    for _ in range(int(rng.poisson(n / 300.0))):
+        d = int(rng.integers(1, 15))
+        s = _place_event(rng, n, d + 1, cps, 4, taken)
+        if s is None or s < 28:
+            continue
+        if rng.random() < 0.55:
+            est = np.zeros(d)
+        else:
+            est = np.full(d, round(float(np.mean(kwh[s - 28 : s])), dec))
+        owed = float(np.sum(kwh[s : s + d]) - np.sum(est))
+        kwh[s : s + d] = est
+        kwh[s + d] = round(max(0.0, kwh[s + d] + owed), dec)
+    return np.asarray(kwh, dtype=np.float64), cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Bus route punctuality
+# ---------------------------------------------------------------------------------------------
+
+
+_SCHOOL_HOLIDAYS = [(0, 3), (44, 50), (95, 109), (147, 151), (203, 246), (297, 301), (354, 364)]
+
+
+def _bus_punctuality(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # A bus route's share of departures on time (within 1 min early to 5 min late), in % to 0.1,
+    # daily over 3 months to 2 years (90-730 days) of a 365-day year, from 70-120 departures on a
+    # weekday, 65-90 % of that on Saturday and 45-70 % on Sunday (binomial noise). On time 72-93 %
+    # on a typical day: weekdays worse (traffic; Friday worst), a darker, wetter November to
+    # December slightly worse, an AR(1) wander of the logit (roads, weather, staffing) and
+    # heavy-tailed day noise. NOT changes: the weekly pattern and the seasons; school holidays
+    # (weekdays better); snow days (1-3 days, far worse, fewer departures); football match days
+    # (on routes past the ground: home games every other Saturday or some Tuesdays, August to
+    # May); one-day incidents (a crash, a burst main, a diversion); Christmas Day (no service:
+    # the previous day's figure carried forward) and bank holidays (Sunday service); a one-day
+    # strike (no data, carried forward, or a few departures run late); 1-3 day feed outages
+    # carried forward. Labelled (none in about a fifth, else 1 to min(4, 1 + n/150), every
+    # segment a sixth of the record or longer, each moving the expected share of the next 60
+    # days by 4.5+ points and a typical day's noise): a timetable change (more slack, or tighter
+    # running times, maybe more or fewer departures); a new operator or depot (a different
+    # level, perhaps more erratic, a few weeks of teething trouble); roadworks lasting weeks to
+    # months (labelled at start and end, worse and more erratic while they last; a record may
+    # open during works, labelled only at their end); a bus lane opening (weekdays better, the
+    # weekday-weekend gap narrowing).
+    n = int(rng.integers(90, 731))
+    k = _changes_up_to(rng, min(4, 1 + n // 150), weights=_ROUND18_WEIGHTS)
+    cut_plan = _long_segments_cuts(rng, n, k, spread=1.3)
+    doy = (int(rng.integers(0, 365)) + np.arange(n)) % 365
+    dow = (int(rng.integers(0, 7)) + np.arange(n)) % 7
+    t = np.arange(n)
+
+    n_wd = int(rng.integers(70, 121))
+    week_n = np.array([1.0, 1.0, 1.0, 1.0, 1.0, rng.uniform(0.65, 0.9), rng.uniform(0.45, 0.7)])
+    dep_scale = np.ones(n)
+    pen_wd = rng.uniform(0.15, 0.5)
+    week_l = np.array(
+        [
+            -pen_wd,
+            -pen_wd * 0.9,
+            -pen_wd,
+            -pen_wd * 1.05,
+            -pen_wd * 1.25,
+            -rng.uniform(0.0, 0.2),
+            0.0,
+        ]
+    )
+    base = math.log(1 / (1 / rng.uniform(0.72, 0.93) - 1)) + pen_wd * 0.7
+    school = np.zeros(n, dtype=bool)
+    for a, b in _SCHOOL_HOLIDAYS:
+        school |= (doy >= a) & (doy <= b)
+    hol_gain = rng.uniform(0.15, 0.45)
+    seas = -rng.uniform(0.05, 0.25) * np.exp(-0.5 * ((((doy - 335) + 182) % 365 - 182) / 25.0) ** 2)
+    seas += rng.uniform(0.0, 0.12) * np.cos(2 * math.pi * (doy - 200) / 365)
+    sd_ar = rng.uniform(0.12, 0.28)
+
+    def expected_logit(lch: np.ndarray, wd_gain: np.ndarray) -> np.ndarray:
+        wk = week_l[dow] * np.where(dow < 5, 1.0 - wd_gain, 1.0)
+        return base + wk + np.where(school & (dow < 5), hol_gain, 0.0) + seas + lch
+
+    def share(logit: np.ndarray, dep: np.ndarray, w: slice) -> float:
+        ps = _expit(logit[w])
+        return float(100.0 * np.sum(ps * dep[w]) / np.sum(dep[w]))
+
+    lch = np.zeros(n)  # lasting changes of the logit
+    wd_gain = np.zeros(n)  # how much of the weekday penalty a bus lane removes
+    ar_scale = np.ones(n)
+    teeth = np.zeros(n)
+    cps: list[int] = []
+    works_to = -1
+    done: list[str] = []
+    pre_works = bool(cut_plan) and rng.random() < 0.1
+    if pre_works:  # the record opens during roadworks that end at the first cut
+        m = rng.uniform(0.9, 1.4)
+        lch[: cut_plan[0]] -= m
+        ar_scale[: cut_plan[0]] *= 1.3
+        cps.append(cut_plan[0])
+        done.append("roadworks")
+    for i, c in enumerate(cut_plan):
+        if c in cps or c <= works_to:
+            continue
+        nxt = cut_plan[i + 1] if i + 1 < len(cut_plan) else n
+        w = slice(c, min(c + 60, nxt))
+        dep = n_wd * week_n[dow] * dep_scale
+        l0 = expected_logit(lch, wd_gain)
+        p_bar = share(l0, dep, w) / 100.0
+        noise_pts = 100 * math.sqrt(
+            p_bar * (1 - p_bar) / float(np.mean(dep[w])) + (sd_ar * p_bar * (1 - p_bar)) ** 2
+        )
+        need = max(4.5, noise_pts)
+        ok = False
+        for _ in range(40):
+            kind = ["timetable", "operator", "roadworks", "buslane"][
+                int(rng.choice(4, p=[0.35, 0.2, 0.3, 0.15]))
+            ]
+            if kind in ("operator", "buslane", "roadworks") and kind in done:
+                continue
+            step = np.zeros(n)
+            gain = np.zeros(n)
+            if kind == "timetable":
+                m = rng.uniform(0.45, 0.95) * (1.0 if rng.random() < 0.55 else -1.0)
+                step[c:] = m
+            elif kind == "operator":
+                m = rng.uniform(0.4, 1.0) * (1.0 if rng.random() < 0.5 else -1.0)
+                step[c:] = m
+            elif kind == "roadworks":
+                m = rng.uniform(0.6, 1.4)
+                step[c:nxt] = -m
+            else:
+                m = rng.uniform(0.4, 0.9)
+                step[c:] = m * 0.35
+                gain[c:] = 1.0
+                step[c:] += np.where(dow[c:] < 5, m * 0.65, 0.0)
+            l1 = expected_logit(lch + step, np.minimum(1.0, wd_gain + gain))
+            delta = share(l1, dep, w) - share(l0, dep, w)
+            if kind == "roadworks" and nxt < n:  # the end must show too
+                w2 = slice(nxt, min(nxt + 60, n))
+                delta2 = share(l0, dep, w2) - share(l0 - m, dep, w2)
+                if abs(delta2) < need:
+                    continue
+            if abs(delta) >= need:
+                ok = True
+                break
+        if not ok:
+            continue
+        done.append(kind)
+        lch += step
+        wd_gain = np.minimum(1.0, wd_gain + gain)
+        cps.append(c)
+        if kind == "timetable" and rng.random() < 0.4:
+            dep_scale[c:] *= rng.uniform(0.85, 1.2)
+        elif kind == "operator":
+            ar_scale[c:] *= rng.uniform(1.0, 1.6)
+            tau = rng.uniform(4.0, 12.0)
+            teeth[c:] -= rng.uniform(0.2, 0.6) * np.exp(-(t[c:] - c) / tau)
+        elif kind == "roadworks":
+            ar_scale[c:nxt] *= rng.uniform(1.2, 1.6)
+            if nxt < n:
+                cps.append(nxt)
+                works_to = nxt
+    cps.sort()
+
+    dep = np.maximum(np.round(n_wd * week_n[dow] * dep_scale), 20.0)
+    logit = expected_logit(lch, wd_gain) + teeth
+    logit += _ar1_with_sd(rng, n, rng.uniform(0.3, 0.7), sd_ar) * ar_scale
+    logit += rng.standard_t(4, n) * rng.uniform(0.04, 0.1)
+
+    taken: list = []
+    missing = np.zeros(n, dtype=bool)
+    # bank holidays on Sunday service, Christmas Day without service
+    for day in (0, 95, 98, 121, 146, 238, 359):  # ~New Year, Easter, May, Aug, Boxing Day
+        idx = np.nonzero(doy == day)[0]
+        dep[idx] = np.round(n_wd * week_n[6])
+        logit[idx] += rng.uniform(0.1, 0.4)
+    for i in np.nonzero(doy == 358)[0]:
+        if _clear_of(int(i), int(i) + 1, cps, 2):
+            missing[i] = True
+    # snow days
+    for _ in range(int(rng.poisson(0.8 * n / 365.0))):
+        d = int(rng.integers(1, 4))
+        s = _place_event(rng, n, d, cps, 3, taken)
+        if s is None or not (doy[s] >= 330 or doy[s] <= 60):
+            continue
+        logit[s : s + d] -= rng.uniform(1.2, 3.0, d)
+        dep[s : s + d] = np.maximum(np.round(dep[s : s + d] * rng.uniform(0.4, 0.85, d)), 10)
+    # football match days on routes past the ground
+    if rng.random() < 0.5:
+        first = int(rng.integers(0, 14))
+        hit = rng.uniform(0.3, 0.8)
+        for s in range(first, n, 14):
+            day = s + (5 - dow[s]) % 7
+            if day >= n:
+                break
+            in_season = doy[day] >= 215 or doy[day] <= 135
+            if in_season and _clear_of(day, day + 1, cps, 2):
+                logit[day] -= hit * rng.uniform(0.7, 1.3)
+        for s in np.nonzero((dow == 1) & (rng.random(n) < 0.04))[0]:
+            if _clear_of(int(s), int(s) + 1, cps, 2):
+                logit[s] -= hit * rng.uniform(0.6, 1.2)
+    # one-day incidents
+    for _ in range(int(rng.poisson(n / 45.0))):
+        s = _place_event(rng, n, 1, cps, 2, taken)
+        if s is not None:
+            logit[s] -= rng.uniform(0.6, 1.8)
+    # a strike: no data carried forward, or a skeleton service running late
+    for _ in range(int(rng.poisson(0.5 * n / 365.0 + 0.2))):
+        s = _place_event(rng, n, 1, cps, 3, taken)
+        if s is None:
+            continue
+        if rng.random() < 0.6:
+            missing[s] = True
+        else:
+            dep[s] = float(rng.integers(6, 25))
+            logit[s] -= rng.uniform(0.5, 1.5)
+    # feed outages of 1-3 days
+    for _ in range(int(rng.poisson(n / 250.0))):
+        d = int(rng.integers(1, 4))
+        s = _place_event(rng, n, d, cps, 3, taken)
+        if s is not None:
+            missing[s : s + d] = True
+
+    on_time = rng.binomial(dep.astype(np.int64), _expit(logit))
+    xs = np.round(100.0 * on_time / dep, 1)
+    missing[0] = False
+    for i in np.nonzero(missing)[0]:
+        xs[i] = xs[i - 1]
+    return np.asarray(xs, dtype=np.float64), cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Server resident memory
+# ---------------------------------------------------------------------------------------------
+
+
+def _traffic_shape(hours: np.ndarray, regions: list[tuple[float, float, float]]) -> np.ndarray:
+    """Request rate relative to its daily mean, a mix of regions (weight, peak hour, sharpness)."""
+    out = np.zeros(hours.size)
+    for weight, peak, kappa in regions:
+        f = np.exp(kappa * np.cos(2 * math.pi * (hours - peak) / 24.0))
+        out += weight * f / np.mean(np.exp(kappa * np.cos(2 * math.pi * np.arange(24) / 24.0)))
+    return out / sum(w for w, _, _ in regions)
+
+
+def _region_shift(
+    rng: np.random.Generator,
+    old: list,
+    home_peak: float,
+    amp: float,
+    vol: float,
+    swing: float,
+    tooth: float,
+    live0: float,
+) -> tuple[list, float] | None:
+    """A traffic shift to a new region (the new mix of regions and the volume factor) whose
+    daily profile of live memory differs from the old one by 1.5 teeth or more somewhere in the
+    day (and 20 % of the live set); None if 15 draws find none."""
+    hours = np.arange(0.0, 24.0, 0.25)
+    before = vol * (1.0 + amp * (_traffic_shape(hours, old) - 1.0))
+    for _ in range(15):
+        share_new = rng.uniform(0.6, 0.9)
+        new_peak = (home_peak + rng.uniform(7.0, 12.0) * (1 if rng.random() < 0.5 else -1)) % 24
+        new = [(w * (1 - share_new), pk, kp) for w, pk, kp in old]
+        new.append((share_new * sum(w for w, _, _ in old), new_peak, rng.uniform(1.0, 2.2)))
+        factor = rng.uniform(1.2, 1.8) if rng.random() < 0.7 else rng.uniform(0.55, 0.8)
+        after = vol * factor * (1.0 + amp * (_traffic_shape(hours, new) - 1.0))
+        diff = swing * float(np.max(np.abs(after - before)))
+        if diff >= max(1.5 * tooth, 0.2 * live0):
+            return new, factor
+    return None
+
+
+def _server_memory(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    # A service's resident memory in MB (whole MB or 0.1 MB) scraped every 5, 10 or 15 minutes
+    # over 1-7 days (96-1000 samples). Memory is the runtime's baseline (80-400 MB), a live set
+    # (200-2500 MB) that swells with traffic (caches, sessions: 10-50 % per unit of relative
+    # traffic, a lag of 20-90 min) and garbage that piles up with the request rate until a
+    # collection drops it (a sawtooth: teeth of 12-90 % of the live set, one every 20-180 min at
+    # mean traffic; half the services are cache-heavy, a big daily swing and small teeth).
+    # Traffic follows the users' day (one or two regions, quieter weekends) with minute-scale
+    # wander. NOT changes: the daily cycle and the sawtooth; restarts (a node drained, a pod
+    # rescheduled: back to the baseline, the heap regrowing over 15-60 min, any leaked memory
+    # gone, the same regime after); brief load spikes (2-4 times the traffic for 5-40 min);
+    # scrape gaps of 1-8 samples (carried forward or interpolated). Labelled (none in about a
+    # fifth, else 1 to min(4, 1 + days), every segment a sixth of the record or longer): a
+    # deployment that adds a memory leak (growing with traffic, by 1-2.5 teeth over the segment:
+    # a growth-rate change; a quarter of records start leaking); a fix deployment (the leak
+    # gone); a heap config change (teeth 1.8-3 times bigger or 0.33-0.55 times, so level and
+    # amplitude move); each deployment restarts the process. A traffic shift to a new region
+    # (60-90 % of the traffic now peaking 7-12 hours apart, 1.2-1.8 or 0.55-0.8 times the
+    # volume, the live set following): the daily shape and the level change, no restart; only
+    # where 1.5 days or more lie on both sides, the daily swing outdoes a tooth and the daily
+    # profile moves by 1.5 teeth and 20 % of the live set somewhere in the day.
+    interval = int(rng.choice([5, 10, 15]))
+    lo_days = max(1.0, 96 * interval / 1440.0)
+    hi_days = min(7.0, 1000 * interval / 1440.0)
+    days = rng.uniform(lo_days, hi_days)
+    n = int(min(1000, max(96, round(days * 1440 / interval))))
+    days = n * interval / 1440.0
+    minutes = n * interval
+    k = _changes_up_to(rng, min(4, 1 + int(days)), none=0.22, weights=_ROUND18_WEIGHTS)
+    cut_plan = _long_segments_cuts(rng, n, k, spread=1.3)
+
+    start_hour = rng.uniform(0, 24)
+    start_dow = int(rng.integers(0, 7))
+    tm = np.arange(minutes)
+    hours = (start_hour + tm / 60.0) % 24
+    day_idx = ((start_hour + tm / 60.0) // 24).astype(int)
+    weekend = ((start_dow + day_idx) % 7) >= 5
+    wk_factor = rng.uniform(0.6, 0.9)
+
+    home_peak = rng.uniform(10.0, 16.0)
+    regions = [(1.0, home_peak, rng.uniform(0.8, 2.0))]
+    if rng.random() < 0.3:
+        regions.append(
+            (rng.uniform(0.2, 0.5), (home_peak + rng.uniform(6, 10)) % 24, rng.uniform(0.8, 2.0))
+        )
+    amp = rng.uniform(0.5, 0.9)
+    baseline = rng.uniform(80.0, 400.0)
+    live0 = math.exp(rng.uniform(math.log(200.0), math.log(2500.0)))
+    if rng.random() < 0.5:  # caches and sessions dominate: a big daily swing, small teeth
+        c_live = rng.uniform(0.3, 0.5)
+        tooth0 = rng.uniform(0.12, 0.3) * live0
+    else:
+        c_live = rng.uniform(0.1, 0.35)
+        tooth0 = rng.uniform(0.25, 0.9) * live0
+    period = rng.uniform(20.0, 180.0)
+    lag = rng.uniform(20.0, 90.0)
+
+    # the lasting regime, per minute
+    shape_segments: list[tuple[int, list]] = [(0, regions)]
+    tooth = np.full(minutes, tooth0)
+    live_mult = np.ones(minutes)
+    volume = np.ones(minutes)
+    leak_on = np.zeros(minutes, dtype=bool)
+    leaking = rng.random() < 0.25
+    leak_on[:] = leaking
+    restarts: list[int] = []
+    cps: list[int] = []
+    bounds = [0, *cut_plan, n]
+    cycle_visible = c_live * amp * live0 >= 0.7 * tooth0  # the daily swing outdoes a tooth
+    for i, c in enumerate(cut_plan):
+        prev_len = (c - bounds[i]) * interval
+        next_len = (bounds[i + 2] - c) * interval
+        m0 = c * interval - int(rng.integers(0, interval))  # the event, just before sample c
+        options = ["heap", "region"]
+        options.append("fix" if leaking else "leak")
+        p = np.array([0.3, 0.45, 0.4])
+        if not (cycle_visible and prev_len >= 2160 and next_len >= 2160):
+            p[1] = 0.0
+        kind = options[int(rng.choice(3, p=p / p.sum()))]
+        if kind == "region":
+            region = _region_shift(
+                rng,
+                shape_segments[-1][1],
+                home_peak,
+                amp,
+                float(volume[m0 - 1]),
+                c_live * live0,
+                float(tooth[m0 - 1]),
+                live0,
+            )
+            if region is None:  # no shift that shows: another kind of change
+                p[1] = 0.0
+                kind = options[int(rng.choice(3, p=p / p.sum()))]
+        if kind == "leak":
+            leaking = True
+            leak_on[m0:] = True
+            restarts.append(m0)
+        elif kind == "fix":
+            leaking = False
+            leak_on[m0:] = False
+            restarts.append(m0)
+        elif kind == "heap":
+            f = rng.uniform(1.8, 3.0) if rng.random() < 0.5 else rng.uniform(0.33, 0.55)
+            if tooth[m0 - 1] * f > 1.5 * live0 or tooth[m0 - 1] * f < 0.08 * live0:
+                f = 1.0 / f
+            tooth[m0:] *= f
+            live_mult[m0:] *= rng.uniform(1.0, 1.12) if f > 1 else rng.uniform(0.92, 1.0)
+            restarts.append(m0)
+        else:
+            shape_segments.append((m0, region[0]))
+            volume[m0:] *= region[1]
+        cps.append(c)
+
+    shape = np.empty(minutes)
+    for j, (m_start, regs) in enumerate(shape_segments):
+        m_end = shape_segments[j + 1][0] if j + 1 < len(shape_segments) else minutes
+        shape[m_start:m_end] = _traffic_shape(hours[m_start:m_end], regs)
+    traffic = volume * (1.0 + amp * (shape - 1.0)) * np.where(weekend, wk_factor, 1.0)
+    traffic *= np.exp(_ar1_with_sd(rng, minutes, 0.995, 0.08))
+    traffic = np.maximum(traffic, 0.05)
+
+    # distractors that touch the process: load spikes, restarts
+    taken_m: list = []
+    cps_m = [c * interval for c in cps]
+    for _ in range(int(rng.poisson(0.6 * days + 0.3))):
+        d = int(rng.integers(5, 41))
+        s = _place_event(rng, minutes, d, cps_m, 2 * interval, taken_m)
+        if s is not None:
+            traffic[s : s + d] *= rng.uniform(2.0, 4.0)
+    for _ in range(int(rng.poisson(0.25 * days + 0.2))):
+        s = _place_event(rng, minutes, 90, cps_m, 240, taken_m)
+        if s is not None:
+            restarts.append(s)
+    restarts.sort()
+
+    # the leak rate: growth of 1-2.5 teeth over each leaking stretch
+    leak_rate = np.zeros(minutes)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], leak_on.astype(int), [0]])))
+    for a, b in zip(edges[::2], edges[1::2], strict=False):
+        grow = rng.uniform(1.0, 2.5) * max(float(tooth[a]), 0.35 * live0)
+        leak_rate[a:b] = grow / max(float(np.sum(traffic[a:b])), 1.0)
+    leaked = rng.uniform(0.0, 1.0) * tooth0 if leak_on[0] else 0.0
+
+    # minute by minute: live set following traffic with a lag, garbage, collections, restarts
+    alloc = tooth * traffic / period
+    target = live0 * live_mult * (1.0 + c_live * (traffic - 1.0))
+    smooth_a = 1.0 / lag
+    live = float(target[0])
+    garbage = rng.uniform(0, 1) * tooth0
+    warm = 1.0
+    warm_tau = 30.0
+    threshold = tooth0 * rng.uniform(0.9, 1.05)
+    rss = np.empty(minutes)
+    r_iter = iter(restarts)
+    next_restart = next(r_iter, None)
+    for m in range(minutes):
+        if next_restart is not None and m >= next_restart:
+            leaked = 0.0
+            garbage = 0.0
+            warm = rng.uniform(0.2, 0.4)
+            warm_tau = rng.uniform(15.0, 60.0)
+            threshold = tooth[m] * rng.uniform(0.9, 1.05)
+            next_restart = next(r_iter, None)
+        live += smooth_a * (target[m] - live)
+        warm += (1.0 - warm) / warm_tau
+        leaked += leak_rate[m] * traffic[m]
+        garbage += alloc[m] * (0.85 + 0.3 * rng.random())
+        if garbage >= threshold:
+            garbage = tooth[m] * rng.uniform(0.02, 0.12)
+            threshold = tooth[m] * rng.uniform(0.9, 1.05)
+        rss[m] = baseline + live * warm + leaked + garbage * warm
+    idx = np.arange(n) * interval + interval - 1  # the scrape sees the last minute of each step
+    # off-heap buffers, thread stacks, the allocator's own slack: a little wander and jitter
+    xs = rss[idx] + _ar1_with_sd(rng, n, rng.uniform(0.3, 0.7), rng.uniform(0.004, 0.015) * live0)
+    xs = xs * (1.0 + rng.normal(0, 0.002, n))
+
+    # scrape gaps: carried forward or interpolated by the dashboard
+    taken: list = []
+    for _ in range(int(rng.poisson(0.5 * days + 0.3))):
+        d = int(rng.integers(1, 9))
+        s = _place_event(rng, n - 1, d, cps, 2, taken)
+        if s is None:
+            continue
+        if rng.random() < 0.6:
+            xs[s : s + d] = xs[s - 1]
+        else:
+            xs[s : s + d] = np.interp(np.arange(s, s + d), [s - 1, s + d], [xs[s - 1], xs[s + d]])
+    xs = np.round(xs, 0 if rng.random() < 0.6 else 1)
+    return np.asarray(xs, dtype=np.float64), cps
+
+
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
     "steps_heavy": lambda rng: _steps(rng, _heavy),
@@ -3478,6 +4210,9 @@ _FAMILIES = {
     "ev_charging": _ev_charging,
     "pool_chlorine": _pool_chlorine,
     "web_signups": _web_signups,
+    "gas_meter": _gas_meter,
+    "bus_punctuality": _bus_punctuality,
+    "server_memory": _server_memory,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
@@ -3488,7 +4223,8 @@ FAMILIES = tuple(_FAMILIES)
 # meter readings (litres), solar yields (kWh a day), fuel economy (L/100 km, mpg or km/L),
 # PM2.5 (ug/m3), bed counts and vibration velocity (mm/s), daily calls, soil moisture (% by
 # volume) and sea level (m), parcels a day, CO2 (ppm), room rates (to the cent), energy delivered
-# (kWh a day), free chlorine (mg/L, to the kit's or analyser's resolution) and sign-ups a day.
+# (kWh a day), free chlorine (mg/L, to the kit's or analyser's resolution), sign-ups a day, gas
+# (kWh a day, as the meter's register gives it), on-time shares (%) and resident memory (MB).
 _UNSCALED = {
     "counts",
     "growth",
@@ -3533,6 +4269,9 @@ _UNSCALED = {
     "ev_charging",
     "pool_chlorine",
     "web_signups",
+    "gas_meter",
+    "bus_punctuality",
+    "server_memory",
 }
 
 
