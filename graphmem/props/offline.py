@@ -846,7 +846,7 @@ class OfflineClassifier(RuleClassifier):
     """The rules' signals (their verdict among them) weighed by a model learned on the
     tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM."""
 
-    name = "offline-v17"  # round 17: refitted on 92 worlds, each split among half the signals
+    name = "offline-v18"  # round 18: refitted on 100 worlds
 
     def __init__(
         self, rules: OfflineRules = DEFAULT_RULES, model: RelationModel | None = None
