@@ -87,5 +87,11 @@ def test_serve_prints_the_store_url_without_password(short_tmp: Path) -> None:
         line = server.stdout.readline()
     finally:
         server.send_signal(signal.SIGINT)
-        server.wait(timeout=20)
+        try:
+            # what is asserted is the line; the stop may lag on a busy machine (CI once
+            # took over 20 s), and a server that outlives the test is killed, not left behind
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
     assert "store: bolt://neo4j:***@127.0.0.1:1" in line and "secret" not in line
