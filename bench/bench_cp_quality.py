@@ -82,6 +82,9 @@ TUNED_FAMILIES = (
     "ev_charging",  # round 18: held back until then
     "pool_chlorine",  # round 18: held back until then
     "web_signups",  # round 18: held back until then
+    "gas_meter",  # round 19: held back until then
+    "bus_punctuality",  # round 19: held back until then
+    "server_memory",  # round 19: held back until then
 )
 HELD_FAMILIES = (
     "steps_heavy",
@@ -100,10 +103,10 @@ HELD_FAMILIES = (
     # round 8: written blind before the detector was changed for them
     "share_shift",
     "ar1_steps",
-    # written blind for round 18, scored with round 17's defaults first
-    "gas_meter",
-    "bus_punctuality",
-    "server_memory",
+    # written blind for round 19, scored with round 18's defaults first
+    "dairy_milk_yield",
+    "ed_median_wait",
+    "press_reject_rate",
 )
 TUNED_SEEDS = range(0, 25)
 HELD_SEEDS = range(1000, 1025)  # the tuned families, other draws; and the held-back families

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import partial
 
 import numpy as np
 
@@ -2978,15 +2980,17 @@ def _hotel_rate(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
 # Round 17, written blind (without looking at the detector): a public EV charging hub's daily
 # energy, a swimming pool's free chlorine and an online service's daily sign-ups.
 
+_ROUND17_WEIGHTS = (0.42, 0.30, 0.18, 0.10)
+
 
 def _changes_up_to(
     rng: np.random.Generator,
     most: int,
     none: float = 0.2,
-    weights: tuple[float, ...] = (0.42, 0.30, 0.18, 0.10),
+    weights: tuple[float, ...] = _ROUND17_WEIGHTS,
 ) -> int:
     """0..most changes (most <= 4): a share `none` of records without any, fewer more likely
-    (round 17's and 18's blind authors' weights, kept so the draws are theirs; _n_changes,
+    (round 17's, 18's and 19's blind authors' weights, kept so the draws are theirs; _n_changes,
     _few_changes and _changes_or_none weigh and draw otherwise)."""
     if most <= 0 or rng.random() < none:
         return 0
@@ -2994,10 +2998,12 @@ def _changes_up_to(
     return 1 + int(rng.choice(most, p=w / w.sum()))
 
 
-def _long_segments_cuts(rng: np.random.Generator, n: int, k: int, spread: float = 1.5) -> list[int]:
+def _long_segments_cuts(
+    rng: np.random.Generator, n: int, k: int, spread: float = 1.5, multinomial: bool = False
+) -> list[int]:
     """k sorted cuts, every segment (ends included) at least a sixth of n long, fewer if n is too
     short; the slack is shared by a Dirichlet draw of concentration `spread` (_spaced shares it
-    uniformly)."""
+    uniformly), rounded down or (`multinomial`) dealt out step by step by a multinomial draw."""
     if k <= 0:
         return []
     gap = math.ceil(n / 6)
@@ -3006,7 +3012,8 @@ def _long_segments_cuts(rng: np.random.Generator, n: int, k: int, spread: float 
         return []
     slack = n - (k + 1) * gap
     w = rng.dirichlet(np.full(k + 1, spread))
-    lengths = gap + np.floor(w * slack).astype(int)
+    extra = rng.multinomial(slack, w) if multinomial else np.floor(w * slack).astype(int)
+    lengths = gap + extra
     return [int(c) for c in np.cumsum(lengths)[:-1]]
 
 
@@ -3031,13 +3038,21 @@ def _exp_ramp(n: int, start: int, tau: float) -> np.ndarray:
 
 
 def _daily_record(
-    rng: np.random.Generator, shortest: int, longest: int, per_change: int
+    rng: np.random.Generator,
+    shortest: int,
+    longest: int,
+    per_change: int,
+    weights: tuple[float, ...] = _ROUND17_WEIGHTS,
+    spread: float = 1.5,
+    multinomial: bool = False,
 ) -> tuple[int, list[int], np.ndarray, np.ndarray]:
     """A record of shortest..longest days of a 365-day year: its length, its cuts (one more change
-    allowed every `per_change` days, 4 at most), each day's day of the year (0..364, no leap
-    years, unlike _calendar's real dates) and weekday (Monday 0)."""
+    allowed every `per_change` days, 4 at most; `weights` go to _changes_up_to, `spread` and
+    `multinomial` to _long_segments_cuts), each day's day of the year (0..364, no leap years,
+    unlike _calendar's real dates) and weekday (Monday 0)."""
     n = int(rng.integers(shortest, longest + 1))
-    cps = _long_segments_cuts(rng, n, _changes_up_to(rng, min(4, 1 + n // per_change)))
+    k = _changes_up_to(rng, min(4, 1 + n // per_change), weights=weights)
+    cps = _long_segments_cuts(rng, n, k, spread, multinomial)
     doy = (int(rng.integers(0, 365)) + np.arange(n)) % 365
     dow = (int(rng.integers(0, 7)) + np.arange(n)) % 7
     return n, cps, doy, dow
@@ -3435,16 +3450,30 @@ def _clear_of(start: int, end: int, cps: list[int], margin: int) -> bool:
 
 
 def _place_event(
-    rng: np.random.Generator, n: int, length: int, cps: list[int], margin: int, taken: list
+    rng: np.random.Generator,
+    n: int,
+    length: int,
+    cps: list[int],
+    margin: int,
+    taken: list,
+    spacing: int = 1,
+    allowed: np.ndarray | None = None,
 ) -> int | None:
-    """A start for an event of `length` steps inside 1..n-1, clear of the changepoints and of
-    events already placed (`taken`, list of (start, end), appended to); None if none found."""
+    """A start for an event of `length` steps inside 1..n-1, clear of the changepoints and with
+    `spacing` free steps or more between it and events already placed (`taken`, list of (start,
+    end), appended to); None if none found. With `allowed` (a mask over the steps) the start is
+    drawn among the allowed ones of 0..n-length-1 instead."""
     if length >= n - 2:
         return None
+    starts = None if allowed is None else np.flatnonzero(allowed[: n - length])
+    if starts is not None and starts.size == 0:
+        return None
     for _ in range(60):
-        s = int(rng.integers(1, n - length))
+        s = int(rng.integers(1, n - length)) if starts is None else int(rng.choice(starts))
         e = s + length
-        if _clear_of(s, e, cps, margin) and all(e + 1 <= a or s >= b + 1 for a, b in taken):
+        if _clear_of(s, e, cps, margin) and all(
+            e + spacing <= a or s >= b + spacing for a, b in taken
+        ):
             taken.append((s, e))
             return s
     return None
@@ -4147,6 +4176,370 @@ def _server_memory(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
     return np.asarray(xs, dtype=np.float64), cps
 
 
+# Round 19, written blind (without looking at the detector): a dairy herd's daily milk yield per
+# cow, an emergency department's daily median wait and a press line's reject rate per shift.
+
+# 1-4 changes, in percent so that _changes_up_to's normalised weights are exactly the blind
+# author's 0.35, 0.35, 0.2, 0.1
+_ROUND19_WEIGHTS = (35.0, 35.0, 20.0, 10.0)
+# a transient over [s, e) keeps changepoints out of s-6..e+6 (the blind author's margin of 6,
+# both ends included; _clear_of's margin of 7)
+_ROUND19_MARGIN = 7
+
+
+def _ar1_sd_df(
+    rng: np.random.Generator, n: int, phi: float, sd: float, df: float | None = None
+) -> np.ndarray:
+    """Stationary AR(1) of marginal std `sd`, its first point the first of its n shocks, the
+    shocks Student-t (scaled to unit variance) if `df` is given (round 19's blind author's order,
+    kept so the draws are theirs; _ar1 and _ar1_with_sd draw n + 1 normals)."""
+    e = rng.standard_normal(n) if df is None else rng.standard_t(df, n) / math.sqrt(df / (df - 2.0))
+    innov = sd * math.sqrt(1.0 - phi * phi)
+    out = np.empty(n)
+    out[0] = sd * e[0]
+    for i in range(1, n):
+        out[i] = phi * out[i - 1] + innov * e[i]
+    return out
+
+
+def _carry_forward_runs(
+    rng: np.random.Generator,
+    xs: np.ndarray,
+    place: Callable[[int], int | None],
+    runs: int,
+    lo: int,
+    hi: int,
+) -> np.ndarray:
+    """`runs` gaps of lo..hi steps, each placed by `place` (None: skipped) and filled with the
+    last value before it (_carry_forward, in place); returns xs."""
+    for _ in range(runs):
+        length = int(rng.integers(lo, hi + 1))
+        s = place(length)
+        if s is not None:
+            _carry_forward(xs, s, length)
+    return xs
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Dairy milk yield
+# ---------------------------------------------------------------------------------------------
+
+
+def _dairy_milk_yield(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    """Daily average milk yield per cow (kg/cow/day, one decimal) of a year-round-calving herd.
+
+    Regime: base yield 24-34 kg with a spring-flush/summer-dip annual cycle, a slow AR(1) wander
+    of herd condition, heavy-ish daily recording noise and a small Sunday relief-milker dip.
+    Labelled changes (first day of the new regime): a new feed ration or forage/concentrate
+    supplier (level shift up or down, adapting over a few days), a change of herd makeup
+    (culled low yielders / bought-in heifers), a switch to robotic milking (higher yield, more
+    day-to-day scatter) and new electronic milk meters (much less scatter, small offset).
+    Distractors (unlabelled, kept clear of changes): summer heat spells (dips of 1-3 kg over
+    a week), a mastitis or lameness outbreak (a dip with slow recovery), a missed milking after
+    a power cut (one low day then a small rebound), a double-counted tank (one high day) and
+    parlour-software gaps where the last value is carried forward.
+    """
+    # per_change 60: 4 changes at most from 240 days on
+    n, cps, doy, dow = _daily_record(
+        rng, 240, 900, 60, weights=_ROUND19_WEIGHTS, spread=2.0, multinomial=True
+    )
+
+    base = rng.uniform(24.0, 34.0)
+    season = rng.uniform(0.8, 2.2) * np.cos(2 * np.pi * (doy - 130) / 365.0)
+    wander = _ar1_sd_df(rng, n, 0.96, rng.uniform(0.25, 0.45))
+    meas_sd = rng.uniform(0.45, 0.8)
+    sunday = -rng.uniform(0.1, 0.4) * (dow == 6)
+
+    level = np.zeros(n)
+    noise_mult = np.ones(n)
+    used: set[str] = set()
+    for c in cps:
+        kinds = ["ration", "herd"] + [k for k in ("robot", "meter") if k not in used]
+        kind = str(rng.choice(kinds))
+        used.add(kind)
+        ramp = int(rng.integers(2, 7))
+        if kind == "ration":
+            step = rng.choice([-1, 1]) * rng.uniform(1.0, 3.5)
+        elif kind == "herd":
+            step = rng.choice([-1, 1]) * rng.uniform(0.9, 2.5)
+        elif kind == "robot":
+            step = rng.uniform(1.5, 3.5)
+            ramp = int(rng.integers(4, 9))
+            noise_mult[c:] *= rng.uniform(1.8, 2.4)
+        else:  # meter
+            step = rng.choice([-1, 1]) * rng.uniform(0.3, 0.9)
+            ramp = 0
+            noise_mult[c:] *= rng.uniform(0.3, 0.45)
+        shape = np.ones(n - c)
+        if ramp > 0:
+            shape[:ramp] = (np.arange(ramp) + 1) / (ramp + 1)
+        level[c:] += step * shape
+
+    noise = meas_sd * noise_mult * rng.standard_t(5, n) / math.sqrt(5 / 3)
+    xs = base + season + wander + sunday + level + noise
+
+    taken: list = []
+    place = partial(_place_event, rng, n, cps=cps, margin=_ROUND19_MARGIN, taken=taken, spacing=2)
+    # summer heat spells (only in the warm part of the year)
+    summer = (doy >= 165) & (doy <= 245)
+    for _ in range(int(rng.integers(0, 2 + n // 200))):
+        length = int(rng.integers(3, 8))
+        rec = int(rng.integers(3, 7))
+        s = place(length + rec, allowed=summer)
+        if s is None:
+            continue
+        depth = rng.uniform(1.0, 3.0)
+        prof = np.concatenate([np.linspace(0.4, 1.0, length), np.linspace(0.8, 0.1, rec)])
+        xs[s : s + length + rec] -= depth * prof
+    # disease outbreak
+    if rng.random() < 0.6:
+        length = int(rng.integers(9, 17))
+        s = place(length)
+        if s is not None:
+            depth = rng.uniform(1.0, 2.5)
+            down = 3
+            prof = np.concatenate(
+                [np.linspace(0.4, 1.0, down), np.linspace(0.9, 0.05, length - down)]
+            )
+            xs[s : s + length] -= depth * prof
+    # missed milking after a power cut
+    for _ in range(int(rng.integers(0, 3))):
+        s = place(2)
+        if s is not None:
+            drop = rng.uniform(0.25, 0.45)
+            xs[s] -= drop * xs[s]
+            xs[s + 1] += rng.uniform(0.03, 0.08) * xs[s + 1]
+    # tank double-counted on one day
+    if rng.random() < 0.35:
+        s = place(1)
+        if s is not None:
+            xs[s] *= 1.0 + rng.uniform(0.2, 0.35)
+    xs = np.round(xs, 1)
+    xs = _carry_forward_runs(rng, xs, place, int(rng.integers(0, 4)), 1, 4)
+    return xs.astype(np.float64), cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Emergency department median wait
+# ---------------------------------------------------------------------------------------------
+
+
+def _ed_median_wait(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    """Daily median wait from arrival to first clinician (whole minutes) in an emergency dept.
+
+    Regime (on a log scale): base 40-110 min, a weekly cycle peaking on Monday and easing at the
+    weekend, winter pressure peaking in January, autocorrelated heavy-tailed day-to-day noise.
+    Labelled changes: a new streaming/rapid-assessment triage model or an urgent treatment
+    centre opening nearby (lasting drop), a lasting senior-staffing gap (rise and more
+    scatter), a neighbouring ED closing (rise and a stronger weekly cycle), a re-balanced
+    weekend rota (weekly-cycle amplitude shrinks or grows) and the start of a creeping
+    deterioration when social-care discharges slow (an upward trend until the next regime).
+    Distractors (unlabelled, kept clear of changes): the day after each bank holiday, single
+    major-incident days, one- to two-week norovirus ward closures, short heatwaves, the
+    Christmas/New-Year surge and IT outages whose days repeat the last published value.
+    """
+    # per_change 60: 4 changes at most from 180 days on; dow 0 = Monday
+    n, cps, doy, dow = _daily_record(
+        rng, 180, 800, 60, weights=_ROUND19_WEIGHTS, spread=2.0, multinomial=True
+    )
+    t = np.arange(n)
+
+    base = math.log(rng.uniform(40.0, 110.0))
+    week_shape = np.array([0.15, 0.07, 0.03, 0.0, 0.02, -0.09, -0.06])
+    week_amp = rng.uniform(0.6, 1.3)
+    winter = rng.uniform(0.06, 0.22) * np.cos(2 * np.pi * (doy - 12) / 365.0)
+    noise_sd = rng.uniform(0.07, 0.12)
+    phi = rng.uniform(0.35, 0.65)
+
+    level = np.zeros(n)
+    wk_mult = np.ones(n)
+    nz_mult = np.ones(n)
+    used: set[str] = set()
+    bounds = [*cps, n]
+    for j, c in enumerate(cps):
+        end = bounds[j + 1]
+        kinds = [
+            k for k in ("streaming", "utc", "staffing", "closure", "rota", "creep") if k not in used
+        ]
+        kind = str(rng.choice(kinds))
+        used.add(kind)
+        if kind in ("streaming", "utc"):
+            level[c:] -= rng.uniform(0.18, 0.4)
+        elif kind == "staffing":
+            level[c:] += rng.uniform(0.12, 0.3)
+            nz_mult[c:] *= rng.uniform(1.4, 1.8)
+        elif kind == "closure":
+            level[c:] += rng.uniform(0.15, 0.35)
+            wk_mult[c:] *= rng.uniform(1.4, 1.8)
+        elif kind == "rota":
+            if wk_mult[c - 1] * week_amp > 0.9:
+                wk_mult[c:] *= rng.uniform(0.15, 0.35)
+            else:
+                wk_mult[c:] *= rng.uniform(2.2, 2.8)
+        else:  # creep: slope until the next regime, then the reached level holds
+            rise = rng.uniform(0.25, 0.5)
+            span = end - c
+            ramp = np.minimum(np.arange(n - c), span) / span
+            level[c:] += rise * ramp
+
+    weekly = week_amp * wk_mult * week_shape[dow]
+    noise = nz_mult * _ar1_sd_df(rng, n, phi, noise_sd, df=4.0)
+    logx = base + weekly + winter + level + noise
+
+    taken: list = []
+    place = partial(_place_event, rng, n, cps=cps, margin=_ROUND19_MARGIN, taken=taken, spacing=2)
+    # bank holidays: quieter holiday, then a spike the day after
+    for _ in range(max(1, n // 45)):
+        s = place(2, allowed=(dow == 0))
+        if s is not None:
+            logx[s] -= rng.uniform(0.05, 0.12)
+            logx[s + 1] += rng.uniform(0.22, 0.45)
+    # Christmas / New Year surge (a fixed date: clear of the changes, not overlapping events)
+    for s0 in np.flatnonzero((doy == 358) & (t < n - 12)):
+        length = int(rng.integers(6, 10))
+        s = int(s0) + int(rng.integers(0, 3))
+        e = s + length
+        if not _clear_of(s, e, cps, _ROUND19_MARGIN) or any(a < e and s < b for a, b in taken):
+            continue
+        taken.append((s, e))
+        logx[s:e] += rng.uniform(0.12, 0.28) * np.sin(np.linspace(0.3, np.pi - 0.3, length))
+    # major incidents
+    for _ in range(int(rng.integers(0, 3))):
+        s = place(1)
+        if s is not None:
+            logx[s] += rng.uniform(0.5, 0.9)
+    # norovirus ward closures
+    for _ in range(int(rng.integers(0, 2 + n // 400))):
+        length = int(rng.integers(7, 15))
+        s = place(length)
+        if s is not None:
+            logx[s : s + length] += rng.uniform(0.12, 0.3) * np.sin(
+                np.linspace(0.2, np.pi - 0.2, length)
+            )
+    # heatwave
+    if rng.random() < 0.4:
+        length = int(rng.integers(3, 6))
+        s = place(length, allowed=(doy >= 170) & (doy <= 240))
+        if s is not None:
+            logx[s : s + length] += rng.uniform(0.1, 0.2)
+    xs = np.round(np.exp(logx))
+    xs = _carry_forward_runs(rng, xs, place, int(rng.integers(0, 3)), 1, 3)
+    return xs.astype(np.float64), cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Press line reject rate
+# ---------------------------------------------------------------------------------------------
+
+
+def _press_reject_rate(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    """Per-shift reject rate (%, two decimals) of a three-shift, five-day stamping/moulding line.
+
+    Each value is rejects / units produced for one shift (weekends are not worked, so are not
+    in the series). Regime: base rate 0.6-3 %, night shift higher, first Monday shift after the
+    weekend cold start higher, a sawtooth from routine tool wear reset at each scheduled tool
+    change, slowly varying material/environment effect and overdispersed binomial counts.
+    Labelled changes: a new raw-material supplier (rate up or down, scatter changes), a new
+    mould/die (lower rate, slower wear), a re-calibrated vision inspection system (stricter,
+    more consistent rejection) and a line speed-up (more units, higher and noisier rate).
+    Distractors (unlabelled, kept clear of changes): start-up shifts after maintenance or
+    holiday shutdowns, bad material lots lasting a few shifts, breakdown shifts with few units,
+    a decimal-slip keying error and missing shift reports carried forward.
+    """
+    n = int(rng.integers(300, 1001))
+    n_changes = _changes_up_to(rng, 4, weights=_ROUND19_WEIGHTS)
+    cps = _long_segments_cuts(rng, n, n_changes, spread=2.0, multinomial=True)
+    i = np.arange(n)
+    day = i // 3 + int(rng.integers(0, 5))
+    shift = i % 3  # 0 early, 1 late, 2 night
+    weekday = day % 5  # 0 = Monday
+
+    p0 = rng.uniform(0.006, 0.03)
+    shift_eff = np.array([1.0, rng.uniform(1.0, 1.08), rng.uniform(1.1, 1.3)])[shift]
+    monday = np.where((weekday == 0) & (shift == 0), rng.uniform(1.25, 1.7), 1.0)
+    drift = np.exp(_ar1_sd_df(rng, n, 0.85, rng.uniform(0.04, 0.09)))
+    n_units = rng.uniform(1500, 5000)
+    cv = rng.uniform(0.1, 0.22)
+
+    # regime arrays
+    p_mult = np.ones(n)
+    cv_mult = np.ones(n)
+    units_mult = np.ones(n)
+    wear_amp = np.full(n, rng.uniform(0.1, 0.3))
+    used: set[str] = set()
+    for c in cps:
+        kinds = ["supplier"] + [k for k in ("mould", "vision", "speed") if k not in used]
+        kind = str(rng.choice(kinds))
+        used.add(kind)
+        if kind == "supplier":
+            if rng.random() < 0.55:
+                p_mult[c:] *= rng.uniform(1.35, 2.2)
+                cv_mult[c:] *= rng.uniform(1.2, 1.6)
+            else:
+                p_mult[c:] *= rng.uniform(0.5, 0.72)
+        elif kind == "mould":
+            p_mult[c:] *= rng.uniform(0.45, 0.7)
+            wear_amp[c:] *= 0.5
+        elif kind == "vision":
+            p_mult[c:] *= rng.uniform(1.3, 1.7)
+            cv_mult[c:] *= 0.6
+        else:  # speed
+            units_mult[c:] *= rng.uniform(1.15, 1.3)
+            p_mult[c:] *= rng.uniform(1.2, 1.5)
+            cv_mult[c:] *= rng.uniform(1.3, 1.6)
+
+    # routine tool wear sawtooth, reset at scheduled tool changes
+    phase = np.zeros(n)
+    period = int(rng.integers(30, 91))
+    nxt = int(rng.integers(5, period))
+    last = 0
+    for k in range(n):
+        if k == nxt:
+            last = k
+            nxt = k + period + int(rng.integers(-5, 6))
+        phase[k] = (k - last) / period
+    wear = 1.0 + wear_amp * np.minimum(phase, 1.2) ** 1.5
+
+    units = np.round(
+        n_units * units_mult * rng.uniform(0.85, 1.05, n) * np.where(shift == 2, 0.93, 1.0)
+    )
+    p = p0 * shift_eff * monday * drift * p_mult * wear
+
+    taken: list = []
+    place = partial(_place_event, rng, n, cps=cps, margin=_ROUND19_MARGIN, taken=taken, spacing=2)
+    # start-up after a maintenance / holiday shutdown: first shifts back are bad
+    for _ in range(int(rng.integers(1, 2 + n // 250))):
+        s = place(2, allowed=(shift == 0))
+        if s is not None:
+            p[s] *= rng.uniform(2.5, 5.0)
+            p[s + 1] *= rng.uniform(1.4, 2.0)
+    # bad material lot
+    for _ in range(int(rng.integers(0, 3))):
+        length = int(rng.integers(2, 7))
+        s = place(length)
+        if s is not None:
+            p[s : s + length] *= rng.uniform(1.8, 3.5)
+    # breakdown: few units, restart scrap
+    for _ in range(int(rng.integers(0, 3))):
+        s = place(1)
+        if s is not None:
+            units[s] = max(50.0, round(units[s] * rng.uniform(0.05, 0.3)))
+            p[s] *= rng.uniform(1.5, 3.0)
+
+    k_shape = 1.0 / (cv * cv_mult) ** 2
+    p_shift = np.clip(p * rng.gamma(k_shape, 1.0 / k_shape), 0.0, 0.5)
+    rejects = rng.binomial(units.astype(np.int64), p_shift)
+    xs = np.round(100.0 * rejects / units, 2)
+
+    # decimal slip on keying in a shift report
+    if rng.random() < 0.25:
+        s = place(1)
+        if s is not None:
+            xs[s] = np.round(xs[s] * 10.0, 2)
+    xs = _carry_forward_runs(rng, xs, place, int(rng.integers(0, 4)), 1, 3)
+    return xs.astype(np.float64), cps
+
+
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
     "steps_heavy": lambda rng: _steps(rng, _heavy),
@@ -4213,6 +4606,9 @@ _FAMILIES = {
     "gas_meter": _gas_meter,
     "bus_punctuality": _bus_punctuality,
     "server_memory": _server_memory,
+    "dairy_milk_yield": _dairy_milk_yield,
+    "ed_median_wait": _ed_median_wait,
+    "press_reject_rate": _press_reject_rate,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
@@ -4224,7 +4620,8 @@ FAMILIES = tuple(_FAMILIES)
 # PM2.5 (ug/m3), bed counts and vibration velocity (mm/s), daily calls, soil moisture (% by
 # volume) and sea level (m), parcels a day, CO2 (ppm), room rates (to the cent), energy delivered
 # (kWh a day), free chlorine (mg/L, to the kit's or analyser's resolution), sign-ups a day, gas
-# (kWh a day, as the meter's register gives it), on-time shares (%) and resident memory (MB).
+# (kWh a day, as the meter's register gives it), on-time shares (%), resident memory (MB), milk
+# yields (kg a cow a day, to 0.1), waits (whole minutes) and reject rates (%, to 0.01).
 _UNSCALED = {
     "counts",
     "growth",
@@ -4272,6 +4669,9 @@ _UNSCALED = {
     "gas_meter",
     "bus_punctuality",
     "server_memory",
+    "dairy_milk_yield",
+    "ed_median_wait",
+    "press_reject_rate",
 }
 
 
