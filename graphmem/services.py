@@ -106,7 +106,9 @@ def open_props(
             f"{embedder.name!r}: pass the embedder they were opened with",
         )
     if classifier is None:
-        classifier = LLMClassifier(chosen) if chosen is not None else OfflineClassifier()
+        classifier = (
+            LLMClassifier(chosen) if chosen is not None else OfflineClassifier(embedder=embedder)
+        )
     return PropsMemory(
         store, embedder, vectors, settings, classifier, chosen, close_store=close_store
     )

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import numpy as np
 
 from graphmem.llm import LLM
 from graphmem.props.llmjson import Malformed, ask_json
@@ -24,6 +26,9 @@ class Candidate:
 
     prop: Proposition
     similarity: float
+    # its embedding, when the caller has it at hand (a classifier that reads embeddings
+    # computes the missing ones)
+    vector: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,9 @@ class Classifier(Protocol):
 
     A classifier may also have `min_similarity`: candidates less similar than that are norel
     by its own rules, so ingestion leaves them out instead of reading and judging them;
-    `classify_many(pairings)`: classify() of each (new, candidates) pair at once; and
+    `classify_many(pairings, vectors=None)`: classify() of each (new, candidates) pair at
+    once, `vectors` the new propositions' embeddings (None where not at hand); `wants_vectors`:
+    True when it reads embeddings, so callers pass them and fill `Candidate.vector`; and
     `warm_up()`: what its first call would do (load, compile), done now.
     """
 

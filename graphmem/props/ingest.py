@@ -193,6 +193,8 @@ def store_propositions(
                 vecs,
             )
             ctx.recent.add(batch)  # candidates of later batches and calls, without a read
+            if getattr(ctx.classifier, "wants_vectors", False):
+                ctx.recent.add_vectors({p.id: vecs[j] for j, p in enumerate(batch)})
         settle()
     return IngestReport(None, tuple(ids), added, len(ids) - added, relations)
 

@@ -7,7 +7,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import numpy as np
 
 from graphmem.config import Settings
 from graphmem.embed import Embedder
@@ -23,12 +25,44 @@ if TYPE_CHECKING:
     from graphmem.props.ingest import Progress
 
 
+V = TypeVar("V")
+
+
 def _epoch_now() -> int:
     return int(time.time())
 
 
+class _Kept(Generic[V]):
+    """Values by id, least recently used dropped beyond `capacity` (the caller locks)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[str, V] = OrderedDict()
+
+    def get_many(self, ids: Iterable[str]) -> dict[str, V]:
+        found = {}
+        for key in ids:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+                found[key] = value
+        return found
+
+    def put(self, items: Iterable[tuple[str, V]]) -> None:
+        for key, value in items:
+            self._items[key] = value
+            self._items.move_to_end(key)
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+
+    def drop(self, ids: Iterable[str]) -> None:
+        for key in ids:
+            self._items.pop(key, None)
+
+
 class RecentPropositions:
-    """Stored propositions kept in memory, newest use last, so relating rarely reads them back.
+    """Stored propositions kept in memory, newest use last, so relating rarely reads them back;
+    and their embeddings, fewer of them (a vector is ~1.5 kB, a text ~0.2 kB).
 
     Safe to keep: a stored proposition never changes its text or date (its id derives from
     them; an edit makes another proposition). One deleted is forgotten by the process deleting
@@ -36,34 +70,35 @@ class RecentPropositions:
     which drops the deleted one (and the write of an edge to it finds nothing).
     """
 
-    def __init__(self, capacity: int = 100_000) -> None:
-        self.capacity = capacity
-        self._items: OrderedDict[str, Proposition] = OrderedDict()
+    def __init__(self, capacity: int = 100_000, vector_capacity: int = 20_000) -> None:
+        self._props: _Kept[Proposition] = _Kept(capacity)
+        self._vectors: _Kept[np.ndarray] = _Kept(vector_capacity)
         self._lock = threading.Lock()  # one memory may serve several threads
 
     def get_many(self, ids: Iterable[str]) -> dict[str, Proposition]:
         """Those of `ids` held here."""
-        found = {}
         with self._lock:
-            for pid in ids:
-                prop = self._items.get(pid)
-                if prop is not None:
-                    self._items.move_to_end(pid)
-                    found[pid] = prop
-        return found
+            return self._props.get_many(ids)
 
     def forget(self, ids: Iterable[str]) -> None:
+        ids = list(ids)
         with self._lock:
-            for pid in ids:
-                self._items.pop(pid, None)
+            self._props.drop(ids)
+            self._vectors.drop(ids)
 
     def add(self, props: Iterable[Proposition]) -> None:
         with self._lock:
-            for prop in props:
-                self._items[prop.id] = prop
-                self._items.move_to_end(prop.id)
-            while len(self._items) > self.capacity:
-                self._items.popitem(last=False)
+            self._props.put((prop.id, prop) for prop in props)
+
+    def vectors_of(self, ids: Iterable[str]) -> dict[str, np.ndarray]:
+        """The embeddings of those of `ids` held here."""
+        with self._lock:
+            return self._vectors.get_many(ids)
+
+    def add_vectors(self, vectors: dict[str, np.ndarray]) -> None:
+        """Keep these propositions' embeddings (as the graph holds them)."""
+        with self._lock:
+            self._vectors.put(vectors.items())
 
 
 @dataclass

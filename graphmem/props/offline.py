@@ -76,6 +76,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError
 from graphmem.props.classify import Candidate, Judgement
 from graphmem.props.model import Proposition
@@ -788,6 +789,9 @@ def batch_features(
 
 # a new statement's reading and its candidates'
 ReadPairing = tuple[Reading, list[Older]]
+# new propositions with their candidates, and the new ones' embeddings where at hand
+Pairings = Sequence[tuple[Proposition, Sequence[Candidate]]]
+NewVectors = Sequence[np.ndarray | None] | None
 
 
 def _older(new: Proposition, candidate: Candidate) -> Older:
@@ -820,9 +824,10 @@ class RuleClassifier:
         return self.classify_many([(new, candidates)])[0]
 
     def classify_many(
-        self, pairings: Sequence[tuple[Proposition, Sequence[Candidate]]]
+        self, pairings: Pairings, vectors: NewVectors = None
     ) -> list[list[Judgement]]:
-        """classify() of each (new, candidates), in one go (the model runs once for all)."""
+        """classify() of each (new, candidates), in one go (the model runs once for all);
+        `vectors`: the new propositions' embeddings, where at hand (see Classifier)."""
         read_pairings: list[ReadPairing] = [
             (read(new.text, new.source), [_older(new, c) for c in candidates])
             for new, candidates in pairings
@@ -832,51 +837,124 @@ class RuleClassifier:
                 Judgement(i, label, min(max(confidence, 0.0), 1.0))
                 for i, (label, confidence) in enumerate(judged)
             ]
-            for judged in self._judge_many(read_pairings)
+            for judged in self._judge_many(read_pairings, pairings, vectors)
         ]
 
-    def _judge_many(self, pairings: list[ReadPairing]) -> list[list[tuple[str, float]]]:
+    def _judge_many(
+        self, read_pairings: list[ReadPairing], pairings: Pairings, vectors: NewVectors
+    ) -> list[list[tuple[str, float]]]:
         return [
             [judge_pair(new, old, cosine, self.rules) for old, cosine, _ in olders]
-            for new, olders in pairings
+            for new, olders in read_pairings
         ]
 
 
 class OfflineClassifier(RuleClassifier):
-    """The rules' signals (their verdict among them) weighed by a model learned on the
-    tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM."""
+    """The rules' signals (their verdict among them) and, since round 19, a few directions of
+    the two statements' embeddings (graphmem/props/pairembed.py), weighed by a model learned on
+    the tuning worlds (graphmem/props/pairmodel.py); deterministic, no LLM.
 
-    name = "offline-v18"  # round 18: refitted on 100 worlds
+    The embeddings must come from the model the relation model was fitted with: vectors
+    passed in are used when `embedder` is that model (as the service's default is), and
+    anything missing is embedded here (by `embedder`, or by that model loaded on first use).
+    """
+
+    name = "offline-v19"  # round 19: the pair's embedding signals; refitted on 108 worlds
 
     def __init__(
-        self, rules: OfflineRules = DEFAULT_RULES, model: RelationModel | None = None
+        self,
+        rules: OfflineRules = DEFAULT_RULES,
+        model: RelationModel | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         super().__init__(rules)
         self.model = model or load_model()
-        if self.model.features != FEATURES:
+        names = self.model.embedding.names if self.model.embedding else ()
+        if self.model.features != (*FEATURES, *names):
             raise GraphmemError(
                 "the relation model was trained on other signals than this version computes: "
                 "refit it with bench/train_props_model.py"
             )
+        fitted_with = self.model.embedding.model if self.model.embedding else None
+        self.wants_vectors = fitted_with is not None and _same_model(embedder, fitted_with)
+        self._embedder = embedder if self.wants_vectors else None
+        self._fitted_with = fitted_with
 
     def warm_up(self) -> None:
         """Run the model once: the first run compiles the trees' walk (seconds, or a read of
-        numba's cache), which a first ingestion would otherwise wait for."""
-        self.model.predict(np.zeros((1, len(FEATURES))))
+        numba's cache), which a first ingestion would otherwise wait for; and load the
+        embedding model the trees were fitted with, when it is not the service's own."""
+        self.model.predict(np.zeros((1, len(self.model.features))))
+        if self.model.embedding is not None and not self.wants_vectors:
+            self._encode(["warm up"])
 
-    def _judge_many(self, pairings: list[ReadPairing]) -> list[list[tuple[str, float]]]:
+    def _judge_many(
+        self, read_pairings: list[ReadPairing], pairings: Pairings, vectors: NewVectors
+    ) -> list[list[tuple[str, float]]]:
         out = [
             [("norel", round(1.0 - 0.5 * max(cosine, 0.0), 3)) for _, cosine, _ in olders]
-            for _, olders in pairings
+            for _, olders in read_pairings
         ]
         similar: list[tuple[int, int]] = []
         rows: list[list[float]] = []
-        for p, (new, olders) in enumerate(pairings):
+        for p, (new, olders) in enumerate(read_pairings):
             mine = [i for i, (_, cosine, _) in enumerate(olders) if cosine >= self.rules.min_cosine]
             rows += batch_features(new, [olders[i] for i in mine], self.rules)
             similar += [(p, i) for i in mine]
         if similar:  # one model run for every pair of the call
-            predicted = self.model.predict(np.asarray(rows))
+            x = np.asarray(rows)
+            if self.model.embedding is not None:
+                x = self.model.rows(x, *self._pair_vectors(pairings, vectors, similar))
+            predicted = self.model.predict(x)
             for (p, i), (label, probability) in zip(similar, predicted, strict=True):
                 out[p][i] = (label, round(probability, 3))
         return out
+
+    def _pair_vectors(
+        self, pairings: Pairings, vectors: NewVectors, similar: list[tuple[int, int]]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The (newer, older) embeddings of the pairs judged: those given (when they are of
+        the fitted model), the rest embedded here, each distinct text once."""
+        given = self.wants_vectors
+        news: list[np.ndarray | str] = []
+        olds: list[np.ndarray | str] = []
+        for p, i in similar:
+            new, candidates = pairings[p]
+            mine = vectors[p] if given and vectors is not None else None
+            theirs = candidates[i].vector if given else None
+            news.append(new.text if mine is None else mine)
+            olds.append(candidates[i].prop.text if theirs is None else theirs)
+        texts = sorted({t for t in (*news, *olds) if isinstance(t, str)})
+        embedded = dict(zip(texts, self._encode(texts), strict=True)) if texts else {}
+
+        def matrix(items: list[np.ndarray | str]) -> np.ndarray:
+            return np.vstack([embedded[t] if isinstance(t, str) else t for t in items])
+
+        return matrix(news), matrix(olds)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        """One text at a time: int8 vectors shift a little with the batch they are embedded in,
+        and a pair's label must not depend on which other pairs share the call."""
+        if self._embedder is None:
+            self._embedder = _fitted_embedder(self._fitted_with or "")
+        return np.vstack([self._embedder.encode_one(text) for text in texts])
+
+
+def _same_model(embedder: Embedder | None, fitted_with: str) -> bool:
+    """Whether `embedder` makes the vectors the relation model was fitted on (its precision
+    aside: int8 vectors sit at cosine ~0.99 to fp32's)."""
+    return embedder is not None and _base(embedder.name) == _base(fitted_with)
+
+
+def _base(name: str) -> str:
+    return name.split("@", 1)[0]
+
+
+FITTED_CACHED = 4096  # texts whose vectors the fitted model's embedder keeps (~6 MB)
+
+
+@lru_cache(maxsize=2)
+def _fitted_embedder(fitted_with: str) -> Embedder:
+    """The embedder of the relation model's vectors, one per process (loads on first use)."""
+    base, _, precision = fitted_with.partition("@")
+    return Embedder(base, precision=precision or "fp32", cached_ones=FITTED_CACHED)

@@ -24,6 +24,7 @@ from numba import njit
 from scipy.optimize import minimize
 
 from graphmem.errors import GraphmemError
+from graphmem.props.pairembed import PairProjection
 
 MODEL_PATH = Path(__file__).with_name("pairmodel.json")
 TREES = "trees"  # pairmodel.json's "kind" for a TreeModel (no kind: a PairModel)
@@ -34,9 +35,17 @@ class _Labeller:
 
     labels: tuple[str, ...]
     features: tuple[str, ...]
+    embedding: PairProjection | None = None  # TreeModel's since round 19; PairModel never
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def rows(self, signals: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """The model's input: the pairs' signals, then their embedding signals if it takes
+        them (`u`, `v`: the newer and older statements' embeddings, one row per pair)."""
+        if self.embedding is None:
+            return signals
+        return np.hstack([np.atleast_2d(signals), self.embedding.signals(u, v)])
 
     def predict(self, x: np.ndarray) -> list[tuple[str, float]]:
         """(label, probability) per row. A hedged statement never updates or contradicts a
@@ -121,6 +130,8 @@ class TreeModel(_Labeller):
     right: np.ndarray  # (nodes,)
     value: np.ndarray  # (nodes,) a leaf's score
     about: dict[str, Any] = field(default_factory=dict)
+    # the embedding signals, the last of `features` (round 19); None: the model has none
+    embedding: PairProjection | None = None
 
     def __post_init__(self) -> None:
         arrays = (("baseline", np.float64), ("roots", np.int64), ("tree_label", np.int64))
@@ -144,6 +155,10 @@ class TreeModel(_Labeller):
             or not ((self.right[inner] > at) & (self.right[inner] < n)).all()
         ):
             raise ValueError("a signal, root, label or child index is out of range")
+        if self.embedding is not None and self.features[-len(self.embedding.names) :] != (
+            self.embedding.names
+        ):
+            raise ValueError("the embedding signals must be the last features, in order")
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """One row of label probabilities per row of signals."""
@@ -201,6 +216,7 @@ class TreeModel(_Labeller):
             "tree_label": self.tree_label.tolist(),
             # one row per node: feature, threshold, missing goes left, left, right, value
             "nodes": [list(row) for row in zip(*columns, strict=True)],
+            **({"embedding": self.embedding.to_json()} if self.embedding else {}),
         }
 
     @classmethod
@@ -220,6 +236,7 @@ class TreeModel(_Labeller):
                 for (name, dt), col in zip(NODE_FIELDS, columns, strict=True)
             },
             about=data.get("about", {}),
+            embedding=PairProjection.from_json(data["embedding"]) if "embedding" in data else None,
         )
 
 

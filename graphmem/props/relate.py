@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -40,6 +40,7 @@ class Pairing:
 
     newer: Proposition
     candidates: tuple[Candidate, ...]
+    vector: np.ndarray | None = field(default=None, compare=False, repr=False)  # newer's
 
 
 @dataclass(frozen=True)
@@ -104,18 +105,40 @@ def pairings(
     ctx.recent.add(fetched.values())
     stored |= fetched
     everything = {**stored, **batch_ids}
+    vecs = _vectors_for(ctx, new, vectors, list(stored))
+
+    def candidate(prop: Proposition, sim: float) -> Candidate:
+        return Candidate(prop, sim, vecs.get(prop.id))
+
     out = [
         Pairing(
-            p, tuple(Candidate(everything[nid], sim) for sim, nid in scored if nid in everything)
+            p,
+            tuple(candidate(everything[nid], sim) for sim, nid in scored if nid in everything),
+            vecs.get(p.id),
         )
         for p, scored in zip(new, forward, strict=True)
     ]
     for stored_id in sorted(later):
         if stored_id in stored:
             pairs = sorted(later[stored_id], key=lambda s: (-s[0], new[s[1]].id))[:k]
-            cands = tuple(Candidate(new[i], sim) for sim, i in pairs)
-            out.append(Pairing(stored[stored_id], cands))
+            cands = tuple(candidate(new[i], sim) for sim, i in pairs)
+            out.append(Pairing(stored[stored_id], cands, vecs.get(stored_id)))
     return [p for p in out if p.candidates]
+
+
+def _vectors_for(
+    ctx: PropsMemory, new: Sequence[Proposition], vectors: np.ndarray, stored: list[str]
+) -> dict[str, np.ndarray]:
+    """The embeddings of the new and the `stored` propositions paired, when the classifier
+    reads them (else none): the new ones' as given, stored ones' from `ctx.recent` or one read
+    of the graph (which refills it)."""
+    if not getattr(ctx.classifier, "wants_vectors", False):
+        return {}
+    out = {p.id: vectors[i] for i, p in enumerate(new)}
+    out |= ctx.recent.vectors_of(stored)
+    read = _embeddings(ctx, [pid for pid in stored if pid not in out])
+    ctx.recent.add_vectors(read)
+    return out | read
 
 
 def _earlier_hits(
@@ -134,7 +157,12 @@ def judge(classifier: Classifier, todo: Sequence[Pairing], now: int) -> list[Rel
     out: list[Relation] = []
     pairs = [(pairing.newer, pairing.candidates) for pairing in todo]
     many = getattr(classifier, "classify_many", None)  # one model run for all the pairs
-    answers = many(pairs) if many is not None else [classifier.classify(*p) for p in pairs]
+    if many is None:
+        answers = [classifier.classify(*p) for p in pairs]
+    elif getattr(classifier, "wants_vectors", False):
+        answers = many(pairs, [pairing.vector for pairing in todo])
+    else:
+        answers = many(pairs)
     for pairing, judgements in zip(todo, answers, strict=True):
         for j in _checked(judgements, len(pairing.candidates), classifier):
             if j.label in KINDS:
