@@ -459,10 +459,29 @@ def model_text(model: RelationModel) -> str:
     """The model's JSON, indented, with a tree node or a weight row on one line each."""
     data = model.to_json()
     rows = {k: data.pop(k) for k in ("nodes", "weights") if k in data}
+    embedding = data.pop("embedding", None)
     text = json.dumps(data, indent=1)[:-2]
     for key, values in rows.items():
-        text += f',\n "{key}": [\n  ' + ",\n  ".join(json.dumps(v) for v in values) + "\n ]"
+        text += f',\n "{key}": [\n  ' + _lines(values, "  ") + "\n ]"
+    if embedding is not None:  # a direction's 384 numbers on one line
+        views = [
+            f'  "{view}": {{"mean": {_compact(embedding[view]["mean"])}, "components": [\n   '
+            + _lines(embedding[view]["components"], "   ")
+            + "]}"
+            for view in ("product", "difference")
+        ]
+        text += f',\n "embedding": {{\n  "model": {json.dumps(embedding["model"])},\n'
+        text += ",\n".join(views) + "\n }"
     return text + "\n}\n"
+
+
+def _compact(value: object) -> str:
+    """JSON without spaces: a model of ~35,000 tree nodes stays under 2 MB."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _lines(values: list, indent: str) -> str:
+    return f",\n{indent}".join(_compact(v) for v in values)
 
 
 def trial_row(trial: Trial, names: list[str], later: set[str]) -> str:
