@@ -45,12 +45,13 @@ from props_worlds import (  # noqa: E402
     World,
     judged_pairs,
     load_worlds,
+    offline_classifier,
     score_labels,
 )
 
 from graphmem.config import Settings  # noqa: E402
 from graphmem.embed import Embedder  # noqa: E402
-from graphmem.props import OfflineClassifier, PropsMemory, add_propositions  # noqa: E402
+from graphmem.props import PropsMemory, add_propositions  # noqa: E402
 from graphmem.props.classify import Classifier  # noqa: E402
 from graphmem.props.model import Proposition  # noqa: E402
 from graphmem.props.pairmodel import load_model  # noqa: E402
@@ -145,7 +146,7 @@ def evaluate(
     readers: tuple[str, ...] = ("v2",),
 ) -> Result:
     world = named.world
-    recorder = RecordingClassifier(OfflineClassifier())
+    recorder = RecordingClassifier(offline_classifier())
     ctx = ingested(store, tmp / f"{named.name}-o", world, recorder)
     embedder = ctx.embedder if why else None
     pairs = judged_pairs(world, recorder.judged)

@@ -54,9 +54,10 @@ from props_worlds import (  # noqa: E402
     Reader,
     World,
     load_worlds,
+    offline_classifier,
 )
 
-from graphmem.props import OfflineClassifier, PropsMemory  # noqa: E402
+from graphmem.props import PropsMemory  # noqa: E402
 from graphmem.props.classify import Classifier  # noqa: E402
 from graphmem.props.hybrid import candidates  # noqa: E402
 from graphmem.props.model import Proposition, checked_date, proposition_id  # noqa: E402
@@ -263,7 +264,7 @@ def _reader(reader, gold, in_graph, prop_of, q, chosen, kept):
 
 
 def _classifier(named: NamedWorld, edges: str) -> Classifier:
-    return GoldClassifier(named.world) if edges == "gold" else OfflineClassifier()
+    return GoldClassifier(named.world) if edges == "gold" else offline_classifier()
 
 
 def _report(why: WorldWhy) -> WorldWhy:

@@ -12,19 +12,32 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from graphmem.config import Settings
+from graphmem.embed import Embedder
 from graphmem.props.classify import Candidate, Classifier, Judgement
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import KINDS, Proposition, normalised, proposition_id
-from graphmem.props.offline import judge_pair
+from graphmem.props.offline import OfflineClassifier, judge_pair
 from graphmem.props.reading import CLAUSE_BREAK, read
 from graphmem.props.retrieve import Subgraph, subgraph_for_vector
 from graphmem.props.stated import STATE, Stated, stated, takes_effect
+
+
+@cache
+def _embedder() -> Embedder:
+    return Embedder(precision=Settings.from_env().precision)
+
+
+def offline_classifier() -> OfflineClassifier:
+    """The offline classifier as a service with the default settings builds it (its vectors
+    from the default embedding model at the configured precision), one embedder per process."""
+    return OfflineClassifier(embedder=_embedder())
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from graphmem.llm import LLM
     from graphmem.props.classify import Classifier
     from graphmem.props.memory import PropsMemory
+    from graphmem.props.offline import OfflineClassifier
     from graphmem.series.meta.tools import ToolEnv
     from graphmem.timeline import TimelineMemory
     from graphmem.vectors import VectorConfig, VectorStore
@@ -46,6 +47,28 @@ def open_embedder(settings: Settings) -> Embedder:
     from graphmem.embed import Embedder
 
     return Embedder.from_settings(settings)
+
+
+def offline_classifier(settings: Settings, embedder: Embedder) -> OfflineClassifier:
+    """The offline relation classifier over `embedder`'s vectors; when the relation model was
+    fitted on another embedding model's (GRAPHMEM_EMBED_MODEL set to another), that one too."""
+    from graphmem.embed import Embedder
+    from graphmem.embed.embedder import CACHED_ONES
+    from graphmem.props.offline import OfflineClassifier, same_model
+    from graphmem.props.pairmodel import load_model
+
+    model = load_model()
+    fitted_with = model.embedding.model if model.embedding else None
+    fitted = None
+    if fitted_with is not None and not same_model(embedder, fitted_with):
+        base, _, precision = fitted_with.partition("@")
+        fitted = Embedder(
+            base,
+            cache_dir=settings.model_cache,
+            cached_ones=CACHED_ONES,
+            precision=precision or "fp32",
+        )
+    return OfflineClassifier(model=model, embedder=embedder, fitted=fitted)
 
 
 def open_vectors(
@@ -94,7 +117,6 @@ def open_props(
     from graphmem.llm import llm_or_none
     from graphmem.props.classify import LLMClassifier
     from graphmem.props.memory import PropsMemory
-    from graphmem.props.offline import OfflineClassifier
 
     chosen = llm_or_none(settings) if llm == "auto" else llm
     embedder = embedder or open_embedder(settings)
@@ -107,7 +129,7 @@ def open_props(
         )
     if classifier is None:
         classifier = (
-            LLMClassifier(chosen) if chosen is not None else OfflineClassifier(embedder=embedder)
+            LLMClassifier(chosen) if chosen is not None else offline_classifier(settings, embedder)
         )
     return PropsMemory(
         store, embedder, vectors, settings, classifier, chosen, close_store=close_store

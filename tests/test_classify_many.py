@@ -6,9 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.props_worlds import load_worlds
+from bench.props_worlds import load_worlds, offline_classifier
 from graphmem.embed import Embedder
-from graphmem.props import OfflineClassifier
 from graphmem.props.classify import Candidate
 from graphmem.props.model import Proposition
 
@@ -18,7 +17,7 @@ K = 10  # candidates per new statement, as ingestion takes them
 
 def test_classify_many_gives_the_labels_of_classify_on_every_world() -> None:
     embedder = Embedder()
-    classifier = OfflineClassifier()
+    classifier = offline_classifier()
     judged = related = 0
     for named in load_worlds(WORLDS):
         props = [

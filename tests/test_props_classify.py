@@ -7,12 +7,12 @@ import json
 import pytest
 from test_props_world import ctx, llm_ctx  # noqa: F401 - fixtures
 
+from bench.props_worlds import offline_classifier
 from graphmem.errors import InvalidInput, LLMError
 from graphmem.props import PropsMemory, add_propositions, counts, list_relations
 from graphmem.props.classify import Candidate, Judgement, parse_judgements
 from graphmem.props.llmjson import Malformed
 from graphmem.props.model import make_proposition
-from graphmem.props.offline import OfflineClassifier
 
 OLD = {"text": "Marta Velkova is the chief executive of Quillon Dynamics.", "date": "2015-03-02"}
 NEW = {"text": "Idris Okonjo is the chief executive of Quillon Dynamics.", "date": "2019-03-18"}
@@ -313,7 +313,7 @@ def test_offline_rules(new: str, old: str, label: str, ctx: PropsMemory) -> None
     vecs = ctx.embedder.encode([new, old])
     made, said = DATED_CASES.get(new, CASE_DATES)
     older = make_proposition(old, made)
-    judged = OfflineClassifier().classify(
+    judged = offline_classifier().classify(
         make_proposition(new, said), [Candidate(older, float(vecs[0] @ vecs[1]))]
     )
     assert [j.label for j in judged] == [label]
@@ -339,7 +339,7 @@ def test_a_two_fact_statement_updates_one_attribute_and_supports_the_other(
     ctx: PropsMemory,  # noqa: F811
 ) -> None:
     vecs = ctx.embedder.encode([TWO_FACTS, old])
-    judged = OfflineClassifier().classify(
+    judged = offline_classifier().classify(
         make_proposition(TWO_FACTS, "2020-01-01"),
         [Candidate(make_proposition(old, "2015-01-01"), float(vecs[0] @ vecs[1]))],
     )
@@ -351,7 +351,7 @@ def test_a_hedged_source_name_is_a_hedge(ctx: PropsMemory) -> None:  # noqa: F81
     vecs = ctx.embedder.encode([claim, fact])
     older = make_proposition(fact, "2019-01-01", source="ravens-club")
     labels = [
-        OfflineClassifier()
+        offline_classifier()
         .classify(
             make_proposition(claim, "2019-10-10", source=source),
             [Candidate(older, float(vecs[0] @ vecs[1]))],

@@ -12,11 +12,11 @@ import pytest
 from races import around
 from test_props_world import ctx  # noqa: F401 - fixture
 
+from bench.props_worlds import offline_classifier
 from graphmem.config import Settings
 from graphmem.props import IngestReport, PropsMemory, add_propositions, counts, list_relations
 from graphmem.props.classify import Candidate, Classifier, Judgement
 from graphmem.props.model import Proposition
-from graphmem.props.offline import OfflineClassifier
 from graphmem.services import open_props
 from graphmem.store import open_store
 from graphmem.vectors import VectorConfig
@@ -92,7 +92,7 @@ def test_the_same_propositions_added_at_once_are_counted_once(
     ctx: PropsMemory,  # noqa: F811
     race,
 ) -> None:
-    writers = race(OfflineClassifier(), OfflineClassifier())
+    writers = race(offline_classifier(), offline_classifier())
     for round_ in range(5):
         items = ferries(round_)
         edges_before = counts(ctx)["relations"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from test_props_world import ctx  # noqa: F401 - fixtures
 
+from bench.props_worlds import offline_classifier
 from graphmem.props import PropsMemory
 from graphmem.props.classify import Candidate
 from graphmem.props.model import make_proposition
-from graphmem.props.offline import OfflineClassifier
 from graphmem.props.reading import read
 
 HEARSAY = (
@@ -139,7 +139,7 @@ def test_hearsay_of_a_new_value_never_updates_the_fact(
     for teller in ("the owner said", "someone in the queue said", "my neighbour says"):
         text = claim.format(teller=teller)
         vecs = ctx.embedder.encode([text, fact])
-        judged = OfflineClassifier().classify(
+        judged = offline_classifier().classify(
             make_proposition(text, "2021-05-01"), [Candidate(older, float(vecs[0] @ vecs[1]))]
         )
         labels[teller] = judged[0].label

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from conftest import wipe
 
-from bench.props_worlds import RecordingClassifier, World
+from bench.props_worlds import RecordingClassifier, World, offline_classifier
 from graphmem.config import Settings
-from graphmem.props import OfflineClassifier, add_propositions
+from graphmem.props import add_propositions
 from graphmem.services import open_props
 from graphmem.store import Store
 
@@ -18,7 +18,7 @@ WORLD = Path(__file__).parent / "fixtures" / "world_dairy.json"
 
 
 def judged(store: Store, home: Path, batches: list[list[dict[str, str]]]) -> dict:
-    recorder = RecordingClassifier(OfflineClassifier())
+    recorder = RecordingClassifier(offline_classifier())
     memory = open_props(Settings(home=home), store, llm=None, classifier=recorder)
     try:
         for batch in batches:

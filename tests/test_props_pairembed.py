@@ -12,6 +12,7 @@ import pytest
 from bench.props_worlds import load_worlds
 from graphmem.config import Settings
 from graphmem.embed import Embedder
+from graphmem.errors import GraphmemError
 from graphmem.props import OfflineClassifier, add_propositions
 from graphmem.props.classify import Candidate
 from graphmem.props.memory import RecentPropositions
@@ -115,9 +116,12 @@ def test_vectors_given_and_vectors_embedded_give_the_same_judgements() -> None:
         pytest.skip("the packaged model has no embedding signals")
     embedder = Embedder(precision=model.embedding.model.partition("@")[2] or "fp32")
     given = OfflineClassifier(embedder=embedder)
-    alone = OfflineClassifier()
-    other = OfflineClassifier(embedder=Embedder("some/other-model"))
+    alone = OfflineClassifier(fitted=embedder)
+    other = OfflineClassifier(embedder=Embedder("some/other-model"), fitted=embedder)
     assert given.wants_vectors and not alone.wants_vectors and not other.wants_vectors
+    # the model is never loaded behind the service's back: the composition root builds it
+    with pytest.raises(GraphmemError, match=model.embedding.model):
+        OfflineClassifier(embedder=Embedder("some/other-model"))
     named = load_worlds(WORLDS, ("tuning",))[0]
     pairings, news = _pairings(named, embedder)
     judged = given.classify_many(pairings, news)

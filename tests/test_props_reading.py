@@ -3,10 +3,10 @@
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
+from bench.props_worlds import offline_classifier
 from graphmem.errors import InvalidInput
 from graphmem.props.classify import Candidate
 from graphmem.props.model import make_proposition
-from graphmem.props.offline import OfflineClassifier
 from graphmem.props.reading import number, read
 from graphmem.props.stated import stated, takes_effect
 
@@ -67,4 +67,4 @@ def test_the_offline_classifier_judges_any_pair_of_texts(new: str, old: str, cos
     assert 0.0 <= judgement.confidence <= 1.0
 
 
-CLASSIFIER = OfflineClassifier()
+CLASSIFIER = offline_classifier()

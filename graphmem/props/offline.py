@@ -856,7 +856,8 @@ class OfflineClassifier(RuleClassifier):
 
     The embeddings must come from the model the relation model was fitted with: vectors
     passed in are used when `embedder` is that model (as the service's default is), and
-    anything missing is embedded here (by `embedder`, or by that model loaded on first use).
+    anything missing is embedded by `embedder`, or by `fitted` (that model) when `embedder` is
+    another; `graphmem.services.offline_classifier` builds the one a service needs.
     """
 
     name = "offline-v19"  # round 19: the pair's embedding signals; refitted on 108 worlds
@@ -866,6 +867,7 @@ class OfflineClassifier(RuleClassifier):
         rules: OfflineRules = DEFAULT_RULES,
         model: RelationModel | None = None,
         embedder: Embedder | None = None,
+        fitted: Embedder | None = None,
     ) -> None:
         super().__init__(rules)
         self.model = model or load_model()
@@ -876,9 +878,14 @@ class OfflineClassifier(RuleClassifier):
                 "refit it with bench/train_props_model.py"
             )
         fitted_with = self.model.embedding.model if self.model.embedding else None
-        self.wants_vectors = fitted_with is not None and _same_model(embedder, fitted_with)
-        self._embedder = embedder if self.wants_vectors else None
-        self._fitted_with = fitted_with
+        self.wants_vectors = fitted_with is not None and same_model(embedder, fitted_with)
+        self._embedder = embedder if self.wants_vectors else fitted
+        if fitted_with is not None and not same_model(self._embedder, fitted_with):
+            raise GraphmemError(
+                f"the relation model reads the statements' embeddings by {fitted_with}: pass "
+                "that embedder (OfflineClassifier(embedder=...) or fitted=...; "
+                "graphmem.services.offline_classifier builds it)"
+            )
 
     def warm_up(self) -> None:
         """Run the model once: the first run compiles the trees' walk (seconds, or a read of
@@ -935,12 +942,11 @@ class OfflineClassifier(RuleClassifier):
     def _encode(self, texts: list[str]) -> np.ndarray:
         """One text at a time: int8 vectors shift a little with the batch they are embedded in,
         and a pair's label must not depend on which other pairs share the call."""
-        if self._embedder is None:
-            self._embedder = _fitted_embedder(self._fitted_with or "")
+        assert self._embedder is not None  # checked when built, for a model that reads them
         return np.vstack([self._embedder.encode_one(text) for text in texts])
 
 
-def _same_model(embedder: Embedder | None, fitted_with: str) -> bool:
+def same_model(embedder: Embedder | None, fitted_with: str) -> bool:
     """Whether `embedder` makes the vectors the relation model was fitted on (its precision
     aside: int8 vectors sit at cosine ~0.99 to fp32's)."""
     return embedder is not None and _base(embedder.name) == _base(fitted_with)
@@ -948,13 +954,3 @@ def _same_model(embedder: Embedder | None, fitted_with: str) -> bool:
 
 def _base(name: str) -> str:
     return name.split("@", 1)[0]
-
-
-FITTED_CACHED = 4096  # texts whose vectors the fitted model's embedder keeps (~6 MB)
-
-
-@lru_cache(maxsize=2)
-def _fitted_embedder(fitted_with: str) -> Embedder:
-    """The embedder of the relation model's vectors, one per process (loads on first use)."""
-    base, _, precision = fitted_with.partition("@")
-    return Embedder(base, precision=precision or "fp32", cached_ones=FITTED_CACHED)
