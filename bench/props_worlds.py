@@ -31,7 +31,9 @@ from graphmem.props.stated import STATE, Stated, stated, takes_effect
 
 @cache
 def _embedder() -> Embedder:
-    return Embedder(precision=Settings.from_env().precision)
+    # keeps the vectors of the texts it embeds: a classifier called without vectors (the
+    # recording wrapper) embeds each candidate once per pair
+    return Embedder(precision=Settings.from_env().precision, cached_ones=8192)
 
 
 def offline_classifier() -> OfflineClassifier:
