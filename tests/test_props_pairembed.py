@@ -13,7 +13,7 @@ from bench.props_worlds import load_worlds
 from graphmem.config import Settings
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError
-from graphmem.props import OfflineClassifier, add_propositions
+from graphmem.props import OfflineClassifier, add_propositions, list_relations, refine
 from graphmem.props.classify import Candidate
 from graphmem.props.memory import RecentPropositions
 from graphmem.props.model import Proposition
@@ -151,6 +151,10 @@ def test_ingestion_hands_the_classifier_every_vector_without_embedding_again(
     ctx.recent = RecentPropositions()  # as after a restart: stored vectors come from the graph
     second = add_propositions(ctx, items[half:], batch_size=8)
     assert first.relations + second.relations > 20
+    # re-judging stored edges reads their stored vectors too
+    edges = [e.id for e in list_relations(ctx)][:30]
+    report = refine(ctx, edges, classifier=ctx.classifier, force=True)
+    assert report.refined == len(edges) > 20
     ctx.close()
 
 

@@ -155,16 +155,8 @@ def _earlier_hits(
 def judge(classifier: Classifier, todo: Sequence[Pairing], now: int) -> list[Relation]:
     """The relation edges the classifier finds (norel pairs make none)."""
     out: list[Relation] = []
-    pairs = [(pairing.newer, pairing.candidates) for pairing in todo]
-    many = getattr(classifier, "classify_many", None)  # one model run for all the pairs
-    if many is None:
-        answers = [classifier.classify(*p) for p in pairs]
-    elif getattr(classifier, "wants_vectors", False):
-        answers = many(pairs, [pairing.vector for pairing in todo])
-    else:
-        answers = many(pairs)
-    for pairing, judgements in zip(todo, answers, strict=True):
-        for j in _checked(judgements, len(pairing.candidates), classifier):
+    for pairing, judgements in zip(todo, _answers(classifier, todo), strict=True):
+        for j in judgements:
             if j.label in KINDS:
                 older = pairing.candidates[j.index].prop
                 rid = relation_id(pairing.newer.id, older.id)
@@ -181,6 +173,22 @@ def judge(classifier: Classifier, todo: Sequence[Pairing], now: int) -> list[Rel
                     )
                 )
     return out
+
+
+def _answers(classifier: Classifier, todo: Sequence[Pairing]) -> list[list[Judgement]]:
+    """The classifier's judgements of each pairing (checked), in one model run where it can."""
+    pairs = [(pairing.newer, pairing.candidates) for pairing in todo]
+    many = getattr(classifier, "classify_many", None)
+    if many is None:
+        answers = [classifier.classify(*p) for p in pairs]
+    elif getattr(classifier, "wants_vectors", False):
+        answers = many(pairs, [pairing.vector for pairing in todo])
+    else:
+        answers = many(pairs)
+    return [
+        _checked(judgements, len(pairing.candidates), classifier)
+        for pairing, judgements in zip(todo, answers, strict=True)
+    ]
 
 
 def _checked(judgements: list[Judgement], n: int, classifier: Classifier) -> list[Judgement]:
@@ -245,12 +253,20 @@ def refine(
     for edge in edges:
         if edge.src in props and edge.dst in props:
             by_src[edge.src].append(edge)
+    groups = [by_src[src] for src in sorted(by_src)]
+    todo = [
+        Pairing(
+            props[group[0].src],
+            tuple(
+                Candidate(props[e.dst], _cosine(vecs, e.src, e.dst), vecs.get(e.dst)) for e in group
+            ),
+            vecs.get(group[0].src),
+        )
+        for group in groups
+    ]
     rows: list[dict] = []
     changed = removed = 0
-    for src in sorted(by_src):
-        group = by_src[src]
-        cands = [Candidate(props[e.dst], _cosine(vecs, src, e.dst)) for e in group]
-        judgements = _checked(classifier.classify(props[src], cands), len(cands), classifier)
+    for group, judgements in zip(groups, _answers(classifier, todo), strict=True):
         for edge, j in zip(group, judgements, strict=True):
             changed += j.label != edge.kind and j.label != "norel"
             removed += j.label == "norel"
