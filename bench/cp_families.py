@@ -1854,10 +1854,13 @@ def _vibration(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
 # field probe's soil moisture and a harbour's tide gauge.
 
 
-def _few_changes(rng: np.random.Generator) -> int:
+def _few_changes(
+    rng: np.random.Generator, p: tuple[float, ...] = (0.2, 0.33, 0.25, 0.14, 0.08)
+) -> int:
     """0..4 changes: about a fifth of records have none, few have many (the blind author's own
-    weights, kept so the draws are theirs; _n_changes weighs differently)."""
-    return int(rng.choice(5, p=[0.2, 0.33, 0.25, 0.14, 0.08]))
+    weights, kept so the draws are theirs; _n_changes weighs differently). Round 20's blind
+    author draws the same way with other probabilities `p` of 0, 1, 2... changes."""
+    return int(rng.choice(len(p), p=p))
 
 
 def _hump(n: int, start: float, length: float) -> np.ndarray:
@@ -2999,28 +3002,47 @@ def _changes_up_to(
 
 
 def _long_segments_cuts(
-    rng: np.random.Generator, n: int, k: int, spread: float = 1.5, multinomial: bool = False
+    rng: np.random.Generator,
+    n: int,
+    k: int,
+    spread: float = 1.5,
+    multinomial: bool = False,
+    pad: int = 0,
+    ok: Callable[[int], bool] | None = None,
 ) -> list[int]:
-    """k sorted cuts, every segment (ends included) at least a sixth of n long, fewer if n is too
-    short; the slack is shared by a Dirichlet draw of concentration `spread` (_spaced shares it
-    uniformly), rounded down or (`multinomial`) dealt out step by step by a multinomial draw."""
+    """k sorted cuts, every segment (ends included) at least a sixth of n (plus `pad` steps) long,
+    fewer if n is too short; the slack is shared by a Dirichlet draw of concentration `spread`
+    (_spaced shares it uniformly), rounded down or (`multinomial`) dealt out step by step by a
+    multinomial draw. With `ok`, cuts it vetoes make the whole draw be redone (100 draws at most,
+    the last one kept)."""
     if k <= 0:
         return []
-    gap = math.ceil(n / 6)
+    gap = math.ceil(n / 6) + pad
     k = min(k, n // gap - 1)
     if k <= 0:
         return []
     slack = n - (k + 1) * gap
-    w = rng.dirichlet(np.full(k + 1, spread))
-    extra = rng.multinomial(slack, w) if multinomial else np.floor(w * slack).astype(int)
-    lengths = gap + extra
-    return [int(c) for c in np.cumsum(lengths)[:-1]]
+    cps: list[int] = []
+    for _ in range(1 if ok is None else 100):
+        w = rng.dirichlet(np.full(k + 1, spread))
+        extra = rng.multinomial(slack, w) if multinomial else np.floor(w * slack).astype(int)
+        lengths = gap + extra
+        cps = [int(c) for c in np.cumsum(lengths)[:-1]]
+        if ok is None or all(ok(c) for c in cps):
+            break
+    return cps
 
 
-def _ar1_with_sd(rng: np.random.Generator, n: int, phi: float, sd: float) -> np.ndarray:
+def _ar1_with_sd(
+    rng: np.random.Generator, n: int, phi: float, sd: float, scale_once: bool = False
+) -> np.ndarray:
     """Stationary AR(1) of marginal std `sd`, its shocks drawn before its first point (round 17's
-    blind author's order, kept so the draws are theirs; _ar1 draws the first point first)."""
-    e = rng.standard_normal(n) * sd * math.sqrt(1.0 - phi * phi)
+    blind author's order, kept so the draws are theirs; _ar1 draws the first point first). With
+    `scale_once` the shocks are multiplied by the one product sd * sqrt(1 - phi^2), as round 20's
+    blind author's rng.normal(0, sd * sqrt(1 - phi^2), n) does (the last bit can differ)."""
+    z = rng.standard_normal(n)
+    innov = math.sqrt(1.0 - phi * phi)
+    e = z * (sd * innov) if scale_once else z * sd * innov
     out = np.empty(n)
     out[0] = rng.standard_normal() * sd
     for i in range(1, n):
@@ -4540,6 +4562,540 @@ def _press_reject_rate(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]
     return xs.astype(np.float64), cps
 
 
+# Round 20, written blind (without looking at the detector): a frozen store's hourly air
+# temperature, a library branch's daily loans and a steel road bridge girder's hourly strain.
+
+# probabilities of 0, 1, 2, 3, 4 changes (_few_changes draws them as the blind author did)
+_ROUND20_CHANGES = (0.2, 0.36, 0.27, 0.12, 0.05)
+# approximate day of the year (0..364) of the bank holidays: a UK-like calendar with Easter fixed
+# (the blind author's simplification; _uk_holidays gives the real dates)
+_ROUND20_BANK_HOLIDAYS = (0, 94, 97, 125, 146, 237, 358, 359)
+
+
+def _round20_cuts(
+    rng: np.random.Generator, n: int, ok: Callable[[int], bool] | None = None
+) -> list[int]:
+    """0..4 sorted cuts, every segment at least ceil(n/6) + 2 steps long (round 20's blind
+    author's draw); `ok` may veto a cut (e.g. one near a bank holiday) and the cuts are redrawn."""
+    k = _few_changes(rng, _ROUND20_CHANGES)
+    return _long_segments_cuts(rng, n, k, spread=2.0, multinomial=True, pad=2, ok=ok)
+
+
+def _hourly_record(
+    rng: np.random.Generator, fewest_days: int, most_days: int
+) -> tuple[int, list[int], np.ndarray, np.ndarray, np.ndarray]:
+    """A record of fewest_days..most_days whole days, hourly: its length, its cuts
+    (_round20_cuts), each step's hour of the day, day number and weekday (Monday 0)."""
+    n = 24 * int(rng.integers(fewest_days, most_days + 1))
+    cps = _round20_cuts(rng, n)
+    hour0, dow0 = int(rng.integers(24)), int(rng.integers(7))
+    t = np.arange(n)
+    hour = (hour0 + t) % 24
+    day = (hour0 + t) // 24
+    return n, cps, hour, day, (dow0 + day) % 7
+
+
+def _transient_start(
+    rng: np.random.Generator,
+    n: int,
+    length: int,
+    cps: list[int],
+    margin: int,
+    lo: int = 1,
+    allowed: Callable[[int], bool] | None = None,
+) -> int | None:
+    """A random start in lo..n-length-2 for a transient of `length` steps staying `margin` steps
+    clear of the changepoints, starts `allowed` vetoes redrawn; None after 60 tries (round 20's
+    blind author's draw: _place_event draws from 1..n-length-1, keeps events apart and draws
+    among the allowed starts)."""
+    hi = n - length - 1
+    if hi <= lo:
+        return None
+    for _ in range(60):
+        s = int(rng.integers(lo, hi))
+        if allowed is not None and not allowed(s):
+            continue
+        if _clear_of(s, s + length, cps, margin):
+            return s
+    return None
+
+
+def _change_kinds(
+    rng: np.random.Generator,
+    k: int,
+    options: list[str],
+    weights: list[float],
+    rules: Callable[[list[str], str], bool] | None = None,
+) -> list[str]:
+    """A plausible sequence of k change kinds, each drawn by `weights` among the `options` that
+    rules(kinds so far, candidate) lets follow."""
+    out: list[str] = []
+    w = np.asarray(weights, dtype=float)
+    for _ in range(k):
+        ok = np.array([rules is None or rules(out, o) for o in options])
+        p = w * ok
+        out.append(str(options[int(rng.choice(len(options), p=p / p.sum()))]))
+    return out
+
+
+def _single_spikes(
+    rng: np.random.Generator,
+    x: np.ndarray,
+    count: int,
+    cps: list[int],
+    margin: int,
+    size: tuple[float, float],
+    up: float,
+) -> None:
+    """`count` one-step glitches (in place) of size[0]..size[1], upward with probability `up`,
+    each placed by _transient_start (skipped if it finds no room)."""
+    for _ in range(count):
+        s = _transient_start(rng, x.size, 1, cps, margin)
+        if s is not None:
+            x[s] += float(rng.uniform(*size)) * (1 if rng.random() < up else -1)
+
+
+def _logger_gaps(
+    rng: np.random.Generator, xs: np.ndarray, cps: list[int], margin: int, lo: int, hi: int
+) -> np.ndarray:
+    """0..2 logger or export gaps of lo..hi steps, placed by _transient_start from step 2 on and
+    filled with the last value before them (_carry_forward_runs); returns xs."""
+    place = partial(_transient_start, rng, xs.size, cps=cps, margin=margin, lo=2)
+    return _carry_forward_runs(rng, xs, place, int(rng.integers(0, 3)), lo, hi)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Cold store temperature
+# ---------------------------------------------------------------------------------------------
+
+
+def _cold_store_temperature(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    """Hourly air temperature (deg C, 0.1 resolution) of a commercial frozen store.
+
+    The series sits near a setpoint (-25..-19 C) with thermostat noise, a defrost spike every
+    6, 8 or 12 hours and warmer working hours on weekdays from door openings (less on
+    Saturday, almost none on Sunday).
+
+    Labelled changes (lasting): setpoint changed (1-4 C), compressor replaced (quieter and
+    a little colder), strip curtain fitted (daytime humps shrink), new defrost controller
+    (different interval and spike height), a busier customer (bigger daytime humps and more
+    noise), data logger moved (offset plus a different defrost response), refrigerant leak
+    (slow warming trend) and its repair (back to setpoint).
+
+    Distractors (never labelled, kept clear of the changepoints): power cuts with a warm-up
+    and exponential pull-down, delivery spikes, single sensor glitches, logger drop-outs
+    where the last reading is carried forward.
+    """
+    n, cps, hour, day, dow = _hourly_record(rng, 20, 41)
+    k = len(cps)
+    t = np.arange(n)
+
+    options = ["setpoint", "compressor", "curtain", "defrost", "busier", "moved", "leak"]
+    weights = [0.22, 0.14, 0.12, 0.14, 0.12, 0.12, 0.14]
+
+    def rules(prev: list[str], cand: str) -> bool:
+        if prev and prev[-1] == "leak":
+            return cand == "repair"
+        if cand == "repair":
+            return False
+        if cand == "setpoint":
+            return prev.count("setpoint") < 2
+        return cand not in prev
+
+    types = _change_kinds(rng, k, [*options, "repair"], [*weights, 1.0], rules)
+    # a leak followed by another change is always repaired at that change
+    for i in range(k - 1):
+        if types[i] == "leak":
+            types[i + 1] = "repair"
+
+    reg: dict = {
+        "sp": round(float(rng.uniform(-25.0, -19.0)) * 2) / 2,
+        "noise": float(rng.uniform(0.15, 0.35)),
+        "door": float(rng.uniform(1.3, 2.6)),
+        "def_amp": float(rng.uniform(2.5, 5.5)),
+        "def_every": int(rng.choice([6, 8])),
+        "def_phase": int(rng.integers(0, 6)),
+        "rise": 0.0,
+    }
+    regimes = [dict(reg)]
+    bounds = [0, *cps, n]
+    for j, kind in enumerate(types):
+        r = dict(regimes[-1])
+        r["rise"] = 0.0
+        if kind == "setpoint":
+            step = float(rng.uniform(1.0, 4.0)) * (1 if rng.random() < 0.5 else -1)
+            r["sp"] = round((r["sp"] + step) * 2) / 2
+        elif kind == "compressor":
+            r["noise"] *= float(rng.uniform(0.35, 0.6))
+            r["sp"] -= float(rng.uniform(0.3, 1.0))
+            r["door"] *= float(rng.uniform(0.6, 0.8))
+        elif kind == "curtain":
+            r["door"] *= float(rng.uniform(0.15, 0.35))
+        elif kind == "defrost":
+            r["def_every"] = (
+                {6: 12, 8: 12, 12: 6}[r["def_every"]]
+                if rng.random() < 0.6
+                else {6: 8, 8: 6, 12: 8}[r["def_every"]]
+            )
+            gentler = rng.random() < 0.6  # demand defrost: smaller spikes; else harder ones
+            r["def_amp"] *= float(rng.uniform(0.45, 0.65) if gentler else rng.uniform(1.5, 1.9))
+            r["def_phase"] = int(rng.integers(0, 6))
+        elif kind == "busier":
+            r["door"] *= float(rng.uniform(2.0, 2.8))
+            r["noise"] *= float(rng.uniform(1.2, 1.5))
+            r["sp"] += float(rng.uniform(0.2, 0.6))  # more warm product loaded in
+        elif kind == "moved":
+            r["sp"] += float(rng.uniform(0.8, 2.0)) * (1 if rng.random() < 0.5 else -1)
+            r["def_amp"] *= float(rng.choice([0.5, 1.6]))
+        elif kind == "leak":
+            seg_len = bounds[j + 2] - bounds[j + 1]
+            r["rise"] = float(rng.uniform(1.5, 4.0)) / seg_len  # C per hour
+            r["noise"] *= 1.2
+        elif kind == "repair":
+            r["noise"] = regimes[-2]["noise"] if len(regimes) >= 2 else r["noise"] / 1.2
+        regimes.append(r)
+
+    for r in regimes:  # keep within what a store air logger plausibly shows
+        r["door"] = min(r["door"], 4.5)
+        r["def_amp"] = min(r["def_amp"], 7.0)
+
+    seg = np.searchsorted(cps, t, side="right")  # each step's segment
+    par = {key: np.array([regimes[s][key] for s in seg], dtype=float) for key in reg}
+    since = t - np.array(bounds)[seg]
+
+    level = par["sp"] + par["rise"] * since
+    # thermostat cycling seen at hourly sampling: autocorrelated, slightly heavy tailed
+    noise = _ar1_with_sd(rng, n, 0.6, 1.0, scale_once=True) * par["noise"]
+    noise += par["noise"] * 0.3 * rng.standard_t(4, n)
+    # door openings in working hours
+    shape = np.clip(np.sin(np.pi * (hour - 6) / 12.0), 0.0, None) ** 0.7
+    dayfac = np.where(dow < 5, 1.0, np.where(dow == 5, 0.45, 0.08))
+    activity = rng.lognormal(0.0, 0.25, int(day[-1]) + 1)[day]
+    door = par["door"] * shape * dayfac * (activity + 0.35 * rng.gamma(1.5, 1.0, n))
+    # scheduled defrosts (on the clock); the following hour still warm
+    every = par["def_every"].astype(int)
+    is_def = (hour - par["def_phase"].astype(int)) % every == 0
+    defrost = np.where(is_def, par["def_amp"] * rng.uniform(0.8, 1.2, n), 0.0)
+    defrost[1:] += 0.25 * defrost[:-1]
+
+    warm = door + defrost  # warm excursions, saturated below at the end
+
+    buf = 6
+    # power cuts: warm-up during the cut, exponential pull-down afterwards
+    for _ in range(int(rng.poisson(n / 24 / 14))):
+        dur = int(rng.integers(2, 8))
+        rate = float(rng.uniform(0.5, 1.3))
+        tau = float(rng.uniform(1.5, 3.0))
+        tail = int(6 * tau)
+        s = _transient_start(rng, n, dur + tail, cps, buf)
+        if s is None:
+            continue
+        bump = np.concatenate(
+            [rate * np.arange(1, dur + 1), rate * dur * np.exp(-np.arange(1, tail + 1) / tau)]
+        )
+        warm[s : s + dur + tail] += bump
+    # deliveries: big door-open spikes in working hours
+    for _ in range(int(rng.poisson(n / 24 * 0.3))):
+        s = _transient_start(
+            rng, n, 2, cps, buf, allowed=lambda i: 7 <= hour[i] <= 16 and dow[i] < 6
+        )
+        if s is not None:
+            # deliveries come through the same door: curtain/busier regimes scale them too
+            amp = float(rng.uniform(1.5, 4.0)) * min(par["door"][s] / 1.8, 1.8)
+            warm[s] += amp
+            warm[s + 1] += 0.35 * amp
+    # air temperature cannot run away: warm excursions saturate (about 14 C above setpoint)
+    x = level + noise + 14.0 * np.tanh(warm / 14.0)
+    # single sensor glitches
+    _single_spikes(rng, x, int(rng.integers(0, 3)), cps, buf, (5.0, 14.0), 0.7)
+
+    xs = _logger_gaps(rng, np.round(x, 1), cps, buf, 4, 30)
+    return xs.astype(np.float64), cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Library daily loans
+# ---------------------------------------------------------------------------------------------
+
+
+def _library_daily_loans(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    """Daily number of items loaned at a public library branch (whole counts).
+
+    Weekly pattern: half-day Wednesday, busy Saturday, closed on Sunday (0) unless the
+    branch opens Sundays. Yearly pattern: summer-holiday bump (reading challenge), a
+    January uplift and a quiet last fortnight of December; bank holidays are closed (0)
+    and the next opening day is busier. Counts are over-dispersed Poisson around a level
+    with a slowly wandering day factor (weather, local events).
+
+    Labelled changes (lasting): opening hours cut (lower level, sometimes Wednesday closed),
+    reopening after refurbishment with self-service kiosks (higher level), Sunday opening
+    started or stopped (weekly pattern), fines abolished (subtle rise), a neighbouring
+    branch closing (large rise), an e-book platform launch (small drop, then a steady
+    decline), and a school partnership adding class visits on Tuesdays and Thursdays
+    (weekly pattern).
+
+    Distractors (never labelled, kept clear of the changepoints): bank holidays, snow days
+    in winter, library-system outages (low day then back-entered loans next day), author
+    events and book sales (one-day spikes), emergency closures of 2-6 days (heating or
+    flood) and statistics export failures where the previous day's figure is repeated.
+    """
+    n = int(rng.integers(240, 900))
+    dow0, doy0 = int(rng.integers(7)), int(rng.integers(365))
+
+    def clear_of_calendar(c: int) -> bool:
+        d = (doy0 + c) % 365
+        near_bh = any(min(abs(d - b), 365 - abs(d - b)) <= 5 for b in _ROUND20_BANK_HOLIDAYS)
+        return not near_bh and not (d >= 345 or d <= 12)
+
+    cps = _round20_cuts(rng, n, ok=clear_of_calendar)
+    k = len(cps)
+    t = np.arange(n)
+    dow = (dow0 + t) % 7  # 0 = Monday
+    doy = (doy0 + t) % 365
+
+    sunday_open = rng.random() < 0.3
+    week = np.array([1.0, 1.06, 0.72, 1.08, 0.95, 1.35, 0.55 if sunday_open else 0.0])
+    week[:6] *= rng.uniform(0.93, 1.07, 6)
+    reg: dict = {
+        "level": float(np.exp(rng.uniform(np.log(80), np.log(700)))),
+        "trend": 0.0,
+        "week": week,
+    }
+
+    options = ["hours_cut", "refurb", "sunday", "fines", "merger", "ebook", "schools"]
+    weights = [0.2, 0.15, 0.15, 0.12, 0.12, 0.12, 0.14]
+
+    def rules(prev: list[str], cand: str) -> bool:
+        return cand not in ("ebook", "schools", "fines", "refurb") or cand not in prev
+
+    types = _change_kinds(rng, k, options, weights, rules)
+    regimes = [reg]
+    for kind in types:
+        r = {
+            "level": regimes[-1]["level"],
+            "trend": regimes[-1]["trend"],
+            "week": regimes[-1]["week"].copy(),
+        }
+        if kind == "hours_cut":
+            r["level"] *= float(rng.uniform(0.72, 0.88))
+            if rng.random() < 0.4:
+                r["week"][2] = 0.0  # closed on Wednesdays
+        elif kind == "refurb":
+            r["level"] *= float(rng.uniform(1.15, 1.45))
+        elif kind == "sunday":
+            r["week"][6] = float(rng.uniform(0.45, 0.7)) if r["week"][6] == 0 else 0.0
+        elif kind == "fines":
+            r["level"] *= float(rng.uniform(1.10, 1.20))
+        elif kind == "merger":
+            r["level"] *= float(rng.uniform(1.25, 1.6))
+        elif kind == "ebook":
+            r["level"] *= float(rng.uniform(0.88, 0.95))  # some borrowers switch at once
+            r["trend"] = -float(rng.uniform(0.25, 0.45)) / 365.0  # log-level per day
+        elif kind == "schools":
+            r["week"][1] += float(rng.uniform(0.35, 0.6))
+            r["week"][3] += float(rng.uniform(0.25, 0.45))
+        regimes.append(r)
+
+    seg = np.searchsorted(cps, t, side="right")  # each day's segment
+    level = np.log(np.array([regimes[s]["level"] for s in seg]))
+    level += np.cumsum(np.array([regimes[s]["trend"] for s in seg]))
+    weekly = np.array([regimes[s]["week"][d] for s, d in zip(seg, dow, strict=True)])
+
+    # yearly pattern
+    summer = float(rng.uniform(0.08, 0.22))
+    yearly = (
+        0.04 * np.cos(2 * np.pi * (doy - 20) / 365.0)
+        + summer * _bell(doy, 215, 16.0)
+        + 0.08 * _bell(doy, 12, 8.0)
+        - 0.22 * _bell(doy, 360, 5.0)
+        - 0.22 * _bell(doy, -5, 5.0)
+    )
+    wander = _ar1_with_sd(rng, n, 0.6, 0.06, scale_once=True)
+    mult = np.exp(level + yearly + wander) * weekly
+
+    # bank holidays closed, catch-up next opening day (calendar, not labelled)
+    closed = np.isin(doy, _ROUND20_BANK_HOLIDAYS)
+    catch = np.zeros(n, dtype=bool)
+    catch[1:] = closed[:-1] & ~closed[1:]
+    mult = np.where(closed, 0.0, mult)
+    mult = np.where(catch, mult * 1.25, mult)
+
+    buf = 4
+    # snow days (December-February only)
+    for _ in range(int(rng.poisson(n / 365 * 1.5))):
+        length = int(rng.integers(1, 4))
+        s = _transient_start(
+            rng, n, length, cps, buf, allowed=lambda i: doy[i] > 334 or doy[i] < 59
+        )
+        if s is not None:
+            mult[s : s + length] *= rng.uniform(0.15, 0.5, length)
+    # library management system outage: loans entered the next day
+    for _ in range(int(rng.poisson(n / 365 * 1.2))):
+        s = _transient_start(rng, n, 2, cps, buf)
+        if s is not None:
+            lost = float(rng.uniform(0.5, 0.85))
+            moved = mult[s] * lost
+            mult[s] -= moved
+            mult[s + 1] += 0.9 * moved
+    # author events / book sales
+    for _ in range(int(rng.poisson(n / 365 * 3))):
+        s = _transient_start(rng, n, 1, cps, buf)
+        if s is not None:
+            mult[s] *= float(rng.uniform(1.4, 2.0))
+    # emergency closures
+    if rng.random() < 0.35:
+        length = int(rng.integers(2, 7))
+        s = _transient_start(rng, n, length + 1, cps, buf)
+        if s is not None:
+            mult[s : s + length] = 0.0
+            mult[s + length] *= 1.3
+
+    # over-dispersed counts
+    shape = 25.0
+    lam = rng.gamma(shape, np.maximum(mult, 1e-9) / shape)
+    xs = rng.poisson(lam).astype(np.float64)
+    xs = _logger_gaps(rng, np.where(mult == 0.0, 0.0, xs), cps, buf, 1, 3)
+    return xs.astype(np.float64), cps
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Bridge strain gauge
+# ---------------------------------------------------------------------------------------------
+
+
+def _bridge_strain_gauge(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    """Hourly mean strain (microstrain, 0.1 resolution) from a gauge on a steel bridge girder.
+
+    The reading follows the structure's temperature: a lagged daily cycle (peak mid
+    afternoon, amplitude varying with cloud) on top of multi-day weather swings and a slow
+    seasonal drift. Traffic adds live load with weekday commuter peaks and heavy-vehicle
+    scatter; the gauge itself adds small heavy-tailed noise.
+
+    Labelled changes (lasting): gauge re-bonded or logger replaced (offset step of half to
+    one and a half daily swings, at least 15 microstrain), expansion bearing seizing
+    (thermal sensitivity up 1.6-2.4x, so bigger daily and weather swings) or freed after
+    maintenance (sensitivity back down), weight restriction (live load and its scatter
+    drop), cable damage or its repair (much noisier readings with frequent spikes, or back
+    to clean) and the onset of a slow, continuing settlement drift (30-70 microstrain).
+
+    Distractors (never labelled, kept clear of the changepoints): heat waves and cold snaps
+    lasting a few days, abnormal heavy load crossings, single electrical interference
+    spikes, overnight inspection closures and communication gaps carried forward.
+    """
+    n, cps, hour, day, dow = _hourly_record(rng, 18, 40)
+    k = len(cps)
+    t = np.arange(n)
+    buf = 8
+
+    # structure temperature: seasonal drift + weather + lagged daily cycle
+    temp = float(rng.uniform(2.0, 22.0)) + float(rng.uniform(-0.08, 0.08)) * t / 24.0
+    temp = temp + _ar1_with_sd(rng, n, 0.985, float(rng.uniform(1.5, 2.8)), scale_once=True)
+    amp0 = float(rng.uniform(3.0, 7.0))
+    amp = amp0 * rng.uniform(0.4, 1.2, int(day[-1]) + 1)[day]
+    temp = temp + amp * np.cos(2 * np.pi * (hour - 15) / 24.0)
+    # heat waves / cold snaps (weather, not a regime change)
+    for _ in range(int(rng.poisson(n / 24 / 20))):
+        length = int(rng.integers(48, 100))
+        s = _transient_start(rng, n, length, cps, buf)
+        if s is not None:
+            w = np.sin(np.pi * np.arange(length) / length) ** 2
+            sign = 1 if rng.random() < 0.5 else -1
+            temp[s : s + length] += sign * float(rng.uniform(3.0, 6.0)) * w
+
+    options = ["rebond", "seized", "restriction", "cable", "settlement"]
+    weights = [0.26, 0.26, 0.16, 0.16, 0.16]
+
+    def rules(prev: list[str], cand: str) -> bool:
+        if cand in ("settlement", "restriction"):
+            # once only, and a weight restriction is invisible under a damaged cable
+            return cand not in prev and not (cand == "restriction" and prev.count("cable") == 1)
+        if cand == "rebond":
+            return prev.count("rebond") < 2 and (not prev or prev[-1] != "rebond")
+        return prev.count(cand) < 2
+
+    types = _change_kinds(rng, k, options, weights, rules)
+    reg: dict = {
+        "offset": float(rng.uniform(-150, 150)),
+        "alpha": float(rng.uniform(3.5, 8.0)) * (1 if rng.random() < 0.6 else -1),
+        "live": float(rng.uniform(5.0, 12.0)),
+        "noise": float(rng.uniform(0.3, 0.8)),
+        "spikes": 0.0,
+        "drift": 0.0,
+        "seized": False,
+    }
+    regimes = [reg]
+    bounds = [0, *cps, n]
+    for j, kind in enumerate(types):
+        r = dict(regimes[-1])
+        if kind == "rebond":
+            swing = 2 * 0.8 * amp0 * abs(r["alpha"])  # typical daily peak-to-peak
+            step = max(15.0, float(rng.uniform(0.5, 1.6)) * swing)
+            r["offset"] += step * (1 if rng.random() < 0.5 else -1)
+            r["noise"] *= float(rng.uniform(0.6, 1.3))
+        elif kind == "seized":
+            if r["seized"]:  # freed after bearing maintenance
+                r["alpha"] /= float(rng.uniform(1.6, 2.4))
+                r["seized"] = False
+            else:
+                r["alpha"] *= float(rng.uniform(1.6, 2.4))
+                r["seized"] = True
+        elif kind == "restriction":
+            r["live"] *= float(rng.uniform(0.2, 0.45))
+        elif kind == "cable":
+            if r["spikes"] > 0:  # cable repaired
+                r["noise"] = float(rng.uniform(0.3, 0.8))
+                r["spikes"] = 0.0
+            else:
+                r["noise"] = float(rng.uniform(2.0, 4.0))
+                r["spikes"] = float(rng.uniform(0.04, 0.1))
+        elif kind == "settlement":
+            # settlement keeps going: 30-70 microstrain over the rest of the record
+            sign = 1 if rng.random() < 0.5 else -1
+            r["drift"] = sign * float(rng.uniform(30.0, 70.0)) / (n - bounds[j + 1])
+        regimes.append(r)
+
+    seg = np.searchsorted(cps, t, side="right")  # each step's segment
+    par = {key: np.array([regimes[s][key] for s in seg], dtype=float) for key in reg}
+
+    # thermal strain accumulates alpha * dT, so a seized bearing changes the sensitivity
+    # without a jump at the moment it locks
+    d_temp = np.diff(temp, prepend=temp[0])
+    thermal = np.cumsum(par["alpha"] * d_temp)
+    drift = np.cumsum(par["drift"])
+
+    # live load: commuter peaks on weekdays, midday hump at weekends, night lull
+    wk = _bell(hour, 8, 1.5) + _bell(hour, 17, 2.0) + 0.5 * _bell(hour, 12.5, 3.0)
+    we = 0.7 * _bell(hour, 13, 3.5)
+    profile = np.where(dow < 5, wk, we) + 0.05
+    heavy = rng.gamma(0.8, 1.0, n) * np.sqrt(profile)
+    live = par["live"] * (0.6 * profile + 0.4 * heavy)
+    # overnight inspection closures: no live load for a few night hours
+    for _ in range(int(rng.poisson(n / 24 / 25))):
+        s = _transient_start(rng, n, 6, cps, buf, allowed=lambda i: hour[i] == 22)
+        if s is not None:
+            live[s : s + 6] = 0.0
+
+    noise = par["noise"] * rng.standard_t(4, n)
+    spike = rng.random(n) < par["spikes"]
+    noise += spike * rng.normal(0.0, 25.0, n)
+
+    sign_live = -1.0 if rng.random() < 0.3 else 1.0  # gauge on the compression flange
+    x = par["offset"] + thermal + drift + sign_live * live + noise
+
+    # abnormal heavy loads (one or two hours, usually at night under police escort)
+    for _ in range(int(rng.poisson(n / 24 / 10))):
+        s = _transient_start(rng, n, 2, cps, buf)
+        if s is not None:
+            big = float(rng.uniform(15.0, 45.0)) * sign_live
+            x[s] += big
+            x[s + 1] += big * float(rng.uniform(0.0, 0.4))
+    # electrical interference spikes
+    _single_spikes(rng, x, int(rng.integers(0, 4)), cps, buf, (40.0, 150.0), 0.5)
+
+    xs = _logger_gaps(rng, np.round(x, 1), cps, buf, 3, 24)
+    return xs.astype(np.float64), cps
+
+
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
     "steps_heavy": lambda rng: _steps(rng, _heavy),
@@ -4609,6 +5165,9 @@ _FAMILIES = {
     "dairy_milk_yield": _dairy_milk_yield,
     "ed_median_wait": _ed_median_wait,
     "press_reject_rate": _press_reject_rate,
+    "cold_store_temperature": _cold_store_temperature,
+    "library_daily_loans": _library_daily_loans,
+    "bridge_strain_gauge": _bridge_strain_gauge,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
@@ -4621,7 +5180,8 @@ FAMILIES = tuple(_FAMILIES)
 # volume) and sea level (m), parcels a day, CO2 (ppm), room rates (to the cent), energy delivered
 # (kWh a day), free chlorine (mg/L, to the kit's or analyser's resolution), sign-ups a day, gas
 # (kWh a day, as the meter's register gives it), on-time shares (%), resident memory (MB), milk
-# yields (kg a cow a day, to 0.1), waits (whole minutes) and reject rates (%, to 0.01).
+# yields (kg a cow a day, to 0.1), waits (whole minutes) and reject rates (%, to 0.01), cold-store
+# temperatures (deg C to 0.1), daily loans (whole counts) and strain (microstrain to 0.1).
 _UNSCALED = {
     "counts",
     "growth",
@@ -4672,6 +5232,9 @@ _UNSCALED = {
     "dairy_milk_yield",
     "ed_median_wait",
     "press_reject_rate",
+    "cold_store_temperature",
+    "library_daily_loans",
+    "bridge_strain_gauge",
 }
 
 
