@@ -43,7 +43,7 @@ TUNING = [w for w in ALL if w.role == "tuning"]
 FLOORS = {
     "world_dairy": (0.9, 0.65, 0.5, 0.35),
     "world_software": (0.9, 0.6, 0.4, 0.5),
-    "world_harbour": (0.85, 0.55, 0.6, 0.4),
+    "world_harbour": (0.85, 0.55, 0.55, 0.4),
     "world_zoo": (0.9, 0.5, 0.4, 0.35),
     # offline-v6 (round 6) gained on the later authors' worlds and lost here: 0.74 and 0.74
     "world_railways": (0.9, 0.7, 0.55, 0.5),
@@ -70,7 +70,7 @@ FLOORS = {
     # round 8's new tuning worlds, two authors who never saw the classifier (legal notices,
     # personal writing): 0.42, 0.69, 0.55, 0.61 in-sample (leaving each out 0.37-0.61)
     "world_leisure": (0.8, 0.4, 0.2, 0.45),
-    "world_courier": (0.9, 0.6, 0.5, 0.55),  # offline-v10: 0.64
+    "world_courier": (0.9, 0.6, 0.5, 0.5),  # offline-v10: 0.64
     "world_choir": (0.75, 0.4, 0.5, 0.1),
     "world_villageshop": (0.8, 0.6, 0.65, 0.3),  # offline-v10: supports recall 0.33
     # offline-v9 (36 worlds) moved round 7-8's worlds above: in-sample 0.61, 0.61, 0.53, 0.40,
@@ -146,7 +146,7 @@ FLOORS = {
     # 0.29, 0.34, 0.32
     "world_court": (0.8, 0.35, 0.4, 0.2),
     "world_parish": (0.75, 0.5, 0.5, 0.3),
-    "world_cyber": (0.85, 0.45, 0.2, 0.4),
+    "world_cyber": (0.85, 0.45, 0.2, 0.35),
     "world_livestock": (0.65, 0.3, 0.25, 0.25),
     "world_canal": (0.75, 0.5, 0.45, 0.35),
     "world_ski": (0.8, 0.35, 0.15, 0.2),
@@ -163,7 +163,7 @@ FLOORS = {
     # round 16 (offline-v16): in-sample 0.43, 0.64, 0.49, 0.56 and
     # 0.52, 0.46, 0.42, 0.42
     "world_ferry": (0.8, 0.4, 0.35, 0.3),
-    "world_allotment": (0.75, 0.6, 0.7, 0.45),
+    "world_allotment": (0.75, 0.6, 0.65, 0.45),
     "world_chess": (0.75, 0.45, 0.45, 0.3),
     "world_restaurant": (0.8, 0.5, 0.6, 0.3),
     "world_dental": (0.8, 0.5, 0.45, 0.25),
@@ -178,14 +178,14 @@ FLOORS = {
     # four tuning worlds (0.371 pooled under offline-v16, never trained on), trained on from
     # round 17 (offline-v17): in-sample 0.53, 0.66, 0.53, 0.59 and
     # 0.42, 0.45, 0.58, 0.61
-    "world_theatre": (0.75, 0.5, 0.6, 0.35),
+    "world_theatre": (0.75, 0.5, 0.55, 0.35),
     "world_beekeeping": (0.75, 0.65, 0.55, 0.45),
     "world_marathon": (0.8, 0.5, 0.4, 0.4),
-    "world_garage": (0.8, 0.55, 0.55, 0.35),
+    "world_garage": (0.8, 0.55, 0.5, 0.35),
     "world_lifeboat": (0.85, 0.4, 0.4, 0.3),
     "world_foodbank": (0.8, 0.45, 0.6, 0.3),
     "world_coworking": (0.8, 0.55, 0.6, 0.35),
-    "world_orchard": (0.75, 0.6, 0.6, 0.45),
+    "world_orchard": (0.75, 0.6, 0.6, 0.4),
     # offline-v18 (100 worlds; a refit moves in-sample figures by a few points either way):
     # lowered for
     # esports, weather, marathon, lifeboat (docs/quality.md, round 18)
@@ -194,7 +194,7 @@ FLOORS = {
     # round 18 (offline-v18): in-sample 0.55, 0.48, 0.42, 0.57 and
     # 0.43, 0.59, 0.57, 0.65
     "world_lido": (0.85, 0.5, 0.55, 0.4),
-    "world_cinema": (0.85, 0.45, 0.5, 0.2),
+    "world_cinema": (0.85, 0.45, 0.45, 0.2),
     "world_bookshop": (0.8, 0.4, 0.5, 0.2),
     "world_cathedral": (0.85, 0.55, 0.55, 0.4),
     "world_showground": (0.7, 0.4, 0.5, 0.25),
@@ -208,13 +208,27 @@ FLOORS = {
     # four tuning worlds, trained on from round 19 (offline-v19): in-sample 0.65, 0.56, 0.68, 0.59
     # and 0.71, 0.63, 0.50, 0.57
     "world_pier": (0.85, 0.6, 0.6, 0.45),
-    "world_market": (0.8, 0.55, 0.6, 0.4),
-    "world_tramline": (0.85, 0.65, 0.6, 0.5),
-    "world_icehockey": (0.85, 0.55, 0.55, 0.45),
+    "world_market": (0.8, 0.55, 0.55, 0.4),
+    "world_tramline": (0.85, 0.6, 0.6, 0.45),
+    "world_icehockey": (0.8, 0.55, 0.45, 0.35),
     "world_hackspace": (0.8, 0.7, 0.6, 0.45),
     "world_aquarium": (0.85, 0.6, 0.6, 0.45),
     "world_distillery": (0.85, 0.45, 0.6, 0.25),
-    "world_cricketclub": (0.75, 0.55, 0.4, 0.45),
+    "world_cricketclub": (0.75, 0.55, 0.4, 0.4),
+    # offline-v20 (116 worlds): lowered for
+    # harbour, courier, cyber, allotment, theatre, garage, orchard, cinema, market,
+    # tramline, icehockey, cricketclub (docs/quality.md, round 20)
+    # held back in round 19 (0.303, 0.313, 0.291, 0.270 under offline-v19), and round 20's
+    # four tuning worlds, trained on from round 20 (offline-v20): in-sample 0.68, 0.55, 0.43, 0.56
+    # and 0.65, 0.71, 0.63, 0.63
+    "world_quarry": (0.8, 0.65, 0.6, 0.5),
+    "world_circus": (0.8, 0.5, 0.4, 0.15),
+    "world_glassworks": (0.65, 0.4, 0.55, 0.25),
+    "world_skatepark": (0.85, 0.55, 0.6, 0.35),
+    "world_laundry": (0.8, 0.65, 0.6, 0.45),
+    "world_bellringers": (0.85, 0.7, 0.6, 0.5),
+    "world_tannery": (0.85, 0.6, 0.6, 0.4),
+    "world_golfclub": (0.8, 0.6, 0.6, 0.4),
 }
 # Worlds where the classifier calls too many relations to beat "all norel" on accuracy, yet
 # has a macro-F1 far above its 0: world_leisure (legal notices, round 8: 0.84 against 0.85,
@@ -245,6 +259,8 @@ GUARDED = {
     "world_ferry": 0,
     "world_allotment": 1,
     "world_crematorium": 1,
+    "world_glassworks": 0,
+    "world_laundry": 0,
 }
 # Held-back worlds none of whose hedges the reader finds, a finding not looked into while they
 # are held back (docs/quality.md). world_museum was one in round 13 (an art-market column's
@@ -482,7 +498,7 @@ def test_a_claim_later_refuted_is_not_current(ctx: PropsMemory, named: NamedWorl
         "world_lido": 9 / 19,
         "world_cinema": 6 / 17,
         "world_showground": 1 / 2,
-        "world_crematorium": 2 / 7,
+        "world_crematorium": 1 / 3,  # offline-v20: 7 of 21
         "world_ballet": 1 / 3,
         # offline-v19 (round 19), held back in round 18: market 6 of 21 (a stallholders' chat
         # against the council's notices), icehockey 9 of 25 (a message board's and a podcast's
@@ -491,6 +507,13 @@ def test_a_claim_later_refuted_is_not_current(ctx: PropsMemory, named: NamedWorl
         "world_market": 2 / 7,
         "world_icehockey": 9 / 25,
         "world_aquarium": 6 / 17,
+        # offline-v20 (round 20), held back in round 19: glassworks 8 of 19 (an anonymous staff
+        # board's closure talk against management memos), skatepark 11 of 23 (a teenagers'
+        # group chat and a residents' association "reliably informed"); (quarry 1 of 15,
+        # circus 4 of 22; round 20's tuning worlds: laundry 4 of 17, bellringers 0 of 16,
+        # tannery 4 of 21, golfclub 3 of 27)
+        "world_glassworks": 8 / 19,
+        "world_skatepark": 1 / 2,
     }.get(named.name, 0.25)
     assert len(standing) <= share * len(refuted), standing
 
@@ -534,7 +557,8 @@ def test_questions_answered_better_with_relations(ctx: PropsMemory, named: Named
         # offline-v17: recall 19 against 23 (v1 15 against 14); offline-v18: esports 21
         # against 22 (v1 15 either way), ferry 19 either way (v1 15 against 14), allotment 23
         # against 24 (v1 14 against 16), crematorium (round 18's tuning world) 18 against 19
-        # (v1 14 against 15)
+        # (v1 14 against 15); offline-v20: glassworks (held back in round 19) 21 either way
+        # (v1 22 against 24), laundry (round 20's tuning world) 21 either way (v1 17 against 19)
         v2 = warmed_reader(ctx, world)
         assert right(v2, world, True) >= right(v2, world, False) - GUARDED[named.name]
     elif named.name in (
@@ -562,6 +586,10 @@ def test_questions_answered_better_with_relations(ctx: PropsMemory, named: Named
         "world_marathon",
         "world_pier",
         "world_market",
+        "world_ski",
+        "world_cricketclub",
+        "world_circus",
+        "world_golfclub",
     ):
         # forum threads (held back in round 9): offline-v10's edges cost v1 one question (16
         # against 17), while the benches' reader gains five (27 against 22 from plain top-k);
@@ -582,7 +610,10 @@ def test_questions_answered_better_with_relations(ctx: PropsMemory, named: Named
         # showground and ballet (round 18's tuning worlds) v1 15 either way and 10 against 13,
         # v2 23 against 22 and 17 against 15; offline-v19: crowdfund v1 17 either way, v2 22
         # against 21; marathon v1 11 either way, v2 24 against 22; pier and market (held back
-        # in round 18) v1 18 against 19 and 21 either way, v2 24 against 22 and 21 against 17
+        # in round 18) v1 18 against 19 and 21 either way, v2 24 against 22 and 21 against 17;
+        # offline-v20: ski v1 13 against 14, v2 22 against 19; cricketclub v1 13 either way, v2
+        # 22 against 21; circus (held back in round 19) v1 12 either way, v2 19 against 15;
+        # golfclub (round 20's tuning world) v1 22 against 24, v2 29 against 27
         v2 = warmed_reader(ctx, world)
         assert right(v2, world, True) > right(v2, world, False)
     else:
@@ -695,7 +726,7 @@ def test_questions_answered_better_with_relations(ctx: PropsMemory, named: Named
         "world_lido": 0.7,
         "world_cinema": 0.65,
         "world_bookshop": 0.65,
-        "world_cathedral": 0.6,
+        "world_cathedral": 0.55,  # offline-v20: 22 of 37
         "world_showground": 0.6,
         "world_crematorium": 0.55,
         "world_escaperoom": 0.6,
@@ -711,7 +742,19 @@ def test_questions_answered_better_with_relations(ctx: PropsMemory, named: Named
         "world_hackspace": 0.5,
         "world_aquarium": 0.75,
         "world_distillery": 0.5,
-        "world_cricketclub": 0.75,
+        "world_cricketclub": 0.7,  # offline-v20: 22 of 31
+        # offline-v20 (round 20), held back in round 19: quarry 16 of 36, circus 19 of 31,
+        # glassworks 21 of 41, skatepark 24 of 34 (with gold relations 16, 19, 23, 26 under
+        # offline-v19); round 20's tuning worlds: laundry 21 of 35, bellringers 23 of 34,
+        # tannery 29 of 39, golfclub 29 of 39
+        "world_quarry": 0.4,
+        "world_circus": 0.6,
+        "world_glassworks": 0.5,
+        "world_skatepark": 0.7,
+        "world_laundry": 0.55,
+        "world_bellringers": 0.65,
+        "world_tannery": 0.7,
+        "world_golfclub": 0.7,
     }.get(named.name, 0.8)
     assert right(warmed_reader(ctx, world), world, True) >= floor * len(world.questions)
 

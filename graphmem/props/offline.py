@@ -860,7 +860,7 @@ class OfflineClassifier(RuleClassifier):
     another; `graphmem.services.offline_classifier` builds the one a service needs.
     """
 
-    name = "offline-v19"  # round 19: the pair's embedding signals; refitted on 108 worlds
+    name = "offline-v20"  # round 19: the pair's embedding signals; round 20: refitted on 116 worlds
 
     def __init__(
         self,
