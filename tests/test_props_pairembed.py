@@ -46,6 +46,10 @@ def test_the_directions_are_the_pairs_principal_ones_and_survive_the_file() -> N
     spread = signals[:, :3].var(axis=0)
     assert spread[0] >= spread[1] >= spread[2] > 0
     assert abs(np.corrcoef(signals[:, 0], signals[:, 1])[0, 1]) < 1e-6
+    # a pair's signals do not depend on the pairs beside it in the call (a label must not)
+    for i in (0, 7, 299):
+        assert np.array_equal(projection.signals(u[i], v[i])[0], signals[i])
+    assert np.allclose(signals[:, :3], (u * v - (u * v).mean(axis=0)) @ _components(u * v, 3).T)
     # vectors are taken at unit length, whatever norm they come with
     assert np.allclose(projection.signals(3.0 * u[:5], v[:5]), signals[:5])
     again = PairProjection.from_json(json.loads(json.dumps(projection.to_json())))
@@ -54,6 +58,12 @@ def test_the_directions_are_the_pairs_principal_ones_and_survive_the_file() -> N
     narrow = {"mean": [0.0], "components": [[1.0]]}
     with pytest.raises(ValueError, match="dimension"):
         PairProjection.from_json({**projection.to_json(), "difference": narrow})
+
+
+def _components(rows: np.ndarray, k: int) -> np.ndarray:
+    """The k leading principal directions, signed as Directions.fit signs them."""
+    vt = np.linalg.svd(rows - rows.mean(axis=0), full_matrices=False)[2][:k]
+    return vt * np.sign(vt.sum(axis=1, keepdims=True))
 
 
 def _tree(features: tuple[str, ...], split_on: int, embedding: PairProjection | None) -> TreeModel:
