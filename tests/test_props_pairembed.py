@@ -55,6 +55,8 @@ def test_the_directions_are_the_pairs_principal_ones_and_survive_the_file() -> N
     again = PairProjection.from_json(json.loads(json.dumps(projection.to_json())))
     assert np.array_equal(again.signals(u, v), signals) and again.model == "some-model@int8"
     assert np.array_equal(PairProjection.fit(u, v, 3, "x").signals(u, v), signals)  # refit
+    with pytest.raises(ValueError, match="12-dimensional"):
+        projection.signals(u[:, :8], v[:, :8])
     narrow = {"mean": [0.0], "components": [[1.0]]}
     with pytest.raises(ValueError, match="dimension"):
         PairProjection.from_json({**projection.to_json(), "difference": narrow})
@@ -153,7 +155,7 @@ def test_ingestion_hands_the_classifier_every_vector_without_embedding_again(
     assert ctx.classifier.wants_vectors
 
     def refuse(self, texts):
-        raise AssertionError(f"embedded during ingestion: {texts[:1]}")
+        raise AssertionError(f"embedded a text again: {texts[:1]}")
 
     monkeypatch.setattr(OfflineClassifier, "_encode", refuse)
     half = len(items) // 2
@@ -165,6 +167,7 @@ def test_ingestion_hands_the_classifier_every_vector_without_embedding_again(
     edges = [e.id for e in list_relations(ctx)][:30]
     report = refine(ctx, edges, classifier=ctx.classifier, force=True)
     assert report.refined == len(edges) > 20
+    assert (report.changed, report.removed) == (0, 0)  # the same vectors, the same labels
     ctx.close()
 
 

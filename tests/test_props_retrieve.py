@@ -222,6 +222,24 @@ def test_subgraph_can_refine_the_edges_it_returns(llm_server, strong_ctx: PropsM
     assert again.edges == graph.edges and len(llm_server.requests) == 1
 
 
+class SkipsTheFirst:
+    """A refining classifier that judges every candidate but the first."""
+
+    name = "skips"
+
+    def classify(self, new, candidates):
+        return [Judgement(i, "updates", 0.9) for i in range(1, len(candidates))]
+
+
+def test_refine_needs_a_judgement_of_every_edge(ctx: PropsMemory) -> None:  # noqa: F811
+    ctx.classifier = Supports()
+    add_propositions(ctx, [P1, P2, P3])
+    before = list_relations(ctx)
+    with pytest.raises(InvalidInput, match="must judge each candidate once: 1 given, 0 judgements"):
+        refine(ctx, [e.id for e in before], classifier=SkipsTheFirst())
+    assert list_relations(ctx) == before  # nothing written
+
+
 def test_refine_without_an_llm_says_so(ctx: PropsMemory) -> None:  # noqa: F811
     ctx.classifier = Supports()
     add_propositions(ctx, [P1, P2])

@@ -86,6 +86,12 @@ class PairProjection:
     def signals(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         """One row of signals per pair: unit-normalised vectors, projected."""
         u, v = _unit(u), _unit(v)
+        if u.shape != v.shape or u.shape[1] != self.dim:
+            # the compiled loop checks no bounds: vectors of another model would give garbage
+            raise ValueError(
+                f"the embedding signals need pairs of {self.dim}-dimensional vectors, "
+                f"got {u.shape} and {v.shape}"
+            )
         return np.hstack([self.product.project(u * v), self.difference.project(u - v)])
 
     def to_json(self) -> dict[str, Any]:
@@ -114,8 +120,9 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 
 # Compiled loops, not BLAS: a matrix product rounds a row differently with the rows beside it,
 # and a pair must get the same signals, so the same label, whichever pairs share the call.
-# Each output still sums over the dimensions in order (the same result as a dot product per
-# component); the inner loop runs across the components, which the compiler can vectorise.
+# Each output is the same sequential sum over the dimensions, in the same order, as a loop per
+# component (no fastmath, so no reassociation); the inner loop runs across the components, which
+# the compiler can vectorise without changing any sum.
 @njit(cache=True)
 def _project(rows: np.ndarray, mean: np.ndarray, by_dimension: np.ndarray) -> np.ndarray:
     out = np.zeros((rows.shape[0], by_dimension.shape[1]))

@@ -199,6 +199,18 @@ def _checked(judgements: list[Judgement], n: int, classifier: Classifier) -> lis
     return judgements
 
 
+def _each_once(judgements: list[Judgement], n: int, classifier: Classifier) -> list[Judgement]:
+    """The judgements in candidate order, one per candidate (a re-judged edge needs its own)."""
+    by_index = {j.index: j for j in judgements}
+    if len(judgements) != n or len(by_index) != n:
+        raise InvalidInput(
+            "classifier",
+            f"{classifier.name} must judge each candidate once: {n} given, "
+            f"{len(judgements)} judgements for {len(by_index)} of them",
+        )
+    return [by_index[i] for i in range(n)]
+
+
 def relation_rows(relations: Sequence[Relation]) -> list[dict]:
     """Rows for props.write_batch's $rels."""
     return [
@@ -254,20 +266,23 @@ def refine(
         if edge.src in props and edge.dst in props:
             by_src[edge.src].append(edge)
     groups = [by_src[src] for src in sorted(by_src)]
+    # the stored vectors are the service's embedder's: only its own classifier may read them
+    given = vecs if classifier is ctx.classifier else {}
     todo = [
         Pairing(
             props[group[0].src],
             tuple(
-                Candidate(props[e.dst], _cosine(vecs, e.src, e.dst), vecs.get(e.dst)) for e in group
+                Candidate(props[e.dst], _cosine(vecs, e.src, e.dst), given.get(e.dst))
+                for e in group
             ),
-            vecs.get(group[0].src),
+            given.get(group[0].src),
         )
         for group in groups
     ]
     rows: list[dict] = []
     changed = removed = 0
     for group, judgements in zip(groups, _answers(classifier, todo), strict=True):
-        for edge, j in zip(group, judgements, strict=True):
+        for edge, j in zip(group, _each_once(judgements, len(group), classifier), strict=True):
             changed += j.label != edge.kind and j.label != "norel"
             removed += j.label == "norel"
             rows.append(
