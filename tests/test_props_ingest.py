@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_props_retrieve import Supports
 from test_props_world import ctx, llm_ctx, world  # noqa: F401 - fixtures
 
 from bench.props_worlds import World
@@ -79,7 +80,10 @@ def test_same_date_rule_within_and_across_calls(
     )
     assert (edge.src, edge.dst, edge.kind) == (*ids, "contradicts")
     store.write("admin.wipe")
-    with open_props(Settings(home=tmp_path / "again"), store, llm=None) as fresh:
+    # which one is the source is the rule under test, not what a model makes of a claim
+    # repeated after its denial (offline-v20 calls that pair norel): every pair is related here
+    settings = Settings(home=tmp_path / "again")
+    with open_props(settings, store, llm=None, classifier=Supports()) as fresh:
         add_propositions(fresh, [denial])
         add_propositions(fresh, [claim])  # stored later, so it is the source
         (edge,) = list_relations(fresh)
