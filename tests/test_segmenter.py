@@ -363,7 +363,7 @@ def test_dropouts_are_not_changes_and_a_step_between_them_is_found():
     # Each run of zeros went away and came back: two boundaries, eight a series, with the
     # blip test off (round 9; and the transient test, which reads such a run as an excursion
     # that returns too); now few. An 8-std step is still found in every draw.
-    off_cfg = SegmenterConfig(blip_length=0, transient_length=0)
+    off_cfg = SegmenterConfig(blip_length=0, transient_length=0, merge_window=0)
     off = [segment_all(_dropouts(seed, 0.0), off_cfg) for seed in range(10)]
     quiet = [segment_all(_dropouts(seed, 0.0)) for seed in range(10)]
     steps = [segment_all(_dropouts(seed, 8.0)) for seed in range(10)]
@@ -464,7 +464,9 @@ def test_a_sawtooth_is_not_cut_at_every_tooth_and_a_new_slope_or_top_is_found():
     # as excursions that return: off with the repeat test for the count; and the first slow
     # tooth, a refill drawn down through the level before it, as one in a draw more: 6 of 10.
     # The significance test, round 17, off too: the count is of the cuts the other tests see.)
-    off_cfg = SegmenterConfig(repeat_length=0, transient_length=0, significance_window=0)
+    off_cfg = SegmenterConfig(
+        repeat_length=0, transient_length=0, significance_window=0, merge_window=0
+    )
     off = [segment_all(_sawtooth(seed), off_cfg) for seed in range(10)]
     quiet = [segment_all(_sawtooth(seed)) for seed in range(10)]
     assert sum(map(len, off)) >= 250, off
@@ -472,7 +474,12 @@ def test_a_sawtooth_is_not_cut_at_every_tooth_and_a_new_slope_or_top_is_found():
     for draw, least in ((2.2, 8), (0.45, 6)):
         found = [segment_all(_sawtooth(seed, draw=draw)) for seed in range(10)]
         assert sum(any(140 <= b <= 160 for b in f) for f in found) >= least, (draw, found)
+    # Refills 60 % higher: the merge test (round 21) keeps the change in 4 draws of 10 (the
+    # levels of a few teeth after it spread about as those before do); without it, in 9.
     higher = [segment_all(_sawtooth(seed, top=1.6)) for seed in range(10)]
+    assert sum(any(148 <= b <= 170 for b in f) for f in higher) >= 4, higher
+    unmerged = SegmenterConfig(merge_window=0)
+    higher = [segment_all(_sawtooth(seed, top=1.6), unmerged) for seed in range(10)]
     assert sum(any(148 <= b <= 170 for b in f) for f in higher) >= 8, higher
 
 
@@ -489,14 +496,14 @@ def test_the_repeat_test_decides_the_same_however_points_arrive():
 def test_a_state_stored_before_the_repeat_test_keeps_its_boundaries():
     xs = _sawtooth(2)
     # (the significance test, round 17, off too: the comparison is of the repeat test alone)
-    seg = OnlineSegmenter(SegmenterConfig(repeat_length=0, significance_window=0))
+    seg = OnlineSegmenter(SegmenterConfig(repeat_length=0, significance_window=0, merge_window=0))
     seg.push(xs[:100])
     state = json.loads(json.dumps(seg.state()))
     del state["config"]["repeat_length"]  # round 10's blip test stored no such setting
     del state["origin"]
     old = OnlineSegmenter.from_state(state)
     assert old.config.repeat_length == 0
-    off = segment_all(xs, SegmenterConfig(repeat_length=0, significance_window=0))
+    off = segment_all(xs, SegmenterConfig(repeat_length=0, significance_window=0, merge_window=0))
     assert seg.boundaries + old.push(xs[100:]) + old.close() == off != []
 
 

@@ -17,8 +17,11 @@ from graphmem.series.detect.segmenter import OnlineSegmenter, SegmenterConfig, s
 from graphmem.series.detect.significance import chow_z, jump_z, mean_z, significant
 from graphmem.series.detect.synthetic import piecewise_gaussian
 
-OFF = SegmenterConfig(significance_window=0)
+# the merge test (round 21) off too: it would drop what the significance test is shown to
+# drop here, and more
+OFF = SegmenterConfig(significance_window=0, merge_window=0)
 WINDOW = SegmenterConfig().significance_window
+UNMERGED = SegmenterConfig(merge_window=0)
 
 
 def _ar1(seed: int, n: int = 400, phi: float = 0.8) -> np.ndarray:
@@ -73,7 +76,8 @@ def test_a_boundary_waits_for_the_window_after_it():
             when.update((b, i + 1) for b in seg.push(xs[i : i + 1]))
         return when
 
-    off, on = confirmed(OFF), confirmed(SegmenterConfig())
+    # (the merge test, round 21, off: it holds a boundary longer, tests/test_segmenter_merge.py)
+    off, on = confirmed(OFF), confirmed(UNMERGED)
     assert list(off) == list(on) == [150] and off[150] < 150 + WINDOW, (off, on)
     assert on[150] == 150 + WINDOW, on
 
@@ -152,10 +156,13 @@ def test_independent_noise_keeps_every_change_the_detector_finds(shape: dict) ->
     for seed in range(6):
         sig = piecewise_gaussian(seed, n_segments=10, **shape)
         xs, cps = np.array(sig.xs), sig.changepoints.tolist()
-        found = {c for c in cps for b in segment_all(xs) if abs(b - c) <= 5}
+        found = {c for c in cps for b in segment_all(xs, UNMERGED) if abs(b - c) <= 5}
         without = {c for c in cps for b in segment_all(xs, OFF) if abs(b - c) <= 5}
         assert len(without) >= 5  # most of the nine
         assert found >= without
+        # the merge test (round 21) prices a change there as BIC does: one lost at most
+        merged = {c for c in cps for b in segment_all(xs) if abs(b - c) <= 5}
+        assert len(merged) >= len(found) - 1
 
 
 def test_a_state_stored_before_the_significance_test_goes_on_without_it():

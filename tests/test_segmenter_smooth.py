@@ -21,7 +21,7 @@ def test_a_smooth_curve_of_no_change_gets_no_boundary(seed):
     # the test, one segment with it.
     xs = np.array(family_series("gompertz", seed).xs)
     # (the significance test, round 17, off too: it drops some of those cuts alone)
-    assert segment_all(xs, replace(OFF, significance_window=0)) != []
+    assert segment_all(xs, replace(OFF, significance_window=0, merge_window=0)) != []
     assert segment_all(xs) == []
 
 
@@ -31,7 +31,8 @@ def test_a_step_on_a_smooth_curve_is_still_found():
     sig = family_series("saturation", 8)
     xs = np.array(sig.xs)
     assert list(sig.changepoints) == [116]
-    assert len(segment_all(xs, replace(OFF, significance_window=0))) == 4  # (as above)
+    # (as above; and the merge test, round 21, off: it drops two of those cuts alone)
+    assert len(segment_all(xs, replace(OFF, significance_window=0, merge_window=0))) == 4
     assert segment_all(xs) == [116]
     # An 8-noise-std step on the steep part of a logistic curve, in 20 noise draws.
     t = np.arange(100)

@@ -32,10 +32,12 @@ def test_a_series_that_swings_all_along_gets_fewer_boundaries_and_keeps_its_chan
 ) -> None:
     # River gauges between storms, a p95 latency with its daily peaks: 433 and 184 boundaries
     # over 25 draws without the test, 256 and 127 with it; 19 and 25 labelled changes found
-    # without it, 18 and 22 with it.
+    # without it, 18 and 22 with it. (The merge test, round 21, off on both sides: it drops
+    # many of the same boundaries, tests/test_segmenter_merge.py.)
     total_off = total_on = found_off = found_on = 0
     for xs, changes in _draws(family):
-        off, on = segment_all(xs, OFF), segment_all(xs)
+        off = segment_all(xs, SegmenterConfig(swing_window=0, merge_window=0))
+        on = segment_all(xs, SegmenterConfig(merge_window=0))
         total_off += len(off)
         total_on += len(on)
         found_off += _found(changes, off)
@@ -91,8 +93,12 @@ def test_the_swing_test_decides_the_same_however_points_arrive():
 def test_a_restored_segmenter_remembers_the_boundaries_its_history_leaves_out():
     mattered = 0  # restores whose answer needed the stored boundaries (checked by forgetting)
     # (with the significance test, round 17, on and off: it drops boundaries whose verdict the
-    # forgotten ones change)
-    for cfg in (SegmenterConfig(), SegmenterConfig(significance_window=0)):
+    # forgotten ones change; and the merge test, round 21, which drops some of them anyway)
+    for cfg in (
+        SegmenterConfig(),
+        SegmenterConfig(merge_window=0),
+        SegmenterConfig(significance_window=0, merge_window=0),
+    ):
         mattered += _restores_that_needed_the_kept_boundaries(cfg)
     assert mattered >= 1
 

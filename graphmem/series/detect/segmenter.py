@@ -32,6 +32,9 @@ from graphmem.series.detect.bocpd import (
     DEFAULT_PRUNE_THRESHOLD,
     OnlineBOCPD,
 )
+from graphmem.series.detect.merge import BEFORE as MERGE_BEFORE
+from graphmem.series.detect.merge import EARLY as MERGE_EARLY
+from graphmem.series.detect.merge import EARLY_STRICTNESS, worth_a_boundary
 from graphmem.series.detect.repeat import FLOOR_FRACTION, RESET, same_steps, starts_again
 from graphmem.series.detect.significance import BEFORE as SIGNIFICANCE_BEFORE
 from graphmem.series.detect.significance import MIN_SIDE, significant
@@ -98,7 +101,11 @@ class SegmenterConfig:
     level, scale and slope, no more than the series' own splits up to SWING_HISTORY points
     before it do (away from the boundaries kept there) is an ordinary swing and is dropped
     (graphmem.series.detect.swing), judged once swing_window points after it are in (sooner
-    when a shorter window already shows it beyond the history). 0 turns any of these tests off.
+    when a shorter window already shows it beyond the history). A boundary every test kept is
+    held until the segment after it is known (the next boundary kept within merge_window
+    points, else merge_window points, or the close) and reported only if the two segments it
+    separates differ as wholes, at merge_penalty's price where their points wander
+    (graphmem.series.detect.merge). 0 turns any of these tests off.
     With repeat_gaps, an exact repeat of the value before is no reading (a value carried
     forward over missing data) where the warm-up shows exact repeats rare by chance
     (OnlineBOCPD). The other fields configure OnlineBOCPD.
@@ -142,6 +149,11 @@ class SegmenterConfig:
     # round 17: a boundary whose points (this many after it) do not jump from the segment before
     # it and differ from it no more than autocorrelated noise wanders is no change
     significance_window: int = 20
+    # round 21: a boundary every other test kept is held until the segment after it is known
+    # (the next boundary kept, this many points, or the close) and kept only if the segments
+    # it separates differ as wholes by more than merge_penalty times the log of their points
+    merge_window: int = 80
+    merge_penalty: float = 6.0
 
     def __post_init__(self) -> None:
         lam = self.hazard_lambda
@@ -167,6 +179,10 @@ class SegmenterConfig:
         if 0 < self.swing_window < MIN_WINDOW:
             raise InvalidInput("swing_window", f"must be 0 or at least {MIN_WINDOW}")
         _check_int("significance_window", self.significance_window, 0)
+        _check_int("merge_window", self.merge_window, 0)
+        if self.merge_window > 100_000:
+            raise InvalidInput("merge_window", f"must be at most 100000, got {self.merge_window}")
+        _check_real("merge_penalty", self.merge_penalty, 0.0, 1e6)
         if 0 < self.significance_window < MIN_SIDE:
             raise InvalidInput("significance_window", f"must be 0 or at least {MIN_SIDE}")
         names = (
@@ -292,8 +308,16 @@ class OnlineSegmenter:
             raise InvalidInput("config", "must be a SegmenterConfig or None")
         self.config = config or SegmenterConfig()
         self._det = self.config.detector()
-        self._last = 0  # start of the current confirmed segment (0 before any boundary)
+        # The latest boundary the tests kept (0 before any), held for the merge test or not:
+        # the start of the segment the tests read before a pending boundary.
+        self._last = 0
         self._before_last = 0  # start of the segment before it (0 if none), for the ramp test
+        # Boundaries the tests kept that the merge test has not decided yet: (boundary, points
+        # seen when kept, the boundary kept before it or 0); and the latest boundary reported
+        # (0 before any) and how many.
+        self._held: list[tuple[int, int, int]] = []
+        self._reported_last = 0
+        self._n_reported = 0
         self._floor = 0  # the latest boundary handed to the smooth test (kept or not)
         # The start of the segment before the oldest pending boundary: the latest boundary
         # decided (kept or dropped; a blip's pair is no segment), for the repeat test.
@@ -323,6 +347,8 @@ class OnlineSegmenter:
             self._back = max(self._back, SWING_HISTORY + cfg.swing_window)
         if cfg.significance_window:
             self._back = max(self._back, SIGNIFICANCE_BEFORE)
+        if cfg.merge_window:
+            self._back = max(self._back, MERGE_BEFORE)
         self._values = np.zeros(cfg.max_lag + self._back + cfg.warmup + _CHUNK)
         # How long after itself a boundary may be confirmed and still be tested: the values its
         # tests read are then kept however the points were batched (a boundary the walk back
@@ -343,31 +369,80 @@ class OnlineSegmenter:
     @property
     def n_boundaries(self) -> int:
         """Boundaries confirmed over the whole stream."""
-        return self._n_boundaries
+        return self._n_reported
 
     @property
     def last_boundary(self) -> int | None:
         """The latest confirmed boundary over the whole stream, if any."""
-        return self._last if self._n_boundaries else None
+        return self._reported_last if self._n_reported else None
 
     @property
     def boundaries(self) -> list[int]:
         """Boundaries confirmed by this object (since it was created or restored), ascending."""
         return list(self._confirmed)
 
-    def _record(self, new: list[int]) -> list[int]:
+    def _record(self, new: list[int], done: list[int]) -> None:
+        """The tests kept `new` (ascending), told with `done` points seen: the merge test's."""
         if new:
+            starts = [self._current_start(), *new[:-1]]
+            self._held.extend(zip(new, done, starts, strict=True))
             self._before_last = new[-2] if len(new) > 1 else self._current_start()
             self._last = new[-1]
             self._n_boundaries += len(new)
-            self._confirmed.extend(new)
             # a later boundary's history starts at most SWING_HISTORY + a window before it
             reach = new[-1] - SWING_HISTORY - 2 * self.config.swing_window
             self._kept_recent = [b for b in (*self._kept_recent, *new) if b >= reach]
-        return new
+
+    def _release(self, seen: int, final: bool) -> list[int]:
+        """Report the held boundaries the merge test keeps, oldest first, with `seen` points
+        processed; stop at the first it cannot tell yet."""
+        out: list[int] = []
+        while self._held:
+            c, _, start = self._held[0]
+            keep = self._merge_verdict(c, start, seen, final) if self.config.merge_window else True
+            if keep is None:
+                break
+            self._held.pop(0)
+            if keep:
+                out.append(c)
+                self._reported_last = c
+        self._n_reported += len(out)
+        self._confirmed.extend(out)
+        return out
+
+    def _merge_verdict(self, c: int, start: int, seen: int, final: bool) -> bool | None:
+        """The merge test's verdict on the oldest held boundary c (kept after the boundary at
+        start), None while it cannot be told yet. The segment after c ends at the next boundary
+        kept if that was kept within merge_window points of c, else merge_window points after
+        c (at a close: the points there are); a change clear on its first merge.EARLY points,
+        by EARLY_STRICTNESS times every price, is kept as soon as those are in. Each stage is
+        decided only when no pending boundary could still be kept by then, so the same however
+        the points were batched."""
+        m = self.config.merge_window
+        after = self._held[1] if len(self._held) > 1 else None
+        for k in (*(k for k in MERGE_EARLY if k < m), m):
+            stop = c + k
+            if after is not None and after[1] <= stop:  # the segment after is known
+                return self._merge_test(c, start, after[0])
+            if final and seen < stop:
+                return self._merge_test(c, start, seen)
+            if seen < stop or (self._pending and self._pending[0][0] < stop):
+                return None
+            if k == m:
+                return self._merge_test(c, start, stop)
+            if self._merge_test(c, start, stop, EARLY_STRICTNESS):
+                return True
+        return None  # not reached: the last stage decides
+
+    def _merge_test(self, c: int, start: int, hi: int, strict: float = 1.0) -> bool:
+        """merge.worth_a_boundary on the segment before c (from start, at most MERGE_BEFORE
+        points) and the points c..hi-1."""
+        before = self._read(max(start, c - MERGE_BEFORE), c)
+        return worth_a_boundary(before, self._read(c, hi), self.config.merge_penalty, strict)
 
     def _current_start(self) -> int:
-        """The start of the current confirmed segment: the latest boundary, 0 before any."""
+        """The start of the segment the tests read: the latest boundary they kept, 0 before
+        any."""
         return self._last if self._n_boundaries else 0
 
     def push(self, values: np.ndarray) -> list[int]:
@@ -393,6 +468,8 @@ class OnlineSegmenter:
         the oldest boundary pending or yet to come (after the latest handed to the tests: the
         walk back at a close may find one far behind the newest point)."""
         oldest = self._pending[0][0] if self._pending else self._floor + 1
+        if self._held:
+            oldest = min(oldest, self._held[0][0])
         size = self._values.shape[0]
         return max(self._values_first, oldest - self._back - 1, self.n_seen - size, 0)
 
@@ -411,11 +488,13 @@ class OnlineSegmenter:
         smooth_window points after them are in (or at the close)."""
         w = self.config.smooth_window
         kept: list[int] = []
+        done: list[int] = []  # the points seen when each was kept
         while self._pending:
             c, first_hi = self._pending[0]
             previous = kept[-1] if kept else self._current_start()
             if first_hi - 1 - c > self._tested_within:  # its values may be gone: no test
                 kept.append(c)
+                done.append(first_hi)
                 self._decided(first_hi)
                 continue
             if c < self._excursion_end:  # inside an excursion that decayed back: part of it
@@ -437,8 +516,10 @@ class OnlineSegmenter:
                 break
             if hi is not None or not w:
                 kept.append(c)
+                done.append(top if hi is None else hi)
             self._decided(top if hi is None else hi)
-        return self._record(kept)
+        self._record(kept, done)
+        return self._release(seen, final)
 
     def _explained(
         self, kept: list[int], previous: int, seen: int, final: bool
@@ -689,7 +770,7 @@ class OnlineSegmenter:
         self._floor = int(floor)
         if n:
             self._pending.extend(zip(found[:n].tolist(), (when[:n] + 1).tolist(), strict=True))
-        return self._settle(self._det.n_processed, final=False) if self._pending else []
+        return self._settle(self._det.n_processed, final=False)
 
     def close(self) -> list[int]:
         """End of the stream for now: confirm the tail's boundaries; returns them.
@@ -753,6 +834,9 @@ class OnlineSegmenter:
             "excursion_end": self._excursion_end,
             "kept_recent": list(self._kept_recent),
             "pending": [list(p) for p in self._pending],
+            "held": [list(h) for h in self._held],
+            "reported_last": self._reported_last,
+            "n_reported": self._n_reported,
             "values_first": lo,
             "values": self._values[np.arange(lo, self.n_seen) % size].tolist(),
         }
@@ -777,6 +861,10 @@ class OnlineSegmenter:
             seg._excursion_end = int(state.get("excursion_end", 0))
             # stored since the swing test (round 14); before, it was off
             seg._kept_recent = [int(b) for b in state.get("kept_recent", [])]
+            # stored since the merge test (round 21); before, every kept boundary was reported
+            seg._held = [(int(c), int(t), int(b)) for c, t, b in state.get("held", [])]
+            seg._reported_last = int(state.get("reported_last", seg._last))
+            seg._n_reported = int(state.get("n_reported", seg._n_boundaries))
             seg._first = int(state["first"])
             history = [int(v) for v in state["history"]]
             n, h = seg._det.n_processed, seg.config.max_lag
@@ -803,6 +891,7 @@ _BEFORE_THE_SETTING = {
     "transient_length": 0,
     "swing_window": 0,
     "significance_window": 0,
+    "merge_window": 0,
 }
 
 
