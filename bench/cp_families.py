@@ -5096,6 +5096,457 @@ def _bridge_strain_gauge(rng: np.random.Generator) -> tuple[np.ndarray, list[int
     return xs.astype(np.float64), cps
 
 
+# ---------------------------------------------------------------------------------------------
+# Round 21, written blind (without looking at the detector or the repository): a beehive scale's
+# weight, a small ferry route's daily passengers and a kiln's chamber temperature. The blind
+# author's module, as written (its helpers prefixed _r21_).
+# ---------------------------------------------------------------------------------------------
+
+_r21_K_PROBS = [0.2, 0.3, 0.25, 0.15, 0.1]  # number of labelled changes 0..4
+
+
+def _r21_draw_k(rng):
+    return int(rng.choice(5, p=_r21_K_PROBS))
+
+
+def _r21_place(rng, n, k):
+    """k changepoints in [0, n) with every segment (incl. first/last) >= ceil(n/6)."""
+    m = math.ceil(n / 6)
+    while k > 0 and (k + 1) * m > n:
+        k -= 1
+    if k == 0:
+        return []
+    slack = n - (k + 1) * m
+    marks = np.sort(rng.integers(0, slack + 1, size=k))
+    parts = np.diff(np.concatenate([[0], marks, [slack]]))
+    lengths = m + parts
+    return [int(c) for c in np.cumsum(lengths)[:-1]]
+
+
+def _r21_ar1(rng, n, phi, sd):
+    e = rng.normal(0.0, sd * math.sqrt(1.0 - phi * phi), n)
+    x = np.empty(n)
+    x[0] = rng.normal(0.0, sd)
+    for i in range(1, n):
+        x[i] = phi * x[i - 1] + e[i]
+    return x
+
+
+def _r21_carry_forward(rng, xs, n_gaps, lo, hi):
+    """Logger outages: readings repeat the last good value for a short run."""
+    n = len(xs)
+    for _ in range(n_gaps):
+        s = int(rng.integers(1, n - 1))
+        ln = int(rng.integers(lo, hi + 1))
+        xs[s : s + ln] = xs[s - 1]
+    return xs
+
+
+def _r21_seg_index(n, cps):
+    seg = np.zeros(n, dtype=int)
+    for c in cps:
+        seg[c:] += 1
+    return seg
+
+
+# ----------------------------------------------------------------------------------------------
+# 1. beehive scale weight (kg), one reading every 1-3 hours
+# ----------------------------------------------------------------------------------------------
+def _beehive_weight(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    dt = int(rng.choice([1, 2, 3], p=[0.35, 0.4, 0.25]))  # hours between readings
+    days = rng.uniform(14.0, 65.0)
+    n = int(np.clip(round(days * 24 / dt), 60, 1000))
+    cps = _r21_place(rng, n, _r21_draw_k(rng))
+    bounds = [0] + cps + [n]
+
+    h0 = int(rng.integers(0, 24 // dt)) * dt
+    hours = h0 + dt * np.arange(n)
+    hod = hours % 24
+    day = hours // 24
+    ndays = int(day[-1]) + 1
+
+    # weather: Markov chain of rain days, day-to-day foraging quality otherwise
+    p_rain = rng.uniform(0.12, 0.35)
+    rain = np.zeros(ndays, dtype=bool)
+    for d in range(ndays):
+        prev = rain[d - 1] if d > 0 else False
+        rain[d] = rng.random() < (0.55 if prev else p_rain)
+    wfac = np.exp(rng.normal(0.0, 0.35, ndays))
+    wfac[rain] = 0.0
+    act = np.where(rain, rng.uniform(0.1, 0.3, ndays), rng.uniform(0.7, 1.1, ndays))
+
+    # intraday weighting of nectar intake (mean 1 over a day): gains by day, evaporation at night
+    c_int = rng.uniform(1.8, 3.0)
+    w_int = 1.0 + c_int * np.sin(2 * np.pi * (hod - 9) / 24.0)
+    # forager absence (kg of bees out of the hive), daylight only
+    absence = np.clip(np.sin(np.pi * (hod - 7) / 12.0), 0.0, None) * (hod >= 7) * (hod <= 19)
+
+    cons = rng.uniform(0.05, 0.25)  # kg/day consumption + respiration losses
+    flow = rng.random() < 0.5
+    gain = rng.uniform(0.6, 2.6) if flow else rng.uniform(0.0, 0.2)
+    forager_kg = rng.uniform(0.4, 1.5)
+    level = rng.uniform(30.0, 62.0)
+    swarmed = False
+
+    trend = np.empty(n)
+    fam = np.empty(n)
+    for j in range(len(bounds) - 1):
+        a, b = bounds[j], bounds[j + 1]
+        if j > 0:
+            opts, wts = [], []
+            if level > 36:
+                opts.append("harvest")
+                wts.append(0.35)
+            if not swarmed:
+                opts.append("swarm")
+                wts.append(0.25)
+            opts.append("flow_end" if flow else "flow_start")
+            wts.append(0.4)
+            wts = np.array(wts) / sum(wts)
+            ev = opts[int(rng.choice(len(opts), p=wts))]
+            if ev == "harvest":  # supers of honey taken off
+                level -= max(6.0, rng.uniform(0.3, 0.6) * (level - 25.0))
+                gain *= rng.uniform(0.7, 1.1)
+            elif ev == "swarm":  # half the bees leave with the old queen
+                swarmed = True
+                level -= rng.uniform(1.2, 3.5)
+                gain *= rng.uniform(0.4, 0.75)
+                forager_kg *= rng.uniform(0.45, 0.7)
+            elif ev == "flow_start":
+                flow = True
+                gain = rng.uniform(0.6, 2.6)
+            else:
+                flow = False
+                gain = rng.uniform(0.0, 0.2)
+        inc = (gain * wfac[day[a:b]] * w_int[a:b] - cons) * dt / 24.0
+        trend[a:b] = level + np.cumsum(inc)
+        level = trend[b - 1]
+        fam[a:b] = forager_kg
+
+    # wet hive after rain (water in the roof/wood) that dries off over the next day or so
+    wet = np.zeros(ndays)
+    for d in range(ndays):
+        wet[d] = (wet[d - 1] * 0.35 if d > 0 else 0.0) + (
+            rng.uniform(0.15, 0.6) if rain[d] else 0.0
+        )
+    xs = trend - fam * act[day] * absence + wet[day]
+
+    # load-cell artefacts: temperature sensitivity (daily), slow creep, autocorrelated noise
+    temp = rng.uniform(10, 22) + rng.uniform(5, 10) * np.sin(2 * np.pi * (hod - 9) / 24.0)
+    temp = temp - 4.0 * rain[day] + _r21_ar1(rng, n, 0.9, 1.5)
+    xs += rng.uniform(-0.03, 0.03) * temp
+    xs += rng.uniform(-0.04, 0.04) * hours / 24.0 + np.cumsum(
+        rng.normal(0, 0.004 * math.sqrt(dt), n)
+    )
+    xs += _r21_ar1(rng, n, rng.uniform(0.5, 0.8), rng.uniform(0.03, 0.12))
+
+    # beekeeper inspections: a super lifted off (or tools on the lid) while a reading is taken
+    d = rng.uniform(2.0, 8.0)
+    while d < ndays:
+        idx = np.nonzero((day == int(d)) & (hod >= 10) & (hod <= 16))[0]
+        if len(idx):
+            i = int(rng.choice(idx))
+            if rng.random() < 0.7:
+                xs[i] -= rng.uniform(6.0, 22.0)
+                if i + 1 < n and rng.random() < 0.2:
+                    xs[i + 1] -= rng.uniform(2.0, 8.0)
+            else:
+                xs[i] += rng.uniform(2.0, 8.0)
+        d += rng.uniform(5.0, 12.0)
+
+    xs = _r21_carry_forward(rng, xs, int(rng.poisson(n / 300.0)), 2, 12)
+    res = float(rng.choice([0.01, 0.05, 0.1]))
+    xs = np.round(xs / res) * res
+    return xs.astype(float), cps
+
+
+# ----------------------------------------------------------------------------------------------
+# 2. small ferry route: passengers per day over 6-24 months
+# ----------------------------------------------------------------------------------------------
+def _r21_circ(d):
+    return (d + 182.5) % 365.0 - 182.5
+
+
+def _ferry_passengers(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    n = int(rng.integers(183, 731))
+    cps = _r21_place(rng, n, _r21_draw_k(rng))
+    k = len(cps)
+    m = math.ceil(n / 6)
+    d = np.arange(n)
+    doy0 = int(rng.integers(0, 365))
+    absd = doy0 + d
+    doy = absd % 365
+    yr = absd // 365
+    wd = (int(rng.integers(0, 7)) + d) % 7  # 0 = Monday
+
+    leisure = rng.random() < 0.6
+    if leisure:  # island route: weekend and summer traffic
+        week = np.array([0.8, 0.75, 0.78, 0.85, 1.05, 1.5, 1.3])
+        S, D0 = rng.uniform(0.6, 2.2), rng.uniform(60.0, 700.0)
+    else:  # commuter crossing
+        week = np.array([1.1, 1.08, 1.08, 1.07, 1.0, 0.6, 0.45])
+        S, D0 = rng.uniform(0.1, 0.5), rng.uniform(150.0, 1100.0)
+    week = week * rng.uniform(0.9, 1.1, 7)
+    season = (
+        1.0
+        + S * np.exp(-0.5 * (_r21_circ(doy - rng.uniform(195, 215)) / rng.uniform(25, 45)) ** 2)
+        + 0.15 * S * np.exp(-0.5 * (_r21_circ(doy - 100) / 15.0) ** 2)
+        - 0.15 * np.exp(-0.5 * (_r21_circ(doy - 20) / 30.0) ** 2)
+    )
+    growth = (1.0 + rng.uniform(-0.05, 0.08)) ** (d / 365.0)
+
+    # bank holidays, Christmas (no service), event days
+    hol = np.ones(n)
+    hmult = rng.uniform(1.3, 1.9) if leisure else rng.uniform(0.45, 0.65)
+    no_service = np.zeros(n, dtype=bool)
+    for y in range(int(yr.max()) + 1):
+        iy = yr == y
+        easter = int(rng.integers(84, 116))
+        for hd in (0, easter - 2, easter + 1, 359):
+            hol[iy & (doy == hd)] = hmult
+        for lo in (120, 144, 236):
+            hol[iy & (doy >= lo) & (doy <= lo + 6) & (wd == 0)] = hmult
+        no_service |= iy & (doy == 358)
+        for _ in range(int(rng.integers(1, 4))):
+            s, ln = int(rng.integers(120, 280)), int(rng.integers(1, 4))
+            hol[iy & (doy >= s) & (doy < s + ln)] *= rng.uniform(1.6, 3.0)
+    weather = np.exp(_r21_ar1(rng, n, 0.5, 0.1))
+    base = D0 * week[wd] * season * growth * hol * weather
+
+    # labelled events: level ratio and capacity ratio per segment
+    lvl_r, cap_r, kinds = [1.0], [1.0], []
+    bridge_done = vessel_done = False
+    for _ in range(k):
+        opts = (
+            ["timetable", "fare"]
+            + ([] if bridge_done else ["bridge"])
+            + ([] if vessel_done else ["vessel"])
+        )
+        wts = np.array(
+            [{"timetable": 0.3, "fare": 0.25, "bridge": 0.2, "vessel": 0.25}[o] for o in opts]
+        )
+        ev = opts[int(rng.choice(len(opts), p=wts / wts.sum()))]
+        if ev == "timetable":  # sailings added or removed
+            r = rng.uniform(1.12, 1.35) if rng.random() < 0.55 else rng.uniform(0.72, 0.88)
+            lvl_r.append(r)
+            cap_r.append(r * rng.uniform(1.0, 1.2))
+        elif ev == "fare":  # fare rise (subtle drop) or fare cut
+            lvl_r.append(rng.uniform(0.84, 0.94) if rng.random() < 0.6 else rng.uniform(1.06, 1.15))
+            cap_r.append(1.0)
+        elif ev == "bridge":  # fixed link / competing bus service opens
+            bridge_done = True
+            lvl_r.append(rng.uniform(0.35, 0.7))
+            cap_r.append(1.0)
+        else:  # larger vessel: peak-day capacity cap lifts
+            vessel_done = True
+            lvl_r.append(rng.uniform(1.0, 1.06))
+            cap_r.append(rng.uniform(1.5, 2.2))
+        kinds.append(ev)
+    seg = _r21_seg_index(n, cps)
+    dem = base * np.cumprod(lvl_r)[seg]
+    capf = np.cumprod(cap_r)
+    if "vessel" in kinds:
+        j = kinds.index("vessel")
+        c = cps[j]
+        target = np.quantile(dem[max(0, c - m) : min(n, c + m)], rng.uniform(0.85, 0.93))
+        C0 = target / capf[j]
+    elif rng.random() < 0.35:  # capacity binds on the busiest days all along (not a change)
+        C0 = np.quantile(dem[: cps[0] if k else n], rng.uniform(0.93, 0.99))
+    else:
+        C0 = 5.0 * dem.max()
+    cap = C0 * capf[seg]
+    # refit: a smaller relief vessel for a week or two in the off season (unlabelled)
+    for y in range(int(yr.max()) + 1):
+        if rng.random() < 0.7:
+            s = int(rng.integers(300, 420)) % 365
+            cap[(yr == y) & (doy >= s) & (doy < s + int(rng.integers(7, 15)))] *= rng.uniform(
+                0.4, 0.6
+            )
+
+    cnt = np.minimum(rng.poisson(dem).astype(float), np.floor(cap))
+    # storms: cancelled or part-cancelled days, with catch-up travel the next day
+    winter = 0.5 + 0.5 * np.cos(2 * np.pi * (doy - 15) / 365.0)
+    p_storm = (0.004 + 0.05 * winter) * rng.uniform(0.5, 1.5)
+    storm = rng.random(n) < p_storm
+    for i in np.nonzero(storm)[0]:
+        frac = 0.0 if rng.random() < 0.6 else rng.uniform(0.2, 0.6)
+        lost = cnt[i] * (1.0 - frac)
+        cnt[i] = math.floor(cnt[i] * frac)
+        if i + 1 < n and not storm[i + 1]:
+            cnt[i + 1] += math.floor(lost * rng.uniform(0.3, 0.7))
+    cnt[no_service] = 0.0
+    # ticketing system outages: day booked as zero then batch-uploaded next day, or value repeated
+    for _ in range(int(rng.integers(0, 4))):
+        i = int(rng.integers(1, n - 1))
+        if rng.random() < 0.5:
+            cnt[i + 1] += cnt[i]
+            cnt[i] = 0.0
+        else:
+            cnt[i] = cnt[i - 1]
+    return cnt.astype(float), cps
+
+
+# ----------------------------------------------------------------------------------------------
+# 3. kiln chamber temperature (deg C), one reading every 2-10 minutes over a few days
+# ----------------------------------------------------------------------------------------------
+def _r21_kiln_cycle(p, T0, amb, dth):
+    """One firing: programmed ramp (two rates), hold, vented cooling to unload temperature."""
+    out = []
+    temp, sp, phase, stall, held = T0, T0, 0, 0.0, 0.0
+    while len(out) < 4000:
+        if phase < 2:
+            if phase == 0:
+                sp = min(p["th"], sp + (p["r1"] if sp < p["tmid"] else p["r2"]) * dth)
+            P = min(max(p["kp"] * (sp - temp) + (temp - amb) / p["tau"], 0.0), p["pmax"])
+            temp = temp + (P - (temp - amb) / p["tau"]) * dth
+            if phase == 0 and sp >= p["th"]:
+                stall += dth
+                if temp >= p["th"] - 3.0 or stall > 2.0:
+                    phase = 1
+            elif phase == 1:
+                held += dth
+                if held >= p["hold"]:
+                    phase = 2
+        else:
+            temp = amb + (temp - amb) * math.exp(-dth / p["tauc"])
+            if temp <= p["unload"]:
+                out.append(temp)
+                break
+        out.append(temp)
+    return np.array(out)
+
+
+def _kiln_temperature(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
+    amb = rng.uniform(15.0, 28.0)
+    th = rng.uniform(900.0, 1280.0)
+    tau = rng.uniform(2.0, 5.0)
+    r2 = rng.uniform(80.0, 300.0)
+    p = {
+        "th": th,
+        "tmid": rng.uniform(500.0, 650.0),
+        "r1": r2 * rng.uniform(0.5, 1.0),
+        "r2": r2,
+        "tau": tau,
+        "kp": 3.0,
+        "hold": rng.uniform(0.3, 2.5),
+        "tauc": tau * rng.uniform(0.5, 0.9),
+        "unload": rng.uniform(120.0, 300.0),
+    }
+    p["pmax"] = (r2 + (th - amb) / tau) * rng.uniform(1.25, 1.6)
+
+    # record length: enough firings that every segment can hold at least one full cycle
+    lc = len(_r21_kiln_cycle(p, amb + 40.0, amb, 0.05)) * 0.05 + 2.0  # hours incl. typical idle
+    H = rng.uniform(7.5, 10.0) * lc
+    dts = [dt for dt in (2, 3, 4, 5, 6, 10) if 250 <= H * 60.0 / dt <= 1000]
+    dt = int(rng.choice(dts)) if dts else 10
+    n = int(np.clip(round(H * 60.0 / dt), 60, 1000))
+    dth = dt / 60.0
+    cps = _r21_place(rng, n, _r21_draw_k(rng))
+
+    tr = []
+    pend = list(cps)
+    tc_at = []  # (index, offset_a, offset_b) for thermocouple replacements
+    T = amb + rng.uniform(0.0, 200.0)
+    idle_left = int(rng.uniform(0.0, 4.0) / dth)
+    door_left = 0
+    used = set()
+    while len(tr) < n:
+        t = len(tr)
+        event_now = bool(pend) and pend[0] <= t
+        if event_now:
+            pend.pop(0)
+            opts = [
+                o
+                for o in ("tc", "schedule", "element", "cooling")
+                if o not in used or o in ("tc", "schedule")
+            ]
+            wts = np.array(
+                [{"tc": 0.3, "schedule": 0.3, "element": 0.2, "cooling": 0.2}[o] for o in opts]
+            )
+            ev = opts[int(rng.choice(len(opts), p=wts / wts.sum()))]
+            used.add(ev)
+            if ev == "tc":  # logging thermocouple replaced, new one reads with an offset
+                sgn = 1.0 if rng.random() < 0.5 else -1.0
+                tc_at.append((t, sgn * rng.uniform(3.0, 10.0), sgn * rng.uniform(0.0, 20.0)))
+            elif ev == "schedule":  # new firing programme with another hold temperature
+                sgn = 1.0 if rng.random() < 0.5 else -1.0
+                p["th"] = float(np.clip(p["th"] + sgn * rng.uniform(40.0, 150.0), 850.0, 1300.0))
+                p["hold"] = rng.uniform(0.3, 2.5)
+            elif ev == "element":  # a heating element burnt out and stays out: slower ramps
+                p["pmax"] = max(
+                    p["pmax"] * rng.uniform(0.5, 0.72), (p["th"] - amb) / p["tau"] * 1.12 + 15.0
+                )
+            else:  # vent fan / damper repaired: faster cooling
+                p["tauc"] *= rng.uniform(0.5, 0.72)
+            idle_left = door_left = 0
+        elif idle_left > 0:
+            if door_left > 0:  # door open for unloading / loading
+                T = amb + (T - amb) * math.exp(-dth / 0.4)
+                door_left -= 1
+            else:
+                T = amb + (T - amb) * math.exp(-dth / p["tau"])
+            tr.append(T)
+            idle_left -= 1
+            continue
+        q = dict(p)  # load-to-load variation (unlabelled)
+        q["tau"] *= rng.uniform(0.93, 1.07)
+        q["hold"] *= rng.uniform(0.85, 1.15)
+        q["th"] += rng.normal(0.0, 2.0)
+        cyc = _r21_kiln_cycle(q, T, amb, dth)
+        if not event_now and pend and t + len(cyc) + 3 > pend[0]:
+            idle_left = pend[0] - t  # wait for the planned intervention before firing again
+            continue
+        truncated = bool(pend) and t + len(cyc) > pend[0]
+        if truncated:  # firing aborted for the intervention (rare)
+            cyc = cyc[: pend[0] - t]
+        tr.extend(cyc.tolist())
+        T = tr[-1]
+        if not truncated:
+            hrs = rng.uniform(5.0, 14.0) if rng.random() < 0.35 else rng.uniform(0.5, 3.0)
+            idle_left = max(1, int(hrs / dth))
+            door_left = int(rng.uniform(0.2, 0.7) / dth) + 1
+    true = np.array(tr[:n])
+
+    # peephole plug pulled during holds: short dips (unlabelled)
+    hot = np.nonzero(true > 0.97 * true.max())[0]
+    for _ in range(int(rng.integers(0, 4))):
+        if len(hot):
+            i = int(rng.choice(hot))
+            ln = int(rng.integers(2, 7))
+            true[i : i + ln] -= rng.uniform(5.0, 25.0) * np.exp(
+                -np.arange(len(true[i : i + ln])) / 2.0
+            )
+
+    # reading = true + thermocouple offset/drift + room-temperature ripple near ambient + noise
+    idx = np.arange(n)
+    xs = true.copy()
+    starts = [0] + [c for c, _, _ in tc_at]
+    offs = [(0.0, 0.0)] + [(a, b) for _, a, b in tc_at]
+    for s_i, (a, b) in zip(starts, offs, strict=True):
+        rate = rng.uniform(-1.5, 1.5)  # slow aging drift of this thermocouple, deg C per day
+        sl = slice(s_i, n)
+        xs[sl] = (
+            true[sl]
+            + a
+            + b * (true[sl] - 25.0) / 1000.0
+            + rate * (idx[sl] - s_i) * dth / 24.0 * (0.3 + true[sl] / 1000.0)
+        )
+    hod = (rng.uniform(0, 24) + idx * dth) % 24
+    xs += (
+        rng.uniform(1.0, 4.0) * np.sin(2 * np.pi * (hod - 15) / 24.0) * np.exp(-(true - amb) / 80.0)
+    )
+    xs += _r21_ar1(rng, n, rng.uniform(0.3, 0.8), rng.uniform(0.3, 1.2)) * (1.0 + true / 800.0)
+    # thermocouple / logger glitches: single-sample spikes and stuck readings
+    for _ in range(int(rng.poisson(n / 250.0))):
+        i = int(rng.integers(0, n))
+        mag = rng.uniform(40.0, 400.0)
+        xs[i] += mag if rng.random() < 0.5 else -min(mag, 0.9 * max(xs[i], 0.0))
+    xs = _r21_carry_forward(rng, xs, int(rng.poisson(n / 400.0)), 3, 12)
+    res = float(rng.choice([1.0, 0.1], p=[0.6, 0.4]))
+    xs = np.round(xs / res) * res
+    return xs.astype(float), cps
+
+
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
     "steps_heavy": lambda rng: _steps(rng, _heavy),
@@ -5168,6 +5619,9 @@ _FAMILIES = {
     "cold_store_temperature": _cold_store_temperature,
     "library_daily_loans": _library_daily_loans,
     "bridge_strain_gauge": _bridge_strain_gauge,
+    "beehive_weight": _beehive_weight,
+    "ferry_passengers": _ferry_passengers,
+    "kiln_temperature": _kiln_temperature,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
@@ -5235,6 +5689,9 @@ _UNSCALED = {
     "cold_store_temperature",
     "library_daily_loans",
     "bridge_strain_gauge",
+    "beehive_weight",
+    "ferry_passengers",
+    "kiln_temperature",
 }
 
 
