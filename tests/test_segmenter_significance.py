@@ -153,6 +153,7 @@ def test_the_verdict_is_the_same_however_points_arrive_and_a_state_restored_midw
 def test_independent_noise_keeps_every_change_the_detector_finds(shape: dict) -> None:
     # a 20-point window cannot tell a doubled variance or a one-std shift from chance; where the
     # points before a boundary are independent the detector's own verdict stands
+    lost = 0  # changes the merge test (round 21) drops of those the others keep
     for seed in range(6):
         sig = piecewise_gaussian(seed, n_segments=10, **shape)
         xs, cps = np.array(sig.xs), sig.changepoints.tolist()
@@ -160,9 +161,10 @@ def test_independent_noise_keeps_every_change_the_detector_finds(shape: dict) ->
         without = {c for c in cps for b in segment_all(xs, OFF) if abs(b - c) <= 5}
         assert len(without) >= 5  # most of the nine
         assert found >= without
-        # the merge test (round 21) prices a change there as BIC does: one lost at most
         merged = {c for c in cps for b in segment_all(xs) if abs(b - c) <= 5}
-        assert len(merged) >= len(found) - 1
+        lost += len(found - merged)
+    # the merge test prices a change there as BIC does: one of about fifty lost at most
+    assert lost <= 1
 
 
 def test_a_state_stored_before_the_significance_test_goes_on_without_it():

@@ -55,7 +55,8 @@ LINE_PENALTY = 16.0
 
 @njit(cache=True)
 def _clipped(xs):  # pragma: no cover - compiled
-    """The points, those beyond CLIP robust stds of their median drawn in to there."""
+    """The points, those beyond CLIP robust stds of their median drawn in to there (none
+    where more than half of them are equal: counts mostly zero keep their incidents)."""
     med = np.median(xs)
     spread = 1.4826 * np.median(np.abs(xs - med))
     out = xs.copy()
@@ -75,7 +76,7 @@ def _cost(residuals, floor):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _line_residuals(y):  # pragma: no cover - compiled
-    """y less its least-squares line (significance.line_residuals, compiled)."""
+    """y less its least-squares line (as significance._line_residuals, compiled)."""
     d = y - y.mean()
     if y.shape[0] < 3:
         return d
@@ -85,7 +86,7 @@ def _line_residuals(y):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _lag1(x):  # pragma: no cover - compiled
-    """The lag-1 autocorrelation clipped to [0, 0.95] (significance.lag1, compiled)."""
+    """The lag-1 autocorrelation clipped to [0, 0.95] (as significance._rho, compiled)."""
     if x.shape[0] < 4:
         return 0.0
     d = x - x.mean()
@@ -119,7 +120,9 @@ def _step_z(before, after):  # pragma: no cover - compiled
     s_b = 1.4826 * np.median(np.abs(d_b - m_b))
     s_a = 1.4826 * np.median(np.abs(d_a - m_a))
     error = math.sqrt(s_b * s_b / d_b.shape[0] + s_a * s_a / d_a.shape[0])
-    return abs(m_a - m_b) / error if error > 0 else 0.0
+    if error > 0:
+        return abs(m_a - m_b) / error
+    return math.inf if m_a != m_b else 0.0  # exact steps (a counter): any change is one
 
 
 def worth_a_boundary(
@@ -145,5 +148,8 @@ def worth_a_boundary(
 def new_step(before: np.ndarray, after: np.ndarray, z: float = STEP_Z) -> bool:
     """Whether the median step (first difference) after the boundary differs from the one
     before by more than z robust standard errors: a sawtooth drawn down faster, or a new
-    slope, whose levels spread alike on both sides."""
+    slope, whose levels spread alike on both sides; False with fewer than MIN_SIDE points on
+    a side."""
+    if before.shape[0] < MIN_SIDE or after.shape[0] < MIN_SIDE:
+        return False
     return bool(_step_z(before, after) > z)

@@ -35,6 +35,7 @@ from graphmem.series.detect.bocpd import (
 from graphmem.series.detect.merge import BEFORE as MERGE_BEFORE
 from graphmem.series.detect.merge import EARLY as MERGE_EARLY
 from graphmem.series.detect.merge import EARLY_STRICTNESS, worth_a_boundary
+from graphmem.series.detect.merge import MIN_SIDE as MERGE_MIN_SIDE
 from graphmem.series.detect.repeat import FLOOR_FRACTION, RESET, same_steps, starts_again
 from graphmem.series.detect.significance import BEFORE as SIGNIFICANCE_BEFORE
 from graphmem.series.detect.significance import MIN_SIDE, significant
@@ -180,9 +181,12 @@ class SegmenterConfig:
             raise InvalidInput("swing_window", f"must be 0 or at least {MIN_WINDOW}")
         _check_int("significance_window", self.significance_window, 0)
         _check_int("merge_window", self.merge_window, 0)
-        if self.merge_window > 100_000:
-            raise InvalidInput("merge_window", f"must be at most 100000, got {self.merge_window}")
-        _check_real("merge_penalty", self.merge_penalty, 0.0, 1e6)
+        if 0 < self.merge_window < MERGE_MIN_SIDE or self.merge_window > 100_000:
+            raise InvalidInput(
+                "merge_window", f"must be 0 or {MERGE_MIN_SIDE} to 100000, got {self.merge_window}"
+            )
+        # below 1 the price would fall as the points wander
+        _check_real("merge_penalty", self.merge_penalty, 1.0, 1e6)
         if 0 < self.significance_window < MIN_SIDE:
             raise InvalidInput("significance_window", f"must be 0 or at least {MIN_SIDE}")
         names = (
@@ -516,7 +520,8 @@ class OnlineSegmenter:
                 break
             if hi is not None or not w:
                 kept.append(c)
-                done.append(top if hi is None else hi)
+                # not before it was confirmed: the smooth test's verdict may date from earlier
+                done.append(max(first_hi, top if hi is None else hi))
             self._decided(top if hi is None else hi)
         self._record(kept, done)
         return self._release(seen, final)
