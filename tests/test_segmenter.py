@@ -363,6 +363,7 @@ def test_dropouts_are_not_changes_and_a_step_between_them_is_found():
     # Each run of zeros went away and came back: two boundaries, eight a series, with the
     # blip test off (round 9; and the transient test, which reads such a run as an excursion
     # that returns too); now few. An 8-std step is still found in every draw.
+    # (the merge test, round 21, off too: the count is of the cuts the other tests see)
     off_cfg = SegmenterConfig(blip_length=0, transient_length=0, merge_window=0)
     off = [segment_all(_dropouts(seed, 0.0), off_cfg) for seed in range(10)]
     quiet = [segment_all(_dropouts(seed, 0.0)) for seed in range(10)]
