@@ -34,6 +34,8 @@ import math
 import numpy as np
 from numba import njit
 
+from graphmem.series.detect.significance import lag1, line_residuals
+
 # The most points of the segment before a boundary read.
 BEFORE = 200
 # The fewest points on a side a verdict needs (fewer: the boundary is kept).
@@ -75,28 +77,6 @@ def _cost(residuals, floor):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _line_residuals(y):  # pragma: no cover - compiled
-    """y less its least-squares line (as significance._line_residuals, compiled)."""
-    d = y - y.mean()
-    if y.shape[0] < 3:
-        return d
-    t = np.arange(y.shape[0]) - (y.shape[0] - 1) / 2.0
-    return d - t * ((t @ d) / (t @ t))
-
-
-@njit(cache=True)
-def _lag1(x):  # pragma: no cover - compiled
-    """The lag-1 autocorrelation clipped to [0, 0.95] (as significance._rho, compiled)."""
-    if x.shape[0] < 4:
-        return 0.0
-    d = x - x.mean()
-    total = d @ d
-    if total <= 0.0:
-        return 0.0
-    return min(0.95, max(0.0, (d[1:] @ d[:-1]) / total))
-
-
-@njit(cache=True)
 def _gains(before, after):  # pragma: no cover - compiled
     """How much better a fit for each side explains the points than one for both, by means
     and by lines; and the lag-1 autocorrelation of the points about their own side's mean."""
@@ -107,9 +87,9 @@ def _gains(before, after):  # pragma: no cover - compiled
     floor = 1e-12 * max(1.0, mean_size * mean_size)
     apart_b, apart_a = before - before.mean(), after - after.mean()
     by_mean = _cost(both - both.mean(), floor) - _cost(apart_b, floor) - _cost(apart_a, floor)
-    lines = _cost(_line_residuals(before), floor) + _cost(_line_residuals(after), floor)
-    by_line = _cost(_line_residuals(both), floor) - lines
-    return by_mean, by_line, _lag1(np.concatenate((apart_b, apart_a)))
+    lines = _cost(line_residuals(before), floor) + _cost(line_residuals(after), floor)
+    by_line = _cost(line_residuals(both), floor) - lines
+    return by_mean, by_line, lag1(np.concatenate((apart_b, apart_a)))
 
 
 @njit(cache=True)

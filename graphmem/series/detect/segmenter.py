@@ -337,6 +337,8 @@ class OnlineSegmenter:
         self._transient_wait = (-1, 0)
         # (boundary, stage): the swing test's next window for that boundary (a cache)
         self._swing_wait = (-1, 0)
+        # (boundary, stage): the merge test's first stage not yet failed for that boundary (a cache)
+        self._merge_wait = (-1, 0)
         # Boundaries kept within the swing test's look back: its history leaves them out.
         self._kept_recent: list[int] = []
         # Boundaries the smooth test has not decided yet: (boundary, points seen at the next test).
@@ -424,7 +426,11 @@ class OnlineSegmenter:
         the points were batched."""
         m = self.config.merge_window
         after = self._held[1] if len(self._held) > 1 else None
-        for k in (*(k for k in MERGE_EARLY if k < m), m):
+        stages = (*(k for k in MERGE_EARLY if k < m), m)
+        # an early stage that failed stays failed: the boundary after, if any, came later
+        first = self._merge_wait[1] if self._merge_wait[0] == c else 0
+        for i in range(first, len(stages)):
+            k = stages[i]
             stop = c + k
             if after is not None and after[1] <= stop:  # the segment after is known
                 return self._merge_test(c, start, after[0])
@@ -436,6 +442,7 @@ class OnlineSegmenter:
                 return self._merge_test(c, start, stop)
             if self._merge_test(c, start, stop, EARLY_STRICTNESS):
                 return True
+            self._merge_wait = (c, i + 1)
         return None  # not reached: the last stage decides
 
     def _merge_test(self, c: int, start: int, hi: int, strict: float = 1.0) -> bool:

@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 # The most points before a boundary read (the segment before it: OnlineSegmenter._significance).
 BEFORE = 160
@@ -64,7 +65,7 @@ def significant(before: np.ndarray, after: np.ndarray) -> bool:
         return True
     left = np.asarray(before, dtype=np.float64)
     right = np.asarray(after, dtype=np.float64)
-    if _rho(left) < INDEPENDENT and float(left.var()) > _tiny(left, right):
+    if lag1(left) < INDEPENDENT and float(left.var()) > _tiny(left, right):
         return True
     return (
         jump_z(left, right) >= JUMP
@@ -87,8 +88,8 @@ def mean_z(left: np.ndarray, right: np.ndarray) -> float:
     """The larger of the two sides' mean difference and log variance ratio, in standard
     errors, each side worth n (1 - rho) / (1 + rho) independent points."""
     eps = _tiny(left, right)
-    n_left = _worth(left.shape[0], _rho(left))
-    n_right = _worth(right.shape[0], _rho(right))
+    n_left = _worth(left.shape[0], lag1(left))
+    n_right = _worth(right.shape[0], lag1(right))
     var_left, var_right = float(left.var()), float(right.var())
     pooled = (left.shape[0] * var_left + right.shape[0] * var_right) / (
         left.shape[0] + right.shape[0]
@@ -103,13 +104,13 @@ def chow_z(left: np.ndarray, right: np.ndarray) -> float:
     autocorrelation allowed for) and the log ratio of the two lines' residual variances in
     standard errors."""
     eps = _tiny(left, right)
-    res_left, res_right = _line_residuals(left), _line_residuals(right)
+    res_left, res_right = line_residuals(left), line_residuals(right)
     split = float(res_left @ res_left + res_right @ res_right)
-    joint_res = _line_residuals(np.concatenate((left, right)))
+    joint_res = line_residuals(np.concatenate((left, right)))
     joint = float(joint_res @ joint_res)
     n = left.shape[0] + right.shape[0]
     noise = split / max(n - 4, 1) + eps
-    rho = _rho(np.concatenate((res_left, res_right)))
+    rho = lag1(np.concatenate((res_left, res_right)))
     stat = (joint - split) / noise * (1.0 - rho) / (1.0 + rho)
     n_left, n_right = _worth(left.shape[0], rho), _worth(right.shape[0], rho)
     scale = _scale_z(float(res_left.var()) + eps, float(res_right.var()) + eps, n_left, n_right)
@@ -122,15 +123,16 @@ def _scale_z(var_left: float, var_right: float, n_left: float, n_right: float) -
     return abs(math.log(var_left / var_right)) / se
 
 
-def _rho(x: np.ndarray) -> float:
+@njit(cache=True)
+def lag1(x):  # pragma: no cover - compiled
     """The lag-1 autocorrelation, clipped to [0, MAX_RHO] (0 for fewer than 4 points)."""
     if x.shape[0] < 4:
         return 0.0
     d = x - x.mean()
-    total = float(d @ d)
+    total = d @ d
     if total <= 0.0:
         return 0.0
-    return min(MAX_RHO, max(0.0, float(d[1:] @ d[:-1]) / total))
+    return min(MAX_RHO, max(0.0, (d[1:] @ d[:-1]) / total))
 
 
 def _worth(n: int, rho: float) -> float:
@@ -138,13 +140,14 @@ def _worth(n: int, rho: float) -> float:
     return n * (1.0 - rho) / (1.0 + rho)
 
 
-def _line_residuals(y: np.ndarray) -> np.ndarray:
+@njit(cache=True)
+def line_residuals(y):  # pragma: no cover - compiled
     """y less its least-squares line (its mean for fewer than 3 points)."""
     d = y - y.mean()
     if y.shape[0] < 3:
         return d
-    t = np.arange(y.shape[0], dtype=np.float64) - (y.shape[0] - 1) / 2.0
-    return d - t * (float(t @ d) / float(t @ t))
+    t = np.arange(y.shape[0]) - (y.shape[0] - 1) / 2.0
+    return d - t * ((t @ d) / (t @ t))
 
 
 def _tiny(left: np.ndarray, right: np.ndarray) -> float:
