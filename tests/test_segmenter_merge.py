@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from pushes import in_pieces, resumed_from_older_state
 
 from bench.cp_families import family_series
 from graphmem.errors import InvalidInput
+from graphmem.series.detect import merge
 from graphmem.series.detect.merge import EARLY_STRICTNESS, worth_a_boundary
 from graphmem.series.detect.segmenter import OnlineSegmenter, SegmenterConfig, segment_all
 
@@ -122,6 +124,24 @@ def test_the_segments_decide_not_a_spike_or_the_noise() -> None:
     # an early verdict asks three times as much: one std on 20 points is not yet enough
     assert worth_a_boundary(left, right[:20] + 1.0, PENALTY)
     assert not worth_a_boundary(left, right[:20] + 1.0, PENALTY, strict=EARLY_STRICTNESS)
+
+
+def test_a_jump_against_a_trend_keeps_its_boundary(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A level dropping by two stds on a rising trend: the two sides' means hardly differ (the
+    # drop undoes what the trend added), one line with a jump explains them far better.
+    t = np.arange(160, dtype=np.float64)
+    drop = np.where(t >= 100, 2.0, 0.0)
+    noise = [np.random.default_rng(seed).standard_normal(160) for seed in range(40)]
+
+    def kept(series: list[np.ndarray]) -> int:
+        return sum(worth_a_boundary(y[:100], y[100:], PENALTY) for y in series)
+
+    dropped = [0.02 * t + e - drop for e in noise]
+    assert kept(dropped) >= 30
+    rising = [0.02 * t + e for e in noise]
+    assert sum(merge._jump_on_a_line(y[:100], y[100:], PENALTY, math.log(160)) for y in rising) <= 2
+    monkeypatch.setattr(merge, "OFFSET_PRICE", math.inf)  # the means alone lose it
+    assert kept(dropped) <= 2
 
 
 @pytest.mark.parametrize(

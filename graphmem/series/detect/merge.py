@@ -16,6 +16,10 @@ close), and is kept only if (`worth_a_boundary`):
   rising to the segmenter's `merge_penalty` as their lag-1 autocorrelation reaches WANDER: where
   the detector's model of independent points holds, its run-length posterior tells a small
   shift from chance, and where it does not, a stretch of wander passes for a change;
+- or one line with a jump at the boundary explains them better than one line, by more than
+  OFFSET_PRICE times the first way's price, the autocorrelation read about the jumping line
+  (round 22): a level shift on a trend, whose sides spread about their own means, and whose
+  means may hardly differ where the shift undoes what the trend added;
 - or a line through each side explains them better than one line through both by more than
   LINE_PENALTY times the log of their points: a new slope on a trend (a kink) keeps its
   boundary, which the means of the two sides may not show;
@@ -53,6 +57,11 @@ EARLY_STRICTNESS = 3.0
 STEP_Z = 4.0
 # The penalty a change of slope pays (times the log of the points), kept without the means.
 LINE_PENALTY = 16.0
+# A jump on a trend: one line with an offset at the boundary against one line, priced this
+# many times the means' price (raised by the autocorrelation about the jumping line), read
+# only with this many points or more on each side (a line through fewer is too rough).
+OFFSET_PRICE = 2.5
+OFFSET_MIN_SIDE = 10
 
 
 @njit(cache=True)
@@ -93,6 +102,28 @@ def _gains(before, after):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _offset_gain(before, after):  # pragma: no cover - compiled
+    """How much better one line with a jump at the boundary explains the points than one line,
+    and the lag-1 autocorrelation of the points about the jumping line."""
+    before, after = _clipped(before), _clipped(after)
+    y = np.concatenate((before, after))
+    n = y.shape[0]
+    mean_size = np.mean(np.abs(y))
+    floor = 1e-12 * max(1.0, mean_size * mean_size)
+    t = np.arange(n) - (n - 1) / 2.0
+    step = np.zeros(n)
+    step[before.shape[0] :] = 1.0
+    # least squares on [1, t, step]
+    X = np.empty((n, 3))
+    X[:, 0] = 1.0
+    X[:, 1] = t
+    X[:, 2] = step
+    coef = np.linalg.lstsq(X, y)[0]
+    resid = y - X @ coef
+    return _cost(line_residuals(y), floor) - _cost(resid, floor), lag1(resid)
+
+
+@njit(cache=True)
 def _step_z(before, after):  # pragma: no cover - compiled
     """The difference of the median steps (first differences) in robust standard errors."""
     d_b, d_a = np.diff(before), np.diff(after)
@@ -120,9 +151,20 @@ def worth_a_boundary(
     price = strict * (1.0 + (penalty - 1.0) * min(1.0, rho / WANDER))
     return (
         by_mean > price * log_n
+        or _jump_on_a_line(before, after, penalty, strict * log_n)
         or by_line > strict * LINE_PENALTY * log_n
         or new_step(before, after, strict * STEP_Z)
     )
+
+
+def _jump_on_a_line(before: np.ndarray, after: np.ndarray, penalty: float, scale: float) -> bool:
+    """Whether a jump at the boundary on one line through both sides pays OFFSET_PRICE times
+    the means' price (scaled by `scale`), the autocorrelation read about the jumping line: a
+    level shift on a trend, whose sides spread widely about their own means."""
+    if min(before.shape[0], after.shape[0]) < OFFSET_MIN_SIDE:
+        return False
+    gain, rho = _offset_gain(before, after)
+    return gain > scale * OFFSET_PRICE * (1.0 + (penalty - 1.0) * min(1.0, rho / WANDER))
 
 
 def new_step(before: np.ndarray, after: np.ndarray, z: float = STEP_Z) -> bool:
