@@ -5547,6 +5547,999 @@ def _kiln_temperature(rng: np.random.Generator) -> tuple[np.ndarray, list[int]]:
     return xs.astype(float), cps
 
 
+# ---------------------------------------------------------------------------------------------
+# Round 22, written blind (without looking at the detector or the repository, from domain
+# knowledge, no dataset): a yearly national statistic, monthly visitor arrivals and a daily
+# exchange rate or price. The blind author's module, as written (its helpers prefixed _r22_).
+# ---------------------------------------------------------------------------------------------
+
+# ---------------------------------------------------------------------------
+# shared helpers
+# ---------------------------------------------------------------------------
+
+_R22_K_PROBS = (0.20, 0.33, 0.27, 0.13, 0.07)
+
+
+def _r22_minseg(n):
+    return max(int(math.ceil(n / 6.0)), 8)
+
+
+def _r22_draw_k(rng, n, probs=_R22_K_PROBS):
+    """Number of labelled changes: 0-4, none in about a fifth of draws."""
+    ms = _r22_minseg(n)
+    kmax = min(4, n // ms - 1)
+    k = int(rng.choice(len(probs), p=np.asarray(probs) / np.sum(probs)))
+    return max(0, min(k, kmax))
+
+
+def _r22_place(rng, n, k, ms):
+    """k change positions such that every segment has at least ms points."""
+    if k <= 0:
+        return []
+    slack = n - (k + 1) * ms
+    if slack < 0:
+        raise ValueError("too many changes for length")
+    u = np.sort(rng.integers(0, slack + 1, size=k))
+    return [int((i + 1) * ms + u[i]) for i in range(k)]
+
+
+def _r22_segments_ok(n, cps):
+    ms = _r22_minseg(n)
+    b = [0] + list(cps) + [n]
+    return all(b[i + 1] - b[i] >= ms for i in range(len(b) - 1))
+
+
+def _r22_ar2_cycle(rng, n, period, r, amp):
+    """Quasi-periodic AR(2) component scaled to standard deviation amp."""
+    phi1 = 2.0 * r * math.cos(2.0 * math.pi / period)
+    phi2 = -r * r
+    burn = 30
+    e = rng.normal(0.0, 1.0, size=n + burn)
+    c = np.zeros(n + burn)
+    for t in range(2, n + burn):
+        c[t] = phi1 * c[t - 1] + phi2 * c[t - 2] + e[t]
+    c = c[burn:]
+    sd = float(np.std(c))
+    if sd > 0:
+        c = c / sd * amp
+    return c
+
+
+def _r22_ar1(rng, n, rho, sd):
+    e = rng.normal(0.0, sd, size=n)
+    x = np.zeros(n)
+    x[0] = e[0] / math.sqrt(max(1e-9, 1 - rho * rho))
+    for t in range(1, n):
+        x[t] = rho * x[t - 1] + e[t]
+    return x
+
+
+def _r22_far_from(t, points, gap):
+    return all(abs(t - p) >= gap for p in points)
+
+
+# ---------------------------------------------------------------------------
+# 1. annual national / regional statistic
+# ---------------------------------------------------------------------------
+
+# kind -> parameters.  level: log10 range of the starting value; g0: initial
+# annual log-growth range; damp: per-year geometric decay of the segment
+# growth rate (saturation); lnoise: sd of level noise (log); gnoise: sd of a
+# random-walk component in growth (log); cyc: business-cycle amplitude (log);
+# rec_p: yearly probability of an (unlabelled, recovering) recession; rec:
+# depth range (log); rec_sign: -1 dips, +1 bumps (debt ratio); sig:
+# significant digits of publication; rebase: chance of a small spliced
+# revision; w: sampling weight.
+_R22_ANNUAL_KINDS = {
+    "gdp_nominal_lcu": dict(
+        w=1.2,
+        level=(0.5, 5.0),
+        g0=(0.03, 0.12),
+        damp=(1.0, 1.0),
+        lnoise=(0.004, 0.012),
+        gnoise=(0.002, 0.006),
+        cyc=(0.004, 0.015),
+        rec_p=(0.06, 0.12),
+        rec=(0.01, 0.05),
+        rec_sign=-1,
+        sig=(3, 5),
+        rebase=0.25,
+    ),
+    "gdp_real": dict(
+        w=1.2,
+        level=(1.0, 4.5),
+        g0=(0.01, 0.07),
+        damp=(0.99, 1.0),
+        lnoise=(0.003, 0.010),
+        gnoise=(0.001, 0.004),
+        cyc=(0.004, 0.015),
+        rec_p=(0.07, 0.14),
+        rec=(0.015, 0.07),
+        rec_sign=-1,
+        sig=(3, 5),
+        rebase=0.2,
+    ),
+    "gdp_pc_usd": dict(
+        w=1.0,
+        level=(2.3, 4.6),
+        g0=(0.0, 0.08),
+        damp=(1.0, 1.0),
+        lnoise=(0.02, 0.05),
+        gnoise=(0.003, 0.008),
+        cyc=(0.01, 0.04),
+        rec_p=(0.06, 0.12),
+        rec=(0.04, 0.12),
+        rec_sign=-1,
+        sig=(3, 5),
+        rebase=0.1,
+    ),
+    "population": dict(
+        w=1.0,
+        level=(2.5, 5.3),
+        g0=(-0.004, 0.035),
+        damp=(0.975, 1.0),
+        lnoise=(0.0003, 0.0015),
+        gnoise=(0.0003, 0.0012),
+        cyc=(0.0, 0.0),
+        rec_p=(0.0, 0.0),
+        rec=(0.0, 0.0),
+        rec_sign=-1,
+        sig=(4, 6),
+        rebase=0.15,
+    ),
+    "employment_industry": dict(
+        w=1.0,
+        level=(0.7, 3.3),
+        g0=(-0.03, 0.05),
+        damp=(0.985, 1.0),
+        lnoise=(0.01, 0.03),
+        gnoise=(0.002, 0.006),
+        cyc=(0.01, 0.03),
+        rec_p=(0.07, 0.14),
+        rec=(0.03, 0.10),
+        rec_sign=-1,
+        sig=(3, 4),
+        rebase=0.15,
+    ),
+    "co2_emissions": dict(
+        w=1.0,
+        level=(0.3, 3.5),
+        g0=(-0.01, 0.06),
+        damp=(0.985, 1.0),
+        lnoise=(0.01, 0.03),
+        gnoise=(0.002, 0.005),
+        cyc=(0.008, 0.025),
+        rec_p=(0.06, 0.12),
+        rec=(0.02, 0.07),
+        rec_sign=-1,
+        sig=(3, 4),
+        rebase=0.1,
+    ),
+    "public_debt_pct_gdp": dict(
+        w=1.0,
+        level=(1.0, 1.95),
+        g0=(-0.02, 0.03),
+        damp=(1.0, 1.0),
+        lnoise=(0.015, 0.04),
+        gnoise=(0.003, 0.008),
+        cyc=(0.01, 0.03),
+        rec_p=(0.06, 0.12),
+        rec=(0.05, 0.15),
+        rec_sign=+1,
+        sig=(3, 3),
+        rebase=0.1,
+    ),
+    "fertility_rate": dict(
+        w=0.9,
+        level=(0.2, 0.82),
+        g0=(-0.035, 0.005),
+        damp=(0.97, 1.0),
+        lnoise=(0.006, 0.02),
+        gnoise=(0.002, 0.006),
+        cyc=(0.0, 0.01),
+        rec_p=(0.03, 0.08),
+        rec=(0.02, 0.05),
+        rec_sign=-1,
+        sig=(3, 3),
+        rebase=0.0,
+    ),
+    "railway_length_km": dict(
+        w=0.8,
+        level=(2.6, 4.7),
+        g0=(0.0, 0.08),
+        damp=(0.92, 0.99),
+        lnoise=(0.0005, 0.003),
+        gnoise=(0.0005, 0.002),
+        cyc=(0.0, 0.0),
+        rec_p=(0.0, 0.0),
+        rec=(0.0, 0.0),
+        rec_sign=-1,
+        sig=(4, 5),
+        rebase=0.1,
+    ),
+    "industry_output": dict(
+        w=1.0,
+        level=(0.0, 4.0),
+        g0=(-0.02, 0.08),
+        damp=(0.99, 1.0),
+        lnoise=(0.02, 0.05),
+        gnoise=(0.003, 0.008),
+        cyc=(0.02, 0.05),
+        rec_p=(0.08, 0.15),
+        rec=(0.05, 0.18),
+        rec_sign=-1,
+        sig=(3, 4),
+        rebase=0.1,
+    ),
+}
+
+
+def _r22_annual_effect(rng, kind, g_old, n):
+    """Effect of one labelled structural change for the annual family.
+
+    Returns (g_new, shift, ramp): new segment growth rate (annual log), a
+    lasting level shift (log) spread over `ramp` years starting at the change.
+    """
+    u = rng.uniform
+    sgn = 1.0 if rng.random() < 0.5 else -1.0
+    if kind == "gdp_nominal_lcu":
+        t = rng.choice(
+            ["inflation_up", "disinflation", "crisis_level", "growth"], p=[0.25, 0.25, 0.25, 0.25]
+        )
+        if t == "inflation_up":
+            return g_old + u(0.08, 0.35), 0.0, 1
+        if t == "disinflation":
+            return (
+                max(0.01, g_old - u(0.04, 0.25))
+                if g_old > 0.07
+                else max(0.0, g_old - u(0.03, 0.05)),
+                0.0,
+                1,
+            )
+        if t == "crisis_level":
+            return g_old + u(-0.03, 0.01), -u(0.08, 0.25), int(rng.integers(1, 3))
+        return max(0.0, g_old + sgn * u(0.03, 0.07)), 0.0, 1
+    if kind == "gdp_real":
+        t = rng.choice(
+            ["slowdown", "acceleration", "crisis_level", "collapse"], p=[0.3, 0.2, 0.3, 0.2]
+        )
+        if t == "slowdown":
+            return g_old - u(0.02, 0.05), 0.0, 1
+        if t == "acceleration":
+            return g_old + u(0.02, 0.05), 0.0, 1
+        if t == "crisis_level":
+            return g_old - u(0.0, 0.02), -u(0.07, 0.18), int(rng.integers(1, 3))
+        return u(0.02, 0.07), -u(0.2, 0.45), int(rng.integers(2, 5))
+    if kind == "gdp_pc_usd":
+        t = rng.choice(["devaluation", "growth", "boom"], p=[0.5, 0.3, 0.2])
+        if t == "devaluation":
+            return g_old + u(-0.02, 0.02), -u(0.25, 0.6), int(rng.integers(1, 3))
+        if t == "growth":
+            return g_old + sgn * u(0.03, 0.07), 0.0, 1
+        return g_old + u(0.0, 0.03), u(0.2, 0.45), int(rng.integers(1, 4))
+    if kind == "population":
+        t = rng.choice(["growth", "war_emigration", "influx"], p=[0.5, 0.35, 0.15])
+        if t == "growth":
+            d = u(0.006, 0.018)
+            return (g_old - d) if (g_old > 0.0 and rng.random() < 0.7) else (g_old + d), 0.0, 1
+        if t == "war_emigration":
+            return g_old - u(0.0, 0.01), -u(0.03, 0.15), int(rng.integers(1, 4))
+        return g_old + u(0.0, 0.005), u(0.03, 0.1), int(rng.integers(1, 3))
+    if kind == "employment_industry":
+        t = rng.choice(["decline", "restructuring", "boom"], p=[0.45, 0.35, 0.2])
+        if t == "decline":
+            return -u(0.04, 0.12), 0.0, 1
+        if t == "restructuring":
+            return g_old + u(-0.03, 0.01), -u(0.2, 0.5), int(rng.integers(1, 4))
+        return max(g_old, 0.0) + u(0.04, 0.09), 0.0, 1
+    if kind == "co2_emissions":
+        t = rng.choice(["plateau", "policy_decline", "collapse", "surge"], p=[0.3, 0.25, 0.2, 0.25])
+        if t == "plateau":
+            return u(-0.005, 0.008), 0.0, 1
+        if t == "policy_decline":
+            return -u(0.015, 0.045), -u(0.0, 0.05), 1
+        if t == "collapse":
+            return u(-0.01, 0.02), -u(0.2, 0.45), int(rng.integers(2, 5))
+        return g_old + u(0.03, 0.07), 0.0, 1
+    if kind == "public_debt_pct_gdp":
+        t = rng.choice(
+            ["crisis", "consolidation", "restructuring", "deficits"], p=[0.35, 0.25, 0.15, 0.25]
+        )
+        if t == "crisis":
+            return u(-0.01, 0.03), u(0.25, 0.65), int(rng.integers(2, 4))
+        if t == "consolidation":
+            return -u(0.03, 0.08), 0.0, 1
+        if t == "restructuring":
+            return u(-0.02, 0.02), -u(0.25, 0.6), int(rng.integers(1, 3))
+        return u(0.03, 0.07), 0.0, 1
+    if kind == "fertility_rate":
+        t = rng.choice(["bust", "boom", "stall", "recovery_policy"], p=[0.35, 0.25, 0.2, 0.2])
+        if t == "bust":
+            return u(-0.01, 0.01), -u(0.2, 0.45), int(rng.integers(2, 5))
+        if t == "boom":
+            return u(-0.02, 0.0), u(0.15, 0.35), int(rng.integers(3, 6))
+        if t == "stall":
+            return u(-0.003, 0.004), 0.0, 1
+        return u(0.01, 0.025), 0.0, 1
+    if kind == "railway_length_km":
+        t = rng.choice(
+            ["closures", "closure_programme", "construction", "war_loss"], p=[0.3, 0.35, 0.2, 0.15]
+        )
+        if t == "closures":
+            return -u(0.015, 0.05), 0.0, 1
+        if t == "closure_programme":
+            return u(-0.005, 0.0), -u(0.12, 0.35), int(rng.integers(3, 7))
+        if t == "construction":
+            return u(0.02, 0.05), 0.0, 1
+        return u(-0.003, 0.005), -u(0.08, 0.25), 1
+    # industry_output
+    t = rng.choice(["collapse", "growth", "capacity"], p=[0.4, 0.3, 0.3])
+    if t == "collapse":
+        return u(-0.06, 0.01), -u(0.25, 0.7), int(rng.integers(1, 4))
+    if t == "growth":
+        return g_old + sgn * u(0.04, 0.09), 0.0, 1
+    return g_old + u(-0.02, 0.02), u(0.25, 0.6), int(rng.integers(1, 4))
+
+
+def _annual_national_statistic(rng):
+    # Models a yearly national or regional statistic of one of ten kinds
+    # (nominal GDP in local currency, real GDP, GDP per capita in dollars,
+    # population, employment in one industry, CO2 emissions, public debt as %
+    # of GDP, total fertility rate, railway network length, an industry's
+    # physical output).  The series is built in logs: a segment-wise growth
+    # rate (optionally decaying towards saturation), a slowly wandering growth
+    # component, an AR(2) business cycle, 1-2 year recessions (for the debt
+    # ratio: bumps) that fully recover to the trend path, level noise,
+    # publication rounding, and occasionally a small spliced revision /
+    # rebasing step of at most ~2.5%.
+    # LABELLED: lasting structural changes a careful economist would mark -
+    # a crisis after which the level stays lower (level shift, possibly spread
+    # over 1-6 years starting at the label), a change of the growth regime
+    # (inflation takes off or is stabilised, catch-up growth ends, an industry
+    # enters terminal decline, emissions plateau after a policy change), a
+    # collapse or war that moves the whole path, a debt crisis or
+    # restructuring, a baby boom/bust.  The label is the first year of the
+    # new regime.
+    # NOT LABELLED: ordinary recessions that recover, the trend and its slow
+    # saturation, business-cycle wiggles, noise, rounding and the small
+    # rebasing step.
+    n = int(rng.integers(20, 121))
+    ms = _r22_minseg(n)
+    k = _r22_draw_k(rng, n)
+    cps = _r22_place(rng, n, k, ms)
+
+    names = list(_R22_ANNUAL_KINDS)
+    w = np.array([_R22_ANNUAL_KINDS[x]["w"] for x in names])
+    kind = names[int(rng.choice(len(names), p=w / w.sum()))]
+    P = _R22_ANNUAL_KINDS[kind]
+    u = rng.uniform
+
+    lvl0 = u(*P["level"]) * math.log(10.0)
+    g = u(*P["g0"])
+    damp = u(*P["damp"])
+    lnoise = u(*P["lnoise"])
+    gnoise = u(*P["gnoise"])
+
+    # segment regimes
+    seg_start = [0] + cps
+    seg_g = [g]
+    shifts = []  # (start, shift, ramp)
+    for c in cps:
+        # effective growth just before the change, after damping
+        prev_start = seg_start[len(seg_g) - 1]
+        g_eff = seg_g[-1] * damp ** (c - 1 - prev_start)
+        g_new, d, ramp = _r22_annual_effect(rng, kind, g_eff, n)
+        ramp = int(max(1, min(ramp, ms - 2)))
+        seg_g.append(float(g_new))
+        shifts.append((c, float(d), ramp))
+
+    # growth path
+    gpath = np.zeros(n)
+    bounds = seg_start + [n]
+    for j in range(len(seg_g)):
+        s, e = bounds[j], bounds[j + 1]
+        idx = np.arange(e - s)
+        gpath[s:e] = seg_g[j] * damp**idx
+    # keep the overall trend range plausible for a single chart: long
+    # series of fast-growing kinds get proportionally slower growth
+    if kind in ("population", "railway_length_km", "public_debt_pct_gdp", "fertility_rate"):
+        budget = u(0.3, 1.5)
+    else:
+        budget = u(0.8, 3.2)
+    cum = np.cumsum(gpath)
+    rngspan = float(cum.max() - cum.min())
+    if rngspan > budget:
+        gpath *= budget / rngspan
+    # slowly wandering growth (integrated AR(1))
+    gw = _r22_ar1(rng, n, 0.6, gnoise)
+    lg = np.zeros(n)
+    lg[0] = lvl0
+    for t in range(1, n):
+        lg[t] = lg[t - 1] + gpath[t] + gw[t]
+    # labelled level shifts, ramped
+    for c, d, ramp in shifts:
+        frac = np.clip((np.arange(n) - c + 1) / float(ramp), 0.0, 1.0)
+        lg += d * frac
+
+    # business cycle
+    amp = u(*P["cyc"])
+    if amp > 0:
+        lg += _r22_ar2_cycle(rng, n, u(4.0, 9.0), u(0.6, 0.85), amp)
+
+    # unlabelled recessions that recover
+    rp = u(*P["rec_p"])
+    last = -10
+    if rp > 0:
+        for t in range(2, n - 2):
+            if t - last < 4 or not _r22_far_from(t, cps, 3):
+                continue
+            if rng.random() < rp:
+                depth = u(*P["rec"])
+                a = int(rng.integers(1, 3))  # years of contraction
+                b = int(rng.integers(1, 5))  # years of recovery
+                shape = [(i + 1) / a for i in range(a)] + [
+                    1.0 - (i + 1) / (b + 1) for i in range(b)
+                ]
+                for i, v in enumerate(shape):
+                    if t + i < n:
+                        lg[t + i] += P["rec_sign"] * depth * v
+                last = t + a + b
+
+    # level noise (mildly autocorrelated)
+    lg += _r22_ar1(rng, n, u(0.0, 0.5), lnoise)
+
+    xs = np.exp(lg)
+
+    # kind-specific bounds
+    if kind == "public_debt_pct_gdp":
+        hi = float(np.max(xs))
+        if hi > 230.0:
+            xs *= 230.0 / hi
+        lo = float(np.min(xs))
+        if lo < 4.0:
+            xs *= 4.0 / lo
+    if kind == "fertility_rate":
+        lo = float(np.min(xs))
+        if lo < 0.85:
+            xs *= 0.85 / lo
+        if float(np.max(xs)) > 8.0:
+            xs *= 8.0 / float(np.max(xs))
+
+    # occasional small spliced revision / rebasing (old-base years scaled)
+    if P["rebase"] > 0 and rng.random() < P["rebase"] and n > 12:
+        r = int(rng.integers(4, n - 3))
+        if _r22_far_from(r, cps, 3):
+            f = 1.0 + (1.0 if rng.random() < 0.5 else -1.0) * u(0.008, 0.025)
+            xs[:r] *= f
+
+    # units and rounding
+    if kind == "population" and rng.random() < 0.4:
+        xs = xs / 1000.0  # millions instead of thousands
+    if kind == "gdp_real" and rng.random() < 0.35:
+        xs = xs / xs[int(rng.integers(0, n))] * 100.0  # volume index
+    sig = int(rng.integers(P["sig"][0], P["sig"][1] + 1))
+    if kind == "fertility_rate":
+        xs = np.round(xs, 2 if rng.random() < 0.8 else 3)
+    elif kind == "public_debt_pct_gdp":
+        xs = np.round(xs, 1)
+    elif kind == "railway_length_km":
+        xs = np.round(xs, 0)
+    else:
+        # publication precision is fixed per series, chosen from the
+        # magnitude of the latest values
+        med = float(np.median(np.abs(xs[-10:])))
+        dec = max(0, int(sig - 1 - math.floor(math.log10(max(med, 1e-9)))))
+        dec = min(dec, 3)
+        xs = np.round(xs, dec)
+    xs = np.asarray(xs, dtype=float)
+    return xs, [int(c) for c in cps]
+
+
+# ---------------------------------------------------------------------------
+# 2. monthly visitor arrivals
+# ---------------------------------------------------------------------------
+
+_R22_MONTH_DAYS = np.array([31, 28.25, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=float)
+
+
+def _r22_easter(year):
+    """Gregorian Easter Sunday (month, day) - anonymous computus."""
+    a = year % 19
+    b = year // 100
+    c = year % 100
+    d = b // 4
+    e = b % 4
+    f = (b + 8) // 25
+    g = (b - f + 1) // 3
+    h = (19 * a + b - d - g + 15) % 30
+    i = c // 4
+    kk = c % 4
+    l_ = (32 + 2 * e + 2 * i - h - kk) % 7
+    m = (a + 11 * h + 22 * l_) // 451
+    month = (h + l_ - 7 * m + 114) // 31
+    day = ((h + l_ - 7 * m + 114) % 31) + 1
+    return month, day
+
+
+def _r22_easter_march_share(year):
+    """Share of an Easter holiday window (Palm Sunday .. Easter Monday,
+    9 days) falling in March (rest falls in April)."""
+    mo, dy = _r22_easter(year)
+    # day-of-year style index with March 1 = 1
+    e = dy if mo == 3 else 31 + dy
+    days = np.arange(e - 7, e + 2)
+    return float(np.mean(days <= 31))
+
+
+def _r22_bump(m, centre, width):
+    """Circular bump over months (0..11) centred at `centre`."""
+    kap = 1.0 / max(width, 0.3) ** 2 * 3.0
+    return np.exp(kap * (np.cos(2 * np.pi * (m - centre) / 12.0) - 1.0))
+
+
+def _r22_season_profile(rng, kind):
+    m = np.arange(12, dtype=float)
+    u = rng.uniform
+    if kind == "beach_arrivals":
+        s = u(0.6, 1.6) * _r22_bump(m, u(6.2, 7.2), u(1.0, 1.8))
+        s += u(0.0, 0.15) * _r22_bump(m, 11.5, 0.8)
+    elif kind == "ski_resort_nights":
+        s = u(0.8, 1.8) * _r22_bump(m, u(0.8, 1.8), u(1.2, 1.8))
+        s += u(0.2, 0.7) * _r22_bump(m, u(6.5, 7.3), u(0.8, 1.3))
+        s -= u(0.3, 0.8) * _r22_bump(m, 4.3, 0.6) + u(0.2, 0.6) * _r22_bump(m, 10.3, 0.6)
+    elif kind == "city_hotel_nights":
+        s = u(0.1, 0.3) * _r22_bump(m, u(4.3, 5.3), u(1.0, 1.5))
+        s += u(0.1, 0.3) * _r22_bump(m, u(8.5, 9.5), u(1.0, 1.5))
+        s -= u(0.0, 0.15) * _r22_bump(m, 7.0, 0.6)
+        s += u(0.0, 0.1) * _r22_bump(m, 11.0, 0.6)
+    elif kind == "airport_passengers":
+        s = u(0.15, 0.55) * _r22_bump(m, u(6.5, 7.3), u(1.3, 2.2))
+        s += u(0.0, 0.12) * _r22_bump(m, 11.5, 0.6)
+    elif kind == "tropical_arrivals":
+        s = u(0.25, 0.7) * _r22_bump(m, u(0.5, 2.5), u(1.2, 2.0))
+        s += u(0.05, 0.35) * _r22_bump(m, 7.0, 0.8)
+        s += u(0.05, 0.25) * _r22_bump(m, 11.6, 0.5)
+    else:  # national_park_visits
+        s = u(1.2, 2.6) * _r22_bump(m, u(6.3, 7.2), u(1.3, 2.0))
+    return s - s.mean()
+
+
+_R22_VISITOR_KINDS = {
+    # kind: (weight, log10 scale range, noise sd range, easter effect range)
+    "beach_arrivals": (1.0, (4.0, 6.3), (0.02, 0.06), (0.0, 0.06)),
+    "ski_resort_nights": (0.8, (3.5, 6.0), (0.03, 0.08), (0.05, 0.25)),
+    "city_hotel_nights": (1.0, (4.5, 6.5), (0.02, 0.05), (0.03, 0.10)),
+    "airport_passengers": (1.3, (4.5, 6.8), (0.015, 0.045), (0.02, 0.06)),
+    "tropical_arrivals": (0.9, (3.5, 5.8), (0.03, 0.08), (0.02, 0.08)),
+    "national_park_visits": (0.7, (3.0, 5.5), (0.04, 0.10), (0.0, 0.05)),
+}
+
+
+def _monthly_visitor_arrivals(rng):
+    # Models monthly counts of visitors: international arrivals to a beach or
+    # tropical destination, ski-resort or city hotel nights, passengers at an
+    # airport, or national-park visits; 48-360 months.  The log count is a
+    # stochastic trend (drifting local growth rate) plus a kind-specific
+    # seasonal profile (summer, winter or double peak, slowly evolving),
+    # an Easter effect that moves between March and April by year,
+    # month-length effects, noise, and unlabelled one-off outliers: one-month
+    # strikes, storms hitting one or two months, single-month event spikes.
+    # LABELLED (first month of the new regime): a new airline base or route
+    # lifting the level for good; a terminal closure / airline withdrawal
+    # dropping it; a currency crash changing the growth path (step + slope);
+    # an eruption or epidemic shock - the month the drop starts, and, when
+    # the depressed period lasts long enough to be a regime of its own, the
+    # month the recovery regime starts (a single-label shock only partly
+    # recovers, so it is lasting).
+    # NOT LABELLED: the seasonal peaks and their slow drift, Easter shifts,
+    # slow trend or growth drift, one-month strikes/storms/events, noise.
+    n = int(rng.integers(48, 361))
+    names = list(_R22_VISITOR_KINDS)
+    w = np.array([_R22_VISITOR_KINDS[x][0] for x in names])
+    kind = names[int(rng.choice(len(names), p=w / w.sum()))]
+    ms = _r22_minseg(n)
+    k = _r22_draw_k(rng, n)
+    cps = _r22_place(rng, n, k, ms)
+    u = rng.uniform
+    _, scale_rng, noise_rng, easter_rng = _R22_VISITOR_KINDS[kind]
+
+    y0 = int(rng.integers(1970, 2012))
+    m0 = int(rng.integers(0, 12)) if rng.random() < 0.3 else 0
+    months = (m0 + np.arange(n)) % 12
+    years = y0 + (m0 + np.arange(n)) // 12
+
+    # seasonal profile, evolving slowly from year to year
+    base = _r22_season_profile(rng, kind)
+    nyears = int(years[-1] - years[0] + 1)
+    drift_sd = u(0.0, 0.025)
+    sea_years = np.zeros((nyears, 12))
+    cur = base.copy()
+    for yi in range(nyears):
+        sea_years[yi] = cur
+        step = rng.normal(0.0, drift_sd, size=12)
+        cur = cur + step - step.mean()
+        cur = base + 0.97 * (cur - base)
+    season = sea_years[years - years[0], months]
+
+    # Easter effect
+    ee = u(*easter_rng)
+    easter = np.zeros(n)
+    if ee > 0:
+        for t in range(n):
+            if months[t] in (2, 3):
+                sh = _r22_easter_march_share(int(years[t]))
+                easter[t] = ee * (sh if months[t] == 2 else 1.0 - sh) - ee * 0.5
+    # month length
+    mlen = np.log(_R22_MONTH_DAYS[months] / 30.44)
+    leap = (months == 1) & (years % 4 == 0)
+    mlen[leap] = math.log(29.0 / 30.44)
+    mlen[(months == 1) & ~leap] = math.log(28.0 / 30.44)
+
+    # stochastic trend: local growth rate (annual, log) drifts slowly
+    g0 = u(-0.03, 0.09)
+    gsd = u(0.0005, 0.003)
+    g = np.zeros(n)
+    g[0] = g0
+    for t in range(1, n):
+        g[t] = np.clip(g[t - 1] + rng.normal(0.0, gsd), -0.08, 0.18)
+        g[t] = g[t] + 0.01 * (g0 - g[t])
+    lvl_rw = np.cumsum(rng.normal(0.0, u(0.002, 0.012), size=n))
+    trend = np.cumsum(g / 12.0) + lvl_rw
+
+    # labelled events
+    ev = np.zeros(n)
+    sea_mult = np.ones(n)  # seasonal amplitude damping during deep shocks
+    tt = np.arange(n)
+    types = []
+    for i, _c in enumerate(cps):
+        if types and types[-1] == "shock_pair":
+            types.append("recovery")
+            continue
+        opts = ["route_up", "closure", "currency", "shock"]
+        p = [0.3, 0.2, 0.2, 0.3]
+        if kind == "national_park_visits":
+            p = [0.15, 0.25, 0.15, 0.45]
+        t_ = str(rng.choice(opts, p=p))
+        if t_ == "shock" and i + 1 < len(cps) and rng.random() < 0.6:
+            t_ = "shock_pair"
+        types.append(t_)
+
+    for i, c in enumerate(cps):
+        t_ = types[i]
+        nxt = cps[i + 1] if i + 1 < len(cps) else n
+        if t_ == "route_up":
+            d = u(0.12, 0.45)
+            R = int(rng.integers(1, 5))
+            ev += d * np.clip((tt - c + 1) / R, 0, 1)
+            if rng.random() < 0.4:  # growth spurt that fades
+                ev += np.where(tt >= c, u(0.02, 0.08) * (1 - np.exp(-(tt - c) / 18.0)), 0.0)
+        elif t_ == "closure":
+            d = -u(0.15, 0.5)
+            R = int(rng.integers(1, 3))
+            ev += d * np.clip((tt - c + 1) / R, 0, 1)
+        elif t_ == "currency":
+            sgn = 1.0 if rng.random() < 0.65 else -1.0  # inbound gains / outbound loses
+            d = sgn * u(0.1, 0.3)
+            dg = sgn * u(0.05, 0.15)
+            R = int(rng.integers(1, 4))
+            ev += d * np.clip((tt - c + 1) / R, 0, 1)
+            # growth change lasts through the segment then fades slowly
+            span = np.clip(tt - c + 1, 0, None).astype(float)
+            seglen = max(nxt - c, 1)
+            eff = np.where(span <= seglen, span, seglen + (span - seglen) * 0.3)
+            ev += dg / 12.0 * eff
+        elif t_ in ("shock", "shock_pair"):
+            D = u(0.5, 2.5) if t_ == "shock_pair" else u(0.4, 1.6)
+            drop = np.zeros(n)
+            R = int(rng.integers(1, 3))
+            pre = np.clip((tt - c + 1) / R, 0, 1)
+            if t_ == "shock_pair":
+                c2 = nxt
+                # depressed regime with slight improvement until c2
+                imp = u(0.0, 0.35) * D
+                inside = (tt >= c) & (tt < c2)
+                drop[inside] = -D * pre[inside] + imp * (tt[inside] - c) / max(c2 - c, 1)
+                at_c2 = -D + imp * (c2 - 1 - c) / max(c2 - c, 1)
+                res = -u(0.0, 0.15)
+                tau = u(2.0, 9.0)
+                after = tt >= c2
+                r = 1 - np.exp(-(tt[after] - c2 + 1) / tau)
+                drop[after] = at_c2 * (1 - r) + res * r
+                if D > 1.0:
+                    sea_mult[inside] = u(0.3, 0.8)
+                    sea_mult[after] = sea_mult[inside][0] + (1 - sea_mult[inside][0]) * r
+            else:
+                m_low = int(rng.integers(2, max(3, min(10, nxt - c - 2))))
+                res = -u(0.12, 0.35)
+                res = max(res, -0.8 * D)
+                tau = u(2.0, max(3.0, (nxt - c) / 3.0))
+                low = (tt >= c) & (tt < c + m_low)
+                drop[low] = -D * pre[low]
+                after = tt >= c + m_low
+                r = 1 - np.exp(-(tt[after] - c - m_low + 1) / tau)
+                drop[after] = -D * (1 - r) + res * r
+                if D > 1.0:
+                    sea_mult[low] = u(0.4, 0.8)
+            ev += drop
+        # "recovery" handled with its shock_pair
+
+    # unlabelled one-off outliers (strikes, storms, events)
+    out = np.zeros(n)
+    p_out = u(0.003, 0.012)
+    for t in range(1, n - 1):
+        if not _r22_far_from(t, cps, 3):
+            continue
+        if rng.random() < p_out:
+            kindo = rng.random()
+            if kindo < 0.4:
+                out[t] += -u(0.15, 0.6)  # one-month strike
+            elif kindo < 0.75:
+                d = -u(0.1, 0.35)  # storm over 1-2 months
+                out[t] += d
+                if rng.random() < 0.5:
+                    out[t + 1] += d * u(0.2, 0.6)
+            else:
+                out[t] += u(0.08, 0.3)  # event spike
+
+    noise = _r22_ar1(rng, n, u(0.0, 0.4), u(*noise_rng))
+    lvl = u(*scale_rng) * math.log(10.0) - trend[0]
+    ly = lvl + trend + season * sea_mult + easter + mlen + ev + out + noise
+    xs = np.exp(ly)
+
+    # reporting units
+    if xs.mean() > 2e5 and rng.random() < 0.5:
+        xs = np.round(xs / 1000.0, 1)  # thousands
+    elif xs.mean() > 5e4 and rng.random() < 0.3:
+        xs = np.round(xs, -2)
+    else:
+        xs = np.round(xs)
+    xs = np.maximum(xs, 0.0).astype(float)
+    return xs, [int(c) for c in cps]
+
+
+# ---------------------------------------------------------------------------
+# 3. daily exchange rate / commodity / stock price
+# ---------------------------------------------------------------------------
+
+_R22_PRICE_KINDS = {
+    # kind: (weight, price range (log10), daily vol range, decimals)
+    "fx_major": (1.0, (-0.2, 2.1), (0.004, 0.008), None),
+    "fx_em": (1.3, (0.3, 3.5), (0.003, 0.010), None),
+    "commodity": (1.0, (1.0, 3.3), (0.010, 0.025), 2),
+    "stock_index": (0.8, (2.8, 4.3), (0.007, 0.014), 2),
+    "single_stock": (0.8, (0.7, 2.7), (0.014, 0.030), 2),
+}
+
+
+def _daily_exchange_rate(rng):
+    # Models a daily exchange rate (major or emerging-market currency, quoted
+    # as local units per dollar), a commodity price, a stock index or a single
+    # stock over 200-1000 trading days (weekends and holidays simply absent).
+    # Log returns are GARCH(1,1)-like with Student-t innovations (volatility
+    # clustering, fat tails) around a small drift, with occasional news jumps.
+    # Pegged stretches are a tightly bounded, mean-reverting band around the
+    # parity; a crawling peg is a steady tiny daily depreciation.
+    # LABELLED (first day of the new regime): a peg introduced (free float ->
+    # flat bounded stretch) or abandoned (peg -> float, usually with a
+    # devaluation jump); a devaluation jump to a new peg level or into a
+    # crawl; a crisis starting a lasting high-volatility period (sometimes
+    # with a crash jump) and the later return to calm; the peak of a bubble
+    # (the day after the top, where a long accelerating rise turns into a
+    # fall); a lasting trend reversal of a currency.
+    # NOT LABELLED: ordinary news jumps, volatility clusters of a few days to
+    # weeks produced by the GARCH dynamics, the small random drift, rounding.
+    n = int(rng.integers(200, 1001))
+    u = rng.uniform
+    names = list(_R22_PRICE_KINDS)
+    w = np.array([_R22_PRICE_KINDS[x][0] for x in names])
+    kind = names[int(rng.choice(len(names), p=w / w.sum()))]
+    _, prange, vrange, dec = _R22_PRICE_KINDS[kind]
+    is_fx = kind.startswith("fx")
+    base_sig = u(*vrange)
+    ms = _r22_minseg(n)
+    k = _r22_draw_k(rng, n)
+    cps = _r22_place(rng, n, k, ms)
+
+    # regimes
+    nseg = len(cps) + 1
+    bounds = [0] + cps + [n]
+    mode = ["float"] * nseg
+    sig = [base_sig] * nseg
+    mu = [rng.normal(0.0, 0.00025)] * nseg
+    mu_shape = ["flat"] * nseg  # flat | accel | front
+    mu_locked = [False] * nseg
+    jump = [0.0] * nseg  # log jump at the start of the segment
+    jump_days = [1] * nseg
+    band = [0.0] * nseg
+    crawl = [0.0] * nseg
+    labels = ["start"] * nseg
+
+    def new_band():
+        return u(0.0008, 0.008)
+
+    if kind == "fx_em":
+        r0 = rng.random()
+        if r0 < 0.35:
+            mode[0] = "peg"
+            band[0] = new_band()
+        elif r0 < 0.45:
+            mode[0] = "crawl"
+            crawl[0] = u(0.0002, 0.0012)
+    elif kind == "fx_major" and rng.random() < 0.06:
+        mode[0] = "peg"
+        band[0] = new_band()
+    # a no-change draw is only occasionally a peg over the whole window
+    if nseg == 1 and mode[0] != "float" and rng.random() < 0.7:
+        mode[0] = "float"
+    sig_cap = 0.03 if is_fx else 0.042
+
+    for j in range(1, nseg):
+        prev = mode[j - 1]
+        mode[j] = prev
+        sig[j] = sig[j - 1]
+        mu[j] = rng.normal(0.0, 0.00025)
+        band[j] = band[j - 1]
+        crawl[j] = crawl[j - 1]
+        if prev in ("peg", "crawl"):
+            opts, p = ["depeg", "devalue_peg", "to_crawl"], [0.55, 0.3, 0.15]
+            if prev == "crawl":
+                opts, p = ["depeg", "freeze_peg"], [0.6, 0.4]
+            t_ = str(rng.choice(opts, p=p))
+        else:
+            opts = ["vol_up", "vol_down"]
+            calm = sig[j - 1] <= 1.5 * base_sig
+            p = [0.4 if calm else 0.0, 0.12 if calm else 0.5]
+            if is_fx:
+                opts += ["peg", "reversal"]
+                p += [0.25 if kind == "fx_em" else 0.08, 0.15]
+            else:
+                opts += ["bubble_peak", "crash"]
+                p += [0.3 if not mu_locked[j - 1] else 0.0, 0.2]
+            if mu_locked[j - 1] and "reversal" in opts:
+                p[opts.index("reversal")] = 0.0
+            p = np.array(p, dtype=float)
+            t_ = str(rng.choice(opts, p=p / p.sum()))
+        labels[j] = t_
+        L_prev = bounds[j] - bounds[j - 1]
+        L_cur = bounds[j + 1] - bounds[j]
+        if t_ == "depeg":
+            mode[j] = "float"
+            jump[j] = u(0.05, 0.4)
+            jump_days[j] = int(rng.integers(1, 5))
+            sig[j] = base_sig * u(1.5, 3.0)
+            mu[j] = u(0.0, 0.0015)
+        elif t_ == "devalue_peg":
+            mode[j] = "peg"
+            jump[j] = u(0.06, 0.45)
+            jump_days[j] = 1
+            band[j] = new_band()
+        elif t_ == "to_crawl":
+            mode[j] = "crawl"
+            jump[j] = u(0.0, 0.1)
+            crawl[j] = u(0.0002, 0.0012)
+        elif t_ == "freeze_peg":
+            mode[j] = "peg"
+            band[j] = new_band()
+        elif t_ == "peg":
+            mode[j] = "peg"
+            band[j] = new_band()
+            jump[j] = u(-0.02, 0.02)
+        elif t_ == "vol_up":
+            sig[j] = sig[j - 1] * u(2.0, 4.0)
+            if not is_fx:
+                mu[j] = -u(0.0, 0.3) / L_cur
+            else:
+                mu[j] = u(0.0, 0.15) / L_cur
+            if rng.random() < 0.35:
+                jump[j] = (1 if is_fx else -1) * u(3.0, 7.0) * sig[j - 1]
+        elif t_ == "vol_down":
+            if sig[j - 1] > 1.5 * base_sig:  # crisis ends
+                sig[j] = max(base_sig * u(0.6, 1.0), sig[j - 1] * u(0.25, 0.5))
+            else:  # unusually calm regime
+                sig[j] = sig[j - 1] * u(0.35, 0.55)
+            sig[j] = min(sig[j], 0.6 * sig[j - 1])
+        elif t_ == "reversal":
+            tot_prev = u(0.1, 0.3)
+            sgn = 1.0 if rng.random() < 0.5 else -1.0
+            mu[j - 1] = sgn * tot_prev / L_prev
+            mu_locked[j - 1] = True
+            mu[j] = -sgn * u(0.1, 0.3) / L_cur
+            mu_locked[j] = True
+        elif t_ == "bubble_peak":
+            mu[j - 1] = u(0.4, 1.2) / L_prev
+            mu_shape[j - 1] = "accel"
+            mu_locked[j - 1] = True
+            mu[j] = -u(0.3, 0.9) / L_cur
+            mu_shape[j] = "front"
+            mu_locked[j] = True
+            sig[j] = sig[j - 1] * u(1.3, 2.0)
+        elif t_ == "crash":
+            jump[j] = -u(0.1, 0.3)
+            jump_days[j] = int(rng.integers(1, 4))
+            sig[j] = sig[j - 1] * u(2.0, 3.5)
+            mu[j] = -u(0.0, 0.15) / L_cur
+        sig[j] = min(sig[j], 3.5 * base_sig, max(sig_cap, 2.2 * base_sig))
+
+    # GARCH parameters (unit unconditional variance; scaled by regime sig)
+    alpha = u(0.04, 0.12)
+    beta = u(0.80, 0.95 - alpha)
+    beta = max(beta, 0.75)
+    if alpha + beta > 0.985:
+        beta = 0.985 - alpha
+    df = u(3.5, 8.0)
+    tscale = math.sqrt((df - 2.0) / df)
+    p_jump = u(1.0 / 200.0, 1.0 / 60.0)
+
+    z = rng.standard_t(df, size=n) * tscale
+    lp = np.zeros(n)
+    lp[0] = u(*prange) * math.log(10.0)
+    h = 1.0
+    peg_dev = 0.0
+    peg_centre = lp[0]
+    seg_of = np.zeros(n, dtype=int)
+    for j in range(nseg):
+        seg_of[bounds[j] : bounds[j + 1]] = j
+    pending_jump = 0.0
+    pending_days = 0
+    for t in range(1, n):
+        j = seg_of[t]
+        s0 = bounds[j]
+        if t == s0 and j > 0:
+            pending_jump = jump[j]
+            pending_days = jump_days[j]
+            if mode[j] == "peg":
+                peg_centre = lp[t - 1] + jump[j]
+                peg_dev = 0.0
+                pending_jump = 0.0
+                pending_days = 0
+        jstep = 0.0
+        if pending_days > 0:
+            jstep = pending_jump / jump_days[j]
+            pending_days -= 1
+        if mode[j] == "peg":
+            b = band[j]
+            peg_dev = 0.85 * peg_dev + rng.normal(0.0, b * 0.3) + 0.02 * b * z[t]
+            peg_dev = float(np.clip(peg_dev, -b, b))
+            lp[t] = peg_centre + peg_dev
+            continue
+        if mode[j] == "crawl":
+            lp[t] = lp[t - 1] + crawl[j] + jstep + rng.normal(0.0, u(0.0002, 0.0008))
+            continue
+        # float
+        ut = math.sqrt(h) * z[t]
+        h = (1.0 - alpha - beta) + alpha * min(ut * ut, 50.0) + beta * h
+        pos = (t - s0) / max(1, bounds[j + 1] - s0)
+        if mu_shape[j] == "accel":
+            m = mu[j] * 2.0 * pos
+        elif mu_shape[j] == "front":
+            m = mu[j] * 2.0 * (1.0 - pos)
+        else:
+            m = mu[j]
+        r = m + sig[j] * ut + jstep
+        if rng.random() < p_jump and _r22_far_from(t, cps, 4):
+            r += (1 if rng.random() < 0.5 else -1) * u(3.0, 6.0) * sig[j]
+        lp[t] = lp[t - 1] + r
+
+    # bubble peaks: label the day after the visible top
+    cps_out = list(cps)
+    for j in range(1, nseg):
+        if labels[j] == "bubble_peak":
+            c = cps[j - 1]
+            lo, hi = max(1, c - 10), min(n - 1, c + 10)
+            top = int(lo + np.argmax(lp[lo:hi]))
+            cand = list(cps_out)
+            cand[j - 1] = top + 1
+            if cand == sorted(set(cand)) and _r22_segments_ok(n, cand):
+                cps_out = cand
+
+    xs = np.exp(lp)
+    if dec is None:
+        med = float(np.median(xs))
+        dec = 4 if med < 20 else (3 if med < 200 else 2)
+    xs = np.round(xs, dec).astype(float)
+    return xs, [int(c) for c in cps_out]
+
+
 _FAMILIES = {
     "steps": lambda rng: _steps(rng, _gauss),
     "steps_heavy": lambda rng: _steps(rng, _heavy),
@@ -5622,6 +6615,9 @@ _FAMILIES = {
     "beehive_weight": _beehive_weight,
     "ferry_passengers": _ferry_passengers,
     "kiln_temperature": _kiln_temperature,
+    "annual_national_statistic": _annual_national_statistic,
+    "monthly_visitor_arrivals": _monthly_visitor_arrivals,
+    "daily_exchange_rate": _daily_exchange_rate,
 }
 FAMILIES = tuple(_FAMILIES)
 # Counts keep their integer values; growth curves, sales, visits, load and stock their own
@@ -5635,7 +6631,8 @@ FAMILIES = tuple(_FAMILIES)
 # (kWh a day), free chlorine (mg/L, to the kit's or analyser's resolution), sign-ups a day, gas
 # (kWh a day, as the meter's register gives it), on-time shares (%), resident memory (MB), milk
 # yields (kg a cow a day, to 0.1), waits (whole minutes) and reject rates (%, to 0.01), cold-store
-# temperatures (deg C to 0.1), daily loans (whole counts) and strain (microstrain to 0.1).
+# temperatures (deg C to 0.1), daily loans (whole counts) and strain (microstrain to 0.1); national
+# statistics, visitor counts and prices as published.
 _UNSCALED = {
     "counts",
     "growth",
@@ -5692,6 +6689,9 @@ _UNSCALED = {
     "beehive_weight",
     "ferry_passengers",
     "kiln_temperature",
+    "annual_national_statistic",
+    "monthly_visitor_arrivals",
+    "daily_exchange_rate",
 }
 
 
