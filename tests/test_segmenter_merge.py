@@ -137,7 +137,7 @@ def test_a_jump_against_a_trend_keeps_its_boundary(monkeypatch: pytest.MonkeyPat
         return sum(worth_a_boundary(y[:100], y[100:], PENALTY) for y in series)
 
     dropped = [0.02 * t + e - drop for e in noise]
-    assert kept(dropped) >= 30
+    assert kept(dropped) >= 20  # about 3 in 4 of such draws (0.76 over 4,000 seeds)
     rising = [0.02 * t + e for e in noise]
     assert sum(merge._jump_on_a_line(y[:100], y[100:], PENALTY, math.log(160)) for y in rising) <= 2
     monkeypatch.setattr(merge, "OFFSET_PRICE", math.inf)  # the means alone lose it

@@ -16,13 +16,13 @@ close), and is kept only if (`worth_a_boundary`):
   rising to the segmenter's `merge_penalty` as their lag-1 autocorrelation reaches WANDER: where
   the detector's model of independent points holds, its run-length posterior tells a small
   shift from chance, and where it does not, a stretch of wander passes for a change;
+- or a line through each side explains them better than one line through both by more than
+  LINE_PENALTY times the log of their points: a new slope on a trend (a kink) keeps its
+  boundary, which the means of the two sides may not show;
 - or one line with a jump at the boundary explains them better than one line, by more than
   OFFSET_PRICE times the first way's price, the autocorrelation read about the jumping line
   (round 22): a level shift on a trend, whose sides spread about their own means, and whose
   means may hardly differ where the shift undoes what the trend added;
-- or a line through each side explains them better than one line through both by more than
-  LINE_PENALTY times the log of their points: a new slope on a trend (a kink) keeps its
-  boundary, which the means of the two sides may not show;
 - or the median step (first difference) differs across it by more than STEP_Z robust standard
   errors: stock drawn down faster between refills spreads over the same levels.
 
@@ -107,20 +107,14 @@ def _offset_gain(before, after):  # pragma: no cover - compiled
     and the lag-1 autocorrelation of the points about the jumping line."""
     before, after = _clipped(before), _clipped(after)
     y = np.concatenate((before, after))
-    n = y.shape[0]
     mean_size = np.mean(np.abs(y))
     floor = 1e-12 * max(1.0, mean_size * mean_size)
-    t = np.arange(n) - (n - 1) / 2.0
-    step = np.zeros(n)
+    step = np.zeros(y.shape[0])
     step[before.shape[0] :] = 1.0
-    # least squares on [1, t, step]
-    X = np.empty((n, 3))
-    X[:, 0] = 1.0
-    X[:, 1] = t
-    X[:, 2] = step
-    coef = np.linalg.lstsq(X, y)[0]
-    resid = y - X @ coef
-    return _cost(line_residuals(y), floor) - _cost(resid, floor), lag1(resid)
+    # least squares on a line and a step: the step fitted to what a line leaves of the points
+    about_line, step_left = line_residuals(y), line_residuals(step)
+    jumping = about_line - step_left * ((step_left @ about_line) / (step_left @ step_left))
+    return _cost(about_line, floor) - _cost(jumping, floor), lag1(jumping)
 
 
 @njit(cache=True)
@@ -151,8 +145,8 @@ def worth_a_boundary(
     price = strict * (1.0 + (penalty - 1.0) * min(1.0, rho / WANDER))
     return (
         by_mean > price * log_n
-        or _jump_on_a_line(before, after, penalty, strict * log_n)
         or by_line > strict * LINE_PENALTY * log_n
+        or _jump_on_a_line(before, after, penalty, strict * log_n)
         or new_step(before, after, strict * STEP_Z)
     )
 
