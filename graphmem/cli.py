@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem import kinds
 from graphmem.config import WARMUP_MODES, Settings
-from graphmem.errors import GraphmemError, InvalidInput, ReadOnlyViolation
+from graphmem.errors import GraphmemError, InvalidInput, NotFound, ReadOnlyViolation
 from graphmem.tables import FORMATS, formatted, render, with_times
 
 if TYPE_CHECKING:  # the store and what it pulls in load only for the commands that use them
@@ -66,6 +66,16 @@ def threshold_arg(text: str) -> float:
         return checked_threshold(float(text))
     except (ValueError, InvalidInput):
         raise argparse.ArgumentTypeError(f"must be a number in (0, 1], not {text!r}") from None
+
+
+def day_arg(text: str) -> str:
+    """An argparse type: a 'YYYY-MM-DD' date, so a bad one is named by its flag (status 2)."""
+    from graphmem.props.model import checked_date
+
+    try:
+        return checked_date(text, "date")[0]
+    except InvalidInput as e:
+        raise argparse.ArgumentTypeError(e.problem) from None
 
 
 def column_arg(text: str) -> str | int:
@@ -156,7 +166,7 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
     from graphmem.series.catalog import ensure_series
     from graphmem.series.detect.batch import validate_batch
     from graphmem.series.detect.csvload import load_csv
-    from graphmem.series.detect.ingest import close_series, ingest_all
+    from graphmem.series.detect.ingest import close_series, ingest_all, new_part
     from graphmem.series.detect.segments import time_bounds
 
     data = load_csv(args.file, args.time_col, args.value_col, args.delimiter)
@@ -164,8 +174,12 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
         print(f"error: {args.file} holds no points", file=sys.stderr)
         return 1
     points = validate_batch(data.ts, data.xs, most=None)  # all of it, before the series exists
+    if points.missing.all():
+        print(f"error: {args.file} holds no values (all {len(points.ts)} missing)", file=sys.stderr)
+        return 1
     with _open(args, settings) as store:
         series = ensure_series(store, args.series, args.unit, args.description)
+        points, known = new_part(store, series.id, points)  # a grown file: its new rows
         # disable=None: no bar unless stderr is a terminal (none in a pipe or a log)
         with tqdm(
             total=len(points.ts), unit="pt", desc=f"ingest {series.name}", disable=None
@@ -175,14 +189,19 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
         bounds = time_bounds(store, series.id)
     accepted = sum(r.accepted for r in results)
     skipped = sum(r.skipped for r in results)
-    dupes = sum(r.duplicate for r in results)
     print(
-        f"{series.name}: {accepted} points stored, {skipped} missing values skipped"
-        + (f", {dupes} batches already ingested" if dupes else "")
-        + f"; {bounds.n_segments} segments, {bounds.start_iso} to {bounds.end_iso}"
+        f"{series.name}: {_count(accepted, 'point')} stored, "
+        f"{_count(skipped, 'missing value')} skipped"
+        + (f", {_count(known, 'row')} already stored" if known else "")
+        + f"; {_count(bounds.n_segments, 'segment')}, {bounds.start_iso} to {bounds.end_iso}"
         + ("; open (--no-close)" if closed is None else "; closed")
     )
     return 0
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 point', '2 points'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def cmd_segments(args: argparse.Namespace, settings: Settings) -> int:
@@ -399,7 +418,7 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
             "p": f"{m.p:.3g}",
             "recalled": "yes" if m.recalled else "",
             "r": round(m.r, 3),
-            "t": round(m.t, 1),
+            f"t ({settings.time_unit})": round(m.t, 1),
             "n": m.n,
             "date": m.date,
             "label": m.label,
@@ -408,6 +427,12 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
         for m in found
     ]
     print(render(rows, max_cell=100))
+    if args.reinforce and found and not any(m.recalled for m in found):
+        best = max(m.p for m in found)
+        print(
+            f"note: nothing reinforced: no memory reached the recall threshold (best p {best:.3g})",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -503,7 +528,15 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
         graph = subgraph(
             memory, args.question, args.as_of, args.k, not args.no_expand, ranker=ranker
         )
-    print(render(graph, args.max_tokens))
+    text = render(graph, args.max_tokens)
+    if text or not graph.nodes:
+        print(text)
+    else:  # an empty page would read as "nothing known"
+        print(
+            f"note: no proposition fits in --max-tokens {args.max_tokens}; "
+            f"{len(graph.nodes)} found (raise --max-tokens)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -829,13 +862,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     prop_up.add_argument("id", help="proposition id (prop_...)")
     prop_up.add_argument("--text")
-    prop_up.add_argument("--date", help="YYYY-MM-DD")
+    prop_up.add_argument("--date", type=day_arg, help="YYYY-MM-DD")
     prop_up.add_argument("--source")
     prop_up.set_defaults(handler=cmd_proposition_update)
 
     query = sub.add_parser("query", help="the rendered proposition subgraph for a question")
     query.add_argument("question")
-    query.add_argument("--as-of", help="YYYY-MM-DD: only what was known by then")
+    query.add_argument("--as-of", type=day_arg, help="YYYY-MM-DD: only what was known by then")
     query.add_argument(
         "-k",
         type=int_arg(1, limit("graphmem.props.retrieve", "MAX_K")),
@@ -948,12 +981,23 @@ def _space_option(sub: Any, skip: tuple[str, ...] = ()) -> None:
             command.add_argument("--space", default=argparse.SUPPRESS, help=SPACE_HELP)
 
 
+def _where(args: argparse.Namespace, settings: Settings | None) -> str:
+    """Which embedded data dir a command read (nothing for a configured store URL)."""
+    if settings is None or settings.store_url or getattr(args, "store", None):
+        return ""
+    return f" (in the data dir {settings.home.resolve()}; GRAPHMEM_HOME names another)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING)
+    settings = None
     try:
         settings = Settings.from_env()
         return args.handler(args, settings)
+    except NotFound as error:  # often the wrong data dir: say which one was read
+        print(f"error: {error}{_where(args, settings)}", file=sys.stderr)
+        return 1
     except GraphmemError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

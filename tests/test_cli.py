@@ -226,6 +226,7 @@ def test_demo_prints_the_stored_segments(
     assert len(stored) > 20 and sum(s.n for s in stored) == 4018
     intro = f"4018 daily points 2010-01-01 to 2020-12-31, cut online by BOCPD into {len(stored)} "
     assert intro in out
+    assert "The data is in" not in out  # a store URL was given: there is no data dir to name
     lines = out.splitlines()
     head = next(i for i, line in enumerate(lines) if line.split()[:4] == ["#", "start", "end", "n"])
     assert set(lines[head + 1]) <= {"-", " "}
@@ -313,3 +314,85 @@ def test_ingest_series_closes_the_stream_unless_told_not_to(
     assert main(["ingest-series", str(csv), "--series", "open", "--no-close"]) == 0
     assert capsys.readouterr().out.rstrip().endswith("; open (--no-close)")
     assert [(s.n, s.open) for s in list_segments(cli_env, "open", limit=10)] == [(400, True)]
+
+
+def _daily_csv(path: Path, values: list[str]) -> Path:
+    days = np.datetime64("2021-03-01") + np.arange(len(values))
+    path.write_text(
+        "timestamp,value\n" + "".join(f"{d},{v}\n" for d, v in zip(days, values, strict=True))
+    )
+    return path
+
+
+def test_ingest_series_appends_the_rows_a_grown_file_added(
+    cli_env: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from graphmem.series.catalog import get_series
+    from graphmem.series.detect.archive import read_index_range
+
+    values = [f"{v:.3f}" for v in 10.0 + np.random.default_rng(3).standard_normal(60)]
+    values[7] = ""  # a missing value is no stored point, and no difference
+    first = _daily_csv(tmp_path / "export.csv", values[:40])
+    assert main(["ingest-series", str(first), "--series", "export"]) == 0
+    assert "39 points stored, 1 missing value skipped; 1 segment," in capsys.readouterr().out
+    grown = _daily_csv(tmp_path / "export.csv", values)
+    assert main(["ingest-series", str(grown), "--series", "export"]) == 0
+    assert "20 points stored, 0 missing values skipped, 40 rows already stored" in (
+        capsys.readouterr().out
+    )
+    assert main(["ingest-series", str(grown), "--series", "export"]) == 0  # unchanged: nothing
+    assert "0 points stored, 0 missing values skipped, 60 rows already stored" in (
+        capsys.readouterr().out
+    )
+    sid = get_series(cli_env, "export").id
+    stored = read_index_range(cli_env, sid, 0, 100)
+    assert list(stored.xs) == [float(v) for v in values if v]
+
+    corrected = list(values) + ["11.0"]
+    corrected[30] = "99.0"  # a stored value changed: refused, nothing stored
+    assert (
+        main(
+            ["ingest-series", str(_daily_csv(tmp_path / "c.csv", corrected)), "--series", "export"]
+        )
+        == 1
+    )
+    err = capsys.readouterr().err
+    assert "the value at 2021-03-31T00:00:00Z is 99, stored as" in err and "Traceback" not in err
+    assert len(read_index_range(cli_env, sid, 0, 100).xs) == 59
+
+
+def test_ingest_series_refuses_a_file_of_missing_values(
+    cli_env: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = _daily_csv(tmp_path / "missing.csv", ["", "nan", ""])
+    assert main(["ingest-series", str(csv), "--series", "missing"]) == 1
+    assert "holds no values (all 3 missing)" in capsys.readouterr().err
+    assert cli_env.read("series.list", limit=10, offset=0) == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "problem"),
+    [
+        (["query", "q", "--as-of", "31/12/2021"], "'31/12/2021' is not a date in the form"),
+        (["query", "q", "--as-of", "2021-02-30"], "'2021-02-30' is not a valid calendar date"),
+        (["proposition", "update", "prop_x", "--date", "soon"], "'soon' is not a date in the"),
+    ],
+)
+def test_a_bad_date_flag_is_named_before_anything_runs(
+    capsys: pytest.CaptureFixture[str], argv: list, problem: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert f"error: argument {argv[-2]}: {problem}" in err and "Traceback" not in err
+
+
+def test_a_series_not_found_names_the_data_dir_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("GRAPHMEM_STORE", raising=False)
+    monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path / "home"))
+    assert main(["segments", "nowhere"]) == 1
+    err = capsys.readouterr().err
+    assert f"no series with id or name 'nowhere' (in the data dir {tmp_path / 'home'};" in err

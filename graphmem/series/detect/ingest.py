@@ -12,12 +12,19 @@ import numpy as np
 from graphmem import metrics
 from graphmem.errors import InvalidInput, StoreError
 from graphmem.series.catalog import SeriesInfo, get_series, get_series_node
-from graphmem.series.detect.archive import CHUNK_SIZE, Points, chunk_rows, read_index_range
+from graphmem.series.detect.archive import (
+    CHUNK_SIZE,
+    Points,
+    chunk_rows,
+    read_index_range,
+    read_time_range,
+)
 from graphmem.series.detect.batch import MAX_BATCH, Batch, check_follows, validate_batch
 from graphmem.series.detect.segmenter import OnlineSegmenter, SegmenterConfig
 from graphmem.series.detect.segments import Segment, build_segment, segment_id
 from graphmem.series.detect.stats import SuffStats
 from graphmem.store import Store
+from graphmem.timeutil import iso
 
 
 @dataclass(frozen=True)
@@ -335,6 +342,45 @@ def _load_prefix(text: str | None) -> SuffStats:
     """Inverse of _fold's prefix JSON (Python's float repr round-trips exactly)."""
     props = json.loads(text) if text else None
     return SuffStats.empty() if props is None else SuffStats.from_props(props)
+
+
+def new_part(store: Store, series_ref: str, batch: Batch) -> tuple[Batch, int]:
+    """The points of `batch` after the series' last stored timestamp, and how many before it
+    there were: a file that grew since it was ingested appends its new rows. The points before
+    must be exactly the ones stored over their time span (missing values aside); a changed or
+    dropped row there raises InvalidInput naming its time, since stored points stay as they
+    are."""
+    last = IngestState.from_node(get_series_node(store, series_ref)).last_ts
+    cut = 0 if last is None else int(np.searchsorted(batch.ts, last, side="right"))
+    if cut == 0:
+        return batch, 0
+    old = Batch(batch.ts[:cut], batch.xs[:cut])
+    kept = ~old.missing
+    stored = read_time_range(store, get_series(store, series_ref).id, float(old.ts[0]), last)
+    given_ts, given_xs = old.ts[kept], old.xs[kept]
+    if len(stored.ts) != len(given_ts) or not (
+        np.array_equal(stored.ts, given_ts) and np.array_equal(stored.xs, given_xs)
+    ):
+        raise InvalidInput("timestamps", _first_difference(given_ts, given_xs, stored, last))
+    return Batch(batch.ts[cut:], batch.xs[cut:]), cut
+
+
+def _first_difference(ts: np.ndarray, xs: np.ndarray, stored: Points, last: float) -> str:
+    """Where rows up to the last stored timestamp differ from the stored points, in words."""
+    n = min(len(ts), len(stored.ts))
+    differs = np.flatnonzero((ts[:n] != stored.ts[:n]) | (xs[:n] != stored.xs[:n]))
+    i = int(differs[0]) if len(differs) else n
+    if i < len(ts) and i < len(stored.ts) and ts[i] == stored.ts[i]:
+        what = f"the value at {iso(ts[i])} is {xs[i]:.15g}, stored as {stored.xs[i]:.15g}"
+    elif i < len(stored.ts) and (i >= len(ts) or stored.ts[i] < ts[i]):
+        what = f"the stored point at {iso(stored.ts[i])} is not in the input"
+    else:
+        what = f"the point at {iso(ts[i])} is not stored"
+    return (
+        f"points up to the last stored timestamp {iso(last)} must match the stored ones to be "
+        f"skipped, but {what}; stored points are not changed, only points after "
+        f"{iso(last)} can be added"
+    )
 
 
 def ingest_all(
