@@ -77,8 +77,19 @@ def _from_text(value: str, field: str) -> int | float:
         else:
             parsed = dt.datetime.fromisoformat(text)
     except ValueError:
+        if _DATE_RE.fullmatch(text[:10]) and not _calendar_day(text[:10]):
+            raise InvalidInput(field, f"{value!r} is not a valid calendar date") from None
         raise InvalidInput(field, f"{value!r} {_NOT_A_TIME}") from None
     return _checked(_from_datetime(parsed), field, value)
+
+
+def _calendar_day(text: str) -> bool:
+    """Whether a 'YYYY-MM-DD' names a day that exists."""
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _to_datetime(ts: float) -> dt.datetime:

@@ -124,10 +124,14 @@ def test_cli_ingest_docs_and_query(
     assert main(["query", "Who leads Quillmere Foundry?", "--as-of", "2022-01-01"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("[P1]") and "Tomas Rilke" in out
+    # a budget nothing fits in says so, rather than printing an empty page
+    assert main(["query", "Who leads Quillmere Foundry?", "--max-tokens", "5"]) == 0
+    printed = capsys.readouterr()
+    assert printed.out == "" and "no proposition fits in --max-tokens 5; 3 found" in printed.err
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "ok", "date": "2020-01-01"}\n{"text": "no date"}\n')
     assert main(["ingest-docs", str(bad)]) == 1
-    assert "line 2" in capsys.readouterr().err
+    assert "line 2: date: is missing: a date in the form YYYY-MM-DD" in capsys.readouterr().err
 
 
 CROWDS = [

@@ -104,8 +104,13 @@ def test_model_commands_print_only_their_results(
     assert recalled.returncode == 0, recalled.stderr
     header, rule, row = recalled.stdout.splitlines()
     assert header.split()[:2] == ["p", "recalled"] and set(rule) <= {"-", " "}
+    assert "t (months)" in header  # the default unit, named
     assert row.endswith("Met Anna at the harbour.")
     assert_no_progress_output(recalled.stderr)
+    # a year on, nothing reaches the threshold: --reinforce says it reinforced nothing
+    later = graphmem(["recall", "harbour", "--now", "2025-06-01", "--reinforce"], env)
+    assert later.returncode == 0, later.stderr
+    assert "note: nothing reinforced: no memory reached the recall threshold" in later.stderr
 
 
 def test_the_torch_backend_prints_no_loading_bar(

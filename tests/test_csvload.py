@@ -104,7 +104,7 @@ def test_bad_header(tmp_path: Path, text: str, field: str, problem: str) -> None
             "timestamp 'abc' is not an ISO date/datetime or epoch seconds",
         ),
         (",4\n", 2, "timestamp '' is not an ISO date/datetime or epoch seconds"),
-        ("2016-02-30,4\n", 2, "timestamp '2016-02-30' is not an ISO date/datetime"),
+        ("2016-02-30,4\n", 2, "timestamp '2016-02-30' is not a valid calendar date"),
         ("2016-01-01,abc\n", 2, "value 'abc' is not a number"),
         ("2016-01-01,1_000\n", 2, "value '1_000' is not a number"),
         ("2016-01-01,inf\n", 2, "value 'inf' is not finite"),

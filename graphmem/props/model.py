@@ -121,6 +121,8 @@ def checked_date(value: Any, field: str) -> tuple[str, int]:
         value = value.date()
     if isinstance(value, dt.date):
         value = value.isoformat()
+    if value is None:
+        raise InvalidInput(field, "is missing: a date in the form YYYY-MM-DD is needed")
     if not isinstance(value, str):
         raise InvalidInput(field, f"{value!r} is not a date in the form YYYY-MM-DD")
     day = _day(value.strip())
