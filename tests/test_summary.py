@@ -167,3 +167,17 @@ def test_rejects_bad_arguments() -> None:
         summarize_segment(f, None, float("nan"), T_2016)
     with pytest.raises(InvalidInput, match="features"):
         summarize_segment({"mean": 1.0}, None, T_2016, T_2016)  # type: ignore[arg-type]
+
+
+def test_an_outlying_extreme_is_named_beside_the_volatility_it_lifts() -> None:
+    rng = np.random.default_rng(0)
+    calm = 25 + rng.normal(0, 1, 100)
+    spiked = calm.copy()
+    spiked[40] = 80.0  # one spike triples a calm segment's std
+    text = summarize_segment(_features(spiked), "EUR", *_span(100))
+    assert "high volatility (std 5.545 EUR); max 80 EUR is 9.8 stds above the mean." in text
+    assert "stds" not in summarize_segment(_features(calm), "EUR", *_span(100))
+    dips = summarize_segment(_features(np.r_[calm, -40.0]), None, *_span(101))
+    assert "; min -40 is 9.9 stds below the mean" in dips
+    wide = 25 + rng.normal(0, 1, 100_000)  # a long normal segment's extremes are not named
+    assert "stds" not in summarize_segment(_features(wide), None, *_span(100_000))

@@ -18,6 +18,10 @@ _CV_HIGH = 0.20
 # The same for detrended std / |change|, used when the level is too close to zero.
 _CHANGE_LOW = 0.25
 _CHANGE_HIGH = 1.0
+# An extreme (the min or max) this many stds from the mean, at least, is named: one spike lifts
+# the std, and so the volatility word, of a calm segment (independent normal points of the
+# segment's count reach about sqrt(2 ln n) stds; twice that, or 5, is far beyond).
+_EXTREME_Z = 5.0
 
 
 def fmt_num(x: float, sig: int = 4) -> str:
@@ -82,7 +86,8 @@ def _direction(f: Features, unit: str | None) -> str:
 
 
 def _volatility(f: Features, unit: str | None) -> str:
-    """Volatility word from the spread around the trend, relative to the level or the change."""
+    """Volatility word from the spread around the trend, relative to the level or the change,
+    and an outlying extreme if there is one."""
     std_text = f"(std {_with_unit(fmt_num(f.std), unit)})"
     if f.std == 0:
         return f"no volatility {std_text}"
@@ -95,7 +100,21 @@ def _volatility(f: Features, unit: str | None) -> str:
         ratio = noise / abs(f.change) if f.change else math.inf
         low, high = _CHANGE_LOW, _CHANGE_HIGH
     word = "low" if ratio < low else "moderate" if ratio < high else "high"
-    return f"{word} volatility {std_text}"
+    return f"{word} volatility {std_text}{_extreme(f, unit)}"
+
+
+def _extreme(f: Features, unit: str | None) -> str:
+    """'; max X is Z stds above the mean' for an outlying extreme, else ''."""
+    if f.std == 0 or f.n < 3:
+        return ""
+    bar = max(_EXTREME_Z, 2.0 * math.sqrt(2.0 * math.log(f.n)))
+    above, below = (f.max - f.mean) / f.std, (f.mean - f.min) / f.std
+    if max(above, below) < bar:
+        return ""
+    name, value, z, side = (
+        ("max", f.max, above, "above") if above >= below else ("min", f.min, below, "below")
+    )
+    return f"; {name} {_with_unit(fmt_num(value), unit)} is {z:.1f} stds {side} the mean"
 
 
 def summarize_segment(features: Features, unit: str | None, t_start: float, t_end: float) -> str:
