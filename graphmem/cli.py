@@ -981,6 +981,22 @@ def _space_option(sub: Any, skip: tuple[str, ...] = ()) -> None:
             command.add_argument("--space", default=argparse.SUPPRESS, help=SPACE_HELP)
 
 
+def _no_data_dir(args: argparse.Namespace, settings: Settings) -> bool:
+    """Whether a command that only reads or changes what is stored would start an embedded
+    store in a data dir that does not exist (creating an empty one, wherever it was run)."""
+    creates = args.handler in (
+        cmd_demo,
+        cmd_ingest_series,
+        cmd_ingest_docs,
+        cmd_add_event,
+        cmd_serve,
+        cmd_mcp,
+        cmd_embed_export,
+    )
+    embedded = not (settings.store_url or getattr(args, "store", None))
+    return embedded and not creates and not settings.home.exists()
+
+
 def _where(args: argparse.Namespace, settings: Settings | None) -> str:
     """Which embedded data dir a command read (nothing for a configured store URL)."""
     if settings is None or settings.store_url or getattr(args, "store", None):
@@ -994,6 +1010,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = None
     try:
         settings = Settings.from_env()
+        if _no_data_dir(args, settings):
+            print(
+                f"error: no data dir at {settings.home.resolve()}: nothing is stored there "
+                "(GRAPHMEM_HOME names the data dir; `graphmem demo` or an ingest command "
+                "creates one)",
+                file=sys.stderr,
+            )
+            return 1
         return args.handler(args, settings)
     except NotFound as error:  # often the wrong data dir: say which one was read
         print(f"error: {error}{_where(args, settings)}", file=sys.stderr)

@@ -392,7 +392,14 @@ def test_a_series_not_found_names_the_data_dir_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.delenv("GRAPHMEM_STORE", raising=False)
-    monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path / "home"))
+    home = tmp_path / "home"
+    monkeypatch.setenv("GRAPHMEM_HOME", str(home))
+    # run where nothing was stored, a reading command makes no empty data dir
+    assert main(["segments", "nowhere"]) == 1
+    assert f"error: no data dir at {home}: nothing is stored there" in capsys.readouterr().err
+    assert not home.exists()
+    csv = _daily_csv(tmp_path / "some.csv", ["1", "2", "3"])
+    assert main(["ingest-series", str(csv), "--series", "some"]) == 0  # creates it
     assert main(["segments", "nowhere"]) == 1
     err = capsys.readouterr().err
-    assert f"no series with id or name 'nowhere' (in the data dir {tmp_path / 'home'};" in err
+    assert f"no series with id or name 'nowhere' (in the data dir {home};" in err
