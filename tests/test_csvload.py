@@ -82,7 +82,7 @@ def test_header_only_gives_empty_arrays(tmp_path: Path) -> None:
         ("", "line 1", "file is empty"),
         ("time,value\n2016-01-01,1\n", "line 1", "has no time column 'timestamp'"),
         ("timestamp\n2016-01-01\n", "line 1", "has no value column 'value'"),
-        ("2016-01-01,1\n", "line 1", "expected 'timestamp,value'"),
+        ("2016-01-01,1\n", "line 1", "the default header is 'timestamp,value'"),
         ("\ntimestamp,value\n", "line 1", "header is empty"),
         ("timestamp,Value,value\n", "line 1", "2 columns named 'value'"),
     ],

@@ -81,9 +81,9 @@ def _pick(header: list[str], wanted: Column, role: str) -> int:
     if not found:
         raise InvalidInput(
             "line 1",
-            f"header {shown!r} has no {role} column {wanted!r}; expected "
-            f"{','.join(HEADER)!r}, or name the columns: time_col, value_col "
-            "(--time-col, --value-col)",
+            f"header {shown!r} has no {role} column {wanted!r}; name the {role} column by its "
+            f"header name or 0-based index (--{role}-col; {role}_col= in load_csv)"
+            + (f"; the default header is {','.join(HEADER)!r}" if wanted in HEADER else ""),
         )
     if len(found) > 1:
         raise InvalidInput(
