@@ -179,6 +179,8 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     with _open(args, settings) as store:
         series = ensure_series(store, args.series, args.unit, args.description)
+        _note_kept(series.name, "unit", series.unit, args.unit)
+        _note_kept(series.name, "description", series.description, args.description)
         points, known = new_part(store, series.id, points)  # a grown file: its new rows
         # disable=None: no bar unless stderr is a terminal (none in a pipe or a log)
         with tqdm(
@@ -197,6 +199,16 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
         + ("; open (--no-close)" if closed is None else "; closed")
     )
     return 0
+
+
+def _note_kept(name: str, field: str, stored: str | None, given: str | None) -> None:
+    """Say so when a flag that applies to a new series differs from the existing one's."""
+    if given is not None and given != stored:
+        kept = f"keeps its {field} {stored!r}" if stored else f"keeps no {field}"
+        print(
+            f"note: series {name} {kept} (--{field} applies when a series is created)",
+            file=sys.stderr,
+        )
 
 
 def _count(n: int, noun: str) -> str:

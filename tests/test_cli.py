@@ -340,9 +340,12 @@ def test_ingest_series_appends_the_rows_a_grown_file_added(
     assert "20 points stored, 0 missing values skipped, 40 rows already stored" in (
         capsys.readouterr().out
     )
-    assert main(["ingest-series", str(grown), "--series", "export"]) == 0  # unchanged: nothing
-    assert "0 points stored, 0 missing values skipped, 60 rows already stored" in (
-        capsys.readouterr().out
+    # unchanged: nothing stored; a unit given for the existing series is not taken silently
+    assert main(["ingest-series", str(grown), "--series", "export", "--unit", "kg"]) == 0
+    printed = capsys.readouterr()
+    assert "0 points stored, 0 missing values skipped, 60 rows already stored" in printed.out
+    assert "note: series export keeps no unit (--unit applies when a series is created)" in (
+        printed.err
     )
     sid = get_series(cli_env, "export").id
     stored = read_index_range(cli_env, sid, 0, 100)
