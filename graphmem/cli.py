@@ -203,7 +203,7 @@ def cmd_ingest_series(args: argparse.Namespace, settings: Settings) -> int:
 
 def _note_kept(name: str, field: str, stored: str | None, given: str | None) -> None:
     """Say so when a flag that applies to a new series differs from the existing one's."""
-    if given is not None and given != stored:
+    if given is not None and (given.strip() or None) != stored:
         kept = f"keeps its {field} {stored!r}" if stored else f"keeps no {field}"
         print(
             f"note: series {name} {kept} (--{field} applies when a series is created)",
@@ -609,6 +609,11 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
 
     with _services(args, settings) as services:
         run_demo(services, out=sys.stdout)
+    if not (settings.store_url or args.store):
+        print(
+            f"The data is in {settings.home.resolve()}: later commands read it when run from "
+            "this folder, or from anywhere with GRAPHMEM_HOME set to it."
+        )
     return 0
 
 
@@ -1013,7 +1018,13 @@ def _where(args: argparse.Namespace, settings: Settings | None) -> str:
     """Which embedded data dir a command read (nothing for a configured store URL)."""
     if settings is None or settings.store_url or getattr(args, "store", None):
         return ""
-    return f" (in the data dir {settings.home.resolve()}; GRAPHMEM_HOME names another)"
+    from graphmem.spaces import DEFAULT_SPACE
+
+    space = _space(args, settings)
+    where = f"the data dir {settings.home.resolve()}" + (
+        f", space {space}" if space != DEFAULT_SPACE else ""
+    )
+    return f" (in {where}; GRAPHMEM_HOME names another)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1031,8 +1042,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 1
         return args.handler(args, settings)
-    except NotFound as error:  # often the wrong data dir: say which one was read
-        print(f"error: {error}{_where(args, settings)}", file=sys.stderr)
+    except NotFound as error:  # a series not found: often the wrong data dir, or space
+        hint = _where(args, settings) if str(error).startswith("series:") else ""
+        print(f"error: {error}{hint}", file=sys.stderr)
         return 1
     except GraphmemError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -62,12 +62,6 @@ def run_demo(services: Services, out: TextIO) -> None:
         '`graphmem cypher "MATCH (g:Segment) RETURN g.summary LIMIT 5"`.',
         file=out,
     )
-    if not settings.store_url:
-        print(
-            f"The data is in {settings.home.resolve()}: later commands read it when run from "
-            "this folder, or from anywhere with GRAPHMEM_HOME set to it.",
-            file=out,
-        )
 
 
 YEARLY_QUESTION = (

@@ -93,7 +93,7 @@ def test_ingest_series_csv_then_segments_and_plot(
     csv.write_text("\n".join(lines) + "\n")
     assert main(["ingest-series", str(csv), "--series", "shop", "--unit", "EUR"]) == 0
     out = capsys.readouterr().out
-    assert f"{len(data.ts) - 1} points stored, 1 missing values skipped" in out
+    assert f"{len(data.ts) - 1} points stored, 1 missing value skipped" in out
     assert "2015-01-01T00:00:00Z to 2017-12-31T00:00:00Z" in out
     # the same file again: every batch is recognised, nothing changes
     assert main(["ingest-series", str(csv), "--series", "shop"]) == 0
@@ -333,8 +333,10 @@ def test_ingest_series_appends_the_rows_a_grown_file_added(
     values = [f"{v:.3f}" for v in 10.0 + np.random.default_rng(3).standard_normal(60)]
     values[7] = ""  # a missing value is no stored point, and no difference
     first = _daily_csv(tmp_path / "export.csv", values[:40])
-    assert main(["ingest-series", str(first), "--series", "export"]) == 0
-    assert "39 points stored, 1 missing value skipped; 1 segment," in capsys.readouterr().out
+    assert main(["ingest-series", str(first), "--series", "export", "--description", " x "]) == 0
+    printed = capsys.readouterr()
+    assert "39 points stored, 1 missing value skipped; 1 segment," in printed.out
+    assert "note:" not in printed.err  # the description given is the one stored
     grown = _daily_csv(tmp_path / "export.csv", values)
     assert main(["ingest-series", str(grown), "--series", "export"]) == 0
     assert "20 points stored, 0 missing values skipped, 40 rows already stored" in (
@@ -361,6 +363,15 @@ def test_ingest_series_appends_the_rows_a_grown_file_added(
     )
     err = capsys.readouterr().err
     assert "the value at 2021-03-31T00:00:00Z is 99, stored as" in err and "Traceback" not in err
+    blanked = list(values) + ["11.0"]
+    blanked[12] = ""  # a stored value left out
+    assert (
+        main(["ingest-series", str(_daily_csv(tmp_path / "b.csv", blanked)), "--series", "export"])
+        == 1
+    )
+    assert "the input's row at 2021-03-13T00:00:00Z has no value, stored as" in (
+        capsys.readouterr().err
+    )
     assert len(read_index_range(cli_env, sid, 0, 100).xs) == 59
 
 

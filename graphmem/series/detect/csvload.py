@@ -77,13 +77,14 @@ def _pick(header: list[str], wanted: Column, role: str) -> int:
             )
         return wanted
     key = wanted.strip().lower()
+    default = HEADER[0] if role == "time" else HEADER[1]
     found = [i for i, name in enumerate(names) if name == key]
     if not found:
         raise InvalidInput(
             "line 1",
             f"header {shown!r} has no {role} column {wanted!r}; name the {role} column by its "
             f"header name or 0-based index (--{role}-col; {role}_col= in load_csv)"
-            + (f"; the default header is {','.join(HEADER)!r}" if wanted in HEADER else ""),
+            + (f"; the default header is {','.join(HEADER)!r}" if wanted == default else ""),
         )
     if len(found) > 1:
         raise InvalidInput(

@@ -351,29 +351,37 @@ def new_part(store: Store, series_ref: str, batch: Batch) -> tuple[Batch, int]:
     dropped row there raises InvalidInput naming its time, since stored points stay as they
     are."""
     last = IngestState.from_node(get_series_node(store, series_ref)).last_ts
-    cut = 0 if last is None else int(np.searchsorted(batch.ts, last, side="right"))
+    if last is None:
+        return batch, 0
+    cut = int(np.searchsorted(batch.ts, last, side="right"))
     if cut == 0:
         return batch, 0
     old = Batch(batch.ts[:cut], batch.xs[:cut])
-    kept = ~old.missing
     stored = read_time_range(store, get_series(store, series_ref).id, float(old.ts[0]), last)
-    given_ts, given_xs = old.ts[kept], old.xs[kept]
-    if len(stored.ts) != len(given_ts) or not (
-        np.array_equal(stored.ts, given_ts) and np.array_equal(stored.xs, given_xs)
+    given = Points(old.ts[~old.missing], old.xs[~old.missing])
+    if len(stored.ts) != len(given.ts) or not (
+        np.array_equal(stored.ts, given.ts) and np.array_equal(stored.xs, given.xs)
     ):
-        raise InvalidInput("timestamps", _first_difference(given_ts, given_xs, stored, last))
+        raise InvalidInput("timestamps", _first_difference(old, given, stored, last))
     return Batch(batch.ts[cut:], batch.xs[cut:]), cut
 
 
-def _first_difference(ts: np.ndarray, xs: np.ndarray, stored: Points, last: float) -> str:
-    """Where rows up to the last stored timestamp differ from the stored points, in words."""
+def _first_difference(old: Batch, given: Points, stored: Points, last: float) -> str:
+    """Where the input's rows up to the last stored timestamp (`old`; `given`: those with a
+    value) differ from the stored points, in words."""
+    ts, xs = given.ts, given.xs
     n = min(len(ts), len(stored.ts))
     differs = np.flatnonzero((ts[:n] != stored.ts[:n]) | (xs[:n] != stored.xs[:n]))
     i = int(differs[0]) if len(differs) else n
     if i < len(ts) and i < len(stored.ts) and ts[i] == stored.ts[i]:
         what = f"the value at {iso(ts[i])} is {xs[i]:.15g}, stored as {stored.xs[i]:.15g}"
     elif i < len(stored.ts) and (i >= len(ts) or stored.ts[i] < ts[i]):
-        what = f"the stored point at {iso(stored.ts[i])} is not in the input"
+        when = stored.ts[i]
+        what = (
+            f"the input's row at {iso(when)} has no value, stored as {stored.xs[i]:.15g}"
+            if when in old.ts[old.missing]
+            else f"the stored point at {iso(when)} is not in the input"
+        )
     else:
         what = f"the point at {iso(ts[i])} is not stored"
     return (
