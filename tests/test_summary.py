@@ -175,9 +175,21 @@ def test_an_outlying_extreme_is_named_beside_the_volatility_it_lifts() -> None:
     spiked = calm.copy()
     spiked[40] = 80.0  # one spike triples a calm segment's std
     text = summarize_segment(_features(spiked), "EUR", *_span(100))
-    assert "high volatility (std 5.545 EUR); max 80 EUR is 9.8 stds above the mean." in text
+    assert "high volatility (std 5.545 EUR); max 80 EUR is 57.3 stds above the others' mean." in (
+        text
+    )
     assert "stds" not in summarize_segment(_features(calm), "EUR", *_span(100))
     dips = summarize_segment(_features(np.r_[calm, -40.0]), None, *_span(101))
-    assert "; min -40 is 9.9 stds below the mean" in dips
+    assert "; min -40 is" in dips and "stds below the others' mean" in dips
+    # measured against the others, a spike stands out in a short segment too
+    short = calm[:20].copy()
+    short[5] = 60.0
+    assert "; max 60 EUR is" in summarize_segment(_features(short), "EUR", *_span(20))
     wide = 25 + rng.normal(0, 1, 100_000)  # a long normal segment's extremes are not named
     assert "stds" not in summarize_segment(_features(wide), None, *_span(100_000))
+    flat = np.r_[[5.0] * 9, 6.0]  # the others all equal
+    assert "; max 6 lies far outside the other points" in summarize_segment(
+        _features(flat), None, *_span(10)
+    )
+    hairline = np.r_[np.full(999, 1e9), 1e9 + 1e-6]  # apart only beyond the digits shown
+    assert "max" not in summarize_segment(_features(hairline), None, *_span(1000))

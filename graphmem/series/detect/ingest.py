@@ -350,14 +350,15 @@ def new_part(store: Store, series_ref: str, batch: Batch) -> tuple[Batch, int]:
     must be exactly the ones stored over their time span (missing values aside); a changed or
     dropped row there raises InvalidInput naming its time, since stored points stay as they
     are."""
-    last = IngestState.from_node(get_series_node(store, series_ref)).last_ts
+    node = get_series_node(store, series_ref)
+    last = IngestState.from_node(node).last_ts
     if last is None:
         return batch, 0
     cut = int(np.searchsorted(batch.ts, last, side="right"))
     if cut == 0:
         return batch, 0
     old = Batch(batch.ts[:cut], batch.xs[:cut])
-    stored = read_time_range(store, get_series(store, series_ref).id, float(old.ts[0]), last)
+    stored = read_time_range(store, SeriesInfo.from_node(node).id, float(old.ts[0]), last)
     given = Points(old.ts[~old.missing], old.xs[~old.missing])
     if len(stored.ts) != len(given.ts) or not (
         np.array_equal(stored.ts, given.ts) and np.array_equal(stored.xs, given.xs)

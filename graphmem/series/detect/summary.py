@@ -104,17 +104,38 @@ def _volatility(f: Features, unit: str | None) -> str:
 
 
 def _extreme(f: Features, unit: str | None) -> str:
-    """'; max X is Z stds above the mean' for an outlying extreme, else ''."""
-    if f.std == 0 or f.n < 3:
+    """'; max X is Z stds above the others' mean' for an outlying extreme, else ''.
+
+    Each extreme is measured against the other points (their mean and std, from the
+    segment's own by leaving it out): a spike inflates the std of a short segment that holds
+    it so much that, measured against all of them, it could not stand out.
+    """
+    if f.std == 0 or f.n < 4:
         return ""
     bar = max(_EXTREME_Z, 2.0 * math.sqrt(2.0 * math.log(f.n)))
-    above, below = (f.max - f.mean) / f.std, (f.mean - f.min) / f.std
+    above, below = _apart(f, f.max), -_apart(f, f.min)
     if max(above, below) < bar:
         return ""
     name, value, z, side = (
         ("max", f.max, above, "above") if above >= below else ("min", f.min, below, "below")
     )
-    return f"; {name} {_with_unit(fmt_num(value), unit)} is {z:.1f} stds {side} the mean"
+    if fmt_num(value) == fmt_num(f.mean):  # apart only beyond the digits shown
+        return ""
+    shown = _with_unit(fmt_num(value), unit)
+    if math.isinf(z):
+        return f"; {name} {shown} lies far outside the other points"
+    return f"; {name} {shown} is {z:.3g} stds {side} the others' mean"
+
+
+def _apart(f: Features, x: float) -> float:
+    """How many stds of the other points x lies from their mean (inf if they are all equal)."""
+    rest = f.n - 1
+    mean = (f.n * f.mean - x) / rest
+    # the others' variance from the segment's: n var = sum of squares about the mean
+    var = (f.n * f.std * f.std - (x - f.mean) ** 2 * f.n / rest) / rest
+    if var <= 1e-9 * f.std * f.std:  # the others hardly vary (or too little to tell here)
+        return math.inf if x != mean else 0.0
+    return (x - mean) / math.sqrt(var)
 
 
 def summarize_segment(features: Features, unit: str | None, t_start: float, t_end: float) -> str:
