@@ -275,6 +275,28 @@ OFFLINE_CASES = [
         "Ravi Onden is the director of the Corran Museum.",
         "updates",
     ),
+    # round 23: a year that is a schedule's value is a value, not a period; a year dating a
+    # switch the other way does not make it another period's fact
+    (
+        "The Veldmoor bridge project is now expected to finish in 2023.",
+        "The Veldmoor bridge project is expected to finish in 2021.",
+        "updates",
+    ),
+    (
+        "Completion of the Harlow bypass has been pushed back to 2024.",
+        "The Harlow bypass is expected to be completed in 2022.",
+        "updates",
+    ),
+    (
+        "The Kessing library will not reopen until 2025.",
+        "The Kessing library will reopen in 2024.",
+        "updates",
+    ),
+    (
+        "The Kessing library reopened in 2024.",
+        "The Kessing library closed in 2021.",
+        "updates",
+    ),
     # round 4: figures of another role of the same subject are no change
     ("Halvick Bakery runs 12 delivery vans.", "Halvick Bakery employs 40 bakers.", "norel"),
     # a denied closure says nothing of the site's size or its new buildings

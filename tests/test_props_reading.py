@@ -36,6 +36,18 @@ def test_a_dotted_date_in_a_statement_is_no_figure() -> None:
     assert reading.numbers == {"12"}
 
 
+def test_a_schedules_year_is_its_value_and_a_figures_year_its_period() -> None:
+    revised = read("The Veldmoor bridge is now expected to finish in 2023.")
+    assert (revised.numbers, revised.periods) == ({"in 2023"}, set())
+    assert read("The bypass has been pushed back to 2024.").numbers == {"in 2024"}
+    late = read("The pier won't be open till 2026.")  # it opens in 2026: not denied
+    assert (late.numbers, late.denied_numbers) == ({"in 2026"}, set())
+    sold = read("Arden Mills sold 410,000 kettles in 2018.")
+    assert (sold.numbers, sold.periods) == ({"410000"}, {"2018"})
+    for dated in ("The mill opened back in 1988.", "The library closed in 2021."):
+        assert read(dated).periods == {dated[-5:-1]} and not read(dated).numbers
+
+
 def test_a_version_number_stays_part_of_its_name() -> None:
     assert read("Quillpad 2.3.1 was released").names == {"quillpad 2.3.1"}
 

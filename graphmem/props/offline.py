@@ -224,7 +224,18 @@ def _values(reading: Reading, names: frozenset[str]) -> frozenset[str]:
 
 
 def _numbers_changed(p: _Pair) -> bool:
-    return bool(p.new.numbers - p.old.numbers) and bool(p.old.numbers - p.new.numbers)
+    """Each gives a figure the other does not, of one kind: quantities, or schedules' dates
+    (a date to open in is no new value of a statement that gives only a price)."""
+    new_when, old_when = _scheduled(p.new), _scheduled(p.old)
+    new_rest, old_rest = p.new.numbers - new_when, p.old.numbers - old_when
+    return bool(new_rest - old_rest and old_rest - new_rest) or bool(
+        new_when - old_when and old_when - new_when
+    )
+
+
+def _scheduled(reading: Reading) -> frozenset[str]:
+    """The schedules' dates among a statement's figures ("in September 2025")."""
+    return frozenset(n for n in reading.numbers if n.startswith("in "))
 
 
 def _polarities(p: _Pair) -> tuple[int, int]:
@@ -301,7 +312,7 @@ def _label(p: _Pair, rules: OfflineRules, gated: bool = True) -> tuple[str, floa
         return "contradicts", 0.5
     if (
         _idents_clash(p.new_names, p.old_names)
-        or (new.periods and old.periods and new.periods.isdisjoint(old.periods))
+        or _other_period(p)
         or not _on_topic(p, rules, gated)
     ):
         return "norel", 0.0
@@ -363,6 +374,27 @@ def _label(p: _Pair, rules: OfflineRules, gated: bool = True) -> tuple[str, floa
     if old.hedged and not new.hedged:
         return "contradicts", 0.4  # a plain statement of something else on the claim's topic
     return "norel", 0.0
+
+
+def _other_period(p: _Pair) -> bool:
+    """Both are dated to periods, none shared ("sold 410,000 in 2018" / "300,000 in 2017"),
+    unless the year dates a switch the other way ("reopened in 2024" / "closed in 2021"):
+    that switch changes the state, whenever it happened."""
+    new, old = p.new, p.old
+    if not _periods_apart(p):
+        return False
+    return new.polarity * old.polarity >= 0 or bool(new.numbers or old.numbers)
+
+
+def _periods_apart(p: _Pair) -> bool:
+    """Both are dated and share no year, as a period or as a schedule's value ("reopen the
+    rink in September 2024" / "winter programme 2023-24"; but "begin in June 2025" / "confirmed
+    March 2025 for the first services" share one), unless both are schedules."""
+    new, old = p.new, p.old
+    if new.when and old.when:
+        return False  # two schedules: their dates are values to compare, not periods
+    years_new, years_old = new.periods | new.when, old.periods | old.when
+    return bool(years_new and years_old and years_new.isdisjoint(years_old))
 
 
 def _on_topic(p: _Pair, rules: OfflineRules, gated: bool) -> bool:
@@ -456,8 +488,8 @@ def _changed(p: _Pair) -> tuple[str, float]:
         if any(_matched(f, p.old_names) for f in p.new.former):
             return "norel", 0.0  # the claim's value was the former one: no refutation
         return "contradicts", 0.5  # a confirmed value shows the claim false
-    if p.new.future and not p.old.future:
-        return "norel", 0.0  # a plan does not change the current value
+    if p.new.future and not (p.old.future or p.old.when):
+        return "norel", 0.0  # a plan does not change the current value, but a schedule's
     return "updates", 0.5
 
 
@@ -668,7 +700,7 @@ def _signals(new: Reading, old: Reading, cosine: float, rules: OfflineRules) -> 
         old.future,
         new.trend * old.trend > 0,
         new.trend * old.trend < 0,
-        bool(new.periods and old.periods and new.periods.isdisjoint(old.periods)),
+        _periods_apart(p),
         _idents_clash(p.new_names, p.old_names),
         _same_switch(p),
         _frame_replaced(p),

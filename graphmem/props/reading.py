@@ -415,6 +415,9 @@ class Reading:
     slots: frozenset[tuple[str, str]] = frozenset()
     # the readings of its clauses when it joins two facts or more (clauses()), else ()
     parts: tuple[Reading, ...] = ()
+    # the years given as a schedule's value ("expected to finish in 2023"), among `numbers`
+    # as "in 2023" and not among `periods`
+    when: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=65536)  # the same few thousand words come back in every statement
@@ -536,6 +539,68 @@ def _dates(tokens: list[_Token]) -> set[int]:
     return out
 
 
+# a year that is the value of a schedule, not the period of a figure: the word before its
+# preposition looks ahead ("expected to finish in 2023", "pushed back to 2026", "due in
+# 2025", "should be open in spring 2024"); past forms ("opened in 2019") date an event
+SCHEDULE = word_set(
+    """
+    finish complete open reopen launch start begin deliver close end due ready done delayed
+    postponed deferred slated scheduled planned slip slips slipped slipping completion opening
+    handover delivery deadline target
+    """
+)
+SCHEDULE_DONE = word_set("finished completed opened reopened launched delivered built")
+UNDENIED = -1  # the clause of a value no negation reaches
+DELAY_VERBS = word_set("pushed put moved brought pulled pushing putting")
+SCHEDULE_TO = word_set("in by to until till for before")
+SCHEDULE_SKIP = word_set(
+    "early late mid the end start beginning of spring summer autumn fall winter"
+)
+
+
+@dataclass(frozen=True)
+class _When:
+    """A year read as a schedule's value."""
+
+    value: str  # "in September 2025", "in 2023": the month too, when one is given
+    not_until: bool  # "won't open till 2026" says it opens in 2026: no negation denies it
+
+
+def _schedules(tokens: list[_Token]) -> dict[int, _When]:
+    """The years that are a schedule's value (SCHEDULE above), by token index."""
+    out = {}
+    for i, tok in enumerate(tokens):
+        if tok.kind != "num" or not _is_year(tok.text):
+            continue
+        j = i - 1
+        while j >= 0 and (tokens[j].lower in SCHEDULE_SKIP or tokens[j].lower in MONTHS):
+            j -= 1
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if nxt and nxt.kind == "word" and nxt.lower not in STOP:
+            continue  # "open for the 2024 summer season": the year names the season
+        if j >= 1 and tokens[j].lower in SCHEDULE_TO and _scheduled(tokens, j):
+            month = next((t.text for t in tokens[j + 1 : i] if t.lower in MONTHS), "")
+            value = f"in {month.capitalize()} {tok.text}" if month else f"in {tok.text}"
+            out[i] = _When(value, tokens[j].lower in ("until", "till", "before"))
+    return out
+
+
+def _scheduled(tokens: list[_Token], j: int) -> bool:
+    """Whether the preposition at j follows a schedule's word: "pushed back to", "to be
+    completed in", or up to four words after one ("open to ferry traffic in")."""
+    verb, before = tokens[j - 1].lower, tokens[j - 2].lower if j >= 2 else ""
+    if verb in ("back", "forward"):  # "pushed back to 2026", not "back in 2019"
+        return before in DELAY_VERBS and tokens[j].lower != "in"
+    if verb in SCHEDULE_DONE:  # "to be completed in 2022", not "completed in 2018"
+        return before == "be"
+    for k in range(j - 1, max(j - 5, -1), -1):
+        if tokens[k].kind != "word":
+            return False
+        if tokens[k].lower in SCHEDULE:
+            return True
+    return False
+
+
 SCALES = word_set("thousand million billion trillion percent")
 
 
@@ -580,6 +645,7 @@ class _Parse:
     names: list[tuple[int, str]] = field(default_factory=list)  # (first token index, name)
     numbers: list[tuple[int, str]] = field(default_factory=list)  # (clause, value)
     periods: set[str] = field(default_factory=set)
+    schedules: dict[int, _When] = field(default_factory=dict)  # years: _schedules
     frame: set[str] = field(default_factory=set)
     negated: dict[int, int] = field(default_factory=dict)  # clause → index of its denial
     denials: list[int] = field(default_factory=list)  # the index of every denial word
@@ -630,7 +696,7 @@ def clauses(text: str) -> tuple[str, ...]:
 def read(text: str, source: str | None = None) -> Reading:
     """The Reading of a statement (and of its source's name, for hedges)."""
     tokens = _tokens(text)
-    parse = _Parse(tokens, _speaker_end(tokens))
+    parse = _Parse(tokens, _speaker_end(tokens), schedules=_schedules(tokens))
     _hearsay_words(parse)
     frequencies, used = _frequencies(tokens)
     used |= _dates(tokens)
@@ -687,6 +753,7 @@ def read(text: str, source: str | None = None) -> Reading:
         words=frozenset(t.lower for t in tokens if t.kind == "word"),
         slots=_slots(tokens, used),
         parts=tuple(read(part, source) for part in clauses(text)),
+        when=frozenset(tokens[i].text for i in parse.schedules),
     )
 
 
@@ -761,7 +828,10 @@ def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     if number_in_name:
         parse.extend(i, tok.text)  # "Aster 400"
     parse.close()
-    if tok.kind == "season" or (tok.kind == "num" and _is_year(tok.text)):
+    if i in parse.schedules and not used:  # the value: when, not a period
+        when = parse.schedules[i]
+        parse.numbers.append((UNDENIED if when.not_until else tok.clause, when.value))
+    elif tok.kind == "season" or (tok.kind == "num" and _is_year(tok.text)):
         if not used:  # a year in an opening "In March 2021," dates the statement
             parse.periods.add(tok.text)
     elif tok.kind == "num" and not number_in_name and not used:
