@@ -297,6 +297,32 @@ OFFLINE_CASES = [
         "The Kessing library closed in 2021.",
         "updates",
     ),
+    (
+        "The council's contract with Vossen Waste was extended until 2030.",
+        "The council's contract with Vossen Waste runs until 2027.",
+        "updates",
+    ),
+    (
+        "The launch of the Vela satellite was postponed until March.",
+        "The Vela satellite will launch in January.",
+        "updates",
+    ),
+    (
+        "The Tolvern marathon will now take place on 12 October.",
+        "The Tolvern marathon will take place on 5 October.",
+        "updates",
+    ),
+    # the figure replaced is not the new one's; a deal that fell apart
+    (
+        "Tessla Bakery raised the price of a loaf from 2.10 to 2.40 euros.",
+        "A loaf at Tessla Bakery costs 2.10 euros.",
+        "updates",
+    ),
+    (
+        "The purchase of Dunmoor Springs by Pell Water collapsed.",
+        "Pell Water agreed to buy Dunmoor Springs.",
+        "updates",
+    ),
     # round 4: figures of another role of the same subject are no change
     ("Halvick Bakery runs 12 delivery vans.", "Halvick Bakery employs 40 bakers.", "norel"),
     # a denied closure says nothing of the site's size or its new buildings

@@ -658,7 +658,13 @@ def _focus(new: Reading, old: Reading) -> tuple[Reading, Reading]:
 def _closeness(a: Reading, b: Reading) -> float:
     """Shared frame words (overlap coefficient), then shared figures and names."""
     shared = len(a.frame & b.frame) / max(1, min(len(a.frame), len(b.frame)))
-    return shared + 0.5 * bool(a.numbers & b.numbers) + 0.3 * len(a.names & b.names)
+    return shared + 0.5 * _share_figures(a, b) + 0.3 * len(a.names & b.names)
+
+
+def _share_figures(a: Reading, b: Reading) -> bool:
+    """They give a figure in common, as a value or as the value replaced ("from 420 to 300"
+    / "420")."""
+    return bool((a.numbers | a.was) & (b.numbers | b.was))
 
 
 def _signals(new: Reading, old: Reading, cosine: float, rules: OfflineRules) -> list[float]:
@@ -679,7 +685,7 @@ def _signals(new: Reading, old: Reading, cosine: float, rules: OfflineRules) -> 
         dice,
         names,
         numbers,
-        bool(new.numbers & old.numbers),
+        _share_figures(new, old),
         _owners_differ(p),
         _adds(p),
         _replaces(p),

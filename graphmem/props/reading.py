@@ -102,6 +102,7 @@ STATUS_OFF = word_set(
     """
     close closes closed shut shuts suspend suspends suspended halt halts halted cancel cancels
     cancelled canceled scrap scraps scrapped abandon abandoned discontinue discontinued extinct
+    collapse collapses collapsed
     demolish demolished lifted ended abolish abolished axed terminate terminated cease ceased
     stopped paused shelve shelved grounded decommission decommissioned mothball mothballed
     deactivate deactivated disable disabled disband disbanded dissolve dissolved
@@ -123,6 +124,9 @@ STATUS_PHRASES = {
     ("called", "off"): -1,
     ("call", "off"): -1,
     ("on", "hold"): -1,
+    ("fell", "through"): -1,
+    ("fall", "through"): -1,
+    ("falls", "through"): -1,
 }
 STEP = word_set("step steps stepped stepping stand stands stood standing bow bows bowed")
 # "withdrew its statement" retracts; "withdrew the drug from sale" switches something off
@@ -418,6 +422,9 @@ class Reading:
     # the years given as a schedule's value ("expected to finish in 2023"), among `numbers`
     # as "in 2023" and not among `periods`
     when: frozenset[str] = frozenset()
+    # figures given as the value replaced ("raised from 2.10 to 2.40", "up from 9,500"): not
+    # among `numbers`, but a sign the two statements give one figure
+    was: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=65536)  # the same few thousand words come back in every statement
@@ -546,13 +553,14 @@ SCHEDULE = word_set(
     """
     finish complete open reopen launch start begin deliver close end due ready done delayed
     postponed deferred slated scheduled planned slip slips slipped slipping completion opening
-    handover delivery deadline target
+    handover delivery deadline target place extended extend runs run valid expire expires
+    ends lasts
     """
 )
-SCHEDULE_DONE = word_set("finished completed opened reopened launched delivered built")
+SCHEDULE_DONE = word_set("finished completed opened reopened launched delivered built held")
 UNDENIED = -1  # the clause of a value no negation reaches
 DELAY_VERBS = word_set("pushed put moved brought pulled pushing putting")
-SCHEDULE_TO = word_set("in by to until till for before")
+SCHEDULE_TO = word_set("in on by to until till for before")
 SCHEDULE_SKIP = word_set(
     "early late mid the end start beginning of spring summer autumn fall winter"
 )
@@ -562,27 +570,45 @@ SCHEDULE_SKIP = word_set(
 class _When:
     """A year read as a schedule's value."""
 
-    value: str  # "in September 2025", "in 2023": the month too, when one is given
+    value: str  # "in September 2025", "in 2023", "in 12 October"
     not_until: bool  # "won't open till 2026" says it opens in 2026: no negation denies it
+    years: tuple[int, ...]  # the token indices of its year, if it gives one
 
 
 def _schedules(tokens: list[_Token]) -> dict[int, _When]:
-    """The years that are a schedule's value (SCHEDULE above), by token index."""
+    """A schedule's date after each preposition that follows a schedule's word (SCHEDULE
+    above), by the preposition's index: a year, a month, a day and month, or those joined
+    ("until March", "on 12 October", "in the autumn of 2021")."""
     out = {}
-    for i, tok in enumerate(tokens):
-        if tok.kind != "num" or not _is_year(tok.text):
+    for j, tok in enumerate(tokens):
+        if j < 1 or tok.lower not in SCHEDULE_TO or not _scheduled(tokens, j):
             continue
-        j = i - 1
-        while j >= 0 and (tokens[j].lower in SCHEDULE_SKIP or tokens[j].lower in MONTHS):
-            j -= 1
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if nxt and nxt.kind == "word" and nxt.lower not in STOP:
-            continue  # "open for the 2024 summer season": the year names the season
-        if j >= 1 and tokens[j].lower in SCHEDULE_TO and _scheduled(tokens, j):
-            month = next((t.text for t in tokens[j + 1 : i] if t.lower in MONTHS), "")
-            value = f"in {month.capitalize()} {tok.text}" if month else f"in {tok.text}"
-            out[i] = _When(value, tokens[j].lower in ("until", "till", "before"))
+        at = _date_after(tokens, j + 1)
+        if at:
+            value = "in " + " ".join(tokens[k].text.capitalize() for k in at)
+            years = tuple(k for k in at if _is_year(tokens[k].text))
+            out[j] = _When(value, tok.lower in ("until", "till", "before"), years)
     return out
+
+
+def _date_after(tokens: list[_Token], k: int) -> list[int]:
+    """The token indices of the day, month and year of a date starting at k (words such as
+    "the end of" and a season skipped), [] if none does or its year names something ("the
+    2024 summer season")."""
+    at: list[int] = []
+    while k < len(tokens):
+        tok = tokens[k]
+        day = tok.kind == "num" and tok.text.isdigit() and int(tok.text) <= 31
+        if tok.lower in MONTHS or day or (tok.kind == "num" and _is_year(tok.text)):
+            at.append(k)
+        elif tok.lower not in SCHEDULE_SKIP:
+            break
+        k += 1
+    names = k < len(tokens) and tokens[k].kind == "word" and tokens[k].lower not in STOP
+    if not at or (names and _is_year(tokens[at[-1]].text)):
+        return []
+    dated = any(tokens[i].lower in MONTHS or _is_year(tokens[i].text) for i in at)
+    return at if dated else []
 
 
 def _scheduled(tokens: list[_Token], j: int) -> bool:
@@ -645,7 +671,8 @@ class _Parse:
     names: list[tuple[int, str]] = field(default_factory=list)  # (first token index, name)
     numbers: list[tuple[int, str]] = field(default_factory=list)  # (clause, value)
     periods: set[str] = field(default_factory=set)
-    schedules: dict[int, _When] = field(default_factory=dict)  # years: _schedules
+    was: set[str] = field(default_factory=set)  # figures replaced: _was
+    scheduled_years: set[int] = field(default_factory=set)  # the years of _schedules' dates
     frame: set[str] = field(default_factory=set)
     negated: dict[int, int] = field(default_factory=dict)  # clause → index of its denial
     denials: list[int] = field(default_factory=list)  # the index of every denial word
@@ -696,7 +723,9 @@ def clauses(text: str) -> tuple[str, ...]:
 def read(text: str, source: str | None = None) -> Reading:
     """The Reading of a statement (and of its source's name, for hedges)."""
     tokens = _tokens(text)
-    parse = _Parse(tokens, _speaker_end(tokens), schedules=_schedules(tokens))
+    schedules = _schedules(tokens)
+    years = {k for when in schedules.values() for k in when.years}
+    parse = _Parse(tokens, _speaker_end(tokens), scheduled_years=years)
     _hearsay_words(parse)
     frequencies, used = _frequencies(tokens)
     used |= _dates(tokens)
@@ -708,6 +737,8 @@ def read(text: str, source: str | None = None) -> Reading:
         else:
             _other(parse, i, tok, i in used)
     parse.close()
+    for j, when in schedules.items():  # a schedule's date is its value: "in March 2025"
+        parse.numbers.append((UNDENIED if when.not_until else tokens[j].clause, when.value))
     if source and any(mark in source.lower() for mark in HEDGED_SOURCES):
         parse.hedged = True
     polarity = 0
@@ -753,7 +784,8 @@ def read(text: str, source: str | None = None) -> Reading:
         words=frozenset(t.lower for t in tokens if t.kind == "word"),
         slots=_slots(tokens, used),
         parts=tuple(read(part, source) for part in clauses(text)),
-        when=frozenset(tokens[i].text for i in parse.schedules),
+        when=frozenset(tokens[k].text for k in years),
+        was=frozenset(parse.was),
     )
 
 
@@ -828,9 +860,8 @@ def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     if number_in_name:
         parse.extend(i, tok.text)  # "Aster 400"
     parse.close()
-    if i in parse.schedules and not used:  # the value: when, not a period
-        when = parse.schedules[i]
-        parse.numbers.append((UNDENIED if when.not_until else tok.clause, when.value))
+    if i in parse.scheduled_years:
+        pass  # a schedule's date: a value (read()), not a period
     elif tok.kind == "season" or (tok.kind == "num" and _is_year(tok.text)):
         if not used:  # a year in an opening "In March 2021," dates the statement
             parse.periods.add(tok.text)
@@ -841,8 +872,22 @@ def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
         elif prev == "by" and parse.trend is not None:
             pass  # "has shrunk by 1.3 kilometres": a difference, not the value
         else:
-            value = number(tok.text) or 0.0
-            parse.numbers.append((tok.clause, f"{value * SCALE.get(nxt, 1.0):g}"))
+            value = f"{(number(tok.text) or 0.0) * SCALE.get(nxt, 1.0):g}"
+            if prev == "from" and _was(parse.tokens, i):
+                parse.was.add(value)  # "raised from 2.10 to 2.40": the value it had
+            else:
+                parse.numbers.append((tok.clause, value))
+
+
+def _was(tokens: list[_Token], i: int) -> bool:
+    """Whether the figure at i, after "from", is the one replaced: "to" and a figure follow
+    in its clause, or "up" / "down" comes before ("up from 9,500")."""
+    before = tokens[i - 2].lower if i >= 2 else ""
+    after = tokens[i + 1 : i + 5]
+    to = next((k for k, t in enumerate(after) if t.lower == "to"), None)
+    goes = to is not None and to + 1 < len(after) and after[to + 1].kind == "num"
+    same = all(t.clause == tokens[i].clause for t in after[: (to or 0) + 2])
+    return (goes and same) or before in ("up", "down")
 
 
 def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
