@@ -546,15 +546,16 @@ def _dates(tokens: list[_Token]) -> set[int]:
     return out
 
 
-# a year that is the value of a schedule, not the period of a figure: the word before its
+# a date that is the value of a schedule, not the period of a figure: the word before its
 # preposition looks ahead ("expected to finish in 2023", "pushed back to 2026", "due in
-# 2025", "should be open in spring 2024"); past forms ("opened in 2019") date an event
+# 2025", "should be open in spring 2024", "postponed until March", "will take place on 12
+# October"); past forms ("opened in 2019") date an event
 SCHEDULE = word_set(
     """
     finish complete open reopen launch start begin deliver close end due ready done delayed
     postponed deferred slated scheduled planned slip slips slipped slipping completion opening
-    handover delivery deadline target place extended extend runs run valid expire expires
-    ends lasts
+    handover delivery deadline target extended extend runs run valid expire expires ends
+    lasts
     """
 )
 SCHEDULE_DONE = word_set("finished completed opened reopened launched delivered built held")
@@ -568,7 +569,7 @@ SCHEDULE_SKIP = word_set(
 
 @dataclass(frozen=True)
 class _When:
-    """A year read as a schedule's value."""
+    """A date read as a schedule's value."""
 
     value: str  # "in September 2025", "in 2023", "in 12 October"
     not_until: bool  # "won't open till 2026" says it opens in 2026: no negation denies it
@@ -598,7 +599,9 @@ def _date_after(tokens: list[_Token], k: int) -> list[int]:
     at: list[int] = []
     while k < len(tokens):
         tok = tokens[k]
+        near = {t.lower for t in tokens[max(k - 1, 0) : k + 2]}
         day = tok.kind == "num" and tok.text.isdigit() and int(tok.text) <= 31
+        day = day and not near.isdisjoint(MONTHS)  # "12 October", "October 12"
         if tok.lower in MONTHS or day or (tok.kind == "num" and _is_year(tok.text)):
             at.append(k)
         elif tok.lower not in SCHEDULE_SKIP:
@@ -619,6 +622,8 @@ def _scheduled(tokens: list[_Token], j: int) -> bool:
         return before in DELAY_VERBS and tokens[j].lower != "in"
     if verb in SCHEDULE_DONE:  # "to be completed in 2022", not "completed in 2018"
         return before == "be"
+    if verb == "place":  # "will take place on 12 October", not "first place in 2019"
+        return before in TAKE
     for k in range(j - 1, max(j - 5, -1), -1):
         if tokens[k].kind != "word":
             return False
