@@ -898,7 +898,9 @@ class OfflineClassifier(RuleClassifier):
     another; `graphmem.services.offline_classifier` builds the one a service needs.
     """
 
-    name = "offline-v20"  # round 19: the pair's embedding signals; round 20: refitted on 116 worlds
+    # round 19: embedding signals; round 20: refitted on 116 worlds; round 23: schedules' dates
+    # and replaced figures read as such (round 20's trees)
+    name = "offline-v21"
 
     def __init__(
         self,
