@@ -44,8 +44,26 @@ def test_a_schedules_year_is_its_value_and_a_figures_year_its_period() -> None:
     assert (late.numbers, late.denied_numbers) == ({"in 2026"}, set())
     sold = read("Arden Mills sold 410,000 kettles in 2018.")
     assert (sold.numbers, sold.periods) == ({"410000"}, {"2018"})
-    for dated in ("The mill opened back in 1988.", "The library closed in 2021."):
-        assert read(dated).periods == {dated[-5:-1]} and not read(dated).numbers
+    for dated in (
+        "The mill opened back in 1988.",
+        "The library closed in 2021.",
+        "The bridge was open to traffic in 2021.",  # a past event, not a schedule
+        "Tessa Hale won the Veldmoor Open in 2021.",  # a name, not a schedule's word
+        "The match was cancelled due to flooding in 2019.",  # a cause
+    ):
+        assert read(dated).periods == {dated[-5:-1]} and not read(dated).numbers, dated
+    # one date, written either way, is one value; a weekday is left out
+    days = ("on 12 October 2025", "on October 12, 2025", "on Sunday 12th October 2025")
+    values = {read(f"The fair will take place {day}.").numbers for day in days}
+    assert values == {frozenset({"in 12 October 2025"})}
+
+
+def test_a_figure_replaced_is_not_the_statements_own() -> None:
+    raised = read("The fee was raised from 2.10 to 2.40 pounds.")
+    assert (raised.numbers, raised.was) == ({"2.4"}, {"2.1"})
+    assert read("Sales reached 12,000, up from 9,500.").was == {"9500"}
+    hours = read("The library is open from 9 to 5.")  # a range: both figures are its own
+    assert (hours.numbers, hours.was) == ({"9", "5"}, set())
 
 
 def test_a_version_number_stays_part_of_its_name() -> None:

@@ -226,16 +226,16 @@ def _values(reading: Reading, names: frozenset[str]) -> frozenset[str]:
 def _numbers_changed(p: _Pair) -> bool:
     """Each gives a figure the other does not, of one kind: quantities, or schedules' dates
     (a date to open in is no new value of a statement that gives only a price)."""
-    new_when, old_when = _scheduled(p.new), _scheduled(p.old)
+    new_when, old_when = _schedule_values(p.new), _schedule_values(p.old)
     new_rest, old_rest = p.new.numbers - new_when, p.old.numbers - old_when
     return bool(new_rest - old_rest and old_rest - new_rest) or bool(
         new_when - old_when and old_when - new_when
     )
 
 
-def _scheduled(reading: Reading) -> frozenset[str]:
+def _schedule_values(reading: Reading) -> frozenset[str]:
     """The schedules' dates among a statement's figures ("in September 2025")."""
-    return frozenset(n for n in reading.numbers if n.startswith("in "))
+    return frozenset(n for n in reading.numbers if n.startswith(("in ", "before ")))
 
 
 def _polarities(p: _Pair) -> tuple[int, int]:
@@ -378,12 +378,21 @@ def _label(p: _Pair, rules: OfflineRules, gated: bool = True) -> tuple[str, floa
 
 def _other_period(p: _Pair) -> bool:
     """Both are dated to periods, none shared ("sold 410,000 in 2018" / "300,000 in 2017"),
-    unless the year dates a switch the other way ("reopened in 2024" / "closed in 2021"):
-    that switch changes the state, whenever it happened."""
+    unless the new one dates a later switch the other way and neither gives a figure
+    ("reopened in 2024" / "closed in 2021": the state changed when it happened)."""
     new, old = p.new, p.old
     if not _periods_apart(p):
         return False
-    return new.polarity * old.polarity >= 0 or bool(new.numbers or old.numbers)
+    switched = new.polarity * old.polarity < 0 and not (new.numbers or old.numbers)
+    return not (switched and _first_year(new) > _last_year(old))
+
+
+def _first_year(reading: Reading) -> int:
+    return min(int(y[:4]) for y in reading.periods | reading.when)
+
+
+def _last_year(reading: Reading) -> int:
+    return max(int(y[:4]) for y in reading.periods | reading.when)
 
 
 def _periods_apart(p: _Pair) -> bool:
@@ -489,7 +498,7 @@ def _changed(p: _Pair) -> tuple[str, float]:
             return "norel", 0.0  # the claim's value was the former one: no refutation
         return "contradicts", 0.5  # a confirmed value shows the claim false
     if p.new.future and not (p.old.future or p.old.when):
-        return "norel", 0.0  # a plan does not change the current value, but a schedule's
+        return "norel", 0.0  # a plan does not change the current value (a schedule's date it does)
     return "updates", 0.5
 
 

@@ -238,12 +238,11 @@ STOP = word_set(
     outside inside within around along through beyond behind against among
     """
 )
-MONTHS = word_set(
-    """
-    january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday
-    """
+CALENDAR = word_set(
+    "january february march april may june july august september october november december"
 )
+WEEKDAYS = word_set("monday tuesday wednesday thursday friday saturday sunday")
+MONTHS = CALENDAR | WEEKDAYS
 IDENT_KINDS = word_set(
     """
     route routes line lines flight flights platform gate terminal runway ward district highway
@@ -552,16 +551,20 @@ def _dates(tokens: list[_Token]) -> set[int]:
 # October"); past forms ("opened in 2019") date an event
 SCHEDULE = word_set(
     """
-    finish complete open reopen launch start begin deliver close end due ready done delayed
-    postponed deferred slated scheduled planned slip slips slipped slipping completion opening
-    handover delivery deadline target extended extend runs run valid expire expires ends
-    lasts
+    finish complete open reopen launch start begin deliver close due ready done delayed
+    postponed deferred slated scheduled planned slip slips slipped slipping completion
+    handover delivery deadline target extended extend runs valid expire expires ends lasts
     """
 )
 SCHEDULE_DONE = word_set("finished completed opened reopened launched delivered built held")
 UNDENIED = -1  # the clause of a value no negation reaches
 DELAY_VERBS = word_set("pushed put moved brought pulled pushing putting")
 SCHEDULE_TO = word_set("in on by to until till for before")
+SCHEDULE_FOR = word_set("scheduled slated planned due set")
+NOT_UNTIL = word_set("until till before")
+PAST = word_set("was were had")  # "was open to traffic in 2019" dates an event
+DETERMINERS = word_set("the its their this next our his her")
+ORDINAL_ENDS = word_set("st nd rd th")
 SCHEDULE_SKIP = word_set(
     "early late mid the end start beginning of spring summer autumn fall winter"
 )
@@ -574,6 +577,7 @@ class _When:
     value: str  # "in September 2025", "in 2023", "in 12 October"
     not_until: bool  # "won't open till 2026" says it opens in 2026: no negation denies it
     years: tuple[int, ...]  # the token indices of its year, if it gives one
+    at: tuple[int, ...]  # the token indices of its day, month and year
 
 
 def _schedules(tokens: list[_Token]) -> dict[int, _When]:
@@ -586,50 +590,86 @@ def _schedules(tokens: list[_Token]) -> dict[int, _When]:
             continue
         at = _date_after(tokens, j + 1)
         if at:
-            value = "in " + " ".join(tokens[k].text.capitalize() for k in at)
             years = tuple(k for k in at if _is_year(tokens[k].text))
-            out[j] = _When(value, tok.lower in ("until", "till", "before"), years)
+            prefix = "before" if tok.lower == "before" else "in"
+            value = _date_value(tokens, at, prefix)
+            out[j] = _When(value, tok.lower in NOT_UNTIL, years, tuple(at))
     return out
+
+
+def _date_value(tokens: list[_Token], at: list[int], prefix: str) -> str:
+    """A date's value in one order, whatever order it was written in: "in 12 October 2025"
+    for "October 12, 2025" too; weekdays left out."""
+    day = [tokens[k].text for k in at if tokens[k].kind == "num" and not _is_year(tokens[k].text)]
+    month = [tokens[k].lower.capitalize() for k in at if tokens[k].lower in CALENDAR]
+    year = [tokens[k].text for k in at if _is_year(tokens[k].text)]
+    return " ".join([prefix, *day[:1], *month[:1], *year[:1]])
 
 
 def _date_after(tokens: list[_Token], k: int) -> list[int]:
     """The token indices of the day, month and year of a date starting at k (words such as
-    "the end of" and a season skipped), [] if none does or its year names something ("the
-    2024 summer season")."""
+    "the end of", a season and a weekday skipped), [] if none does or its year names
+    something ("the 2024 summer season")."""
     at: list[int] = []
     while k < len(tokens):
         tok = tokens[k]
-        near = {t.lower for t in tokens[max(k - 1, 0) : k + 2]}
+        near = {t.lower for t in tokens[max(k - 1, 0) : k + 4]}  # "3rd of May"
         day = tok.kind == "num" and tok.text.isdigit() and int(tok.text) <= 31
-        day = day and not near.isdisjoint(MONTHS)  # "12 October", "October 12"
-        if tok.lower in MONTHS or day or (tok.kind == "num" and _is_year(tok.text)):
+        day = day and not near.isdisjoint(CALENDAR)  # "12 October", "October 12", "3rd of May"
+        # "May" the month, not "may" the verb ("due to open in 2025 may face delays")
+        month = tok.lower in CALENDAR and (tok.lower != "may" or tok.text == "May")
+        comma = tok.text == "," and k + 1 < len(tokens) and _is_year(tokens[k + 1].text)
+        if month or day or (tok.kind == "num" and _is_year(tok.text)):
             at.append(k)
-        elif tok.lower not in SCHEDULE_SKIP:
+        elif comma and at:  # "October 12, 2025"
+            pass
+        elif not any(tok.lower in words for words in (SCHEDULE_SKIP, ORDINAL_ENDS, WEEKDAYS)):
             break
         k += 1
-    names = k < len(tokens) and tokens[k].kind == "word" and tokens[k].lower not in STOP
-    if not at or (names and _is_year(tokens[at[-1]].text)):
+    if not at:
         return []
-    dated = any(tokens[i].lower in MONTHS or _is_year(tokens[i].text) for i in at)
+    first = tokens[at[0] - 1].lower if at[0] else ""
+    names = k < len(tokens) and tokens[k].kind == "word" and tokens[k].lower not in STOP
+    if names and first in DETERMINERS and _is_year(tokens[at[-1]].text):
+        return []  # "for the 2024 summer season"
+    dated = any(tokens[i].lower in CALENDAR or _is_year(tokens[i].text) for i in at)
     return at if dated else []
 
 
 def _scheduled(tokens: list[_Token], j: int) -> bool:
     """Whether the preposition at j follows a schedule's word: "pushed back to", "to be
-    completed in", or up to four words after one ("open to ferry traffic in")."""
-    verb, before = tokens[j - 1].lower, tokens[j - 2].lower if j >= 2 else ""
+    completed in", "closed until", or up to four words after one ("open to ferry traffic
+    in"), not in a name ("the Veldmoor Open in 2021") nor after "was" ("was open in 2019")."""
+    prep, verb = tokens[j].lower, tokens[j - 1].lower
+    before = tokens[j - 2].lower if j >= 2 else ""
     if verb in ("back", "forward"):  # "pushed back to 2026", not "back in 2019"
-        return before in DELAY_VERBS and tokens[j].lower != "in"
+        return before in DELAY_VERBS and prep != "in"
     if verb in SCHEDULE_DONE:  # "to be completed in 2022", not "completed in 2018"
         return before == "be"
     if verb == "place":  # "will take place on 12 October", not "first place in 2019"
         return before in TAKE
+    if prep in NOT_UNTIL and verb in STATUS_OFF:
+        return True  # "closed until March 2026"
+    if prep == "for":  # "scheduled for 2026", not "its target for 2025"
+        return verb in SCHEDULE_FOR
     for k in range(j - 1, max(j - 5, -1), -1):
-        if tokens[k].kind != "word":
+        tok = tokens[k]
+        if tok.kind != "word":
             return False
-        if tokens[k].lower in SCHEDULE:
-            return True
+        if tok.lower in SCHEDULE and not (k and tok.text[0].isupper()):
+            past = k and tokens[k - 1].lower in PAST and prep not in NOT_UNTIL
+            return not past and not _due_to_cause(tokens, k)
     return False
+
+
+def _due_to_cause(tokens: list[_Token], k: int) -> bool:
+    """ "due to flooding" gives a cause; "due to open" a schedule."""
+    after = [t.lower for t in tokens[k + 1 : k + 3]]
+    return (
+        tokens[k].lower == "due"
+        and after[:1] == ["to"]
+        and not (after[1:] and (after[1] in SCHEDULE or after[1] == "be"))
+    )
 
 
 SCALES = word_set("thousand million billion trillion percent")
@@ -733,7 +773,7 @@ def read(text: str, source: str | None = None) -> Reading:
     parse = _Parse(tokens, _speaker_end(tokens), scheduled_years=years)
     _hearsay_words(parse)
     frequencies, used = _frequencies(tokens)
-    used |= _dates(tokens)
+    used |= _dates(tokens) | {k for when in schedules.values() for k in when.at}
     for i, tok in enumerate(tokens):
         if i in frequencies:
             parse.numbers.append((tok.clause, frequencies[i]))
@@ -885,14 +925,19 @@ def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
 
 
 def _was(tokens: list[_Token], i: int) -> bool:
-    """Whether the figure at i, after "from", is the one replaced: "to" and a figure follow
-    in its clause, or "up" / "down" comes before ("up from 9,500")."""
+    """Whether the figure at i, after "from", is the one replaced: a word of change comes
+    before it in its clause and "to" and a figure follow ("raised the fee from 2.10 to 2.40",
+    not "open from 9 to 5"), or "up" / "down" comes just before ("up from 9,500")."""
     before = tokens[i - 2].lower if i >= 2 else ""
+    if before in ("up", "down"):
+        return True
+    clause = tokens[i].clause
+    earlier = [t.lower for t in tokens[:i] if t.clause == clause]
+    changes = any(w in UP or w in DOWN or (w in CHANGE and w != "now") for w in earlier)
     after = tokens[i + 1 : i + 5]
     to = next((k for k, t in enumerate(after) if t.lower == "to"), None)
     goes = to is not None and to + 1 < len(after) and after[to + 1].kind == "num"
-    same = all(t.clause == tokens[i].clause for t in after[: (to or 0) + 2])
-    return (goes and same) or before in ("up", "down")
+    return changes and goes and all(t.clause == clause for t in after[: (to or 0) + 2])
 
 
 def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
