@@ -34,7 +34,9 @@ with cosine `cos` is then judged in this order:
    their content words overlap), when the names they share are not
    the subject of either (only a place in common: two firms moving to the same town), when they
    name different items of one kind (route 7, route 12), or when both are dated to periods
-   that do not meet (the 2017 and 2018 sales).
+   that do not meet (the 2017 and 2018 sales; a schedule's year counts as a period against a
+   statement that is no schedule, two schedules' dates are values; a later switch the other
+   way, "reopened in 2024" / "closed in 2021", is no other period's fact).
 2. A hedged new statement (a rumour, a blog, a forum post, an unnamed source, "reportedly")
    never updates or contradicts one that is not hedged: it supports it when it agrees (same
    topic, same values, same polarity), else norel.
@@ -52,7 +54,8 @@ with cosine `cos` is then judged in this order:
    agrees.
 6. A changed value (each side has a name or number the other lacks, or the new one names the
    old value as former: "succeeded X", "moved from X", "moved back to X" against "moved to Y"):
-   contradicts a hedged claim; a plan ("will move") does not update a fact (norel); otherwise
+   contradicts a hedged claim; a plan ("will move") does not update a fact (norel), but a new
+   schedule's date updates an old one ("now expected in 2023" / "expected in 2021"); otherwise
    updates.
 7. Opposite polarity (opened / closed, elected / resigned, suspended / resumed): updates, or
    contradicts a hedged claim.
@@ -384,15 +387,12 @@ def _other_period(p: _Pair) -> bool:
     if not _periods_apart(p):
         return False
     switched = new.polarity * old.polarity < 0 and not (new.numbers or old.numbers)
-    return not (switched and _first_year(new) > _last_year(old))
+    return not (switched and min(_years(new)) > max(_years(old)))
 
 
-def _first_year(reading: Reading) -> int:
-    return min(int(y[:4]) for y in reading.periods | reading.when)
-
-
-def _last_year(reading: Reading) -> int:
-    return max(int(y[:4]) for y in reading.periods | reading.when)
+def _years(reading: Reading) -> list[int]:
+    """The years a statement is dated to, as periods ("2016-17": 2016) or schedules' dates."""
+    return [int(y[:4]) for y in reading.periods | reading.when]
 
 
 def _periods_apart(p: _Pair) -> bool:
@@ -498,7 +498,7 @@ def _changed(p: _Pair) -> tuple[str, float]:
             return "norel", 0.0  # the claim's value was the former one: no refutation
         return "contradicts", 0.5  # a confirmed value shows the claim false
     if p.new.future and not (p.old.future or p.old.when):
-        return "norel", 0.0  # a plan does not change the current value (a schedule's date it does)
+        return "norel", 0.0  # a plan does not change the current value, only a schedule's
     return "updates", 0.5
 
 

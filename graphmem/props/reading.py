@@ -418,8 +418,8 @@ class Reading:
     slots: frozenset[tuple[str, str]] = frozenset()
     # the readings of its clauses when it joins two facts or more (clauses()), else ()
     parts: tuple[Reading, ...] = ()
-    # the years given as a schedule's value ("expected to finish in 2023"), among `numbers`
-    # as "in 2023" and not among `periods`
+    # the years given as a schedule's value ("expected to finish in 2023"): the value is among
+    # `numbers` (or `denied_numbers`) as "in 2023", the year not among `periods`
     when: frozenset[str] = frozenset()
     # figures given as the value replaced ("raised from 2.10 to 2.40", "up from 9,500"): not
     # among `numbers`, but a sign the two statements give one figure
@@ -714,10 +714,10 @@ class _Parse:
     tokens: list[_Token]
     speaker_end: int
     names: list[tuple[int, str]] = field(default_factory=list)  # (first token index, name)
-    numbers: list[tuple[int, str]] = field(default_factory=list)  # (clause, value)
+    # (clause, value); the clause UNDENIED for a "not until" date no negation reaches
+    numbers: list[tuple[int, str]] = field(default_factory=list)
     periods: set[str] = field(default_factory=set)
     was: set[str] = field(default_factory=set)  # figures replaced: _was
-    scheduled_years: set[int] = field(default_factory=set)  # the years of _schedules' dates
     frame: set[str] = field(default_factory=set)
     negated: dict[int, int] = field(default_factory=dict)  # clause → index of its denial
     denials: list[int] = field(default_factory=list)  # the index of every denial word
@@ -769,10 +769,10 @@ def read(text: str, source: str | None = None) -> Reading:
     """The Reading of a statement (and of its source's name, for hedges)."""
     tokens = _tokens(text)
     schedules = _schedules(tokens)
-    years = {k for when in schedules.values() for k in when.years}
-    parse = _Parse(tokens, _speaker_end(tokens), scheduled_years=years)
+    parse = _Parse(tokens, _speaker_end(tokens))
     _hearsay_words(parse)
     frequencies, used = _frequencies(tokens)
+    # a schedule's date is its value (added below), not a period nor figures of its own
     used |= _dates(tokens) | {k for when in schedules.values() for k in when.at}
     for i, tok in enumerate(tokens):
         if i in frequencies:
@@ -829,7 +829,7 @@ def read(text: str, source: str | None = None) -> Reading:
         words=frozenset(t.lower for t in tokens if t.kind == "word"),
         slots=_slots(tokens, used),
         parts=tuple(read(part, source) for part in clauses(text)),
-        when=frozenset(tokens[k].text for k in years),
+        when=frozenset(tokens[k].text for when in schedules.values() for k in when.years),
         was=frozenset(parse.was),
     )
 
@@ -905,9 +905,7 @@ def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     if number_in_name:
         parse.extend(i, tok.text)  # "Aster 400"
     parse.close()
-    if i in parse.scheduled_years:
-        pass  # a schedule's date: a value (read()), not a period
-    elif tok.kind == "season" or (tok.kind == "num" and _is_year(tok.text)):
+    if tok.kind == "season" or (tok.kind == "num" and _is_year(tok.text)):
         if not used:  # a year in an opening "In March 2021," dates the statement
             parse.periods.add(tok.text)
     elif tok.kind == "num" and not number_in_name and not used:
