@@ -26,6 +26,11 @@ if TYPE_CHECKING:  # the store and what it pulls in load only for the commands t
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 SPACE_HELP = "the space to read and write (default: $GRAPHMEM_SPACE, else default)"
+# cypher reads the whole store: the space is only what $space stands for in the query
+CYPHER_SPACE_HELP = (
+    "the value of $space in the query; the query itself reads every space, so scope it "
+    "with {space: $space} (default: $GRAPHMEM_SPACE, else default)"
+)
 Limit = int | Callable[[], int] | None
 
 SESSION = "cli"  # the session of the ToolCall nodes that record meta-segments built here
@@ -995,7 +1000,8 @@ def _space_option(sub: Any, skip: tuple[str, ...] = ()) -> None:
         if nested:
             _space_option(nested[0])
         else:
-            command.add_argument("--space", default=argparse.SUPPRESS, help=SPACE_HELP)
+            helps = CYPHER_SPACE_HELP if name == "cypher" else SPACE_HELP
+            command.add_argument("--space", default=argparse.SUPPRESS, help=helps)
 
 
 def _no_data_dir(args: argparse.Namespace, settings: Settings) -> bool:

@@ -15,8 +15,8 @@ when the proposition has none. `Status:` is the node's status as of the subgraph
 `contradictedBy`: "current.", "updated by ...: no longer current.", "contradicted by ...:
 not current." or "updated by ... and contradicted by ...: no longer current."; propositions
 not shown are counted ("1 later proposition not shown"). Edges that do not count because
-their source is itself refuted are named ("Not counted: P4 (2021-09-01), itself
-contradicted."), and marked where the Relations line lists them. Relation sentences come in a
+their source is itself refuted are named ("Not counted, as it is itself contradicted: P4
+(2021-09-01)."), and marked where the Relations line lists them. Relation sentences come in a
 fixed order (updates, is updated by, contradicts, is contradicted by, supports, is supported
 by); each lists the nearest propositions first (earlier ones by descending P-number, later
 ones ascending). "Relations: none" when there are none. The updates and contradictions of a
@@ -150,7 +150,8 @@ def status_text(status: Status, labels: _Labels) -> str:
             ": no longer current." if status.updated_by else ": not current."
         )
     if status.discounted:
-        text += f" Not counted: {labels.refs(status.discounted)}, itself contradicted."
+        each = "each is" if len(status.discounted) > 1 else "it is"
+        text += f" Not counted, as {each} itself contradicted: {labels.refs(status.discounted)}."
     return text
 
 
