@@ -90,12 +90,19 @@ def test_relations_of_a_proposition_by_direction_and_date(gql) -> None:
 
 
 def test_ingest_document_without_llm_splits_sentences(gql) -> None:
+    text = "The Verrin Bridge opened. It is 420 metres long. Mayor Anna Holt cut the ribbon."
     doc = gql(
-        'mutation { ingestDocument(text: "The Verrin Bridge opened. It is 420 metres long.",'
-        ' date: "2012-05-05", source: "city") { documentId added } }'
+        f'mutation {{ ingestDocument(text: "{text}", date: "2012-05-05", source: "city") '
+        "{ documentId added } }"
     )
     result = doc["data"]["ingestDocument"]
     assert result["documentId"].startswith("doc_") and result["added"] == 2
+    stored = gql("{ propositions { items { text } } }")["data"]["propositions"]["items"]
+    # "It" refers back: the length stays with the bridge it is the length of
+    assert {p["text"] for p in stored} == {
+        "The Verrin Bridge opened. It is 420 metres long.",
+        "Mayor Anna Holt cut the ribbon.",
+    }
 
 
 def test_bad_propositions_name_the_field_and_store_nothing(gql) -> None:

@@ -145,7 +145,7 @@ async def every_tool(client: Client, series: Any) -> list[str]:
         "add_document",
         date="2024-07-01",
         source="bulletin",
-        text="The Harbour line closes in August. Buses replace it.",
+        text="The Harbour line closes in August. Kelby Coaches will run a replacement bus.",
     )
     assert document["added"] == 2 and document["document_id"]
     event = await call(client, "add_event", text="Rode the Harbour line to work", date="2024-03-04")

@@ -23,7 +23,7 @@ NEWS = [
         "source": "annual report",
     },
     {
-        "text": "Quillon Dynamics employs 1,450 people. Its new plant opened in Brask.",
+        "text": "Quillon Dynamics employs 1,450 people. A new Quillon plant opened in Brask.",
         "date": "2017-06-01",
         "source": "annual report",
     },
@@ -42,7 +42,9 @@ NEWS = [
         "date": "2020-09-30",
     },
 ]
-SENTENCES = 9  # distinct statements in NEWS (the wire restates the 2017 headcount)
+# distinct statements in NEWS: the wire restates the 2017 headcount, and "It cost ..." stays
+# with the sentence naming the bridge
+SENTENCES = 8
 
 
 def snapshot(ctx: PropsMemory) -> tuple[dict[str, int], list, list]:  # noqa: F811

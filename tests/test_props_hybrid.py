@@ -234,7 +234,7 @@ def test_an_anchor_brings_the_statement_of_its_document_that_leaves_out_the_name
             f"2023-0{1 + i % 9}-1{i % 10}",
         )
     article = (
-        "Velkor Foods shares rose 4 percent on Monday. Investors cheered the news. "
+        "Velkor Foods shares rose 4 percent on Monday. Investors in Marsby cheered the news. "
         "The company named Zofia Quilbrestan as its new chief executive."
     )
     add_document(ctx, article, "2023-05-02")
@@ -253,4 +253,4 @@ def test_an_anchor_brings_the_statement_of_its_document_that_leaves_out_the_name
     # one per anchor: the sentence of the article most similar to the question
     from_documents = [n for n in graph.nodes if n.via == "document"]
     assert len(from_documents) <= 2 and all(n.prop.date <= "2023-06-01" for n in graph.nodes)
-    assert "Investors cheered the news." not in {n.prop.text for n in graph.nodes}
+    assert "Investors in Marsby cheered the news." not in {n.prop.text for n in graph.nodes}

@@ -14,7 +14,7 @@ from graphmem.props.model import (
     proposition_id,
     relation_id,
 )
-from graphmem.props.sentences import split_sentences
+from graphmem.props.sentences import MAX_JOINED, split_sentences, statements
 
 
 def test_ids_are_deterministic_and_normalised() -> None:
@@ -84,3 +84,20 @@ def test_checked_date_accepts_dates_and_datetimes() -> None:
 )
 def test_sentence_splitter(text: str, expected: list[str]) -> None:
     assert split_sentences(text) == expected
+
+
+def test_a_sentence_that_cannot_stand_alone_stays_with_the_one_before() -> None:
+    text = (
+        "Correction: an earlier version said the Orrin Trust has 400 members. The correct "
+        "figure is 340. Mara Quint chairs the Orrin Trust. She took over in 2019.\n\n"
+        "It has two offices."  # a new paragraph: nothing before it to refer to
+    )
+    assert statements(text) == [
+        "Correction: an earlier version said the Orrin Trust has 400 members. The correct "
+        "figure is 340.",
+        "Mara Quint chairs the Orrin Trust. She took over in 2019.",
+        "It has two offices.",
+    ]
+    long = "Mara Quint chairs the Orrin Trust. " + "It grew. " * 200
+    assert all(len(s) <= MAX_JOINED for s in statements(long))
+    assert " ".join(statements(long)) == " ".join(long.split())

@@ -3,7 +3,8 @@
 With an LLM, the document is cut at sentence boundaries into pieces of at most CHUNK_CHARS
 characters and each piece is turned into self-contained statements with references resolved
 and a YYYY-MM-DD date each. Without one, every sentence becomes a proposition dated with the
-document's date.
+document's date; a sentence that cannot stand alone ("It has 340 members.", "The correct figure is
+12,400.") stays with the one before it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from graphmem.props.model import (
     document_id,
     make_proposition,
 )
-from graphmem.props.sentences import split_sentences
+from graphmem.props.sentences import split_sentences, statements
 
 __all__ = ["add_document", "add_propositions", "extract_with_llm", "split_into_propositions"]
 
@@ -115,8 +116,9 @@ def extract_with_llm(
 
 
 def split_into_propositions(text: str, date: str) -> list[dict[str, str]]:
-    """The offline extraction: one proposition per sentence, all with the document's date."""
-    return [{"text": sentence, "date": date} for sentence in split_sentences(text)]
+    """The offline extraction: one proposition per sentence (a sentence that cannot stand alone
+    kept with the one before it: sentences.statements), all with the document's date."""
+    return [{"text": statement, "date": date} for statement in statements(text)]
 
 
 def add_document(

@@ -6,6 +6,11 @@ bracket). It is not a boundary when the full stop ends a known abbreviation (Dr.
 a single-letter initial (J. R. Smith) or a dotted acronym (U.S.), unless the next word is a
 common sentence opener ("... Acme Inc. The firm ..."). Decimals (3.5) and dotted versions
 never have whitespace after the dot, so they are never split. Blank lines always split.
+
+`statements` is the offline stand-in for an LLM's resolving of references: a sentence that
+cannot stand alone (it opens with a pronoun, "It has 340 members.", or names nothing, "The
+correct figure is 12,400.") stays with the sentence before it in its paragraph, so the
+statement keeps the subject its figure belongs to.
 """
 
 from __future__ import annotations
@@ -44,6 +49,35 @@ def split_sentences(text: str) -> list[str]:
     for paragraph in _PARAGRAPH.split(text):
         out.extend(_split_paragraph(" ".join(paragraph.split())))
     return out
+
+
+# a sentence opening with one of these refers back to the one before it
+_REFERS_BACK = word_set("it its they their them he she his her this these those such there also")
+MAX_JOINED = 600  # characters: a statement joined from several sentences stays short
+
+
+def statements(text: str) -> list[str]:
+    """The sentences of `text`, each that cannot stand alone joined to the one before it in
+    its paragraph (up to MAX_JOINED characters)."""
+    out: list[str] = []
+    for paragraph in _PARAGRAPH.split(text):
+        start = len(out)
+        for sentence in _split_paragraph(" ".join(paragraph.split())):
+            joined = f"{out[-1]} {sentence}" if len(out) > start else ""
+            if joined and len(joined) <= MAX_JOINED and _depends(sentence):
+                out[-1] = joined
+            else:
+                out.append(sentence)
+    return out
+
+
+def _depends(sentence: str) -> bool:
+    """Whether a sentence needs the one before it: it opens with a pronoun, or it names
+    nothing (no capitalised word after its first)."""
+    words = sentence.split()
+    first = words[0].strip("\"'(\u201c\u2018[").lower()
+    named = any(w.strip("\"'(\u201c\u2018[")[:1].isupper() for w in words[1:])
+    return first in _REFERS_BACK or not named
 
 
 def _split_paragraph(text: str) -> list[str]:
