@@ -45,10 +45,11 @@ _OPENERS = word_set(
 
 def split_sentences(text: str) -> list[str]:
     """The sentences of `text`, in order, whitespace collapsed; empty pieces dropped."""
-    out: list[str] = []
-    for paragraph in _PARAGRAPH.split(text):
-        out.extend(_split_paragraph(" ".join(paragraph.split())))
-    return out
+    return [sentence for sentences in _paragraphs(text) for sentence in sentences]
+
+
+def _paragraphs(text: str) -> list[list[str]]:
+    return [_split_paragraph(" ".join(p.split())) for p in _PARAGRAPH.split(text)]
 
 
 # a sentence opening with one of these refers back to the one before it
@@ -60,9 +61,9 @@ def statements(text: str) -> list[str]:
     """The sentences of `text`, each that cannot stand alone joined to the one before it in
     its paragraph (up to MAX_JOINED characters)."""
     out: list[str] = []
-    for paragraph in _PARAGRAPH.split(text):
+    for sentences in _paragraphs(text):
         start = len(out)
-        for sentence in _split_paragraph(" ".join(paragraph.split())):
+        for sentence in sentences:
             joined = f"{out[-1]} {sentence}" if len(out) > start else ""
             if joined and len(joined) <= MAX_JOINED and _depends(sentence):
                 out[-1] = joined
