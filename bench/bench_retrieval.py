@@ -44,6 +44,7 @@ from graphmem.embed import Embedder  # noqa: E402
 from graphmem.props import PropsMemory, add_document, counts, retrieve  # noqa: E402
 from graphmem.props.hybrid import FUSION, Fusion  # noqa: E402
 from graphmem.services import open_props  # noqa: E402
+from graphmem.tokens import estimate_tokens  # noqa: E402
 
 HALVES = ("tuning", "held_back")
 FORMS = ("all", "attribute", "reverse")
@@ -67,10 +68,11 @@ def answered(answer: str, texts: Sequence[str]) -> bool:
 
 
 def score(ctx: PropsMemory, questions: Sequence[Question], vecs, setting: Setting, k: int):
-    """{(form, half): [answered, asked]} and the mean subgraph size."""
+    """{(form, half): [answered, asked]}, the mean subgraph size in nodes and in tokens of the
+    statements' text (joined statements carry more words: the tokens say what that costs)."""
     retrieve.SIBLINGS = setting.siblings  # the module's bound, for a row without it
     hits: dict[tuple[str, str], list[int]] = {}
-    sizes = []
+    sizes, tokens = [], []
     for q, vec in zip(questions, vecs, strict=True):
         graph = retrieve.subgraph_for_vector(
             ctx,
@@ -83,20 +85,22 @@ def score(ctx: PropsMemory, questions: Sequence[Question], vecs, setting: Settin
             fusion=setting.fusion,
         )
         sizes.append(len(graph.nodes))
+        tokens.append(sum(estimate_tokens(n.prop.text) for n in graph.nodes))
         for key in ((q.form, q.half), ("all", q.half)):
             cell = hits.setdefault(key, [0, 0])
             cell[0] += answered(q.answer, [n.prop.text for n in graph.nodes])
             cell[1] += 1
-    return hits, sum(sizes) / max(len(sizes), 1)
+    return hits, sum(sizes) / max(len(sizes), 1), sum(tokens) / max(len(tokens), 1)
 
 
-def line(name: str, hits: dict, size: float) -> str:
+def line(name: str, hits: dict, size: float, tokens: float) -> str:
     cells = []
     for form in FORMS:
         for half in HALVES:
             got, asked = hits.get((form, half), (0, 0))
             cells.append(f"{got / max(asked, 1):6.1%}")
-    return f"  {name:<30} " + " ".join(f"{c:>9}" for c in cells) + f"  {size:5.1f}"
+    cells_text = " ".join(f"{c:>9}" for c in cells)
+    return f"  {name:<30} {cells_text}  {size:5.1f} {tokens:7.0f}"
 
 
 def ceiling(corpus: Corpus, ctx: PropsMemory) -> dict:
@@ -123,7 +127,7 @@ def sweep(ctx: PropsMemory, corpus: Corpus, vecs, k: int) -> None:
     for rrf_k in (5, 10, 20, 60):
         for weight in (0.3, 0.5, 0.7, 1.0):
             s = Setting("", "hybrid", True, Fusion(rrf_k, 1.0, weight))
-            hits, size = score(ctx, qs, qv, s, k)
+            hits, size, _ = score(ctx, qs, qv, s, k)
             rates = [hits[(f, "tuning")][0] / hits[(f, "tuning")][1] for f in FORMS]
             print(
                 f"  K={rrf_k:<3} keyword weight {weight:<4}: "
@@ -154,8 +158,8 @@ def main() -> None:
             sweep(ctx, corpus, vecs, args.k)
         heads = [f"{f[:6]}/{h[:4]}" for f in FORMS for h in HALVES]
         print(f"answer in the k={args.k} context (share of questions)")
-        print(f"  {'':<30} " + " ".join(f"{h:>9}" for h in heads) + "  nodes")
-        print(line("answer in a sentence dated <= as-of", ceiling(corpus, ctx), 0.0))
+        print(f"  {'':<30} " + " ".join(f"{h:>9}" for h in heads) + "  nodes  tokens")
+        print(line("answer in a sentence dated <= as-of", ceiling(corpus, ctx), 0.0, 0.0))
         for setting in (
             Setting("dense only, no expansion", "dense", False),
             Setting("dense only, expanded", "dense", True),
