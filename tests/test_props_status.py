@@ -69,7 +69,9 @@ def test_a_refuted_claim_stops_superseding_and_the_text_says_so(chain: PropsMemo
     fact = after.node(pid(FACT)).status
     assert fact == Status("current", discounted=(pid(CLAIM),))
     blocks = _blocks(render_detail(after).text)
-    assert blocks[FACT[0]]["Status"].startswith("current. Not counted: ")
+    assert blocks[FACT[0]]["Status"].startswith(
+        "current. Not counted, as it is itself contradicted: "
+    )
     assert "itself contradicted: not counted" in blocks[FACT[0]]["Relations"]
     assert blocks[CLAIM[0]]["Status"].startswith("contradicted by ")
     assert "(not counted: this statement is contradicted)" in blocks[CLAIM[0]]["Relations"]
@@ -123,7 +125,10 @@ def check_agrees(graph: Subgraph, node: Node, fields: dict[str, str], labels: di
     """One block says what the node's status says, and names the node's source."""
     status = node.status
     assert fields.get("Source") == node.prop.source
-    main, _, void = fields["Status"].partition(" Not counted: ")
+    main, *rest = re.split(
+        r" Not counted, as (?:it is|each is) itself contradicted: ", fields["Status"]
+    )
+    void = rest[0] if rest else ""
     if status.state == "current":
         assert main == "current."
     else:
