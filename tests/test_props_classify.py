@@ -323,6 +323,35 @@ OFFLINE_CASES = [
         "Pell Water agreed to buy Dunmoor Springs.",
         "updates",
     ),
+    # round 24: what an earlier version said, or what was reported in error, is denied; losing
+    # an election leaves the office; "is to close" is a plan; calling reports speculation
+    # dismisses them
+    (
+        "An earlier version of this article said the Orrin Trust has 400 members.",
+        "The Orrin Trust has 400 members.",
+        "contradicts",
+    ),
+    (
+        "We wrongly reported that the Calder Street pool had closed.",
+        "The Calder Street pool has closed.",
+        "contradicts",
+    ),
+    (
+        "Ana Ruiz lost the mayoral election to Ben Okafor.",
+        "Ana Ruiz was elected mayor of Tolvern.",
+        "updates",
+    ),
+    (
+        "Kessel Foods is to close its Marrow Lane bakery next year.",
+        "The Marrow Lane bakery of Kessel Foods is open.",
+        "norel",
+    ),
+    (
+        "The council called reports that Brightwell Civils will be removed from the tram "
+        "project speculation.",
+        "Brightwell Civils will be removed from the tram project, according to council insiders.",
+        "contradicts",
+    ),
     # round 4: figures of another role of the same subject are no change
     ("Halvick Bakery runs 12 delivery vans.", "Halvick Bakery employs 40 bakers.", "norel"),
     # a denied closure says nothing of the site's size or its new buildings
@@ -352,7 +381,9 @@ CASE_DATES = ("2015-01-01", "2020-01-01")
 DATED_CASES = {
     new: ("2020-03-02", "2020-06-01")
     for new, _, _ in OFFLINE_CASES
-    if new.startswith("The statistics board corrected its figure")
+    if new.startswith(
+        ("The statistics board corrected its figure", "An earlier version", "We wrongly")
+    )
 }
 
 

@@ -66,6 +66,43 @@ def test_a_figure_replaced_is_not_the_statements_own() -> None:
     assert (hours.numbers, hours.was) == ({"9", "5"}, set())
 
 
+def test_a_figure_replaced_may_follow_the_new_one() -> None:
+    cut = read("It cut its 2022 revenue guidance to 440 million from 470 million.")
+    assert (cut.numbers, cut.was) == ({"4.4e+08"}, {"4.7e+08"})
+    dated = read("The fee rises to 4 pounds from 1 September.")  # a date, not a figure
+    assert (dated.numbers, dated.was) == ({"4"}, set())
+
+
+def test_a_denial_stops_at_the_end_of_its_sentence() -> None:
+    refunds = read("Refunds have NOT been switched off. So far 214 backers were refunded.")
+    assert (refunds.numbers, refunds.denied_numbers) == ({"214"}, set())
+
+
+def test_what_was_said_in_error_is_denied() -> None:
+    version = read("An earlier version of this article said the trust has 400 members; it has 340.")
+    assert (version.numbers, version.denied_numbers) == ({"340"}, {"400"})
+    assert read("We wrongly reported that the pool had closed.").denial
+    assert not read("A version of the song was released in 2019.").denial
+
+
+def test_calling_a_report_speculation_dismisses_it() -> None:
+    called = read("The council called reports of the contractor's removal speculation.")
+    assert called.denial and not called.hedged
+    assert read("Speculation is growing that the contractor will be removed.").hedged
+
+
+def test_is_to_is_a_plan() -> None:
+    assert read("Dr Helen Marsh is to step down as chief executive.").future
+    assert read("The two schools are to be merged.").future
+    assert not read("The aim is to the north of the town.").future
+
+
+def test_losing_an_election_leaves_the_office() -> None:
+    lost = read("Ana Ruiz lost the mayoral election to Ben Okafor.")
+    assert lost.polarity < 0 and "@office" in lost.frame
+    assert read("Harbin Steel lost 200 jobs.").polarity == 0
+
+
 def test_a_version_number_stays_part_of_its_name() -> None:
     assert read("Quillpad 2.3.1 was released").names == {"quillpad 2.3.1"}
 

@@ -1,6 +1,7 @@
 """What the offline relation classifier reads from one statement: who, what, which value, cues.
 
-A statement is split into words, numbers and clause breaks (, ; : and "but"), then reduced to
+A statement is split into words, numbers and clause breaks (, ; : "but", "and", and a
+sentence's end: a denial never reaches past its sentence), then reduced to
 - names: runs of capitalised words ("Quillon Dynamics", "Ayo Kessler"; months left out) and
   identifiers ("route 7", "Aster 400"). A lone capitalised word opening the sentence is kept
   apart as `initial`: a name or an ordinary word ("Bins are collected ...") as the other
@@ -131,6 +132,16 @@ STATUS_PHRASES = {
 STEP = word_set("step steps stepped stepping stand stands stood standing bow bows bowed")
 # "withdrew its statement" retracts; "withdrew the drug from sale" switches something off
 WITHDRAW = word_set("withdraw withdraws withdrew withdrawn")
+# "lost the election to ...", "lost her seat": a departure from the office
+LOSE = word_set("lose loses lost losing")
+CONTESTS = word_set("election elections vote ballot seat race contest runoff re-election")
+# said in error: what follows is denied ("we wrongly reported that ...", "misstated the fee")
+ERRED = word_set("wrongly incorrectly mistakenly erroneously falsely misstated misreported")
+# what an earlier version of a text said ("An earlier version of this article said ...")
+SAID = word_set("said says stated states reported gave gives listed named described put")
+EDITIONS = word_set("version versions edition editions draft")
+# calling a report a rumour dismisses it ("called reports of its removal speculation")
+CALLS = word_set("called calling calls branded labelled labeled described dismissed dismissing")
 STATEMENTS = word_set(
     "statement statements claim claims report reports figure figures remark remarks comment "
     "comments allegation allegations announcement study studies paper papers article articles "
@@ -197,7 +208,10 @@ DOWN = word_set(
 CONFIRMS = word_set("confirm confirmed confirms verified proved official")
 AGAIN = word_set("again back restored reinstated reopened resumed returned revived")
 REMAINS = word_set("remains remain still stays stay kept keeps froze frozen unchanged")
-CORRECTS = word_set("corrected correction withdrew retracted error mistake revised")
+CORRECTS = word_set(
+    "corrected correction withdrew retracted error mistake revised wrongly incorrectly "
+    "mistakenly erroneously misstated misreported"
+)
 FORMER_BEFORE = word_set(
     "succeeded succeeds succeeding replaced replaces replacing defeating defeated ousting"
 )
@@ -353,6 +367,8 @@ SYNONYMS = {
     "funding": "fund",
     "fund": "fund",
     "grant": "fund",
+    "mayoral": "mayor",
+    "presidential": "president",
     "ceo": "chief",
     "executive": "chief",
     "executiv": "chief",
@@ -471,7 +487,7 @@ def _tokens(text: str) -> list[_Token]:
             kind = "brk"  # "has not resigned and remains coach": the denial stops at "and"
         elif kind == "num" and number(raw) is None:
             kind = "code"  # "08.01.2018", "v2.3.1": digits that are no amount
-        clause += kind == "brk"
+        clause += kind == "brk" or sentence
         out.append(_Token(kind, raw, lower, clause, sentence))
     return out
 
@@ -925,7 +941,8 @@ def _other(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
 def _was(tokens: list[_Token], i: int) -> bool:
     """Whether the figure at i, after "from", is the one replaced: a word of change comes
     before it in its clause and "to" and a figure follow ("raised the fee from 2.10 to 2.40",
-    not "open from 9 to 5"), or "up" / "down" comes just before ("up from 9,500")."""
+    not "open from 9 to 5") or come just before ("cut it to 440 million from 470 million"),
+    or "up" / "down" comes just before ("up from 9,500")."""
     before = tokens[i - 2].lower if i >= 2 else ""
     if before in ("up", "down"):
         return True
@@ -935,7 +952,25 @@ def _was(tokens: list[_Token], i: int) -> bool:
     after = tokens[i + 1 : i + 5]
     to = next((k for k, t in enumerate(after) if t.lower == "to"), None)
     goes = to is not None and to + 1 < len(after) and after[to + 1].kind == "num"
-    return changes and goes and all(t.clause == clause for t in after[: (to or 0) + 2])
+    dated = i + 1 < len(tokens) and _dated(tokens[i + 1])  # "to 15 from 1 May"
+    went = not dated and any(
+        t.lower == "to" and tokens[k + 1].kind == "num" and t.clause == clause
+        for k, t in enumerate(tokens[max(0, i - 5) : i - 1], start=max(0, i - 5))
+    )
+    goes = goes and all(t.clause == clause for t in after[: (to or 0) + 2])
+    return changes and (goes or went)
+
+
+_MONTH_HEADS = frozenset(m[:3] for m in CALENDAR)
+
+
+def _dated(after: _Token) -> bool:
+    """Whether the token after a figure makes it a day of a date ("1 Sept", "1st", "01/07")."""
+    return (
+        after.kind in ("num", "code")
+        or after.lower[:3] in _MONTH_HEADS
+        or after.lower in ORDINAL_ENDS
+    )
 
 
 def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
@@ -946,8 +981,15 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
     longer = word == "no" and nxt == "longer"
     after = {t.lower for t in tokens[i + 1 : i + 5]}  # "withdrew the St Aldric study"
-    dismisses = (word in DISMISS and not after.isdisjoint(DISMISSED)) or (
-        word in WITHDRAW and not after.isdisjoint(STATEMENTS)
+    dismisses = (
+        (word in DISMISS and not after.isdisjoint(DISMISSED))
+        or (word in WITHDRAW and not after.isdisjoint(STATEMENTS))
+        or word in ERRED
+        or (word in SAID and _earlier_version(tokens, i))
+        or (
+            word in HEDGE_NOUNS
+            and not CALLS.isdisjoint(t.lower for t in tokens[:i] if t.clause == tok.clause)
+        )
     )
     if word in ANTONYMS:
         _deny(parse, tok, i)
@@ -963,7 +1005,9 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     parse.change = parse.change or word in CHANGE
     if parse.trend is None and (word in UP or word in DOWN) and i >= parse.speaker_end:
         parse.trend = (1 if word in UP else -1, tok.clause)
-    parse.future = parse.future or word in WILL or (word in FUTURE and nxt == "to")
+    parse.future = (
+        parse.future or word in WILL or (word in FUTURE and nxt == "to") or _is_to(tokens, i)
+    )
     moves = word in MOVE_VERBS or (word in RETURN and nxt == "to")
     if moves and i >= parse.speaker_end:
         parse.frame.add("place")  # "moved to X" and "is based in X" give the same attribute
@@ -983,6 +1027,26 @@ def _word(parse: _Parse, i: int, tok: _Token, used: bool) -> None:
     parse.frame.add(stem(word))
 
 
+def _is_to(tokens: list[_Token], i: int) -> bool:
+    """ "is to" / "are to" before a verb: a plan ("is to step down", "are to be merged")."""
+    if tokens[i].lower not in ("is", "are") or i + 2 >= len(tokens):
+        return False
+    to, verb = tokens[i + 1], tokens[i + 2]
+    plain = verb.kind == "word" and not verb.text[0].isupper()
+    return to.lower == "to" and plain and (verb.lower == "be" or verb.lower not in STOP)
+
+
+def _earlier_version(tokens: list[_Token], i: int) -> bool:
+    """Whether the saying word at i has an earlier version of a text for its subject ("An
+    earlier version of this article said ...", "the previous edition gave ..."): a correction
+    of what that version said."""
+    before = [t.lower for t in tokens[max(0, i - 7) : i] if t.clause == tokens[i].clause]
+    return any(
+        w in EDITIONS and k and before[k - 1] in ("earlier", "previous", "original", "first")
+        for k, w in enumerate(before)
+    )
+
+
 def _phrase(tokens: list[_Token], i: int) -> tuple[int, int]:
     """(sign, length) of an on/off phrase starting at token i ("brought back", "out of
     service"), (0, 0) if none starts there."""
@@ -996,10 +1060,12 @@ def _phrase(tokens: list[_Token], i: int) -> tuple[int, int]:
 def _polarity(parse: _Parse, word: str, nxt: str, clause: int, longer: bool, i: int) -> None:
     """Note an on/off word: its family in the frame, the first one's sign."""
     took_over = word in TAKE and nxt == "over"
+    lost = word in LOSE and _contest_after(parse.tokens, i)
     phrase, span = _phrase(parse.tokens, i)
     on = word in OFFICE_ON or word in STATUS_ON or took_over or phrase > 0
     off = (
         word in OFFICE_OFF
+        or lost
         or word in STATUS_OFF
         or word in WITHDRAW
         or longer
@@ -1008,8 +1074,10 @@ def _polarity(parse: _Parse, word: str, nxt: str, clause: int, longer: bool, i: 
     )
     if not (on or off) or nxt[:1].isdigit():  # "leaving 1,800 employees" is no departure
         return
-    office = word in OFFICE_ON or word in OFFICE_OFF or word in STEP or longer or took_over
+    office = word in OFFICE_ON or word in OFFICE_OFF or word in STEP or longer or took_over or lost
     parse.cues.update(range(i, i + span))
+    if lost:
+        parse.cues.add(i)  # "lost" names no attribute
     if i >= parse.speaker_end:
         parse.frame.add("@office" if office else "@status")
     if parse.polarity is None:
@@ -1017,6 +1085,11 @@ def _polarity(parse: _Parse, word: str, nxt: str, clause: int, longer: bool, i: 
         parse.office = office
         if not office:
             parse.status_object = _object(parse.tokens, i + max(span - 1, 0))
+
+
+def _contest_after(tokens: list[_Token], i: int) -> bool:
+    """Whether a contest for an office follows word i closely ("lost the mayoral election")."""
+    return any(t.lower in CONTESTS for t in tokens[i + 1 : i + 5] if t.clause == tokens[i].clause)
 
 
 # words after an on/off word that start a circumstance, not an object ("reopened with a new
