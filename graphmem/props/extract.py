@@ -22,6 +22,7 @@ from graphmem.props.ingest import (
     add_propositions,
     store_propositions,
 )
+from graphmem.props.layout import blocks, lead
 from graphmem.props.llmjson import Malformed, ask_json
 from graphmem.props.memory import PropsMemory
 from graphmem.props.model import (
@@ -79,22 +80,37 @@ def parse_extraction(answer: Any) -> list[dict[str, str]]:
 
 
 def chunks(text: str, limit: int = CHUNK_CHARS) -> list[str]:
-    """The text cut at sentence boundaries into pieces of at most `limit` characters.
-
-    A single sentence longer than the limit stays whole: cutting it would lose its meaning.
-    """
+    """The text as its layout reads (layout.blocks: a quoted earlier message, headers and
+    signatures left out; a list item or table row with its context), a block a line, cut
+    between blocks, or between sentences of a long one, into pieces of at most `limit`
+    characters. A single sentence longer than the limit stays whole: cutting it would lose
+    its meaning."""
     pieces: list[str] = []
     current: list[str] = []
     size = 0
-    for sentence in split_sentences(text):
-        if current and size + len(sentence) + 1 > limit:
-            pieces.append(" ".join(current))
+    for line in _lines(text, limit):
+        if current and size + len(line) + 1 > limit:
+            pieces.append("\n".join(current))
             current, size = [], 0
-        current.append(sentence)
-        size += len(sentence) + 1
+        current.append(line)
+        size += len(line) + 1
     if current:
-        pieces.append(" ".join(current))
+        pieces.append("\n".join(current))
     return pieces
+
+
+def _lines(text: str, limit: int) -> list[str]:
+    """A line for each block (a heading's line where the heading changes); a block longer
+    than `limit` split into its sentences."""
+    out: list[str] = []
+    heading = ""
+    for block in blocks(text):
+        if not block.led and block.context != heading:
+            heading = block.context
+            out += [f"# {heading}"] if heading else []
+        line = lead(block.context, block.text) if block.led else block.text
+        out += split_sentences(line) if len(line) > limit else [line]
+    return out
 
 
 def extract_with_llm(

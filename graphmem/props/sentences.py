@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from graphmem.props.layout import blocks, lead
 from graphmem.props.wordlist import word_set
 
 _BOUNDARY = re.compile(r"([.!?]+)([\"'\u201d\u2019)\]]*)\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
@@ -58,15 +59,18 @@ MAX_JOINED = 600  # characters: a statement joined from several sentences stays 
 
 
 def statements(text: str) -> list[str]:
-    """The sentences of `text`, each that cannot stand alone joined to the one before it in
-    its paragraph (up to MAX_JOINED characters)."""
+    """The sentences of `text`'s blocks (layout.blocks), each that cannot stand alone joined
+    to the one before it in its block (up to MAX_JOINED characters); a list item's or table
+    row's first sentence, or a paragraph's that cannot stand alone, led by its context."""
     out: list[str] = []
-    for sentences in _paragraphs(text):
+    for block in blocks(text):
         start = len(out)
-        for sentence in sentences:
+        for sentence in _split_paragraph(block.text):
             joined = f"{out[-1]} {sentence}" if len(out) > start else ""
             if joined and len(joined) <= MAX_JOINED and _depends(sentence):
                 out[-1] = joined
+            elif len(out) == start and block.context and (block.led or _depends(sentence)):
+                out.append(lead(block.context, sentence))
             else:
                 out.append(sentence)
     return out
