@@ -86,7 +86,22 @@ e-mail in error, please tell the sender.
 def test_a_reply_keeps_only_what_its_author_wrote() -> None:
     # the quoted message stated "5 March" on 3 March: stored under the reply's date it would
     # pass for new; headers, greeting, sign-off, signature and notice are no statements
-    assert statements(REPLY) == ["Confirmed: the Orbit launch moves to 12 March."]
+    assert statements(REPLY) == [
+        "Orbit launch date: Confirmed: the Orbit launch moves to 12 March."
+    ]
+
+
+def test_field_lines_are_statements_of_their_own() -> None:
+    text = (
+        "## Orbit\nStatus: Live\nOwner: Anna Smith\n\nDecision: The committee agreed to raise"
+        " fees\nto £40 from April.\nAction: JS to send the revised quote.\n"
+    )
+    assert statements(text) == [
+        "Orbit: Status: Live",
+        "Orbit: Owner: Anna Smith",
+        "Orbit: Decision: The committee agreed to raise fees to £40 from April.",
+        "Orbit: Action: JS to send the revised quote.",
+    ]
 
 
 def test_a_short_reply_is_led_by_its_subject() -> None:

@@ -48,10 +48,14 @@ _BOLD_LINE = re.compile(r"^\s*(\*\*|__)(.+?)\1\s*:?\s*$")
 _UNDERLINE = re.compile(r"^\s*(=+|-+)\s*$")
 _RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 _ITEM = re.compile(r"^\s*(?:[-*+\u2022\u25aa\u25e6\u2013]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+(.+)$")
+# "Price: £29", "Action: JS to send the quote": a field line is a statement of its own
+_FIELD = re.compile(r"^\s*[A-Z][\w'()/&-]*( [\w'()/&-]+){0,3}:\s+\S")
 _ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _ROW_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+# "Hi all,", "Dear Committee members,", "Morning!": a greeting ends with , or ! or is short
 _GREETING = re.compile(
-    r"^\s*(hi|hello|hey|dear|morning|good (morning|afternoon|evening))\b[^.!?]{0,40},?\s*$",
+    r"^\s*(hi|hello|hey|dear|morning|good (morning|afternoon|evening))\b"
+    r"([^.!?,]{0,40}[,!]|(\s+\S+){0,2}\s*)\s*$",
     re.IGNORECASE,
 )
 _SIGN_OFF = word_set(
@@ -148,6 +152,7 @@ class _Reader:
         self.out: list[Block] = []
         self.paragraph: list[str] = []
         self.item: list[str] = []  # the list item being read, with its continuation lines
+        self.field = False  # the item is a field line ("Price: £29"), never a heading
         self.heading = ""
         self.section = ""  # the heading above a numbered agenda, while an item heads lines
         self.lead_in = ""
@@ -170,6 +175,8 @@ class _Reader:
             self._row(line)
         elif item is not None:
             self._item(item.group(1))
+        elif _FIELD.match(line) and not self.paragraph and (self.field or not self.item):
+            self._item(line, field=True)
         elif self.item:
             self._after_item(line)
         else:
@@ -182,7 +189,7 @@ class _Reader:
             self.paragraph = []
         self.lead_in = ""
 
-    def _item(self, text: str) -> None:
+    def _item(self, text: str, field: bool = False) -> None:
         self._end_item()
         if self.paragraph and self.paragraph[-1].rstrip().endswith(":"):
             lead = self.paragraph.pop()
@@ -191,12 +198,12 @@ class _Reader:
         elif self.paragraph:
             self.end_paragraph()
         self.heading = self.section  # a sibling item is not under the one that headed lines
-        self.item = [text]
+        self.item, self.field = [text], field
 
     def _after_item(self, line: str) -> None:
         """An indented line continues the item; an unindented one after a short item with no
         full stop ("3. Finance") shows the item was a heading."""
-        if line[:1].isspace() or not _heading_like(self.item):
+        if line[:1].isspace() or self.field or not _heading_like(self.item):
             self.item.append(line)
             return
         self.heading, self.lead_in, self.item = _flat(self.item), "", []
