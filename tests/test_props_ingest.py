@@ -162,6 +162,25 @@ def test_same_document_twice_changes_nothing(ctx: PropsMemory) -> None:  # noqa:
     assert after["states"] == before["states"] + 1
 
 
+def test_a_document_keeps_its_layout_and_its_identity(ctx: PropsMemory) -> None:  # noqa: F811
+    reply = (
+        "Subject: RE: Lumen Kettle price\r\n\r\nThe plans for 2019:\r\n- Lumen Kettle: 99 dollars"
+        "\r\n- Lumen Toaster: 45 dollars\r\n\r\nThanks,\r\nAnna\r\n\r\n"
+        "On Mon, 4 Feb 2019, Ben wrote:\r\n> The Lumen Kettle costs 89 dollars.\r\n"
+    )
+    report = add_document(ctx, reply, "2019-02-05", "mail")
+    stored = ctx.store.read("props.fetch", ids=list(report.proposition_ids))
+    assert sorted(p["text"] for p in stored) == [
+        "The plans for 2019: Lumen Kettle: 99 dollars",
+        "The plans for 2019: Lumen Toaster: 45 dollars",
+    ], "one statement an item, none from the quoted message, the greeting or the sign-off"
+    # the same words wrapped otherwise are the same document: nothing is added
+    again = add_document(
+        ctx, reply.replace("\r\n", "\n").replace(": ", ":  "), "2019-02-05", "mail"
+    )
+    assert (again.document_id, again.added) == (report.document_id, 0)
+
+
 def test_an_interrupted_legacy_document_is_completed_when_added_again(
     ctx: PropsMemory,  # noqa: F811
 ) -> None:

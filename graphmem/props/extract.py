@@ -30,10 +30,11 @@ from graphmem.props.model import (
     checked_date,
     checked_source,
     checked_text,
+    clean_lines,
     document_id,
     make_proposition,
 )
-from graphmem.props.sentences import split_sentences, statements
+from graphmem.props.sentences import dated_statements, split_sentences
 
 __all__ = ["add_document", "add_propositions", "extract_with_llm", "split_into_propositions"]
 
@@ -133,8 +134,13 @@ def extract_with_llm(
 
 def split_into_propositions(text: str, date: str) -> list[dict[str, str]]:
     """The offline extraction: one proposition per sentence (a sentence that cannot stand alone
-    kept with the one before it: sentences.statements), all with the document's date."""
-    return [{"text": statement, "date": date} for statement in statements(text)]
+    kept with the one before it, list items and table rows with their context:
+    sentences.dated_statements), dated with the document's date or, under a dated heading
+    ("## [2.4.0] - 2023-08-02"), with the heading's when it is not later."""
+    return [
+        {"text": s.text, "date": s.date if s.date is not None and s.date <= date else date}
+        for s in dated_statements(text)
+    ]
 
 
 def add_document(
@@ -167,7 +173,9 @@ def checked_document(text: Any, date: Any, source: Any, field: str = "") -> Docu
     clean = checked_text(text, f"{where}text", MAX_DOCUMENT)
     day, ts = checked_date(date, f"{where}date")
     src = checked_source(source, f"{where}source")
-    return DocumentRow(document_id(clean, day, src), clean, day, ts, src)
+    # the id is the wording's (as before lines were kept: a document stored earlier is the
+    # same document); the text keeps its lines, which the extraction reads
+    return DocumentRow(document_id(clean, day, src), clean_lines(text), day, ts, src)
 
 
 def extracted(

@@ -80,6 +80,17 @@ def clean_text(text: str) -> str:
     return _SPACE.sub(" ", unicodedata.normalize("NFKC", text)).strip()
 
 
+_BLANKS = re.compile(r"\n{3,}")
+
+
+def clean_lines(text: str) -> str:
+    """A document's text as stored: NFKC-normalised, spaces within each line collapsed and
+    trimmed, runs of blank lines made one; its lines (the layout: lists, tables, quoted
+    replies, paragraphs) kept."""
+    lines = unicodedata.normalize("NFKC", text).replace("\r\n", "\n").split("\n")
+    return _BLANKS.sub("\n\n", "\n".join(" ".join(line.split()) for line in lines)).strip()
+
+
 def normalised(text: str) -> str:
     """The identity of a statement's wording: case, spacing and a final full stop ignored."""
     return _wording(clean_text(text))

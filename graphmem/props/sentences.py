@@ -16,8 +16,9 @@ statement keeps the subject its figure belongs to.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from graphmem.props.layout import blocks, lead
+from graphmem.props.layout import Block, blocks, lead
 from graphmem.props.wordlist import word_set
 
 _BOUNDARY = re.compile(r"([.!?]+)([\"'\u201d\u2019)\]]*)\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
@@ -58,22 +59,40 @@ _REFERS_BACK = word_set("it its they their them he she his her this these those 
 MAX_JOINED = 600  # characters: a statement joined from several sentences stays short
 
 
+@dataclass(frozen=True)
+class Statement:
+    """A statement of a document; `date`: a dated heading's it sits under (layout.Block)."""
+
+    text: str
+    date: str | None = None
+
+
 def statements(text: str) -> list[str]:
+    """The statements of `text` (dated_statements) without their dates."""
+    return [s.text for s in dated_statements(text)]
+
+
+def dated_statements(text: str) -> list[Statement]:
     """The sentences of `text`'s blocks (layout.blocks), each that cannot stand alone joined
     to the one before it in its block (up to MAX_JOINED characters); a list item's or table
-    row's first sentence, or a paragraph's that cannot stand alone, led by its context."""
-    out: list[str] = []
+    row's first sentence, or a paragraph's that cannot stand alone or answers a heading's
+    question, led by its context."""
+    out: list[Statement] = []
     for block in blocks(text):
         start = len(out)
         for sentence in _split_paragraph(block.text):
-            joined = f"{out[-1]} {sentence}" if len(out) > start else ""
+            joined = f"{out[-1].text} {sentence}" if len(out) > start else ""
             if joined and len(joined) <= MAX_JOINED and _depends(sentence):
-                out[-1] = joined
-            elif len(out) == start and block.context and (block.led or _depends(sentence)):
-                out.append(lead(block.context, sentence))
+                out[-1] = Statement(joined, block.date)
+            elif len(out) == start and block.context and _led(block, sentence):
+                out.append(Statement(lead(block.context, sentence), block.date))
             else:
-                out.append(sentence)
+                out.append(Statement(sentence, block.date))
     return out
+
+
+def _led(block: Block, sentence: str) -> bool:
+    return block.led or block.context.endswith("?") or _depends(sentence)
 
 
 def _depends(sentence: str) -> bool:
