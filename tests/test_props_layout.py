@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.props.extract import split_into_propositions
+from graphmem.props.forms import apart, slot
 from graphmem.props.layout import Block, blocks
+from graphmem.props.model import Proposition, make_proposition
 from graphmem.props.sentences import statements
 
 PRICING = """## Pricing
@@ -215,3 +217,35 @@ def test_a_reply_above_an_outlook_header_block_keeps_only_itself() -> None:
         "Subject: Launch\n\nThe launch is on 12 March.\n"
     )
     assert statements(text) == ["The launch is now on 19 March."]
+
+
+def test_a_reply_header_names_who_writes_and_an_edit_line_is_no_statement() -> None:
+    ticket = (
+        "*Last edited 23 November 2024 by Hannah Cole*\n\n"
+        "Leon Marsh (Support) - 6 Mar 2023, 10:17\nthanks, fixed in 3.4.1\n\n"
+        "The AGM starts at 10:30 in Brook Road hall.\n"
+    )
+    assert statements(ticket) == [
+        "Leon Marsh (Support): thanks, fixed in 3.4.1",
+        "The AGM starts at 10:30 in Brook Road hall.",
+    ]
+
+
+def test_statements_filling_other_slots_of_a_form_are_apart() -> None:
+    def prop(text: str, date: str = "2024-01-01") -> Proposition:
+        return make_proposition(text, date)
+
+    ceo, cto = (
+        prop("Team › Leadership: CEO: Rosa Whitfield"),
+        prop("Team › Leadership: CTO: Dan Osei"),
+    )
+    assert apart(prop("Team › Leadership: CTO: Hannah Lind", "2024-06-01"), ceo)
+    assert not apart(prop("Team › Leadership: CTO: Hannah Lind", "2024-06-01"), cto)
+    row = prop("Pricing: plan: Pro; price: £29/month; seats: 5")
+    assert apart(prop("Pricing: plan: Team; price: £79/month; seats: 15", "2024-06-01"), row)
+    assert not apart(prop("Pricing: plan: Pro; price: £35/month; seats: 5", "2024-06-01"), row)
+    # items of one list, stated the same day, are not updates of each other
+    assert apart(prop("Support › Escalation: CTO"), prop("Support › Escalation: Head of Support"))
+    # prose is never a form's: the classifier judges it
+    assert slot("Correction: the trial is 21 days, not 30 days as stated.") is None
+    assert slot("Members (January 2018): 238.") is None

@@ -77,7 +77,8 @@ _ITEM = re.compile(
 # "Price: £29", "Action: JS to send the quote": a field line is a statement of its own
 _FIELD = re.compile(r"^\s*[A-Z][\w'()/&-]*( [\w'()/&-]+){0,3}:\s+\S")
 _METADATA = re.compile(
-    r"^\s*(last )?(updated|edited|modified|reviewed)( on)?\s*:"
+    r"^\W*((last )?(updated|edited|modified|reviewed)\b\s*(on\b|:|\d)|last (updated|edited|"
+    r"modified|reviewed) by\b|(edited|modified) by\b)"
     r"|^\s*(present|attendees|attendance|in attendance|apologies|apologies for absence|absent)"
     r"\s*[:\u2014\u2013-]",
     re.IGNORECASE,
@@ -88,8 +89,9 @@ _CHAT = re.compile(
     r"([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}:\s.*)$"
 )
 # "Priya Shah  9:14 AM": who writes the chat message under it
+# "Priya Shah  9:14 AM", "Leon Marsh (Support) - 6 Mar 2023, 10:17": who writes what follows
 _SPEAKER = re.compile(
-    r"^\s*([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3})\s+\d{1,2}:\d{2}\s*([AaPp][Mm])?\s*$"
+    r"^\s*([A-Z][^.!?:]{0,80}?)\s*(\s[-\u2013\u2014,]\s.*)?\s\d{1,2}:\d{2}\s*([AaPp][Mm])?\s*$"
 )
 _ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _ROW_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
@@ -392,13 +394,19 @@ def _heading(line: str) -> tuple[int, str] | None:
         return BOLD, _clean(match.group(2))
     if (match := _SUBJECT.match(line)) is not None:
         return 0, _clean(match.group(1))
-    if (match := _SPEAKER.match(line)) is not None:
-        return SPEAKER, match.group(1)
+    if (match := _SPEAKER.match(line)) is not None and _named(match.group(1)):
+        return SPEAKER, match.group(1).strip()
     stripped = line.strip()
     capitals = stripped.isupper() and sum(c.isalpha() for c in stripped) >= 4
     if capitals and len(stripped.split()) <= 8 and stripped[-1:] not in ".!?,;":
         return (CAPITALS, stripped) if _ITEM.match(line) is None else None
     return None
+
+
+def _named(text: str) -> bool:
+    """Whether `text` is a name (and a role in brackets): every word capitalised, few."""
+    words = text.replace("(", " ").split()
+    return 0 < len(words) <= 6 and all(w[:1].isupper() for w in words)
 
 
 def _clean(text: str) -> str:

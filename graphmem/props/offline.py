@@ -7,7 +7,9 @@ on/off and change words, plans, periods, cue words such as confirmed / back / st
 corrected) and lets a learned model (graphmem/props/pairmodel.py: boosted trees since round
 11, a multinomial logistic regression before; stored in pairmodel.json, trained by
 bench/train_props_model.py on the tuning worlds) choose the label. A hedged statement never
-updates or contradicts a plain one, whatever the model says. RuleClassifier is the rules alone.
+updates or contradicts a plain one, whatever the model says; nor do statements that fill
+other slots of forms (graphmem/props/forms.py: another field, another table row, or items of
+one list stated the same day). RuleClassifier is the rules alone.
 
 The model also weighs what each statement is about (attribute_words: its words without
 names, numbers and cue words), and sees the rules' verdict checked against it (_checked): no
@@ -82,6 +84,7 @@ import numpy as np
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError
 from graphmem.props.classify import Candidate, Judgement
+from graphmem.props.forms import apart
 from graphmem.props.model import Proposition
 from graphmem.props.pairmodel import RelationModel, load_model
 from graphmem.props.reading import (
@@ -966,7 +969,12 @@ class OfflineClassifier(RuleClassifier):
         similar: list[tuple[int, int]] = []
         rows: list[list[float]] = []
         for p, (new, olders) in enumerate(read_pairings):
-            mine = [i for i, (_, cosine, _) in enumerate(olders) if cosine >= self.rules.min_cosine]
+            prop, candidates = pairings[p]
+            mine = [
+                i
+                for i, (_, cosine, _) in enumerate(olders)
+                if cosine >= self.rules.min_cosine and not apart(prop, candidates[i].prop)
+            ]
             rows += batch_features(new, [olders[i] for i in mine], self.rules)
             similar += [(p, i) for i in mine]
         if similar:  # one model run for every pair of the call

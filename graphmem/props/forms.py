@@ -1,0 +1,57 @@
+"""Statements read from a form's layout: which slot of a form a statement fills.
+
+The layout reading (layout.py) turns a table row into "Plans: plan: Pro; price: £29" and a
+field line into "Leadership: CTO: Daniel Osei". Such statements share most of their words
+with their neighbours, so similarity and changed-value signals take the CTO line for an
+update of the CEO line, and one row for an update of the next. A statement's slot is the row
+it is (its first cell: "plan = Pro") or the field it fills ("CTO"): statements filling other
+slots never relate, nor do the items of one list stated the same day.
+"""
+
+from __future__ import annotations
+
+from graphmem.props.model import Proposition
+
+MAX_LABEL_WORDS = 4
+MAX_VALUE_WORDS = 12
+MAX_FIELD_WORDS = 25
+PATH = "\u203a"  # layout's separator between a heading and the one inside it
+
+
+def slot(text: str) -> str | None:
+    """The slot a statement fills: "plan = pro" for a table row, "cto" for a field; None for
+    a statement that is no form's ("The CEO is Rosa Whitfield.")."""
+    if len(text.split()) > MAX_FIELD_WORDS or ". " in text:
+        return None  # a row or a field is a line, not sentences
+    cells = text.split("; ")
+    if len(cells) >= 2 and all(": " in cell for cell in cells):
+        header, value = cells[0].rsplit(": ", 1)
+        return f"{_label(header)} = {value.strip().casefold()}"
+    parts = text.split(": ")
+    if len(parts) < 3 and PATH not in text:
+        return None  # a field under a heading: "Free trial: Length: 14 days"
+    label, value = _label(parts[-2]), parts[-1]
+    short = len(label.split()) <= MAX_LABEL_WORDS and len(value.split()) <= MAX_VALUE_WORDS
+    # a label with a figure in it ("Members (January 2018)") is one attribute at a time
+    plain = label and not any(c in label for c in ".!?") and not any(c.isdigit() for c in label)
+    return label if short and plain else None
+
+
+def _label(text: str) -> str:
+    """The last label of "Team directory › Leadership: CTO" style text, case-folded."""
+    return text.rsplit(": ", 1)[-1].rsplit(PATH, 1)[-1].strip().casefold()
+
+
+def _lead(text: str) -> str | None:
+    """What an item is led by: the text before its last ": " (None when there is none)."""
+    return text.rsplit(": ", 1)[0] if ": " in text else None
+
+
+def apart(new: Proposition, old: Proposition) -> bool:
+    """Whether two statements fill different slots of forms, or are items of one list
+    stated the same day (one document's list says all its items at once)."""
+    a, b = slot(new.text), slot(old.text)
+    if a is not None and b is not None and a != b:
+        return True
+    lead = _lead(new.text)
+    return new.ts == old.ts and lead is not None and PATH in lead and lead == _lead(old.text)
