@@ -546,7 +546,10 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
             memory, args.question, args.as_of, args.k, not args.no_expand, ranker=ranker
         )
     text = render(graph, args.max_tokens)
-    if text or not graph.nodes:
+    if not graph.nodes:  # a blank line would read as a failure
+        when = f" dated on or before {args.as_of}" if args.as_of else ""
+        print(f"note: no proposition{when} is stored in this space", file=sys.stderr)
+    elif text:
         print(text)
     else:  # an empty page would read as "nothing known"
         print(

@@ -135,6 +135,11 @@ def test_cli_ingest_docs_and_query(
     assert main(["query", "Who leads Quillmere Foundry?", "--max-tokens", "5"]) == 0
     printed = capsys.readouterr()
     assert printed.out == "" and "no proposition fits in --max-tokens 5; 3 found" in printed.err
+    # before anything was stated, it says so rather than printing a blank line
+    assert main(["query", "Who leads Quillmere Foundry?", "--as-of", "1990-01-01"]) == 0
+    printed = capsys.readouterr()
+    assert printed.out == ""
+    assert "no proposition dated on or before 1990-01-01 is stored" in printed.err
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "ok", "date": "2020-01-01"}\n{"text": "no date"}\n')
     assert main(["ingest-docs", str(bad)]) == 1

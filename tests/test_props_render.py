@@ -114,7 +114,7 @@ def test_rendering_is_deterministic() -> None:
     assert render(shuffled, max_tokens=120) == render(GRAPH, max_tokens=120)
 
 
-def test_budget_drops_neighbours_first_then_weakest_anchors() -> None:
+def test_budget_keeps_what_replaces_an_anchor_as_long_as_the_anchor() -> None:
     full = estimate_tokens(GOLDEN)
     seen = []
     for budget in range(full, -1, -1):
@@ -125,21 +125,31 @@ def test_budget_drops_neighbours_first_then_weakest_anchors() -> None:
             assert (f"Statement: {n.prop.text}\n" in detail.text + "\n") == (n.prop.id in shown)
         if detail.dropped not in seen:
             seen.append(detail.dropped)
-    # least similar neighbour, then the other neighbour, then anchors by ascending score
-    assert seen[-1] == ("c", "d", "e", "b", "a")
-    assert [s for s in seen if s] == [("c", "d", "e", "b", "a")[:i] for i in range(1, 6)]
+    # the weakest anchor, then what replaces the strongest (c and d, neighbours, least
+    # similar first, then b, an anchor), then that anchor: an anchor is never shown "no
+    # longer current" while what replaced it is dropped for a weaker one
+    order = ("e", "c", "d", "b", "a")
+    assert seen[-1] == order
+    assert [s for s in seen if s] == [order[:i] for i in range(1, 6)]
+
+
+def test_budget_drops_neighbours_that_replace_no_anchor_first() -> None:
+    aside = node("f", "2018-01-01", "Gamma is green.", False, 0.95)
+    graph = Subgraph(GRAPH.question, GRAPH.as_of, (*NODES, aside), EDGES)
+    assert render_detail(graph, max_tokens=estimate_tokens(render(graph)) - 1).dropped == ("f",)
 
 
 def test_budget_removes_references_to_dropped_propositions() -> None:
-    without_c = render_detail(GRAPH, max_tokens=estimate_tokens(GOLDEN) - 1)
-    assert without_c.dropped == ("c",)
+    budgets = range(estimate_tokens(GOLDEN), 0, -1)
+    without_c = next(d for b in budgets if "c" in (d := render_detail(GRAPH, max_tokens=b)).dropped)
+    assert without_c.dropped == ("e", "c")
     # the relation sentences lose it; the status still counts it, as not shown
     assert "contradicted by the following" not in without_c.text
     assert "contradicted by 1 later proposition not shown: no longer current." in without_c.text
     assert "Alpha never cost" not in without_c.text
-    # the numbering closes up: four propositions, P1..P4
-    assert "[P4]" in without_c.text and "[P5]" not in without_c.text
-    assert "P4 (2022-03-04)" in without_c.text
+    # the numbering closes up: three propositions, P1..P3
+    assert "[P3]" in without_c.text and "[P4]" not in without_c.text
+    assert "P3 (2022-03-04)" in without_c.text
 
 
 def test_relations_none_and_empty_subgraph() -> None:

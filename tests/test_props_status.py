@@ -69,8 +69,9 @@ def test_a_refuted_claim_stops_superseding_and_the_text_says_so(chain: PropsMemo
     fact = after.node(pid(FACT)).status
     assert fact == Status("current", discounted=(pid(CLAIM),))
     blocks = _blocks(render_detail(after).text)
-    assert blocks[FACT[0]]["Status"].startswith(
-        "current. Not counted, as it is itself contradicted: "
+    assert re.fullmatch(
+        r"current\. P\d+ \([\d-]+\) does not count: it is itself contradicted\.",
+        blocks[FACT[0]]["Status"],
     )
     assert "itself contradicted: not counted" in blocks[FACT[0]]["Relations"]
     assert blocks[CLAIM[0]]["Status"].startswith("contradicted by ")
@@ -125,10 +126,13 @@ def check_agrees(graph: Subgraph, node: Node, fields: dict[str, str], labels: di
     """One block says what the node's status says, and names the node's source."""
     status = node.status
     assert fields.get("Source") == node.prop.source
-    main, *rest = re.split(
-        r" Not counted, as (?:it is|each is) itself contradicted: ", fields["Status"]
+    found = re.fullmatch(
+        r"(.+?\.)(?: (.+) (?:does not count: it is|do not count: each is) itself "
+        r"contradicted\.)?",
+        fields["Status"],
     )
-    void = rest[0] if rest else ""
+    assert found is not None, fields["Status"]
+    main, void = found.group(1), found.group(2) or ""
     if status.state == "current":
         assert main == "current."
     else:

@@ -15,8 +15,8 @@ when the proposition has none. `Status:` is the node's status as of the subgraph
 `contradictedBy`: "current.", "updated by ...: no longer current.", "contradicted by ...:
 not current." or "updated by ... and contradicted by ...: no longer current."; propositions
 not shown are counted ("1 later proposition not shown"). Edges that do not count because
-their source is itself refuted are named ("Not counted, as it is itself contradicted: P4
-(2021-09-01)."), and marked where the Relations line lists them. Relation sentences come in a
+their source is itself refuted are named ("P4 (2021-09-01) does not count: it is itself
+contradicted."), and marked where the Relations line lists them. Relation sentences come in a
 fixed order (updates, is updated by, contradicts, is contradicted by, supports, is supported
 by); each lists the nearest propositions first (earlier ones by descending P-number, later
 ones ascending). "Relations: none" when there are none. The updates and contradictions of a
@@ -27,14 +27,15 @@ way GPT-4-family BPE tokenisers do (characters / 4 would undercount numbers and 
 about half); it is deterministic and needs no tokenizer. Over budget,
 whole propositions are dropped (never part of one): neighbours first, least similar to the
 question first (neighbours too far down the search to be scored go first, oldest first), then
-anchors the same way; references to dropped propositions disappear
+anchors the same way; a neighbour that updates or contradicts an anchor is kept until just
+before that anchor goes; references to dropped propositions disappear
 from the Relations lines. The same subgraph and budget always give the same text.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from graphmem.errors import InvalidInput
@@ -78,7 +79,7 @@ def render_detail(graph: Subgraph, max_tokens: int | None = None) -> Rendered:
         raise InvalidInput("max_tokens", "must be a non-negative integer or null")
     kept = list(graph.nodes)
     dropped: list[str] = []
-    drop_order = sorted(graph.nodes, key=_keep_priority)
+    drop_order = sorted(graph.nodes, key=_keep_priority(graph.nodes))
     text, labels = _render(graph, kept)
     while max_tokens is not None and estimate_tokens(text) > max_tokens and kept:
         victim = drop_order[len(dropped)]
@@ -88,12 +89,27 @@ def render_detail(graph: Subgraph, max_tokens: int | None = None) -> Rendered:
     return Rendered(text, labels, tuple(dropped), estimate_tokens(text))
 
 
-def _keep_priority(node: Node) -> tuple:
-    # sorts the first to drop first: neighbours before anchors, then the least similar; an
-    # unscored neighbour (outside the search pool) is less similar than any scored one, and
-    # among those the oldest goes first
-    score = -math.inf if node.score is None else node.score
-    return (node.is_anchor, score, node.prop.date, node.prop.id)
+def _keep_priority(nodes: Sequence[Node]) -> Callable[[Node], tuple]:
+    """The sort key that puts the first to drop first: neighbours before anchors, then the
+    least similar; an unscored neighbour (outside the search pool) is less similar than any
+    scored one, and among those the oldest goes first. What updates or contradicts an anchor
+    is kept as long as that anchor, and goes just before it: an anchor shown "no longer
+    current" without what replaced it would leave the question unanswered."""
+    score = {n.prop.id: -math.inf if n.score is None else n.score for n in nodes}
+    lasts = {n.prop.id: score[n.prop.id] for n in nodes if n.is_anchor}
+    for anchor in (n for n in nodes if n.is_anchor):
+        for pid in (*anchor.status.updated_by, *anchor.status.contradicted_by):
+            if pid in score:
+                lasts[pid] = max(lasts.get(pid, -math.inf), score[anchor.prop.id])
+
+    def key(node: Node) -> tuple:
+        pid = node.prop.id
+        if pid not in lasts:  # a neighbour that replaces no anchor
+            return (False, score[pid], False, score[pid], node.prop.date, pid)
+        own = node.is_anchor and lasts[pid] == score[pid]
+        return (True, lasts[pid], own, score[pid], node.prop.date, pid)
+
+    return key
 
 
 @dataclass(frozen=True)
@@ -149,9 +165,12 @@ def status_text(status: Status, labels: _Labels) -> str:
         text = " and ".join(parts) + (
             ": no longer current." if status.updated_by else ": not current."
         )
-    if status.discounted:
-        each = "each is" if len(status.discounted) > 1 else "it is"
-        text += f" Not counted, as {each} itself contradicted: {labels.refs(status.discounted)}."
+    if status.discounted:  # named first: "it" must not read as this statement
+        many = len(status.discounted) > 1
+        text += (
+            f" {labels.refs(status.discounted)} {'do' if many else 'does'} not count: "
+            f"{'each is' if many else 'it is'} itself contradicted."
+        )
     return text
 
 
