@@ -150,9 +150,12 @@ if not TYPE_CHECKING:
             "added": "Propositions stored by this call",
             "existing": "Their propositions already stored before",
             "relations": "Relation edges created",
+            "earlier_versions": "Stored documents with the source and date of one of these "
+            "but other text (earlier versions): deleted when replace is true, else current",
+            "replaced": "Earlier versions deleted",
         },
         name="IngestDocumentsResult",
-        types={"document_ids": list[strawberry.ID]},
+        types={"document_ids": list[strawberry.ID], "earlier_versions": list[strawberry.ID]},
     )
     DeletedDocument = derived(
         props.DeletedDocument,
@@ -308,8 +311,15 @@ class PropsMutation:
         self,
         info: Info,
         documents: Annotated[list[DocumentInput], strawberry.argument(description="In order")],
+        replace: Annotated[
+            bool,
+            strawberry.argument(
+                description="Delete a stored document with the source and date of one of "
+                "these but other text (an earlier version), after these are stored"
+            ),
+        ] = False,
     ) -> DocumentsReport:
-        return info.context.services.props().ingest_documents(_items(documents))
+        return info.context.services.props().ingest_documents(_items(documents), replace=replace)
 
     @strawberry.mutation(description="Store already-extracted propositions")
     def add_propositions(

@@ -38,6 +38,14 @@ MATCH (d:Document {space: $space, id: did})
 WHERE d.complete = true
 RETURN d.id AS id
 
+// Stored documents with the source and date of one of $docs ({id, source, date}) but other
+// text (another id): earlier versions of a page or a message sent again with edits.
+// name: other_versions
+UNWIND $docs AS doc
+MATCH (d:Document {space: $space, source: doc.source})
+WHERE d.date = doc.date AND d.id <> doc.id AND d.complete = true
+RETURN doc.id AS id, d.id AS earlier
+
 // The newest stored date after $ts (an index range scan on Proposition.ts: empty, and fast,
 // when propositions arrive in date order); null when none is newer.
 // name: newest_after

@@ -484,13 +484,30 @@ def cmd_ingest_docs(args: argparse.Namespace, settings: Settings) -> int:
             else:
                 bar.set_postfix(propositions=done, refresh=False)
 
-        report = services.props().ingest_documents(docs, progress=progress)
+        report = services.props().ingest_documents(docs, progress=progress, replace=args.replace)
     skipped = f"; {report.skipped} documents were stored already" if report.skipped else ""
     print(
         f"{len(docs)} documents: {report.added} propositions added, {report.existing} already "
         f"stored, {report.relations} relation edges{skipped}"
     )
+    _print_versions(report.earlier_versions, report.replaced)
     return 0
+
+
+def _print_versions(earlier: Sequence[str], replaced: int) -> None:
+    """Say what became of stored documents that look like earlier versions of new ones."""
+    if replaced:
+        print(f"{replaced} earlier versions (same source and date, other text) were deleted")
+    elif earlier:
+        shown = ", ".join(earlier[:5]) + (
+            f" and {len(earlier) - 5} more" if len(earlier) > 5 else ""
+        )
+        print(
+            f"note: {len(earlier)} stored documents have the source and date of one in the file "
+            f"but other text, so both versions are current: {shown}; --replace deletes them "
+            "(or `graphmem document delete ID`)",
+            file=sys.stderr,
+        )
 
 
 def cmd_document_delete(args: argparse.Namespace, settings: Settings) -> int:
@@ -871,6 +888,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     docs = sub.add_parser("ingest-docs", help="ingest documents from a JSON-lines file, in bulk")
     docs.add_argument("file", type=Path, help="one {text, date, source?} object per line")
+    docs.add_argument(
+        "--replace",
+        action="store_true",
+        help="delete a stored document with the source and date of one in the file but "
+        "other text (an earlier version), after the file's are stored",
+    )
     docs.set_defaults(handler=cmd_ingest_docs)
 
     document = _commands(sub, "document", "delete a document")

@@ -233,7 +233,12 @@ def valid_arguments(known: Seeded) -> dict[str, list[dict[str, Any]]]:
         "ask": [{"question": "How did sales change?", "seriesId": sid, "maxSteps": 3}],
         "ingestDocument": [memo],
         "ingestDocuments": [
-            {"documents": [{"text": "Sales rose again.", "date": "2016-05-03", "source": "memo"}]}
+            {
+                "documents": [
+                    {"text": "Sales rose again.", "date": "2016-05-03", "source": "memo"}
+                ],
+                "replace": False,
+            }
         ],
         "deleteDocument": [{"id": document_id(memo["text"], memo["date"], memo["source"])}],
         "addPropositions": [{"propositions": [held]}],

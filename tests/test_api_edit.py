@@ -171,3 +171,17 @@ def test_cli_bulk_ingest_resumes_and_edits(
     assert main(["document", "delete", doc]) == 1
     assert "no document" in capsys.readouterr().err
     assert main(["event", "delete", "ev_missing"]) == 1
+
+
+def test_ingest_documents_replaces_an_earlier_version_when_asked(gql) -> None:
+    query = """mutation($docs: [DocumentInput!]!, $replace: Boolean!) {
+      ingestDocuments(documents: $docs, replace: $replace) { earlierVersions replaced } }"""
+    page = {"date": "2018-03-02", "source": "gazette"}
+    gql(INGEST, docs=[{**page, "text": "Quillmere Foundry employs 1,200 people."}])
+    edited = [{**page, "text": "Quillmere Foundry employs 1,250 people."}]
+    old = document_id("Quillmere Foundry employs 1,200 people.", page["date"], page["source"])
+    kept = gql(query, docs=edited, replace=False)["data"]["ingestDocuments"]
+    assert kept == {"earlierVersions": [old], "replaced": 0}
+    gone = gql(query, docs=edited, replace=True)["data"]["ingestDocuments"]
+    assert gone == {"earlierVersions": [old], "replaced": 1}
+    assert texts(gql) == {"Quillmere Foundry employs 1,250 people."}

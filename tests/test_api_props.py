@@ -140,6 +140,16 @@ def test_cli_ingest_docs_and_query(
     printed = capsys.readouterr()
     assert printed.out == ""
     assert "no proposition dated on or before 1990-01-01 is stored" in printed.err
+    # an edited page sent again: noted, then replaced when asked
+    page = {"date": "2018-03-02", "source": "gazette"}
+    for people in ("1,200", "1,250"):
+        path.write_text(json.dumps({**page, "text": f"Quillmere Foundry employs {people} people."}))
+        assert main(["ingest-docs", str(path)]) == 0
+    assert "1 stored documents have the source and date" in capsys.readouterr().err
+    assert main(["ingest-docs", "--replace", str(path)]) == 0
+    assert "1 earlier versions (same source and date, other text) were deleted" in (
+        capsys.readouterr().out
+    )
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "ok", "date": "2020-01-01"}\n{"text": "no date"}\n')
     assert main(["ingest-docs", str(bad)]) == 1

@@ -12,6 +12,7 @@ from graphmem.config import Settings
 from graphmem.errors import InvalidInput
 from graphmem.props import PropsMemory, add_document, counts, list_relations
 from graphmem.props.bulk import add_documents
+from graphmem.props.listing import PropositionFilter, list_propositions
 from graphmem.props.model import document_id
 from graphmem.services import open_props
 from graphmem.store import Store
@@ -138,3 +139,35 @@ def test_progress_counts_documents_and_propositions(ctx: PropsMemory) -> None:  
     assert [d for d, _ in documents] == sorted(d for d, _ in documents)
     stored = [(done, total) for stage, done, total in calls if stage == "store"]
     assert stored[-1][0] == stored[-1][1] == SENTENCES - 4, "the new propositions"
+
+
+def test_an_edited_page_sent_again_is_an_earlier_version_to_replace(ctx: PropsMemory) -> None:  # noqa: F811
+    page = {"source": "wiki/team", "date": "2024-06-10"}
+    first = {**page, "text": "Lena Moss leads the Orbit team.\n\nThe Orbit team has 23 people."}
+    edited = {**page, "text": "Lena Moss leads the Orbit team.\n\nThe Orbit team has 24 people."}
+    add_documents(ctx, [first])
+    old = document_id(first["text"], page["date"], page["source"])
+    # sent again edited: reported, both versions kept until asked
+    report = add_documents(ctx, [edited])
+    assert (report.earlier_versions, report.replaced) == ((old,), 0)
+    assert counts(ctx)["documents"] == 2
+    # another page of the same date, or the same page on another date, is no earlier version
+    other = add_documents(ctx, [{**edited, "source": "wiki/office"}])
+    later = add_documents(ctx, [{**edited, "date": "2024-07-01"}])
+    assert other.earlier_versions == later.earlier_versions == ()
+    # with replace, the earlier version goes with the statement only it made
+    report = add_documents(ctx, [edited], replace=True)
+    assert (report.earlier_versions, report.replaced) == ((old,), 1)
+    texts = {p.text for p in list_propositions(ctx.store, PropositionFilter(), 100, 0).items}
+    assert "The Orbit team has 23 people." not in texts
+    assert {"Lena Moss leads the Orbit team.", "The Orbit team has 24 people."} <= texts
+
+
+def test_two_versions_in_one_call_are_never_replaced(ctx: PropsMemory) -> None:  # noqa: F811
+    versions = [
+        {"source": "wiki/team", "date": "2024-06-10", "text": f"The Orbit team has {n} people."}
+        for n in (23, 24)
+    ]
+    add_documents(ctx, versions)
+    again = add_documents(ctx, versions, replace=True)  # resumed: both stored already
+    assert (again.earlier_versions, again.replaced, counts(ctx)["documents"]) == ((), 0, 2)

@@ -6,7 +6,9 @@ sentence splitting offline) and stored in groups of about GROUP propositions: ea
 through store_propositions, which embeds, relates and writes it in batches, a document landing
 with the batch that stores the last of its new propositions. So a load cut short (an error,
 a time limit, Ctrl-C) leaves whole documents stored, and running it again skips them and
-carries on from the first document missing.
+carries on from the first document missing. A stored document with the source and date of a
+new one but other text (an edited page sent again) is reported as an earlier version, and
+deleted after the new ones are stored when the caller asks to replace them.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from graphmem.errors import NotFound
+from graphmem.props.edit import delete_document
 from graphmem.props.extract import checked_document, extracted
 from graphmem.props.ingest import (
     DocumentRow,
@@ -41,6 +45,10 @@ class DocumentsReport:
     added: int  # propositions this call stored
     existing: int  # propositions of the documents already stored (by another document too)
     relations: int  # relation edges this call created
+    # stored documents with the source and date of one of these but other text (earlier
+    # versions), and how many of them were deleted (replace=True)
+    earlier_versions: tuple[str, ...] = ()
+    replaced: int = 0
 
 
 def add_documents(
@@ -50,17 +58,21 @@ def add_documents(
     relate: bool = True,
     progress: Progress | None = None,
     batch_size: int = BATCH,
+    replace: bool = False,
 ) -> DocumentsReport:
     """Store documents [{text, date: 'YYYY-MM-DD', source?}] and the propositions they state.
 
     `progress(stage, done, total)` hears "documents" (stored, skipped included, of all) and
-    "store" (new propositions stored, of those extracted so far).
+    "store" (new propositions stored, of those extracted so far). A stored document with the
+    source and date of one of these but other text is an earlier version: reported, and with
+    `replace` deleted (with the propositions only it states) once the new ones are stored.
     """
     docs = checked_documents(documents)
     where: dict[str, int] = {}  # document id → its first index in the input, for error messages
     for i, doc in enumerate(docs):
         where.setdefault(doc.id, i)
     unique = [docs[i] for i in where.values()]
+    earlier = _earlier_versions(ctx, unique)
     stored = stored_ids(ctx, list(where), "props.complete_documents")
     todo = [doc for doc in unique if doc.id not in stored]
     total, before = len(unique), len(unique) - len(todo)
@@ -74,7 +86,28 @@ def add_documents(
         before += len(group)
         added, relations = added + report.added, relations + report.relations
         seen.update(report.proposition_ids)
-    return DocumentsReport(tuple(where), total - len(todo), added, len(seen) - added, relations)
+    replaced = sum(_deleted(ctx, doc_id) for doc_id in earlier) if replace else 0
+    return DocumentsReport(
+        tuple(where), total - len(todo), added, len(seen) - added, relations, earlier, replaced
+    )
+
+
+def _earlier_versions(ctx: PropsMemory, docs: list[DocumentRow]) -> tuple[str, ...]:
+    """Stored documents with the source and date of one of `docs` but other text; never one
+    of `docs` (a call may hold two versions, and be sent again to resume)."""
+    ids = {doc.id for doc in docs}
+    keyed = [{"id": d.id, "source": d.source, "date": d.date} for d in docs if d.source]
+    rows = ctx.store.read("props.other_versions", docs=keyed) if keyed else []
+    return tuple(sorted({row["earlier"] for row in rows} - ids))
+
+
+def _deleted(ctx: PropsMemory, doc_id: str) -> bool:
+    """Delete a document; False when another writer deleted it first."""
+    try:
+        delete_document(ctx, doc_id)
+    except NotFound:
+        return False
+    return True
 
 
 def checked_documents(documents: Any, field: str = "documents") -> list[DocumentRow]:

@@ -133,11 +133,13 @@ class PropsMemory:
         *,
         relate: bool = True,
         progress: Progress | None = None,
+        replace: bool = False,
     ) -> DocumentsReport:
-        """Store documents [{text, date, source?}] in bulk, resumably (bulk.add_documents)."""
+        """Store documents [{text, date, source?}] in bulk, resumably; with `replace`, a stored
+        earlier version (same source and date, other text) is deleted (bulk.add_documents)."""
         from graphmem.props.bulk import add_documents
 
-        return add_documents(self, documents, relate=relate, progress=progress)
+        return add_documents(self, documents, relate=relate, progress=progress, replace=replace)
 
     def delete_document(self, doc_id: str) -> DeletedDocument:
         """Delete a document with the propositions only it states (edit.delete_document)."""

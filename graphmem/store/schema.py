@@ -54,6 +54,7 @@ INDEXES: tuple[tuple[str, str], ...] = (
     ("Proposition", "space"),  # props.filtered, counts
     ("Event", "space"),
     ("Document", "space"),
+    ("Document", "source"),  # props.other_versions
 )
 
 # Relationship property indexes: (type, property). Relation edges are looked up by id when
