@@ -99,6 +99,13 @@ _EMPHASIS = re.compile(r"\*\*|__|`")
 
 BOLD, CAPITALS, AGENDA, SPEAKER = 7, 3, 8, 9  # heading levels below Markdown's 1-6
 MAX_TITLE_WORDS = 20
+MAX_HEADING = 300  # characters of a line read as a heading
+MAX_NOTICE = 1500  # characters of a paragraph read as a notice
+
+
+def _notice(text: str) -> bool:
+    """A confidentiality or print notice: a short paragraph (a long one is prose)."""
+    return len(text) <= MAX_NOTICE and _NOTICE.search(text) is not None
 
 
 def lead(context: str, text: str) -> str:
@@ -116,7 +123,7 @@ def blocks(text: str) -> list[Block]:
     for line in _own_lines(lines, mail):
         reader.read(line)
     reader.end_paragraph()
-    return [b for b in reader.out if not _NOTICE.search(b.text)]
+    return [b for b in reader.out if not _notice(b.text)]
 
 
 def _own_lines(lines: list[str], mail: bool) -> list[str]:
@@ -196,7 +203,7 @@ def _only_short_lines_after(lines: list[str], i: int) -> bool:
         if line.strip():
             paragraph.append(line)
             continue
-        if not _NOTICE.search(" ".join(paragraph)) and any(len(p.split()) > 8 for p in paragraph):
+        if not _notice(" ".join(paragraph)) and any(len(p.split()) > 8 for p in paragraph):
             return False
         paragraph = []
     return True
@@ -227,7 +234,7 @@ def _runs(lines: list[str]) -> list[tuple[int, int]]:
 
 
 def _signature_line(line: str) -> bool:
-    if _NOTICE.search(line):
+    if _notice(line):
         return True
     short = len(line.split()) <= 10 and line.rstrip()[-1:] not in ".!?:"
     return short and _ITEM.match(line) is None and _ROW.match(line) is None
@@ -366,6 +373,8 @@ def _stands_as_heading(lines: list[str], first: bool) -> bool:
     stop), a short line standing alone ("Summary")."""
     text = _flat(lines)
     words = text.split()
+    if len(text) > MAX_HEADING:
+        return False
     if _dateline(text):
         return True
     if text[-1:] in ".!?;:," or any(c.isdigit() for c in text) and not first:
@@ -388,6 +397,8 @@ def _dateline(text: str) -> bool:
 
 def _heading(line: str) -> tuple[int, str] | None:
     """(level, text) of a heading line: Markdown's, a line in bold or capitals, a subject."""
+    if len(line) > MAX_HEADING:
+        return None  # a heading is short; and a long line is not backtracked over
     if (match := _HEADING.match(line)) is not None:
         return len(match.group(1)), _clean(match.group(2))
     if (match := _BOLD_LINE.match(line)) is not None:
