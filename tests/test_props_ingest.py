@@ -292,6 +292,25 @@ def test_llm_extraction_through_the_scripted_server(
     assert counts(llm_ctx) == before
 
 
+def test_the_llm_reads_a_reply_without_the_message_it_quotes(
+    llm_server,
+    llm_ctx: PropsMemory,  # noqa: F811
+) -> None:
+    extracted = {
+        "propositions": [{"text": "The Orbit launch moved to 12 March.", "date": "2025-03-04"}]
+    }
+    llm_server.script({"content": json.dumps(extracted)})
+    reply = (
+        "Subject: Re: Orbit launch\n\nHi all,\n\nThe launch moves to 12 March.\n"
+        "- venue: Hall 2\n\nOn Mon, 3 Mar 2025, Ben wrote:\n> The launch is on 5 March.\n"
+    )
+    add_document(llm_ctx, reply, "2025-03-04", "mail")
+    content = llm_server.requests[0]["messages"][1]["content"]
+    # the subject as a heading line, then a line a block
+    assert content.endswith("# Orbit launch\nThe launch moves to 12 March.\nvenue: Hall 2")
+    assert "5 March" not in content and "Hi all" not in content
+
+
 def test_llm_extraction_malformed_twice_stores_nothing(llm_server, llm_ctx) -> None:  # noqa: F811
     bad_date = {"propositions": [{"text": "Something happened.", "date": "March 2019"}]}
     llm_server.script({"content": json.dumps(bad_date)}, {"content": '{"props": []}'})
