@@ -39,12 +39,13 @@ WHERE d.complete = true
 RETURN d.id AS id
 
 // Stored documents with the source and date of one of $docs ({id, source, date}) but other
-// text (another id): earlier versions of a page or a message sent again with edits.
+// text (another id), with their text: earlier versions of a page or a message sent again
+// with edits, if their wording is mostly the same (graphmem/props/bulk.py).
 // name: other_versions
 UNWIND $docs AS doc
 MATCH (d:Document {space: $space, source: doc.source})
 WHERE d.date = doc.date AND d.id <> doc.id AND d.complete = true
-RETURN doc.id AS id, d.id AS earlier
+RETURN doc.id AS id, d.id AS earlier, d.text AS text
 
 // The newest stored date after $ts (an index range scan on Proposition.ts: empty, and fast,
 // when propositions arrive in date order); null when none is newer.

@@ -490,21 +490,22 @@ def cmd_ingest_docs(args: argparse.Namespace, settings: Settings) -> int:
         f"{len(docs)} documents: {report.added} propositions added, {report.existing} already "
         f"stored, {report.relations} relation edges{skipped}"
     )
-    _print_versions(report.earlier_versions, report.replaced)
+    _print_versions(report.earlier_versions, report.replaced, args.replace)
     return 0
 
 
-def _print_versions(earlier: Sequence[str], replaced: int) -> None:
+def _print_versions(earlier: Sequence[str], replaced: int, replace: bool) -> None:
     """Say what became of stored documents that look like earlier versions of new ones."""
-    if replaced:
-        print(f"{replaced} earlier versions (same source and date, other text) were deleted")
+    if replace:
+        if earlier:
+            print(f"{replaced} earlier versions (same source and date, other text) were deleted")
     elif earlier:
         shown = ", ".join(earlier[:5]) + (
             f" and {len(earlier) - 5} more" if len(earlier) > 5 else ""
         )
         print(
             f"note: {len(earlier)} stored documents have the source and date of one in the file "
-            f"but other text, so both versions are current: {shown}; --replace deletes them "
+            f"and mostly its words, so both versions are current: {shown}; --replace deletes them "
             "(or `graphmem document delete ID`)",
             file=sys.stderr,
         )

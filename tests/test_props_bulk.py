@@ -151,6 +151,10 @@ def test_an_edited_page_sent_again_is_an_earlier_version_to_replace(ctx: PropsMe
     report = add_documents(ctx, [edited])
     assert (report.earlier_versions, report.replaced) == ((old,), 0)
     assert counts(ctx)["documents"] == 2
+    # another article of the same source and date is no earlier version: its wording differs
+    article = {**page, "text": "The Halvek council approved the Verrin bridge on Monday."}
+    assert add_documents(ctx, [article], replace=True).earlier_versions == ()
+    assert counts(ctx)["documents"] == 3
     # another page of the same date, or the same page on another date, is no earlier version
     other = add_documents(ctx, [{**edited, "source": "wiki/office"}])
     later = add_documents(ctx, [{**edited, "date": "2024-07-01"}])

@@ -129,20 +129,56 @@ def test_a_forwarded_message_is_kept_without_its_headers() -> None:
 
 
 def test_thanks_that_open_a_message_do_not_end_it() -> None:
-    text = "Thanks!\n\nThe Orbit launch moved to 19 March because the certification slipped.\n"
+    text = (
+        "From: Anna\nTo: Ben\n\nThanks!\n\nThe Orbit launch moved to 19 March because the "
+        "certification slipped.\n\nBest,\nAnna\n"
+    )
     assert statements(text) == [
-        "The Orbit launch moved to 19 March because the certification slipped."
+        "Thanks!",
+        "The Orbit launch moved to 19 March because the certification slipped.",
+    ]
+
+
+def test_lines_that_only_look_like_mail_are_a_pages_own() -> None:
+    # no headers at its top, no attribution: not a message, so nothing is left out as one
+    page = (
+        "Trip summary.\nFrom: London\nTo: Paris\nCost: £300\n\n## Best practices\n\n"
+        "- Use staging first\n\n> Note: the API requires a key.\n\nOur offices are in\nLondon,"
+        "\nParis and Berlin.\n"
+    )
+    assert statements(page) == [
+        "Trip summary.",
+        "From: London To: Paris Cost: £300",
+        "Best practices: Use staging first",
+        "Best practices: Note: the API requires a key.",
+        "Our offices are in London, Paris and Berlin.",
+    ]
+
+
+def test_a_last_line_standing_alone_is_a_statement_not_a_heading() -> None:
+    assert statements("Acme moved its HQ to Leeds") == ["Acme moved its HQ to Leeds"]
+    assert statements("The board met.\n\nAlice resigned\n\nBob stays.") == [
+        "The board met.",
+        "Alice resigned",
+        "Bob stays.",
+    ]
+    assert statements("| CEO | Rosa |\n| CTO | Dan |") == ["CEO; Rosa", "CTO; Dan"]
+    notes = "Notes from Monday.\n\nDeadline - submit the report by 17:00\n\nBudget is £5k."
+    assert statements(notes) == [
+        "Notes from Monday.",
+        "Deadline - submit the report by 17:00",
+        "Budget is £5k.",
     ]
 
 
 def test_prose_reads_as_before() -> None:
     text = (
         "Mara Quint chairs the Orrin Trust. She took over in 2019.\n\n"
-        "The trust has 340 members; - it had 400.\n> not a quote in the middle of a line"
+        "The trust has 340 members; - it had 400.\n> a page's quoted line is its text"
     )
     assert blocks(text) == [
         Block("Mara Quint chairs the Orrin Trust. She took over in 2019."),
-        Block("The trust has 340 members; - it had 400."),
+        Block("The trust has 340 members; - it had 400. a page's quoted line is its text"),
     ]
     assert statements(text)[0] == "Mara Quint chairs the Orrin Trust. She took over in 2019."
 
@@ -162,7 +198,7 @@ def test_any_layout_reads_without_error_and_adds_no_words(text: str) -> None:
 
 def _words(text: str) -> set[str]:
     """Words, with Markdown's emphasis and the separators the reading adds left out."""
-    return set(re.sub(r"[|:;\u203a]", " ", re.sub(r"\*\*|__|`", "", text)).split())
+    return set(re.sub(r"[|:;>\u203a]", " ", re.sub(r"\*\*|__|`", "", text)).split())
 
 
 def test_a_dated_heading_dates_the_statements_under_it() -> None:

@@ -133,6 +133,19 @@ def test_budget_keeps_what_replaces_an_anchor_as_long_as_the_anchor() -> None:
     assert [s for s in seen if s] == [order[:i] for i in range(1, 6)]
 
 
+def test_budget_keeps_a_chain_of_replacements_with_its_anchor() -> None:
+    anchor = node("a", "2020-01-01", "Alpha costs 5 dollars.", True, 0.9, Status("updated", ("b",)))
+    middle = node(
+        "b", "2021-01-01", "Alpha costs 7 dollars.", False, 0.5, Status("updated", ("c",))
+    )
+    newest = node("c", "2022-01-01", "Alpha costs 9 dollars.", False, 0.1)
+    aside = node("d", "2019-01-01", "Beta is blue.", False, 0.8)
+    edges = (edge("b", "a", "updates"), edge("c", "b", "updates"))
+    graph = Subgraph("What does Alpha cost?", None, (anchor, middle, newest, aside), edges)
+    detail = render_detail(graph, max_tokens=estimate_tokens(render(graph)) - 1)
+    assert detail.dropped == ("d",), "the current value is kept over an unrelated neighbour"
+
+
 def test_budget_drops_neighbours_that_replace_no_anchor_first() -> None:
     aside = node("f", "2018-01-01", "Gamma is green.", False, 0.95)
     graph = Subgraph(GRAPH.question, GRAPH.as_of, (*NODES, aside), EDGES)

@@ -34,6 +34,7 @@ GROUP = 8192  # propositions extracted before they are stored: bounds memory, no
 # propositions per write: larger than a single call's (ingest.BATCH), so fewer statements and
 # FAISS searches (bench/bench_bulk.py)
 BATCH = 1024
+VERSION_OVERLAP = 0.5  # shared words of an earlier version and the new one (Jaccard)
 
 
 @dataclass(frozen=True)
@@ -93,12 +94,25 @@ def add_documents(
 
 
 def _earlier_versions(ctx: PropsMemory, docs: list[DocumentRow]) -> tuple[str, ...]:
-    """Stored documents with the source and date of one of `docs` but other text; never one
-    of `docs` (a call may hold two versions, and be sent again to resume)."""
+    """Stored documents with the source and date of one of `docs` and mostly its wording
+    (VERSION_OVERLAP of their words), other text: an edited page or message sent again, not
+    another article of the same newspaper that day. Never one of `docs` (a call may hold two
+    versions, and be sent again to resume)."""
     ids = {doc.id for doc in docs}
+    text = {doc.id: doc.text for doc in docs}
     keyed = [{"id": d.id, "source": d.source, "date": d.date} for d in docs if d.source]
     rows = ctx.store.read("props.other_versions", docs=keyed) if keyed else []
-    return tuple(sorted({row["earlier"] for row in rows} - ids))
+    return tuple(
+        sorted(
+            {row["earlier"] for row in rows if _overlap(text[row["id"]], row["text"] or "")} - ids
+        )
+    )
+
+
+def _overlap(new: str, old: str) -> bool:
+    """Whether two texts share most of their words (Jaccard of their word sets)."""
+    a, b = set(new.casefold().split()), set(old.casefold().split())
+    return bool(a | b) and len(a & b) / len(a | b) >= VERSION_OVERLAP
 
 
 def _deleted(ctx: PropsMemory, doc_id: str) -> bool:

@@ -4,11 +4,15 @@ The layout reading (layout.py) turns a table row into "Plans: plan: Pro; price: 
 field line into "Leadership: CTO: Daniel Osei". Such statements share most of their words
 with their neighbours, so similarity and changed-value signals take the CTO line for an
 update of the CEO line, and one row for an update of the next. A statement's slot is the row
-it is (its first cell: "plan = Pro") or the field it fills ("CTO"): statements filling other
-slots never relate, nor do the items of one list stated the same day.
+it is (its table's columns and its first cell) or the field it fills ("CTO"): two fields, or
+two rows of one table, filling other slots never relate, nor do the items of one list stated
+the same day. (A chat message led by a heading, "Incident: Priya: the server is down", reads
+as a field whose label is its speaker: two speakers' messages under one heading are apart.)
 """
 
 from __future__ import annotations
+
+import re
 
 from graphmem.props.model import Proposition
 
@@ -25,8 +29,9 @@ def slot(text: str) -> str | None:
         return None  # a row or a field is a line, not sentences
     cells = text.split("; ")
     if len(cells) >= 2 and all(": " in cell for cell in cells):
-        header, value = cells[0].rsplit(": ", 1)
-        return f"{_label(header)} = {value.strip().casefold()}"
+        # a row of a table with these columns: another row of it has another first cell
+        columns = ", ".join(_label(cell.rsplit(": ", 1)[0]) for cell in cells)
+        return f"row of {columns}: {cells[0].rsplit(': ', 1)[1].strip().casefold()}"
     parts = text.split(": ")
     if len(parts) < 3 and PATH not in text:
         return None  # a field under a heading: "Free trial: Length: 14 days"
@@ -34,12 +39,19 @@ def slot(text: str) -> str | None:
     short = len(label.split()) <= MAX_LABEL_WORDS and len(value.split()) <= MAX_VALUE_WORDS
     # a label with a figure in it ("Members (January 2018)") is one attribute at a time
     plain = label and not any(c in label for c in ".!?") and not any(c.isdigit() for c in label)
-    return label if short and plain else None
+    return f"field: {label}" if short and plain else None
 
 
 def _label(text: str) -> str:
-    """The last label of "Team directory › Leadership: CTO" style text, case-folded."""
-    return text.rsplit(": ", 1)[-1].rsplit(PATH, 1)[-1].strip().casefold()
+    """The last label of "Team directory › Leadership: CTO" style text, case-folded, without
+    what qualifies it in brackets ("CEO (acting)" is the CEO's slot)."""
+    label = text.rsplit(": ", 1)[-1].rsplit(PATH, 1)[-1]
+    return re.sub(r"\s*\([^)]*\)", "", label).strip().casefold()
+
+
+def _form(slot: str) -> str:
+    """ "field", or the columns of a row's table."""
+    return slot.split(": ", 1)[0]
 
 
 def _lead(text: str) -> str | None:
@@ -51,7 +63,7 @@ def apart(new: Proposition, old: Proposition) -> bool:
     """Whether two statements fill different slots of forms, or are items of one list
     stated the same day (one document's list says all its items at once)."""
     a, b = slot(new.text), slot(old.text)
-    if a is not None and b is not None and a != b:
-        return True
+    if a is not None and b is not None and a != b and _form(a) == _form(b):
+        return True  # two fields, or two rows of one table: a row and a field may relate
     lead = _lead(new.text)
     return new.ts == old.ts and lead is not None and PATH in lead and lead == _lead(old.text)

@@ -5,21 +5,25 @@ on as one statement, a table row lost its column names, and a reply's quoted mes
 stored again under the reply's date, where it passed for new. Lines are read for what they
 are:
 
-- an earlier message inside a reply (quoted "> ..." lines, the "On <date>, Anna wrote:"
-  line, everything after "-----Original Message-----" or after a header block that starts
-  below the reply) is dropped: its facts were stated on its own date;
-- e-mail headers, greetings ("Hi all,", "Ben,"), sign-offs ("Thanks, Anna"), the short
-  lines that end a message (a signature), confidentiality notices, a document's "Updated:"
-  line and a meeting's attendance ("Present:", "Apologies:") are not statements: dropped;
+- in a message (mail.py says which documents are), what its author did not write: an earlier
+  message it quotes, headers, greeting, a closing sign-off and signature;
+- in a page, a quoted block ("> Note: ...") is its own text, unless its other lines already
+  say it (a reply in a thread quoting what it answers);
+- a confidentiality notice, a page's edit line ("Updated: 3 March 2025", "Last edited ... by
+  Anna Bell": a date or a name, nothing else) and a meeting's attendance ("Present: ...",
+  "Apologies: ...") are no statements: dropped;
 - a heading (Markdown "#", a line underlined with === or ---, a line in bold or in capitals,
-  a short line standing alone, a numbered agenda item with lines under it, an e-mail's
-  subject, a document's title line) is no statement either: with the heading above it, it is
-  the context of what follows, and a heading that is mostly a date ("## [2.4.0] -
-  2023-08-02") dates it;
+  a short title-case line standing alone, a numbered agenda item with lines under it, an
+  e-mail's subject, a document's title line) is no statement either: with the heading above
+  it, it is the context of what follows, and a heading that is only a date or a version and
+  a date ("## [2.4.0] - 2023-08-02") dates it; a paragraph read as a heading with nothing
+  under it at the end is a statement after all;
 - each list item, field line ("Price: £29", "Action: JS to ...") and chat message is a block
   of its own, led by its context: the line that introduces the list ("The Pro plan
-  includes:") or the headings above it; a table row is read with its column names.
+  includes:") or the headings above it; a table row is read with its column names (a table
+  with no rule under its first row has none).
 
+Context is short (MAX_HEADING characters), so it is never copied into every item at length.
 Everything else is prose: a paragraph, as before (blank lines end one).
 """
 
@@ -29,7 +33,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from graphmem.props.wordlist import word_set
+from graphmem.props import mail
 
 
 @dataclass(frozen=True)
@@ -44,27 +48,11 @@ class Block:
     date: str | None = None
 
 
-_QUOTED = re.compile(r"^\s*>")
-_WROTE = re.compile(r"\bwrote:\s*$", re.IGNORECASE)
-_EARLIER = re.compile(r"^\s*-{2,}\s*original message\s*-{2,}\s*$", re.IGNORECASE)
-_FORWARDED = re.compile(r"^\s*-{2,}\s*forwarded message\s*-{2,}\s*$", re.IGNORECASE)
-_HEADER = re.compile(r"^\s*(from|to|cc|bcc|sent|date|reply-to)\s*:\s", re.IGNORECASE)
-_SUBJECT = re.compile(r"^\s*subject\s*:\s*(?:(?:re|fwd?|fw|aw|sv)\s*:\s*)*(.*)$", re.IGNORECASE)
-_SIGNATURE = re.compile(r"^--\s*$")
-_SENT_FROM = re.compile(r"^\s*sent from (my|outlook|mail|yahoo)\b", re.IGNORECASE)
 _NOTICE = re.compile(
     r"\bconfidential\b.*\b(intended|addressee|recipient|received this)"
     r"|\bconsider the environment before printing",
     re.IGNORECASE,
 )
-# "Hi all,", "Dear Committee members,", "Morning!", "Ben,": a greeting ends with , or ! or
-# is short
-_GREETING = re.compile(
-    r"^\s*((hi|hello|hey|dear|morning|good (morning|afternoon|evening))\b"
-    r"([^.!?,]{0,40}[,!]|(\s+\S+){0,2}\s*)|[A-Z][\w'-]*( [A-Z][\w'-]*){0,2},)\s*$",
-    re.IGNORECASE,
-)
-_SIGN_OFF = word_set("thanks thank cheers best regards kind warm sincerely yours cordially ta")
 
 _HEADING = re.compile(r"^\s*(#{1,6})\s+(.+?)\s*#*\s*$")
 _BOLD_LINE = re.compile(r"^\s*(\*\*|__)([^*_]+?)\1\s*:?\s*$")
@@ -76,11 +64,14 @@ _ITEM = re.compile(
 )
 # "Price: £29", "Action: JS to send the quote": a field line is a statement of its own
 _FIELD = re.compile(r"^\s*[A-Z][\w'()/&-]*( [\w'()/&-]+){0,3}:\s+\S")
-_METADATA = re.compile(
-    r"^\W*((last )?(updated|edited|modified|reviewed)\b\s*(on\b|:|\d)|last (updated|edited|"
-    r"modified|reviewed) by\b|(edited|modified) by\b)"
-    r"|^\s*(present|attendees|attendance|in attendance|apologies|apologies for absence|absent)"
-    r"\s*[:\u2014\u2013-]",
+# a page's "Updated: 3 March 2025", "Last edited 23 November 2024 by Anna" (with a date or a
+# name, nothing else: see _metadata) and a meeting's attendance
+_EDITED = re.compile(
+    r"^\W*(last )?(updated|edited|modified|reviewed)\b\s*(on\b|:|by\b)?", re.IGNORECASE
+)
+_ATTENDANCE = re.compile(
+    r"^\W*(present|attendees|attendance|in attendance|apologies( for absence)?|absent)\s*:"
+    r"|^\W*apologies\s*[\u2014\u2013-]\s*(none|nil)\b",
     re.IGNORECASE,
 )
 # "[09:14] Priya: ..." or "09:14 Priya Shah: ...": a chat message
@@ -88,17 +79,27 @@ _CHAT = re.compile(
     r"^\s*\[?\d{1,2}:\d{2}(?::\d{2})?\s*([AaPp][Mm])?\]?\s+"
     r"([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}:\s.*)$"
 )
-# "Priya Shah  9:14 AM": who writes the chat message under it
 # "Priya Shah  9:14 AM", "Leon Marsh (Support) - 6 Mar 2023, 10:17": who writes what follows
 _SPEAKER = re.compile(
-    r"^\s*([A-Z][^.!?:]{0,80}?)\s*(\s[-\u2013\u2014,]\s.*)?\s\d{1,2}:\d{2}\s*([AaPp][Mm])?\s*$"
+    r"^\s*([A-Z][^.!?:,\d]{0,60}?)\s*(\s[-\u2013\u2014]\s[^:]{0,30}\d{4},?)?\s+\d{1,2}:\d{2}"
+    r"\s*([AaPp][Mm])?\s*$"
 )
 _ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _ROW_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 
+
+@dataclass(frozen=True)
+class _Heading:
+    level: int
+    text: str
+    date: str | None  # a heading that is mostly a date dates what is under it
+    dateline: bool  # a date alone: no context
+
+
 BOLD, CAPITALS, AGENDA, SPEAKER = 7, 3, 8, 9  # heading levels below Markdown's 1-6
 MAX_TITLE_WORDS = 20
+REPEATED = 0.8  # share of a quoted line's words found elsewhere in the page: a repeat
 MAX_HEADING = 300  # characters of a line read as a heading
 MAX_NOTICE = 1500  # characters of a paragraph read as a notice
 
@@ -117,127 +118,54 @@ def lead(context: str, text: str) -> str:
 
 def blocks(text: str) -> list[Block]:
     """The blocks of a document, in order: prose paragraphs, list items, table rows."""
-    lines = text.splitlines()
-    mail = any(_HEADER.match(x) or _SUBJECT.match(x) or _WROTE.search(x) for x in lines)
+    lines = [_squeezed(line) for line in text.splitlines()]
+    # a page's quoted block ("> Note: ...") is its own text, unless it repeats it
+    lines = mail.own_lines(lines, _NOTICE) if mail.is_mail(lines) else _unquoted(lines)
     reader = _Reader()
-    for line in _own_lines(lines, mail):
-        reader.read(line)
-    reader.end_paragraph()
+    for line in lines:
+        if not _metadata(line):
+            reader.read(line)
+    reader.finish()
     return [b for b in reader.out if not _notice(b.text)]
 
 
-def _own_lines(lines: list[str], mail: bool) -> list[str]:
-    """The lines the document's author wrote: an earlier message it quotes, its headers,
-    greeting, sign-off, signature and metadata left out."""
-    lines = _before_earlier(lines)
-    out: list[str] = []
-    signed = False
-    for i, line in enumerate(lines):
-        if _FORWARDED.match(line):
-            signed = False  # a forwarded message follows the sender's signature: its own
-            continue
-        signed = signed or bool(_SIGNATURE.match(line) or _SENT_FROM.match(line))
-        if signed or _attribution(lines, i):
-            continue
-        if _signs_off(line):
-            signed = _only_short_lines_after(lines, i)
-        elif not _dropped(line):
-            out.append(line)
-    return _without_signature(out) if mail else out
+def _unquoted(lines: list[str]) -> list[str]:
+    """A page's lines with its quoted ones ("> ...") as its own text, but for those whose
+    words its other lines already hold (a reply in a thread quoting what it answers)."""
+    words = set(" ".join(x for x in lines if not mail.QUOTED.match(x)).casefold().split())
+    out = []
+    for line in lines:
+        if mail.QUOTED.match(line):
+            line = line.lstrip().removeprefix(">").lstrip()
+            said = line.casefold().split()
+            if said and sum(w in words for w in said) >= REPEATED * len(said):
+                continue
+        out.append(line)
+    return out
 
 
-def _dropped(line: str) -> bool:
-    return any(p.match(line) for p in (_QUOTED, _HEADER, _GREETING, _METADATA))
+def _squeezed(line: str) -> str:
+    """The line with its runs of spaces made one (an indent is kept, as one space)."""
+    words = " ".join(line.split())
+    return f" {words}" if words and line[:1].isspace() else words
 
 
-def _before_earlier(lines: list[str]) -> list[str]:
-    """The lines above an earlier message: an "Original Message" line, or a header block
-    (From: then Sent: or Date:) that starts below what the author wrote."""
-    wrote = False
-    for i, line in enumerate(lines):
-        if _EARLIER.match(line):
-            return lines[:i]
-        header = _HEADER.match(line) is not None or _SUBJECT.match(line) is not None
-        if header and wrote and _header_block(lines, i):
-            return lines[:i]
-        # after a forwarded-message line, the header block below is that message's own
-        forwarded = _FORWARDED.match(line) is not None
-        wrote = not forwarded and (wrote or (bool(line.strip()) and not header))
-    return lines
-
-
-def _header_block(lines: list[str], i: int) -> bool:
-    """Whether line i opens a header block: From: with Sent: or Date: under it."""
-    below = lines[i + 1 : i + 4]
-    return lines[i].lstrip().lower().startswith("from") and any(
-        re.match(r"^\s*(sent|date)\s*:", x, re.IGNORECASE) for x in below
-    )
-
-
-def _attribution(lines: list[str], i: int) -> bool:
-    """Whether line i is a reply's "On <date>, <name> wrote:" or a part of it (it may wrap)."""
-    if i >= len(lines):
-        return False
-    here, after = lines[i], lines[i + 1] if i + 1 < len(lines) else ""
-    before = lines[i - 1] if i > 0 else ""
-    if _WROTE.search(here):
-        return here.lstrip().startswith("On ") or before.lstrip().startswith("On ")
-    return here.lstrip().startswith("On ") and bool(_WROTE.search(after))
-
-
-def _signs_off(line: str) -> bool:
-    """A short closing line: "Thanks,", "Best regards, Anna", "Many thanks!"."""
-    words = re.findall(r"[a-z]+", line.lower())
-    if not words or len(words) > 5 or (len(words) > 2 and line.rstrip()[-1:] not in ",!"):
-        return False
-    return words[0] in _SIGN_OFF or words[:2] in (["many", "thanks"], ["all", "the"])
-
-
-def _only_short_lines_after(lines: list[str], i: int) -> bool:
-    """Whether only a signature (short lines: a name, a title, a number) and notices follow
-    line i, up to the end or to a quoted message: then line i closes the message."""
-    paragraph: list[str] = []
-    for j, line in enumerate([*lines[i + 1 :], ""], start=i + 1):
-        if _QUOTED.match(line) or _attribution(lines, j):
-            return True
-        if line.strip():
-            paragraph.append(line)
-            continue
-        if not _notice(" ".join(paragraph)) and any(len(p.split()) > 8 for p in paragraph):
-            return False
-        paragraph = []
-    return True
-
-
-def _without_signature(lines: list[str]) -> list[str]:
-    """A message's lines without the paragraphs of short lines that end it (a name, a title,
-    a phone number); a paragraph with a list item or a sentence ends the search."""
-    keep = len(lines)
-    for start, end in reversed(_runs(lines)):
-        if not all(_signature_line(x) for x in lines[start:end]):
-            break
-        keep = start
-    return lines[:keep]
-
-
-def _runs(lines: list[str]) -> list[tuple[int, int]]:
-    """(start, end) of each run of non-blank lines."""
-    runs: list[tuple[int, int]] = []
-    start = None
-    for i, line in enumerate([*lines, ""]):
-        if line.strip() and start is None:
-            start = i
-        elif not line.strip() and start is not None:
-            runs.append((start, i))
-            start = None
-    return runs
-
-
-def _signature_line(line: str) -> bool:
-    if _notice(line):
+def _metadata(line: str) -> bool:
+    """A page's edit line ("Updated: 3 March 2025", "Last edited ... by Anna Bell", nothing
+    else in it) or a meeting's attendance ("Present: ...", "Apologies: ...")."""
+    if _ATTENDANCE.match(line):
         return True
-    short = len(line.split()) <= 10 and line.rstrip()[-1:] not in ".!?:"
-    return short and _ITEM.match(line) is None and _ROW.match(line) is None
+    edited = _EDITED.match(line)
+    if edited is None or len(line.split()) > 10:
+        return False
+    rest = _EMPHASIS.sub("", line[edited.end() :]).strip(" .*_")
+    by = re.fullmatch(r"(.*?)\s*\bby\s+(.+)", rest)
+    date, name = (by.group(1), by.group(2)) if by else (rest, "")
+    return (
+        (not date or _dateline(date))
+        and (bool(date) or bool(name))
+        and (not name or _named(name.split("(")[0]))
+    )
 
 
 class _Reader:
@@ -248,10 +176,13 @@ class _Reader:
         self.paragraph: list[str] = []
         self.item: list[str] = []  # the list item being read, with its continuation lines
         self.field = False  # the item is a field line ("Price: £29"), never a heading
-        self.headings: list[tuple[int, str]] = []  # (level, text), outermost first
+        self.headings: list[_Heading] = []  # outermost first
         self.lead_in = ""
         self.header: list[str] = []
+        self.first_row: list[str] = []  # a table's first row: its header if a rule follows
+        self.headerless = False  # a table whose second row came with no rule above it
         self.seen = False  # anything read yet (a first line standing alone is a title)
+        self.standing: str | None = None  # a paragraph read as a heading, nothing under it yet
 
     def read(self, line: str) -> None:
         heading = _heading(line)
@@ -262,15 +193,25 @@ class _Reader:
             self._head(1 if "=" in line else 2, self.paragraph.pop().strip())
         elif not line.strip() or _RULE.match(line):
             self.end_paragraph()
-            self.header = []
+            self._end_table()
         elif _ROW.match(line) or _ROW_RULE.match(line):
             self._row(line)
         else:
+            self._end_table()
             self._text(line)
+
+    def finish(self) -> None:
+        """The end of the document: what is pending is a block; a paragraph read as a
+        heading with nothing under it was a statement after all ("Acme moved to Leeds")."""
+        self.end_paragraph()
+        self._end_table()
+        if self.standing is not None:
+            self.headings.pop()
+            self._block(self.standing, led=False)
 
     def _text(self, line: str) -> None:
         item = _ITEM.match(line) or _CHAT.match(line)
-        if item is not None and _METADATA.match(item.group(2)):
+        if item is not None and _metadata(item.group(2)):
             self._end_item()  # "1. Apologies — none."
         elif item is not None:
             self._item(item.group(2), sub=item.re is _ITEM and item.group(1) is not None)
@@ -284,26 +225,26 @@ class _Reader:
     def context(self, led: bool) -> str:
         """The two innermost headings; a title or subject only for prose under no other
         (a title shared by every row and item would make them all alike)."""
-        inner = [text for level, text in self.headings if level > 0 and not _dateline(text)]
+        inner = [h.text for h in self.headings if h.level > 0 and not h.dateline]
         if not inner and not led:
-            inner = [text for _, text in self.headings]
+            inner = [h.text for h in self.headings]
         return " \u203a ".join(inner[-2:])
 
     @property
     def date(self) -> str | None:
-        dated = [d for _, text in self.headings if (d := _heading_date(text)) is not None]
+        dated = [h.date for h in self.headings if h.date is not None]
         return dated[-1] if dated else None
 
     def _head(self, level: int, text: str) -> None:
-        while self.headings and self.headings[-1][0] >= level:
+        while self.headings and self.headings[-1].level >= level:
             self.headings.pop()
-        self.headings.append((level, text))
-        self.lead_in, self.header, self.seen = "", [], True
+        self.headings.append(_Heading(level, text, _heading_date(text), _dateline(text)))
+        self.lead_in, self.header, self.seen, self.standing = "", [], True, None
 
     def _block(self, text: str, led: bool) -> None:
         context = self.lead_in if led and self.lead_in else self.context(led)
         self.out.append(Block(_EMPHASIS.sub("", text), context, led, self.date))
-        self.seen = True
+        self.seen, self.standing = True, None
 
     def end_paragraph(self) -> None:
         self._end_item()
@@ -311,6 +252,7 @@ class _Reader:
             text = _flat(self.paragraph)
             if _stands_as_heading(self.paragraph, first=not self.seen):
                 self._head(0 if not self.seen else BOLD, text)
+                self.standing = text
             else:
                 self._block(text, led=False)
             self.paragraph = []
@@ -322,13 +264,14 @@ class _Reader:
             self._head(AGENDA, _flat(self.item))
             self.item = []
         self._end_item()
-        if self.paragraph and self.paragraph[-1].rstrip().endswith(":"):
+        lead = self.paragraph[-1] if self.paragraph else ""
+        if lead.rstrip().endswith(":") and len(lead) <= MAX_HEADING:
             lead_in = self.paragraph.pop()
             self.end_paragraph()
             self.lead_in = _flat([lead_in])
         elif self.paragraph:
             self.end_paragraph()
-        while not (sub or field) and self.headings and self.headings[-1][0] >= AGENDA:
+        while not (sub or field) and self.headings and self.headings[-1].level >= AGENDA:
             self.headings.pop()  # a sibling item is not under the one that headed lines
         self.item, self.field = [text], field
 
@@ -348,15 +291,33 @@ class _Reader:
             self.item = []
 
     def _row(self, line: str) -> None:
+        """A table row: the first is the header if a rule line follows it (Markdown's)."""
         self.end_paragraph()
         if _ROW_RULE.match(line):
+            short = len(" ".join(self.first_row)) <= MAX_HEADING
+            self.header, self.first_row = (self.first_row if short else []), []
             return
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if not self.header:
-            self.header = cells
-            return
-        pairs = zip(self.header, cells, strict=False)
-        self._block("; ".join(f"{h}: {c}" if h else c for h, c in pairs if c), led=True)
+        if self.header or self.headerless:
+            self._cells(cells)
+        elif not self.first_row:
+            self.first_row = cells
+        else:  # no rule under the first row: a table with no header
+            self.headerless = True
+            self._cells(self.first_row)
+            self._cells(cells)
+            self.first_row = []
+
+    def _cells(self, cells: list[str]) -> None:
+        pairs = zip(self.header, cells, strict=False) if self.header else ((None, c) for c in cells)
+        text = "; ".join(f"{h}: {c}" if h else c for h, c in pairs if c)
+        if text:
+            self._block(text, led=bool(self.header))
+
+    def _end_table(self) -> None:
+        if self.first_row:
+            self._cells(self.first_row)
+        self.header, self.first_row, self.headerless = [], [], False
 
 
 def _flat(lines: list[str]) -> str:
@@ -365,7 +326,7 @@ def _flat(lines: list[str]) -> str:
 
 def _heading_like(lines: list[str]) -> bool:
     text = _flat(lines)
-    return len(text.split()) <= 6 and text[-1:] not in ".!?;:,"
+    return len(text.split()) <= 6 and len(text) <= MAX_HEADING and text[-1:] not in ".!?;:,"
 
 
 def _stands_as_heading(lines: list[str], first: bool) -> bool:
@@ -381,7 +342,9 @@ def _stands_as_heading(lines: list[str], first: bool) -> bool:
         return False
     if first:
         return len(lines) <= 2 and len(words) <= MAX_TITLE_WORDS
-    return len(lines) == 1 and (len(words) <= 3 or text.isupper())
+    # "Summary", "Best Picture", "CLUB NEWS"; not "Alice resigned", a sentence with no stop
+    titled = all(w[:1].isupper() for w in words if w[:1].isalpha())
+    return len(lines) == 1 and (len(words) <= 3 and titled or text.isupper())
 
 
 _WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
@@ -403,7 +366,7 @@ def _heading(line: str) -> tuple[int, str] | None:
         return len(match.group(1)), _clean(match.group(2))
     if (match := _BOLD_LINE.match(line)) is not None:
         return BOLD, _clean(match.group(2))
-    if (match := _SUBJECT.match(line)) is not None:
+    if (match := mail.SUBJECT.match(line)) is not None:
         return 0, _clean(match.group(1))
     if (match := _SPEAKER.match(line)) is not None and _named(match.group(1)):
         return SPEAKER, match.group(1).strip()
@@ -437,8 +400,8 @@ _VERSION_OR_DATE = re.compile(rf"\b(v?\d[\w.]*|{_MONTH}|released|release|version
 def _heading_date(text: str) -> str | None:
     """The date of a heading that is mostly a date ("[2.4.0] - 2023-08-02", "v3.2.0
     (1 February 2024)", "5 October 2023"); None for one that says more."""
-    if len(re.findall(r"[A-Za-z]{2,}", _VERSION_OR_DATE.sub(" ", text))) > 1:
-        return None
+    if re.search(r"[A-Za-z]{2,}", _WEEKDAY.sub(" ", _VERSION_OR_DATE.sub(" ", text))):
+        return None  # "Deadline 1 March 2023" says more than a date
     for pattern, order in ((_ISO_DATE, "ymd"), (_DAY_MONTH, "dmy"), (_MONTH_DAY, "mdy")):
         if (match := pattern.search(text)) is not None:
             return _day(dict(zip(order, match.groups(), strict=True)))

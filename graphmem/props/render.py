@@ -96,11 +96,15 @@ def _keep_priority(nodes: Sequence[Node]) -> Callable[[Node], tuple]:
     is kept as long as that anchor, and goes just before it: an anchor shown "no longer
     current" without what replaced it would leave the question unanswered."""
     score = {n.prop.id: -math.inf if n.score is None else n.score for n in nodes}
+    by_id = {n.prop.id: n for n in nodes}
     lasts = {n.prop.id: score[n.prop.id] for n in nodes if n.is_anchor}
-    for anchor in (n for n in nodes if n.is_anchor):
-        for pid in (*anchor.status.updated_by, *anchor.status.contradicted_by):
-            if pid in score:
-                lasts[pid] = max(lasts.get(pid, -math.inf), score[anchor.prop.id])
+    todo = list(lasts)
+    while todo:  # down the chains: what replaces what replaces an anchor stays as long too
+        node = by_id[todo.pop()]
+        for pid in (*node.status.updated_by, *node.status.contradicted_by):
+            if pid in score and lasts.get(pid, -math.inf) < lasts[node.prop.id]:
+                lasts[pid] = lasts[node.prop.id]
+                todo.append(pid)
 
     def key(node: Node) -> tuple:
         pid = node.prop.id

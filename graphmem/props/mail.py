@@ -1,0 +1,175 @@
+"""The lines of an e-mail its author wrote: layout.py's reading of messages.
+
+A document is a message when headers open it (its first line and another of its first
+six), or when it holds a
+reply's attribution ("On <date>, Anna wrote:"), an earlier message's marker ("-----Original
+Message-----", "Forwarded message") or an earlier message's header block (From:, Sent: and
+Subject: lines). Only then are these left out, since in a page or a report
+the same lines are facts ("From: London", "> Note: ...", "Best Picture"):
+
+- an earlier message (quoted "> ..." lines, the attribution, everything after an "Original
+  Message" line or after a header block that starts below the reply): its facts were stated
+  on its own date, and stored with the reply's they would pass for new;
+- the headers, a greeting ("Hi all,", "Ben,"), a sign-off that closes the message ("Thanks,"
+  with only a signature after it), a signature after "-- " or "Sent from my ...", and the
+  paragraphs of a signature that end it (names, roles, addresses, numbers).
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.props.wordlist import word_set
+
+QUOTED = re.compile(r"^\s*>")
+HEADER = re.compile(r"^\s*(from|to|cc|bcc|sent|date|reply-to)\s*:\s", re.IGNORECASE)
+SUBJECT = re.compile(r"^\s*subject\s*:\s*(?:(?:re|fwd?|fw|aw|sv)\s*:\s*)*(.*)$", re.IGNORECASE)
+_WROTE = re.compile(r"\bwrote:\s*$", re.IGNORECASE)
+_EARLIER = re.compile(r"^\s*-{2,}\s*original message\s*-{2,}\s*$", re.IGNORECASE)
+FORWARDED = re.compile(r"^\s*-{2,}\s*forwarded message\s*-{2,}\s*$", re.IGNORECASE)
+_SIGNATURE = re.compile(r"^--\s*$")
+_SENT_FROM = re.compile(r"^\s*sent from (my|outlook|mail|yahoo)\b", re.IGNORECASE)
+_GREETING = re.compile(
+    r"^\s*(hi|hello|hey|dear|morning|good (morning|afternoon|evening))\b"
+    r"([^.!?,]{0,40}[,!]|(\s+\S+){0,2}\s*)\s*$",
+    re.IGNORECASE,
+)
+_NAME_GREETING = re.compile(r"^\s*[A-Z][a-z'-]+( [A-Z][a-z'-]+){0,2},\s*$")  # "Ben,"
+_SIGN_OFF = word_set("thanks thank cheers best regards kind warm sincerely yours cordially ta")
+# words a signature's role or address line may have in lower case: "Head of Product"
+_SMALL = word_set("of and the for at de la le du van von & -")
+MAX_SIGNATURE_WORDS = 10
+MAX_SIGNATURE_LINES = 6
+
+
+def is_mail(lines: list[str]) -> bool:
+    """Whether the document is a message (see the module docstring)."""
+    top = [bool(HEADER.match(x) or SUBJECT.match(x)) for x in lines if x.strip()][:6]
+    if top and top[0] and sum(top) >= 2:  # headers open it
+        return True
+    return any(
+        _EARLIER.match(x) or FORWARDED.match(x) or attribution(lines, i) or _header_block(lines, i)
+        for i, x in enumerate(lines)
+    )
+
+
+def own_lines(lines: list[str], notice: re.Pattern[str]) -> list[str]:
+    """The lines of a message its author wrote (see the module docstring); `notice` finds a
+    confidentiality notice, which a signature may carry."""
+    lines = _before_earlier(lines)
+    body = ["" if QUOTED.match(x) or attribution(lines, i) else x for i, x in enumerate(lines)]
+    closes = _closes(body, notice)
+    out: list[str] = []
+    signed = False
+    for i, line in enumerate(body):
+        if FORWARDED.match(line):
+            signed = False  # a forwarded message follows the sender's signature: its own
+            continue
+        signed = signed or bool(_SIGNATURE.match(line) or _SENT_FROM.match(line))
+        if signed or not line.strip() and lines[i].strip():
+            continue  # signed, or quoted
+        if _signs_off(line) and closes[i]:
+            signed = True
+        elif not (HEADER.match(line) or _GREETING.match(line) or _NAME_GREETING.match(line)):
+            out.append(line)
+    return _without_signature(out, notice)
+
+
+def attribution(lines: list[str], i: int) -> bool:
+    """Whether line i is a reply's "On <date>, <name> wrote:" or a part of it (it may wrap)."""
+    if i >= len(lines):
+        return False
+    here, after = lines[i], lines[i + 1] if i + 1 < len(lines) else ""
+    before = lines[i - 1] if i > 0 else ""
+    if _WROTE.search(here):
+        return here.lstrip().startswith("On ") or before.lstrip().startswith("On ")
+    return here.lstrip().startswith("On ") and bool(_WROTE.search(after))
+
+
+def _before_earlier(lines: list[str]) -> list[str]:
+    """The lines above an earlier message: an "Original Message" line, or a header block
+    (From: then Sent: or Date:) that starts below what the author wrote."""
+    wrote = False
+    for i, line in enumerate(lines):
+        if _EARLIER.match(line):
+            return lines[:i]
+        header = HEADER.match(line) is not None or SUBJECT.match(line) is not None
+        if header and wrote and _header_block(lines, i):
+            return lines[:i]
+        # after a forwarded-message line, the header block below is that message's own
+        forwarded = FORWARDED.match(line) is not None
+        wrote = not forwarded and (wrote or (bool(line.strip()) and not header))
+    return lines
+
+
+def _header_block(lines: list[str], i: int) -> bool:
+    """Whether line i opens a header block: From: with Sent: or Date: and Subject: under it."""
+    if not re.match(r"^\s*from\s*:", lines[i], re.IGNORECASE):
+        return False
+    below = lines[i + 1 : i + 5]
+    dated = any(re.match(r"^\s*(sent|date)\s*:", x, re.IGNORECASE) for x in below)
+    return dated and any(SUBJECT.match(x) for x in below)
+
+
+def _signs_off(line: str) -> bool:
+    """A short closing line: "Thanks,", "Best regards, Anna", "Many thanks!"."""
+    words = re.findall(r"[a-z]+", line.lower())
+    if not words or len(words) > 5 or (len(words) > 2 and line.rstrip()[-1:] not in ",!"):
+        return False
+    return words[0] in _SIGN_OFF or words[:2] in (["many", "thanks"], ["all", "the"])
+
+
+def _closes(body: list[str], notice: re.Pattern[str]) -> list[bool]:
+    """For each line, whether only a signature's paragraphs follow it: one pass each way."""
+    tail = _tail(body, notice)
+    out = [True] * len(body)
+    following = len(body)  # the next non-blank line after i
+    for i in range(len(body) - 1, -1, -1):
+        out[i] = following >= tail
+        if body[i].strip():
+            following = i
+    return out
+
+
+def _tail(lines: list[str], notice: re.Pattern[str]) -> int:
+    """Where the paragraphs of a signature (and notices) that end a message begin."""
+    keep = len(lines)
+    for start, end in reversed(_runs(lines)):
+        paragraph = lines[start:end]
+        if not (notice.search(" ".join(paragraph)) or _signature(paragraph)):
+            break
+        keep = start
+    return keep
+
+
+def _without_signature(lines: list[str], notice: re.Pattern[str]) -> list[str]:
+    """A message's lines without the paragraphs of a signature that end it."""
+    return lines[: _tail(lines, notice)]
+
+
+def _signature(paragraph: list[str]) -> bool:
+    """A signature's paragraph: a few short lines, each a name, a role, an address or a
+    number ("Raj Patel | IT Lead", "Tel 01234 567890"), no sentence."""
+    return len(paragraph) <= MAX_SIGNATURE_LINES and all(map(_signature_line, paragraph))
+
+
+def _signature_line(line: str) -> bool:
+    words = line.split()
+    if len(words) > MAX_SIGNATURE_WORDS or line.rstrip()[-1:] in ".!?:":
+        return False
+    if "@" in line or "www." in line or "http" in line or len(re.findall(r"\d", line)) >= 6:
+        return True
+    return all(w[:1].isupper() or not w[:1].isalpha() or w.lower() in _SMALL for w in words)
+
+
+def _runs(lines: list[str]) -> list[tuple[int, int]]:
+    """(start, end) of each run of non-blank lines."""
+    runs: list[tuple[int, int]] = []
+    start = None
+    for i, line in enumerate([*lines, ""]):
+        if line.strip() and start is None:
+            start = i
+        elif not line.strip() and start is not None:
+            runs.append((start, i))
+            start = None
+    return runs
