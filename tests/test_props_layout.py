@@ -282,6 +282,96 @@ def test_statements_filling_other_slots_of_a_form_are_apart() -> None:
     assert not apart(prop("Pricing: plan: Pro; price: £35/month; seats: 5", "2024-06-01"), row)
     # items of one list, stated the same day, are not updates of each other
     assert apart(prop("Support › Escalation: CTO"), prop("Support › Escalation: Head of Support"))
+    # a cell may hold "; ": the row is still its first cell's
+    timeline = prop("Timeline (UTC): Time: 11:47; Event: Errors back to normal; status page green")
+    assert apart(prop("Timeline (UTC): Time: 13:00; Event: Incident closed"), timeline)
     # prose is never a form's: the classifier judges it
     assert slot("Correction: the trial is 21 days, not 30 days as stated.") is None
     assert slot("Members (January 2018): 238.") is None
+
+
+TICKET = """Ticket #48213
+Subject: Bank feed not updating
+
+---------------------------------------------
+Ruth Hargreaves - 6 Mar 2023, 08:41
+
+Hi,
+
+Our bank feed from Harbour Bank stopped on 2 March.
+
+Thanks
+Ruth
+
+---------------------------------------------
+-- Leon Marsh (Support), 6 Mar 2023 10:17 --
+
+Hi Ruth, the fix for BUG-2291 ships in v3.4.0 on 14 March.
+
+Kind regards,
+Leon
+Tallybook Support | help.tallybook.io
+
+[Aisha Rahman, 2023-03-16 15:48]
+Hello Ruth,
+
+Existing connections need to be refreshed once.
+
+Aisha
+
+Tom Bright | 20 Nov 2023 16:22
+Hope that helps,
+Tom
+"""
+
+
+def test_a_ticket_thread_keeps_its_messages_without_greetings_sign_offs_or_names() -> None:
+    assert statements(TICKET) == [
+        "Our bank feed from Harbour Bank stopped on 2 March.",
+        "the fix for BUG-2291 ships in v3.4.0 on 14 March.",  # names what it says
+        "Aisha Rahman: Existing connections need to be refreshed once.",
+    ]
+
+
+def test_a_letter_keeps_its_body_without_salutation_close_or_postcode_heading() -> None:
+    letter = (
+        "  27 Church Street\n  Kelworth\n  KL3 7RB\n\n  14th October 2022\n\n"
+        "Dear Sir or Madam,\n\nThe scaffolding on Church Street has blocked the footpath "
+        "for two months.\n\nYours faithfully,\n\n\nJ. Halloran (Mr)\n\nEnc.\ncc: Ms F. Wren\n"
+    )
+    said = statements(letter)
+    assert said[-1] == "The scaffolding on Church Street has blocked the footpath for two months."
+    assert not any("KL3 7RB:" in s or "Dear" in s or "faithfully" in s for s in said)
+
+
+def test_what_only_looks_like_a_greeting_or_sign_off_is_a_pages_own() -> None:
+    page = (
+        "Thanks to our sponsors:\n- Acme Ltd\n- Brook Bakery\n\nThe stall raised £420.\n\n"
+        "DATES\n\n* Sat 16 Mar - Bag pack at Tesco, volunteers needed\n\n"
+        "Thanks,\nthe new kit arrives on 3 April.\n\nMorning coaching\nruns 9-11 on Saturdays.\n"
+    )
+    assert statements(page) == [
+        "Thanks to our sponsors: Acme Ltd",
+        "Thanks to our sponsors: Brook Bakery",
+        "The stall raised £420.",
+        "DATES: Sat 16 Mar - Bag pack at Tesco, volunteers needed",
+        "Thanks, the new kit arrives on 3 April.",
+        "Morning coaching runs 9-11 on Saturdays.",
+    ]
+
+
+def test_a_lead_in_leads_its_list_across_a_blank_line_and_fields_name_their_ticket() -> None:
+    ticket = (
+        "Ticket #57002\nStatus: Solved\nPriority: Normal\n\nYes, the email is genuine. From 1 "
+        "February 2024 our prices change:\n\n  - Starter: £12 -> £14 per month\n\n"
+        "  - Pro: £29 -> £35 per month\n\nDecision: keep the annual discount\n"
+    )
+    assert statements(ticket) == [
+        "Ticket #57002: Status: Solved",
+        "Ticket #57002: Priority: Normal",
+        "Ticket #57002: Yes, the email is genuine.",  # names nothing: read with the title
+        "From 1 February 2024 our prices change:",
+        "From 1 February 2024 our prices change: Starter: £12 -> £14 per month",
+        "From 1 February 2024 our prices change: Pro: £29 -> £35 per month",
+        "Ticket #57002: Decision: keep the annual discount",
+    ]

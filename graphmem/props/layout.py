@@ -33,7 +33,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from graphmem.props import mail
+from graphmem.props import letters, mail
 
 
 @dataclass(frozen=True)
@@ -80,9 +80,12 @@ _CHAT = re.compile(
     r"([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}:\s.*)$"
 )
 # "Priya Shah  9:14 AM", "Leon Marsh (Support) - 6 Mar 2023, 10:17": who writes what follows
+# (also "Tom Bright | 20 Nov 2023 16:22", "[Ruth Hargreaves, 2024-01-09 17:50]" and a
+# ticket's "-- Dev Kapoor, 2 Jun 2023 07:55 --")
 _SPEAKER = re.compile(
-    r"^\s*([A-Z][^.!?:,\d]{0,60}?)\s*(\s[-\u2013\u2014]\s[^:]{0,30}\d{4},?)?\s+\d{1,2}:\d{2}"
-    r"\s*([AaPp][Mm])?\s*$"
+    r"^\s*(?:-{2,}\s*|\[)?([A-Z][^.!?:,|\u00b7\d\]]{0,60}?)\s*"
+    r"((?:\s[-\u2013\u2014]|[,|\u00b7])\s[^:]{0,30}\d{4}(?:-\d\d-\d\d)?,?)?\s+\d{1,2}:\d{2}"
+    r"\s*([AaPp][Mm])?\s*(?:-{2,}\s*|\])?$"
 )
 _ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _ROW_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
@@ -99,6 +102,7 @@ class _Heading:
 
 BOLD, CAPITALS, AGENDA, SPEAKER = 7, 3, 8, 9  # heading levels below Markdown's 1-6
 MAX_TITLE_WORDS = 20
+MAX_FIELD_VALUE = 8  # words of a field's value read under the document's title
 REPEATED = 0.8  # share of a quoted line's words found elsewhere in the page: a repeat
 MAX_HEADING = 300  # characters of a line read as a heading
 MAX_NOTICE = 1500  # characters of a paragraph read as a notice
@@ -120,7 +124,10 @@ def blocks(text: str) -> list[Block]:
     """The blocks of a document, in order: prose paragraphs, list items, table rows."""
     lines = [_squeezed(line) for line in text.splitlines()]
     # a page's quoted block ("> Note: ...") is its own text, unless it repeats it
-    lines = mail.own_lines(lines, _NOTICE) if mail.is_mail(lines) else _unquoted(lines)
+    if mail.is_mail(lines):
+        lines = mail.own_lines(lines, _NOTICE)
+    else:
+        lines = letters.without_greetings(_unquoted(lines))
     reader = _Reader()
     for line in lines:
         if not _metadata(line):
@@ -178,6 +185,7 @@ class _Reader:
         self.field = False  # the item is a field line ("Price: £29"), never a heading
         self.headings: list[_Heading] = []  # outermost first
         self.lead_in = ""
+        self.lead_kind: str | None = None  # "item" or "field": what the lead-in leads
         self.header: list[str] = []
         self.first_row: list[str] = []  # a table's first row: its header if a rule follows
         self.headerless = False  # a table whose second row came with no rule above it
@@ -215,19 +223,28 @@ class _Reader:
             self._end_item()  # "1. Apologies — none."
         elif item is not None:
             self._item(item.group(2), sub=item.re is _ITEM and item.group(1) is not None)
-        elif _FIELD.match(line) and not self.paragraph:
+        elif _FIELD.match(line) and (not self.paragraph or self._title_only()):
             self._item(line, field=True)
         elif self.item:
             self._after_item(line)
         else:
             self.paragraph.append(line)
 
-    def context(self, led: bool) -> str:
-        """The two innermost headings; a title or subject only for prose under no other
-        (a title shared by every row and item would make them all alike)."""
+    def _title_only(self) -> bool:
+        """The paragraph is the document's title line ("Ticket #57002" above its fields)."""
+        return (
+            len(self.paragraph) == 1 and not self.seen and _stands_as_heading(self.paragraph, True)
+        )
+
+    def context(self, led: bool, field: bool = False) -> str:
+        """The two innermost headings; a title or subject only for prose or a field under no
+        other (a title shared by every row and item would make them all alike; a ticket's
+        "Status: Open" says nothing without it)."""
         inner = [h.text for h in self.headings if h.level > 0 and not h.dateline]
         if not inner and not led:
             inner = [h.text for h in self.headings]
+        elif not inner and field:
+            inner = [h.text for h in self.headings if not h.dateline]
         return " \u203a ".join(inner[-2:])
 
     @property
@@ -241,12 +258,15 @@ class _Reader:
         self.headings.append(_Heading(level, text, _heading_date(text), _dateline(text)))
         self.lead_in, self.header, self.seen, self.standing = "", [], True, None
 
-    def _block(self, text: str, led: bool) -> None:
-        context = self.lead_in if led and self.lead_in else self.context(led)
+    def _block(self, text: str, led: bool, field: bool = False) -> None:
+        context = self.lead_in if led and self.lead_in else self.context(led, field)
         self.out.append(Block(_EMPHASIS.sub("", text), context, led, self.date))
         self.seen, self.standing = True, None
 
     def end_paragraph(self) -> None:
+        """A blank line (or what else ends a paragraph): the paragraph is a block or a
+        heading. A list's lead-in outlasts blank lines: "... our prices change:", a blank
+        line, then the list; items with a blank line between them."""
         self._end_item()
         if self.paragraph:
             text = _flat(self.paragraph)
@@ -255,8 +275,10 @@ class _Reader:
                 self.standing = text
             else:
                 self._block(text, led=False)
+                last = re.split(r"(?<=[.!?])\s+", text)[-1]
+                colon = last.endswith(":") and len(last) <= MAX_HEADING
+                self.lead_in, self.lead_kind = (last, None) if colon else ("", None)
             self.paragraph = []
-        self.lead_in = ""
 
     def _item(self, text: str, field: bool = False, sub: bool = False) -> None:
         # "2. Matters arising" above "2.1 ..." or above "Decision: ..." heads them
@@ -268,9 +290,13 @@ class _Reader:
         if lead.rstrip().endswith(":") and len(lead) <= MAX_HEADING:
             lead_in = self.paragraph.pop()
             self.end_paragraph()
-            self.lead_in = _flat([lead_in])
+            self.lead_in, self.lead_kind = _flat([lead_in]), None
         elif self.paragraph:
             self.end_paragraph()
+        kind = "field" if field else "item"
+        if self.lead_kind not in (None, kind):
+            self.lead_in = ""  # "Decision: ..." after a list's items is no item of it
+        self.lead_kind = kind
         while not (sub or field) and self.headings and self.headings[-1].level >= AGENDA:
             self.headings.pop()  # a sibling item is not under the one that headed lines
         self.item, self.field = [text], field
@@ -287,7 +313,11 @@ class _Reader:
 
     def _end_item(self) -> None:
         if self.item:
-            self._block(_flat(self.item), led=True)
+            text = _flat(self.item)
+            # "Status: Open", not "Good news: we can offer ...": a field's value is short
+            value = text.split(": ", 1)[-1]
+            field = self.field and len(value.split()) <= MAX_FIELD_VALUE and value[-1:] not in ".!?"
+            self._block(text, led=True, field=field)
             self.item = []
 
     def _row(self, line: str) -> None:
@@ -298,6 +328,8 @@ class _Reader:
             self.header, self.first_row = (self.first_row if short else []), []
             return
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not (self.header or self.headerless or self.first_row):
+            self.lead_in = ""  # a table is led by its headings, not a list's lead-in
         if self.header or self.headerless:
             self._cells(cells)
         elif not self.first_row:
@@ -371,7 +403,12 @@ def _heading(line: str) -> tuple[int, str] | None:
     if (match := _SPEAKER.match(line)) is not None and _named(match.group(1)):
         return SPEAKER, match.group(1).strip()
     stripped = line.strip()
-    capitals = stripped.isupper() and sum(c.isalpha() for c in stripped) >= 4
+    # "CLUB NEWS", not a postcode ("KL3 7RB") or a reference
+    capitals = (
+        stripped.isupper()
+        and sum(c.isalpha() for c in stripped) >= 4
+        and re.search(r"[A-Z]{3}", stripped) is not None
+    )
     if capitals and len(stripped.split()) <= 8 and stripped[-1:] not in ".!?,;":
         return (CAPITALS, stripped) if _ITEM.match(line) is None else None
     return None

@@ -38,6 +38,9 @@ _NAME_GREETING = re.compile(r"^\s*[A-Z][a-z'-]+( [A-Z][a-z'-]+){0,2},\s*$")  # "
 _SIGN_OFF = word_set("thanks thank cheers best regards kind warm sincerely yours cordially ta")
 # words a signature's role or address line may have in lower case: "Head of Product"
 _SMALL = word_set("of and the for at de la le du van von & -")
+# a letter's "Enc." and "cc: Ms F. Wren" under the signature
+_TRAILER = re.compile(r"^\s*(enc|encl|encs|enclosures?|cc|bcc)\b\.?(:|\s*$)", re.IGNORECASE)
+_WEB = re.compile(r"www\.|https?:|\b[\w-]+\.(com|org|net|io|co|uk|gov|edu|info|app|dev)\b")
 MAX_SIGNATURE_WORDS = 10
 MAX_SIGNATURE_LINES = 6
 
@@ -150,14 +153,17 @@ def _without_signature(lines: list[str], notice: re.Pattern[str]) -> list[str]:
 def _signature(paragraph: list[str]) -> bool:
     """A signature's paragraph: a few short lines, each a name, a role, an address or a
     number ("Raj Patel | IT Lead", "Tel 01234 567890"), no sentence."""
-    return len(paragraph) <= MAX_SIGNATURE_LINES and all(map(_signature_line, paragraph))
+    return len(paragraph) <= MAX_SIGNATURE_LINES and all(map(signature_line, paragraph))
 
 
-def _signature_line(line: str) -> bool:
+def signature_line(line: str) -> bool:
+    """A line of a signature: a name, a role, an address or a number, no sentence."""
     words = line.split()
+    if _TRAILER.match(line):
+        return True
     if len(words) > MAX_SIGNATURE_WORDS or line.rstrip()[-1:] in ".!?:":
         return False
-    if "@" in line or "www." in line or "http" in line or len(re.findall(r"\d", line)) >= 6:
+    if "@" in line or _WEB.search(line) or len(re.findall(r"\d", line)) >= 6:
         return True
     return all(w[:1].isupper() or not w[:1].isalpha() or w.lower() in _SMALL for w in words)
 
