@@ -170,10 +170,11 @@ def test_a_document_keeps_its_layout_and_its_identity(ctx: PropsMemory) -> None:
     )
     report = add_document(ctx, reply, "2019-02-05", "mail")
     stored = ctx.store.read("props.fetch", ids=list(report.proposition_ids))
-    assert sorted(p["text"] for p in stored) == [
-        "The plans for 2019: Lumen Kettle: 99 dollars",
-        "The plans for 2019: Lumen Toaster: 45 dollars",
-    ], "one statement an item, none from the quoted message, the greeting or the sign-off"
+    assert sorted((p["text"], p["date"]) for p in stored) == [
+        ("The Lumen Kettle costs 89 dollars.", "2019-02-04"),
+        ("The plans for 2019: Lumen Kettle: 99 dollars", "2019-02-05"),
+        ("The plans for 2019: Lumen Toaster: 45 dollars", "2019-02-05"),
+    ], "one statement an item, the quoted message's on its date, none from the sign-off"
     # the same words wrapped otherwise are the same document: nothing is added
     again = add_document(
         ctx, reply.replace("\r\n", "\n").replace(": ", ":  "), "2019-02-05", "mail"
@@ -292,7 +293,7 @@ def test_llm_extraction_through_the_scripted_server(
     assert counts(llm_ctx) == before
 
 
-def test_the_llm_reads_a_reply_without_the_message_it_quotes(
+def test_the_llm_reads_a_reply_and_the_message_it_quotes_under_its_date(
     llm_server,
     llm_ctx: PropsMemory,  # noqa: F811
 ) -> None:
@@ -306,9 +307,29 @@ def test_the_llm_reads_a_reply_without_the_message_it_quotes(
     )
     add_document(llm_ctx, reply, "2025-03-04", "mail")
     content = llm_server.requests[0]["messages"][1]["content"]
-    # the subject as a heading line, then a line a block
-    assert content.endswith("# Orbit launch\nThe launch moves to 12 March.\nvenue: Hall 2")
-    assert "5 March" not in content and "Hi all" not in content
+    # the subject as a heading line, then a line a block; the quote under its own date
+    assert content.endswith(
+        "# Orbit launch\nThe launch moves to 12 March.\nvenue: Hall 2\n"
+        "# Stated on 2025-03-03:\nThe launch is on 5 March."
+    )
+    assert "Hi all" not in content
+
+
+def test_the_llm_reads_a_forwarded_message_under_the_date_it_was_sent(
+    llm_server,
+    llm_ctx: PropsMemory,  # noqa: F811
+) -> None:
+    extracted = {
+        "propositions": [{"text": "The Orbit launch is on 12 March.", "date": "2025-03-03"}]
+    }
+    llm_server.script({"content": json.dumps(extracted)})
+    forward = (
+        "FYI, see below.\n\n-----Original Message-----\nFrom: Ben\nSent: Monday, March 3, 2025 "
+        "9:00 AM\nSubject: Orbit\n\nHi Anna,\n\nThe launch is on 12 March.\n\nThanks,\nBen\n"
+    )
+    add_document(llm_ctx, forward, "2025-03-04", "mail")
+    content = llm_server.requests[0]["messages"][1]["content"]
+    assert content.endswith("# Stated on 2025-03-03:\n# Orbit\nThe launch is on 12 March.")
 
 
 def test_llm_extraction_malformed_twice_stores_nothing(llm_server, llm_ctx) -> None:  # noqa: F811

@@ -89,8 +89,14 @@ e-mail in error, please tell the sender.
 
 def test_a_reply_keeps_only_what_its_author_wrote() -> None:
     # the quoted message stated "5 March" on 3 March: stored under the reply's date it would
-    # pass for new; headers, greeting, sign-off, signature and notice are no statements
-    assert statements(REPLY) == ["Confirmed: the Orbit launch moves to 12 March."]
+    # pass for new, so it is stated on its own date; headers, greeting, sign-off, signature
+    # and notice are no statements
+    assert split_into_propositions(REPLY, "2025-03-04") == [
+        {"text": "Confirmed: the Orbit launch moves to 12 March.", "date": "2025-03-04"},
+        {"text": "The Orbit launch is on 5 March. Can you confirm?", "date": "2025-03-03"},
+    ]
+    # a quote with no attribution cannot be dated: left out
+    assert statements("From: Ann\nTo: Ben\n\nYes.\n\n> The fee is £20.\n") == ["Yes."]
 
 
 def test_field_lines_are_statements_of_their_own() -> None:
@@ -246,13 +252,18 @@ def test_an_answer_under_a_question_heading_is_led_by_the_question() -> None:
     ]
 
 
-def test_a_reply_above_an_outlook_header_block_keeps_only_itself() -> None:
+def test_an_earlier_message_below_a_reply_is_stated_on_the_date_it_was_sent() -> None:
     text = (
         "The launch is now on 19 March.\n\nRaj Patel | IT Lead | Oakridge Dental\n"
         "Tel 01234 567890\n\nFrom: Ben Carter\nSent: 3 March 2025 09:00\nTo: Raj\n"
-        "Subject: Launch\n\nThe launch is on 12 March.\n"
+        "Subject: Launch\n\nHi Raj,\n\nThe launch is on 12 March.\n\nKind regards,\nBen\n"
+        "\n-----Original Message-----\nFrom: Raj\nSent: 01/03/2025 08:00\n\nWhen is it?\n"
     )
-    assert statements(text) == ["The launch is now on 19 March."]
+    assert split_into_propositions(text, "2025-03-05") == [
+        {"text": "The launch is now on 19 March.", "date": "2025-03-05"},
+        {"text": "The launch is on 12 March.", "date": "2025-03-03"},
+        # "01/03/2025" is January or March: a message that cannot be dated is left out
+    ]
 
 
 def test_a_reply_header_names_who_writes_and_an_edit_line_is_no_statement() -> None:
@@ -374,4 +385,38 @@ def test_a_lead_in_leads_its_list_across_a_blank_line_and_fields_name_their_tick
         "From 1 February 2024 our prices change: Starter: £12 -> £14 per month",
         "From 1 February 2024 our prices change: Pro: £29 -> £35 per month",
         "Ticket #57002: Decision: keep the annual discount",
+    ]
+
+
+def test_whatsapp_lines_are_messages_and_placeholders_or_reactions_are_not() -> None:
+    export = (
+        "08/11/2023, 18:02 - Liz Barton: The share offer is extended to 31 January 2024\n"
+        "08/11/2023, 18:05 - Owen Pryce: 👍\n"
+        "[08/11/2023, 18:06:10] Rafiq Ahmed: <Media omitted>\n"
+        "08/11/2023, 18:07 - Tom Nowak: +1\n"
+        "08/11/2023, 19:23 - Gwen Harker: This message was deleted\n"
+        "[08/11/2023, 19:25:01] Gwen Harker: Fold Farm planning was approved\n"
+    )
+    assert statements(export) == [
+        "Liz Barton: The share offer is extended to 31 January 2024",
+        "Gwen Harker: Fold Farm planning was approved",
+    ]
+    assert statements("Status: ✅") == ["Status: ✅"]  # a field's mark is its value
+
+
+def test_a_threads_posts_are_stated_on_their_own_dates_by_their_authors() -> None:
+    thread = (
+        "Share offer questions\n\n---\n**pete_on_moss_lane** · 2 Oct 2023, 08:41\n\n"
+        "A couple of questions:\n- Is £250 really the minimum?\n\n---\n"
+        "**Gwen Harker (Chair)** · 3 Oct 2023, 09:30\n\n"
+        "On 2 Oct 2023, at 08:41, pete_on_moss_lane wrote:\n> Is £250 really the minimum?\n\n"
+        "Yes, £250 is the minimum for this offer.\n\nGwen\n\nSent from my iPad\n"
+    )
+    assert split_into_propositions(thread, "2023-10-04") == [
+        {"text": "A couple of questions: Is £250 really the minimum?", "date": "2023-10-02"},
+        {
+            "text": "Gwen Harker (Chair): Yes, £250 is the minimum for this offer.",
+            "date": "2023-10-03",
+        },
+        {"text": "Is £250 really the minimum?", "date": "2023-10-02"},  # the quote, its date
     ]

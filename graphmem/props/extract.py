@@ -101,11 +101,15 @@ def chunks(text: str, limit: int = CHUNK_CHARS) -> list[str]:
 
 
 def _lines(text: str, limit: int) -> list[str]:
-    """A line for each block (a heading's line where the heading changes); a block longer
-    than `limit` split into its sentences."""
+    """A line for each block (a heading's line where the heading changes, a date's where
+    what follows was stated on another day); a block longer than `limit` split into its
+    sentences."""
     out: list[str] = []
-    heading = ""
+    heading, dated = "", None
     for block in blocks(text):
+        if block.date != dated and block.date is not None:
+            out.append(f"# Stated on {block.date}:")  # an earlier message, a dated heading
+        dated = block.date
         if not block.led and block.context != heading:
             heading = block.context
             out += [f"# {heading}"] if heading else []

@@ -5,8 +5,11 @@ on as one statement, a table row lost its column names, and a reply's quoted mes
 stored again under the reply's date, where it passed for new. Lines are read for what they
 are:
 
-- in a message (mail.py says which documents are), what its author did not write: an earlier
-  message it quotes, headers, greeting, a closing sign-off and signature;
+- in a message (mail.py says which documents are), what its author did not write: headers,
+  greeting, a closing sign-off and signature; an earlier message it quotes or forwards is
+  read as a message of its own, dated by its attribution or "Sent:" line (left out if it
+  cannot be dated); in a page's messages (tickets, letters, forum posts), greetings, closing
+  sign-offs and signatures (letters.py);
 - in a page, a quoted block ("> Note: ...") is its own text, unless its other lines already
   say it (a reply in a thread quoting what it answers);
 - a confidentiality notice, a page's edit line ("Updated: 3 March 2025", "Last edited ... by
@@ -18,6 +21,8 @@ are:
   it, it is the context of what follows, and a heading that is only a date or a version and
   a date ("## [2.4.0] - 2023-08-02") dates it; a paragraph read as a heading with nothing
   under it at the end is a statement after all;
+- a reply's header ("Leon Marsh - 6 Mar 2023, 10:17", "**marg** · 2 Oct 2023, 19:02")
+  names who writes what follows and dates it;
 - each list item, field line ("Price: £29", "Action: JS to ...") and chat message is a block
   of its own, led by its context: the line that introduces the list ("The Pro plan
   includes:") or the headings above it; a table row is read with its column names (a table
@@ -75,18 +80,27 @@ _ATTENDANCE = re.compile(
     re.IGNORECASE,
 )
 # "[09:14] Priya: ..." or "09:14 Priya Shah: ...": a chat message
+# (or WhatsApp's "08/11/2023, 18:02 - Liz Barton: ..." and "[08/11/2023, 18:02:13] Liz: ...")
 _CHAT = re.compile(
-    r"^\s*\[?\d{1,2}:\d{2}(?::\d{2})?\s*([AaPp][Mm])?\]?\s+"
-    r"([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}:\s.*)$"
+    r"^\s*\[?(?:\d{1,2}/\d{1,2}/\d{2,4},?\s+)?\d{1,2}:\d{2}(?::\d{2})?\s*([AaPp][Mm])?\]?"
+    r"(?:\s+[-\u2013])?\s+([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}:\s.*)$"
+)
+# what a chat export writes in place of a message, or a reaction alone: no statement
+_PLACEHOLDER = re.compile(
+    r"^.{0,90}?:\s*(<media omitted>|<attached:[^>]*>|this message was deleted"
+    r"|you deleted this message|(image|video|audio|sticker|gif|document) omitted"
+    r"|\+1|[^\w]*)\s*$",  # or a reaction: "+1", "\U0001f44d"
+    re.IGNORECASE,
 )
 # "Priya Shah  9:14 AM", "Leon Marsh (Support) - 6 Mar 2023, 10:17": who writes what follows
 # (also "Tom Bright | 20 Nov 2023 16:22", "[Ruth Hargreaves, 2024-01-09 17:50]" and a
 # ticket's "-- Dev Kapoor, 2 Jun 2023 07:55 --")
 _SPEAKER = re.compile(
-    r"^\s*(?:-{2,}\s*|\[)?([A-Z][^.!?:,|\u00b7\d\]]{0,60}?)\s*"
+    r"^\s*(?:-{2,}\s*|\[)?([A-Za-z@][^.!?:,|\u00b7\d\]]{0,60}?)\s*"
     r"((?:\s[-\u2013\u2014]|[,|\u00b7])\s[^:]{0,30}\d{4}(?:-\d\d-\d\d)?,?)?\s+\d{1,2}:\d{2}"
     r"\s*([AaPp][Mm])?\s*(?:-{2,}\s*|\])?$"
 )
+_HANDLE = re.compile(r"@?[a-z][\w.-]{2,30}")  # a forum's user name, in bold: "**marg_allotments**"
 _ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _ROW_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _EMPHASIS = re.compile(r"\*\*|__|`")
@@ -123,17 +137,32 @@ def lead(context: str, text: str) -> str:
 def blocks(text: str) -> list[Block]:
     """The blocks of a document, in order: prose paragraphs, list items, table rows."""
     lines = [_squeezed(line) for line in text.splitlines()]
-    # a page's quoted block ("> Note: ...") is its own text, unless it repeats it
-    if mail.is_mail(lines):
-        lines = mail.own_lines(lines, _NOTICE)
-    else:
-        lines = letters.without_greetings(_unquoted(lines))
-    reader = _Reader()
+    if not mail.is_mail(lines):
+        # a page's quoted block ("> Note: ...") is its own text, unless it repeats it
+        return _read(letters.without_greetings(_unquoted(lines)))
+    out: list[Block] = []
+    for i, message in enumerate(mail.messages(lines)):
+        sent = _sent_date(message.sent)
+        if i == 0 or sent is not None:  # an earlier message with no date: when was it said?
+            out += _read(letters.without_greetings(mail.own_lines(message.lines, _NOTICE)), sent)
+    return out
+
+
+def _read(lines: list[str], date: str | None = None) -> list[Block]:
+    """The blocks of lines, dated `date` where no dated heading dates them."""
+    reader = _Reader(date)
     for line in lines:
         if not _metadata(line):
             reader.read(line)
     reader.finish()
     return [b for b in reader.out if not _notice(b.text)]
+
+
+def _sent_date(sent: str | None) -> str | None:
+    """The YYYY-MM-DD of a "Sent:" header's value with the month named ("Thursday, May 11,
+    2023 2:15 PM", "Tue, 4 Mar 2024 09:12"); an ISO date too. "11/05/2023" is May or
+    November: None."""
+    return None if sent is None else _first_date(sent)
 
 
 def _unquoted(lines: list[str]) -> list[str]:
@@ -178,7 +207,8 @@ def _metadata(line: str) -> bool:
 class _Reader:
     """Lines in, blocks out: keeps the headings, the list's lead-in and the table's header."""
 
-    def __init__(self) -> None:
+    def __init__(self, date: str | None = None) -> None:
+        self.dated = date  # the date of what no dated heading dates (None: the document's)
         self.out: list[Block] = []
         self.paragraph: list[str] = []
         self.item: list[str] = []  # the list item being read, with its continuation lines
@@ -196,7 +226,8 @@ class _Reader:
         heading = _heading(line)
         if heading is not None:
             self.end_paragraph()
-            self._head(*heading)
+            # a reply's "Leon Marsh - 6 Mar 2023, 10:17" dates what he wrote
+            self._head(*heading, _first_date(line) if heading[0] == SPEAKER else None)
         elif _UNDERLINE.match(line) and len(self.paragraph) == 1 and not self.item:
             self._head(1 if "=" in line else 2, self.paragraph.pop().strip())
         elif not line.strip() or _RULE.match(line):
@@ -219,7 +250,8 @@ class _Reader:
 
     def _text(self, line: str) -> None:
         item = _ITEM.match(line) or _CHAT.match(line)
-        if item is not None and _metadata(item.group(2)):
+        chat = item is not None and item.re is _CHAT
+        if item is not None and (_metadata(item.group(2)) or chat and _PLACEHOLDER.match(line)):
             self._end_item()  # "1. Apologies — none."
         elif item is not None:
             self._item(item.group(2), sub=item.re is _ITEM and item.group(1) is not None)
@@ -250,12 +282,13 @@ class _Reader:
     @property
     def date(self) -> str | None:
         dated = [h.date for h in self.headings if h.date is not None]
-        return dated[-1] if dated else None
+        return dated[-1] if dated else self.dated
 
-    def _head(self, level: int, text: str) -> None:
+    def _head(self, level: int, text: str, date: str | None = None) -> None:
         while self.headings and self.headings[-1].level >= level:
             self.headings.pop()
-        self.headings.append(_Heading(level, text, _heading_date(text), _dateline(text)))
+        dated = date or _heading_date(text)
+        self.headings.append(_Heading(level, text, dated, _dateline(text)))
         self.lead_in, self.header, self.seen, self.standing = "", [], True, None
 
     def _block(self, text: str, led: bool, field: bool = False) -> None:
@@ -297,7 +330,7 @@ class _Reader:
         if self.lead_kind not in (None, kind):
             self.lead_in = ""  # "Decision: ..." after a list's items is no item of it
         self.lead_kind = kind
-        while not (sub or field) and self.headings and self.headings[-1].level >= AGENDA:
+        while not (sub or field) and self.headings and self.headings[-1].level == AGENDA:
             self.headings.pop()  # a sibling item is not under the one that headed lines
         self.item, self.field = [text], field
 
@@ -400,7 +433,10 @@ def _heading(line: str) -> tuple[int, str] | None:
         return BOLD, _clean(match.group(2))
     if (match := mail.SUBJECT.match(line)) is not None:
         return 0, _clean(match.group(1))
-    if (match := _SPEAKER.match(line)) is not None and _named(match.group(1)):
+    plain = _EMPHASIS.sub("", line)  # "**Rafiq Ahmed (Treasurer)** · 2 Oct 2023, 10:15"
+    if (match := _SPEAKER.match(plain)) is not None and (
+        _named(match.group(1)) or plain != line and _HANDLE.fullmatch(match.group(1).strip())
+    ):
         return SPEAKER, match.group(1).strip()
     stripped = line.strip()
     # "CLUB NEWS", not a postcode ("KL3 7RB") or a reference
@@ -439,6 +475,11 @@ def _heading_date(text: str) -> str | None:
     (1 February 2024)", "5 October 2023"); None for one that says more."""
     if re.search(r"[A-Za-z]{2,}", _WEEKDAY.sub(" ", _VERSION_OR_DATE.sub(" ", text))):
         return None  # "Deadline 1 March 2023" says more than a date
+    return _first_date(text)
+
+
+def _first_date(text: str) -> str | None:
+    """The YYYY-MM-DD of the first date in `text` written as ISO or with its month named."""
     for pattern, order in ((_ISO_DATE, "ymd"), (_DAY_MONTH, "dmy"), (_MONTH_DAY, "mdy")):
         if (match := pattern.search(text)) is not None:
             return _day(dict(zip(order, match.groups(), strict=True)))

@@ -7,9 +7,11 @@ Message-----", "Forwarded message") or an earlier message's header block (From:,
 Subject: lines). Only then are these left out, since in a page or a report
 the same lines are facts ("From: London", "> Note: ...", "Best Picture"):
 
-- an earlier message (quoted "> ..." lines, the attribution, everything after an "Original
-  Message" line or after a header block that starts below the reply): its facts were stated
-  on its own date, and stored with the reply's they would pass for new;
+- an earlier message (quoted "> ..." lines under an attribution, or below an "Original
+  Message" line or a header block: a forward, an Outlook reply): its facts were stated on
+  its own date, and stored with the reply's they would pass for new. It is a message of its
+  own (`messages`), read with the attribution's or its "Sent:" header's date, or left out
+  where that has none (quoted lines with no attribution are left out too);
 - the headers, a greeting ("Hi all,", "Ben,"), a sign-off that closes the message ("Thanks,"
   with only a signature after it), a signature after "-- " or "Sent from my ...", and the
   paragraphs of a signature that end it (names, roles, addresses, numbers).
@@ -18,10 +20,13 @@ the same lines are facts ("From: London", "> Note: ...", "Best Picture"):
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from graphmem.props.wordlist import word_set
 
 QUOTED = re.compile(r"^\s*>")
+_SENT = re.compile(r"^\s*(?:sent|date)\s*:\s*(.+)$", re.IGNORECASE)
+MAX_HEADERS = 8  # lines at the top of an earlier message its headers may take
 HEADER = re.compile(r"^\s*(from|to|cc|bcc|sent|date|reply-to)\s*:\s", re.IGNORECASE)
 SUBJECT = re.compile(r"^\s*subject\s*:\s*(?:(?:re|fwd?|fw|aw|sv)\s*:\s*)*(.*)$", re.IGNORECASE)
 _WROTE = re.compile(r"\bwrote:\s*$", re.IGNORECASE)
@@ -37,7 +42,7 @@ _GREETING = re.compile(
 _NAME_GREETING = re.compile(r"^\s*[A-Z][a-z'-]+( [A-Z][a-z'-]+){0,2},\s*$")  # "Ben,"
 _SIGN_OFF = word_set("thanks thank cheers best regards kind warm sincerely yours cordially ta")
 # words a signature's role or address line may have in lower case: "Head of Product"
-_SMALL = word_set("of and the for at de la le du van von & -")
+_SMALL = word_set("of and the for at in on de la le du van von & - |")
 # a letter's "Enc." and "cc: Ms F. Wren" under the signature
 _TRAILER = re.compile(r"^\s*(enc|encl|encs|enclosures?|cc|bcc)\b\.?(:|\s*$)", re.IGNORECASE)
 _WEB = re.compile(r"www\.|https?:|\b[\w-]+\.(com|org|net|io|co|uk|gov|edu|info|app|dev)\b")
@@ -54,6 +59,52 @@ def is_mail(lines: list[str]) -> bool:
         _EARLIER.match(x) or FORWARDED.match(x) or attribution(lines, i) or _header_block(lines, i)
         for i, x in enumerate(lines)
     )
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a thread: its lines, and its "Sent:" or "Date:" header's value (None
+    for the newest, which the document's date dates, or an earlier one without the header)."""
+
+    lines: list[str]
+    sent: str | None = None
+
+
+def messages(lines: list[str]) -> list[Message]:
+    """The messages of a document that is a message, newest first: what its author wrote,
+    then each earlier message below an "Original Message" line or a header block."""
+    out: list[Message] = []
+    rest, sent = lines, None
+    while True:
+        own = _before_earlier(rest)
+        out += [Message(own, sent), *_quoted(own)]
+        rest = rest[len(own) :]
+        if not rest:
+            return out
+        if _EARLIER.match(rest[0]):
+            rest = rest[1:]
+        sent = next((m.group(1) for x in rest[:MAX_HEADERS] if (m := _SENT.match(x))), None)
+
+
+def _quoted(lines: list[str]) -> list[Message]:
+    """The messages quoted under an attribution ("On 3 Mar 2025, Ben wrote:" then "> ..."
+    lines), a level of quoting taken off, "sent" the attribution."""
+    out: list[Message] = []
+    i = 0
+    while i < len(lines):
+        if not attribution(lines, i):
+            i += 1
+            continue
+        said = []
+        while i < len(lines) and attribution(lines, i):
+            said.append(lines[i])
+            i += 1
+        quoted = []
+        while i < len(lines) and (QUOTED.match(lines[i]) or not lines[i].strip()):
+            quoted.append(re.sub(r"^\s*>\s?", "", lines[i]))
+            i += 1
+        out.append(Message(quoted, " ".join(said)))
+    return out
 
 
 def own_lines(lines: list[str], notice: re.Pattern[str]) -> list[str]:
