@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphmem.props.extract import split_into_propositions
+from graphmem.props.extract import chunks, split_into_propositions
 from graphmem.props.forms import apart, slot
 from graphmem.props.layout import Block, blocks
 from graphmem.props.model import Proposition, make_proposition
@@ -203,8 +203,9 @@ def test_any_layout_reads_without_error_and_adds_no_words(text: str) -> None:
 
 
 def _words(text: str) -> set[str]:
-    """Words, with Markdown's emphasis and the separators the reading adds left out."""
-    return set(re.sub(r"[|:;>\u203a]", " ", re.sub(r"\*\*|__|`", "", text)).split())
+    """Words, with Markdown's emphasis and heading marks ("# 1#": a heading "1") and the
+    separators the reading adds left out."""
+    return set(re.sub(r"[|:;>#\u203a]", " ", re.sub(r"\*\*|__|`", "", text)).split())
 
 
 def test_a_dated_heading_dates_the_statements_under_it() -> None:
@@ -418,5 +419,36 @@ def test_a_threads_posts_are_stated_on_their_own_dates_by_their_authors() -> Non
             "text": "Gwen Harker (Chair): Yes, £250 is the minimum for this offer.",
             "date": "2023-10-03",
         },
-        {"text": "Is £250 really the minimum?", "date": "2023-10-02"},  # the quote, its date
+    ]  # Gwen's quote repeats pete's post: said once
+
+
+def test_struck_through_text_is_no_longer_so() -> None:
+    page = "## Opening hours\n\n- Saturday: ~~9am-1pm~~ closed\n- Price: <del>£45</del> £50\n"
+    assert statements(page) == ["Opening hours: Saturday: closed", "Opening hours: Price: £50"]
+
+
+def test_a_page_that_shows_no_message_keeps_what_looks_like_greetings_and_names() -> None:
+    page = (
+        "Hello Fresh, the meal-kit company, raised its prices.\n\nBest Overall\nDyson V15\n\n"
+        "The server was patched overnight.\n\nStatus: Resolved\nOwner: Dev Kapoor\n\n"
+        "Thank you\nNuffield Foundation\n\nWinners announced tonight.\n\nSarah Jones\n"
+    )
+    said = " ".join(statements(page))
+    for kept in ("Hello Fresh", "Dyson V15", "Status: Resolved", "Dev Kapoor", "Nuffield", "Sarah"):
+        assert kept in said
+    chat = "[09:14] Priya: The launch is moved to Friday :(\n[09:15] Ben: 👍\n"
+    assert statements(chat) == ["Priya: The launch is moved to Friday :("]
+
+
+def test_the_llm_is_told_when_what_follows_was_stated() -> None:
+    notes = (
+        "# Widget\n\n## [2.4.0] - 2023-08-02\n- Recurring invoices\n\n## Roadmap\n- Offline mode\n"
+    )
+    assert chunks(notes, date="2023-09-01") == [
+        "# Stated on 2023-08-02:\nWidget › [2.4.0] - 2023-08-02: Recurring invoices\n"
+        "# Stated on 2023-09-01:\nWidget › Roadmap: Offline mode"
     ]
+    later = (
+        "Noted.\n\n-----Original Message-----\nFrom: Ben\nSent: 4 March 2031 09:12\n\nIt closes.\n"
+    )
+    assert "Stated on" not in chunks(later, date="2025-03-05")[0]  # never after the document

@@ -80,16 +80,17 @@ def parse_extraction(answer: Any) -> list[dict[str, str]]:
     return out
 
 
-def chunks(text: str, limit: int = CHUNK_CHARS) -> list[str]:
-    """The text as its layout reads (layout.blocks: a quoted earlier message, headers and
-    signatures left out; a list item or table row with its context), a block a line, cut
-    between blocks, or between sentences of a long one, into pieces of at most `limit`
-    characters. A single sentence longer than the limit stays whole: cutting it would lose
-    its meaning."""
+def chunks(text: str, limit: int = CHUNK_CHARS, date: str | None = None) -> list[str]:
+    """The text as its layout reads (layout.blocks: headers and signatures left out, an
+    earlier message under the date it was sent; a list item or table row with its context),
+    a block a line, cut between blocks, or between sentences of a long one, into pieces of
+    at most `limit` characters. A single sentence longer than the limit stays whole: cutting
+    it would lose its meaning. `date`: the document's (what was stated on another, earlier,
+    day is under a "# Stated on YYYY-MM-DD:" line)."""
     pieces: list[str] = []
     current: list[str] = []
     size = 0
-    for line in _lines(text, limit):
+    for line in _lines(text, limit, date):
         if current and size + len(line) + 1 > limit:
             pieces.append("\n".join(current))
             current, size = [], 0
@@ -100,16 +101,17 @@ def chunks(text: str, limit: int = CHUNK_CHARS) -> list[str]:
     return pieces
 
 
-def _lines(text: str, limit: int) -> list[str]:
+def _lines(text: str, limit: int, date: str | None) -> list[str]:
     """A line for each block (a heading's line where the heading changes, a date's where
-    what follows was stated on another day); a block longer than `limit` split into its
-    sentences."""
+    what follows was stated on another day than what precedes it); a block longer than
+    `limit` split into its sentences."""
     out: list[str] = []
-    heading, dated = "", None
+    heading, stated = "", date
     for block in blocks(text):
-        if block.date != dated and block.date is not None:
-            out.append(f"# Stated on {block.date}:")  # an earlier message, a dated heading
-        dated = block.date
+        on = _stated_on(block.date, date)
+        if on != stated and on is not None:
+            out.append(f"# Stated on {on}:")  # an earlier message, a dated heading
+        stated = on
         if not block.led and block.context != heading:
             heading = block.context
             out += [f"# {heading}"] if heading else []
@@ -118,11 +120,18 @@ def _lines(text: str, limit: int) -> list[str]:
     return out
 
 
+def _stated_on(block: str | None, document: str | None) -> str | None:
+    """The day a block was stated: its own date, if not later than the document's."""
+    if block is None or document is not None and block > document:
+        return document
+    return block
+
+
 def extract_with_llm(
     llm: LLM, text: str, date: str, source: str | None = None, progress: Progress | None = None
 ) -> list[dict[str, str]]:
     """Propositions [{text, date}] of a document, one LLM call per chunk (one retry each)."""
-    pieces = chunks(text)
+    pieces = chunks(text, date=date)
     out: list[dict[str, str]] = []
     for i, piece in enumerate(pieces):
         out += ask_json(
@@ -140,7 +149,8 @@ def split_into_propositions(text: str, date: str) -> list[dict[str, str]]:
     """The offline extraction: one proposition per sentence (a sentence that cannot stand alone
     kept with the one before it, list items and table rows with their context:
     sentences.dated_statements), dated with the document's date or, under a dated heading
-    ("## [2.4.0] - 2023-08-02"), with the heading's when it is not later."""
+    ("## [2.4.0] - 2023-08-02"), a reply's header or in an earlier message (its "Sent:"
+    line), with that date when it is not later."""
     return [
         {"text": s.text, "date": s.date if s.date is not None and s.date <= date else date}
         for s in dated_statements(text)

@@ -74,9 +74,8 @@ def _lead(text: str) -> str | None:
 
 
 def apart(new: Proposition, old: Proposition) -> bool:
-    """Whether two statements fill different slots of forms, or were stated at once: by one
-    source on one day (one document says all it says at once; of the worlds' 10,426 gold
-    relations 11 join two such statements), or as items of one list the same day."""
+    """Whether two statements fill different slots of forms, or are items of one list
+    stated the same day (one document's list says all its items at once)."""
     a, b = slot(new.text), slot(old.text)
     if a is not None and b is not None and a != b and _form(a) == _form(b):
         return True  # two fields, or two rows of one table: a row and a field may relate

@@ -87,7 +87,7 @@ _CHAT = re.compile(
 )
 # what a chat export writes in place of a message, or a reaction alone: no statement
 _PLACEHOLDER = re.compile(
-    r"^.{0,90}?:\s*(<media omitted>|<attached:[^>]*>|this message was deleted"
+    r"^[^:]{1,60}:\s*(<media omitted>|<attached:[^>]*>|this message was deleted"
     r"|you deleted this message|(image|video|audio|sticker|gif|document) omitted"
     r"|\+1|[^\w]*)\s*$",  # or a reaction: "+1", "\U0001f44d"
     re.IGNORECASE,
@@ -104,6 +104,7 @@ _HANDLE = re.compile(r"@?[a-z][\w.-]{2,30}")  # a forum's user name, in bold: "*
 _ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _ROW_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _EMPHASIS = re.compile(r"\*\*|__|`")
+_STRUCK = re.compile(r"~~[^~\n]{1,300}?~~|<(del|s|strike)>[^<\n]{1,300}?</\1>", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -141,10 +142,16 @@ def blocks(text: str) -> list[Block]:
         # a page's quoted block ("> Note: ...") is its own text, unless it repeats it
         return _read(letters.without_greetings(_unquoted(lines)))
     out: list[Block] = []
-    for i, message in enumerate(mail.messages(lines)):
+    thread = mail.messages(lines)
+    said = _words(mail.own_lines(thread[0].lines, _NOTICE))
+    for i, message in enumerate(thread):
         sent = _sent_date(message.sent)
-        if i == 0 or sent is not None:  # an earlier message with no date: when was it said?
-            out += _read(letters.without_greetings(mail.own_lines(message.lines, _NOTICE)), sent)
+        if i > 0 and sent is None and not message.forwarded:
+            continue  # an earlier message with no date: when was it said?
+        own = mail.own_lines(message.lines, _NOTICE)
+        if i > 0:  # a thread's page quoting a post it shows already: said once
+            own = _unrepeated(own, said)
+        out += _read(letters.without_greetings(own, message=True), sent)
     return out
 
 
@@ -168,21 +175,53 @@ def _sent_date(sent: str | None) -> str | None:
 def _unquoted(lines: list[str]) -> list[str]:
     """A page's lines with its quoted ones ("> ...") as its own text, but for those whose
     words its other lines already hold (a reply in a thread quoting what it answers)."""
-    words = set(" ".join(x for x in lines if not mail.QUOTED.match(x)).casefold().split())
+    words = _words(lines)
     out = []
     for line in lines:
         if mail.QUOTED.match(line):
             line = line.lstrip().removeprefix(">").lstrip()
-            said = line.casefold().split()
-            if said and sum(w in words for w in said) >= REPEATED * len(said):
+            if _repeats(line, words):
                 continue
         out.append(line)
     return out
 
 
+def _unrepeated(lines: list[str], words: set[str]) -> list[str]:
+    """The lines without the paragraphs that `words` already say (a subject line stays: it
+    heads the message)."""
+    out: list[str] = []
+    paragraph: list[str] = []
+    for line in [*lines, ""]:
+        if line.strip():
+            paragraph.append(line)
+            continue
+        said = " ".join(x for x in paragraph if not mail.SUBJECT.match(x))
+        out += (
+            [x for x in paragraph if mail.SUBJECT.match(x)] if _repeats(said, words) else paragraph
+        )
+        out.append(line)
+        paragraph = []
+    return out[:-1]
+
+
+def _words(lines: list[str]) -> set[str]:
+    """The words of the lines that are not quoted ("> ...")."""
+    return set(" ".join(x for x in lines if not mail.QUOTED.match(x)).casefold().split())
+
+
+def _repeats(line: str, words: set[str]) -> bool:
+    """Whether a line's words are (REPEATED of them, and every figure) among `words`: "The
+    launch is on 12 March" does not repeat "The launch is now on 19 March"."""
+    said = line.casefold().split()
+    figures = [w for w in said if any(c.isdigit() for c in w)]
+    repeated = sum(w in words for w in said) >= REPEATED * len(said)
+    return bool(said) and repeated and all(w in words for w in figures)
+
+
 def _squeezed(line: str) -> str:
-    """The line with its runs of spaces made one (an indent is kept, as one space)."""
-    words = " ".join(line.split())
+    """The line with its runs of spaces made one (an indent is kept, as one space) and its
+    struck-through text ("~~9am-1pm~~ closed", "<del>£45</del>") left out: no longer so."""
+    words = " ".join(_STRUCK.sub(" ", line).split())
     return f" {words}" if words and line[:1].isspace() else words
 
 
@@ -251,7 +290,9 @@ class _Reader:
     def _text(self, line: str) -> None:
         item = _ITEM.match(line) or _CHAT.match(line)
         chat = item is not None and item.re is _CHAT
-        if item is not None and (_metadata(item.group(2)) or chat and _PLACEHOLDER.match(line)):
+        if item is not None and (
+            _metadata(item.group(2)) or chat and _PLACEHOLDER.match(item.group(2))
+        ):
             self._end_item()  # "1. Apologies — none."
         elif item is not None:
             self._item(item.group(2), sub=item.re is _ITEM and item.group(1) is not None)

@@ -3,8 +3,11 @@
 mail.py reads a document that is a message (headers, an attribution, an earlier message's
 marker). A helpdesk ticket's export, a scanned letter or a forum thread is not one, yet each
 of its messages may open with "Hi Ruth," and close with "Kind regards, / Leon / Support |
-help.example.com": no statements, and stored they pass for facts ("Thanks Ruth"). Here only
-the unmistakable forms are left out, since a page's lines are otherwise its facts:
+help.example.com": no statements, and stored they pass for facts ("Thanks Ruth"). Only a
+page that shows a message (a greeting line ending in a comma, or one and a closing line
+below it) is read so, and
+only the unmistakable forms are left out, since a page's lines are otherwise its facts
+("Hello Fresh raised prices", "Best Overall", "Thank you" above a list of funders):
 
 - a line that is only a greeting ("Hi Ruth,", "Dear Sir or Madam,", "Hello"), or a greeting
   opening a line ("Hi Ruth, thanks for letting me know ..." keeps what follows it);
@@ -33,19 +36,22 @@ _CLOSING = re.compile(
     r"^\s*(?i:many thanks|thanks(?: again| so much| in advance)?|thank you(?: (?:so|very) much)?"
     r"|cheers|best(?: wishes| regards)?|kind regards|warm regards|regards|all the best"
     r"|(?:yours )?(?:sincerely|faithfully|truly)|hope (?:this|that) helps|speak soon|take care"
-    r"|ta)\b[\s,.!]*(?:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2})?[\s,.!]*$"
-)
+    r"|ta)\b[\s.!]*(?:,\s*(?:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2})?)?[\s.!]*$"
+)  # a name only after a comma: "Thanks, Megan", not "Best Overall" or "Take Care Pharmacy"
 # where the next message of a thread starts: a rule, "-- Dev Kapoor, 2 Jun 2023 07:55 --",
 # a Markdown heading, or a short line that dates it ("Leon Marsh - 6 Mar 2023, 10:17")
 _RULE = re.compile(r"^\s*([-=*_~])(\s*\1){2,}\s*$|^\s*--\s.*\s--\s*$|^\s*#{1,6}\s")
 # a time or a year: "Sat 16 Mar - Bag pack" is a list's item, not a message's header
 _DATED = re.compile(r"\b\d{1,2}:\d{2}\b|\b(19|20)\d\d\b")
 MAX_DATED_WORDS = 12
-MAX_NAME_LINES, MAX_NAME_WORDS = 2, 4
+MAX_NAME_LINES, MAX_NAME_WORDS = 2, 3
 
 
-def without_greetings(lines: list[str]) -> list[str]:
-    """A page's lines without its messages' greetings and sign-offs (the module docstring)."""
+def without_greetings(lines: list[str], message: bool = False) -> list[str]:
+    """The lines without their messages' greetings and sign-offs (the module docstring):
+    in a message, or in a page that shows messages (a greeting, and a closing below it)."""
+    if not (message or _shows_messages(lines)):
+        return lines  # "Hello Fresh ...", "Best Overall", "Dear Evan Hansen": a page's own
     out: list[str] = []
     skip_to = -1
     for i, line in enumerate(lines):
@@ -53,9 +59,25 @@ def without_greetings(lines: list[str]) -> list[str]:
             end = _signed_to(lines, i) if _CLOSING.match(line) else _name_signs(lines, i)
             skip_to = end if end is not None else skip_to
         greeting = _GREETING_LINE.match(line) is not None and _text_follows(lines, i)
+        opens = i == 0 or not lines[i - 1].strip()  # a greeting opens a paragraph
+        kept = _GREETING_OPENS.sub(r"\1", line, count=1) if opens else line
         # a blank, not nothing: the line above must not be read as underlined
-        out.append("" if i < skip_to or greeting else _GREETING_OPENS.sub(r"\1", line, count=1))
+        out.append("" if i < skip_to or greeting else kept)
     return out
+
+
+def _shows_messages(lines: list[str]) -> bool:
+    """Whether a page holds a message: a greeting line ending in a comma ("Hi Tom,", "Dear
+    Sir or Madam,"), or one without ("Dear Mr Brannock") and a closing line below it."""
+    greeted = False
+    for i, line in enumerate(lines):
+        if _GREETING_LINE.match(line) is not None and _text_follows(lines, i):
+            if line.rstrip().endswith((",", "!")):
+                return True
+            greeted = True
+        if greeted and _CLOSING.match(line):
+            return True
+    return False
 
 
 def _text_follows(lines: list[str], i: int) -> bool:
@@ -83,12 +105,10 @@ def _signed_to(lines: list[str], i: int) -> int | None:
 def _name_signs(lines: list[str], i: int) -> int | None:
     """Where the message ends if a paragraph of a name alone starts at line i ("Ruth", "J.
     Halloran (Mr)") and closes it: text ending a sentence above it, its end below it."""
-    if (
-        i == 0
-        or not lines[i].strip()
-        or lines[i - 1].strip()
-        or _nearest(lines, i - 1, -1).rstrip()[-1:] not in ".!?)"
-    ):
+    if i == 0 or not lines[i].strip() or lines[i - 1].strip():
+        return None
+    above = _nearest(lines, i - 1, -1).rstrip()
+    if not above or above[-1] not in ".!?)":
         return None
     end = i
     while end < len(lines) and lines[end].strip():
@@ -108,9 +128,12 @@ def _nearest(lines: list[str], i: int, step: int) -> str:
 
 
 def _name_line(line: str) -> bool:
-    # "DATES" above a list is a heading
-    short = len(line.split()) <= MAX_NAME_WORDS and not line.isupper()
-    return short and line.lstrip()[:1].isalpha() and mail.signature_line(line)
+    """A signature's name ("Ruth", "J. Halloran (Mr)"): no field ("Status: Resolved"), no
+    figure, no heading in capitals ("DATES")."""
+    words = line.split()
+    plain = ":" not in line and not any(c.isdigit() for c in line) and not line.isupper()
+    short = 0 < len(words) <= MAX_NAME_WORDS
+    return short and plain and line.lstrip()[:1].isalpha() and mail.signature_line(line)
 
 
 def _message_starts(line: str) -> bool:

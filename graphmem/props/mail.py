@@ -8,10 +8,11 @@ Subject: lines). Only then are these left out, since in a page or a report
 the same lines are facts ("From: London", "> Note: ...", "Best Picture"):
 
 - an earlier message (quoted "> ..." lines under an attribution, or below an "Original
-  Message" line or a header block: a forward, an Outlook reply): its facts were stated on
-  its own date, and stored with the reply's they would pass for new. It is a message of its
-  own (`messages`), read with the attribution's or its "Sent:" header's date, or left out
-  where that has none (quoted lines with no attribution are left out too);
+  Message" or "Forwarded message" line or a header block: an Outlook reply): its facts
+  were stated on its own date, and stored with the reply's they would pass for new. It is a
+  message of its own (`messages`), read with the attribution's or its "Sent:" or "Date:"
+  header's date; one that has none is left out (quoted lines with no attribution too), but
+  for a forwarded one, which its sender vouches for on the document's date;
 - the headers, a greeting ("Hi all,", "Ben,"), a sign-off that closes the message ("Thanks,"
   with only a signature after it), a signature after "-- " or "Sent from my ...", and the
   paragraphs of a signature that end it (names, roles, addresses, numbers).
@@ -64,26 +65,40 @@ def is_mail(lines: list[str]) -> bool:
 @dataclass(frozen=True)
 class Message:
     """One message of a thread: its lines, and its "Sent:" or "Date:" header's value (None
-    for the newest, which the document's date dates, or an earlier one without the header)."""
+    for the newest, which the document's date dates, or an earlier one without the header).
+    `forwarded`: sent on by the newest message's author, who vouches for it."""
 
     lines: list[str]
     sent: str | None = None
+    forwarded: bool = False
 
 
 def messages(lines: list[str]) -> list[Message]:
     """The messages of a document that is a message, newest first: what its author wrote,
-    then each earlier message below an "Original Message" line or a header block."""
+    the messages it quotes, then each earlier message below an "Original Message" or
+    "Forwarded message" line or a header block."""
     out: list[Message] = []
-    rest, sent = lines, None
+    start, sent, forwarded = 0, None, False
     while True:
-        own = _before_earlier(rest)
-        out += [Message(own, sent), *_quoted(own)]
-        rest = rest[len(own) :]
-        if not rest:
+        end = _earlier_at(lines, start)
+        own = lines[start:end]
+        out += [Message(own, sent, forwarded), *_quoted(own)]
+        if end >= len(lines):
             return out
-        if _EARLIER.match(rest[0]):
-            rest = rest[1:]
-        sent = next((m.group(1) for x in rest[:MAX_HEADERS] if (m := _SENT.match(x))), None)
+        forwarded = FORWARDED.match(lines[end]) is not None
+        start = end + 1 if forwarded or _EARLIER.match(lines[end]) else end
+        sent = _sent(lines, start)
+
+
+def _sent(lines: list[str], start: int) -> str | None:
+    """The value of the "Sent:" or "Date:" header in the header block opening a message at
+    `start` (None if it has none: a body line below is no header)."""
+    for line in lines[start : start + MAX_HEADERS]:
+        if (match := _SENT.match(line)) is not None:
+            return match.group(1)
+        if line.strip() and not (HEADER.match(line) or SUBJECT.match(line)):
+            return None
+    return None
 
 
 def _quoted(lines: list[str]) -> list[Message]:
@@ -110,15 +125,12 @@ def _quoted(lines: list[str]) -> list[Message]:
 def own_lines(lines: list[str], notice: re.Pattern[str]) -> list[str]:
     """The lines of a message its author wrote (see the module docstring); `notice` finds a
     confidentiality notice, which a signature may carry."""
-    lines = _before_earlier(lines)
+    lines = lines[: _earlier_at(lines, 0)]
     body = ["" if QUOTED.match(x) or attribution(lines, i) else x for i, x in enumerate(lines)]
     closes = _closes(body, notice)
     out: list[str] = []
     signed = False
     for i, line in enumerate(body):
-        if FORWARDED.match(line):
-            signed = False  # a forwarded message follows the sender's signature: its own
-            continue
         signed = signed or bool(_SIGNATURE.match(line) or _SENT_FROM.match(line))
         if signed or not line.strip() and lines[i].strip():
             continue  # signed, or quoted
@@ -140,20 +152,20 @@ def attribution(lines: list[str], i: int) -> bool:
     return here.lstrip().startswith("On ") and bool(_WROTE.search(after))
 
 
-def _before_earlier(lines: list[str]) -> list[str]:
-    """The lines above an earlier message: an "Original Message" line, or a header block
-    (From: then Sent: or Date:) that starts below what the author wrote."""
+def _earlier_at(lines: list[str], start: int) -> int:
+    """Where the message starting at `start` ends: at an "Original Message" or "Forwarded
+    message" line, or a header block (From: then Sent: or Date:) below what its author
+    wrote; len(lines) if nothing follows it."""
     wrote = False
-    for i, line in enumerate(lines):
-        if _EARLIER.match(line):
-            return lines[:i]
+    for i in range(start, len(lines)):
+        line = lines[i]
+        if _EARLIER.match(line) or FORWARDED.match(line):
+            return i
         header = HEADER.match(line) is not None or SUBJECT.match(line) is not None
         if header and wrote and _header_block(lines, i):
-            return lines[:i]
-        # after a forwarded-message line, the header block below is that message's own
-        forwarded = FORWARDED.match(line) is not None
-        wrote = not forwarded and (wrote or (bool(line.strip()) and not header))
-    return lines
+            return i
+        wrote = wrote or (bool(line.strip()) and not header)
+    return len(lines)
 
 
 def _header_block(lines: list[str], i: int) -> bool:
