@@ -300,6 +300,7 @@ def test_statements_filling_other_slots_of_a_form_are_apart() -> None:
     # prose is never a form's: the classifier judges it
     assert slot("Correction: the trial is 21 days, not 30 days as stated.") is None
     assert slot("Members (January 2018): 238.") is None
+    assert slot("Menu › Starters › Soup of the day") is None  # a path, no field
 
 
 TICKET = """Ticket #48213

@@ -35,7 +35,7 @@ def slot(text: str) -> str | None:
     if len(text.split()) > MAX_FIELD_WORDS or ". " in text:
         return None  # a field is a line, not sentences
     parts = text.split(": ")
-    if len(parts) < 3 and PATH not in text:
+    if len(parts) < 2 or len(parts) < 3 and PATH not in text:
         return None  # a field under a heading: "Free trial: Length: 14 days"
     label, value = _label(parts[-2]), parts[-1]
     short = len(label.split()) <= MAX_LABEL_WORDS and len(value.split()) <= MAX_VALUE_WORDS
