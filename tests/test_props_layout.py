@@ -453,3 +453,12 @@ def test_the_llm_is_told_when_what_follows_was_stated() -> None:
         "Noted.\n\n-----Original Message-----\nFrom: Ben\nSent: 4 March 2031 09:12\n\nIt closes.\n"
     )
     assert "Stated on" not in chunks(later, date="2025-03-05")[0]  # never after the document
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab ;:›\u203a|1.(")), max_size=80))
+def test_any_statement_has_a_slot_or_none_without_error(text: str) -> None:
+    # the offline classifier asks every candidate pair: no text may raise
+    one, other = make_proposition(f"x{text}", "2024-01-01"), make_proposition("a: b", "2024-01-01")
+    assert apart(one, other) in (True, False)
+    assert slot(text) is None or isinstance(slot(text), str)
