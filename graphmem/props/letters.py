@@ -5,9 +5,9 @@ marker). A helpdesk ticket's export, a scanned letter or a forum thread is not o
 of its messages may open with "Hi Ruth," and close with "Kind regards, / Leon / Support |
 help.example.com": no statements, and stored they pass for facts ("Thanks Ruth"). Only a
 page that shows a message (a greeting line ending in a comma, or one and a closing line
-below it) is read so, and
-only the unmistakable forms are left out, since a page's lines are otherwise its facts
-("Hello Fresh raised prices", "Best Overall", "Thank you" above a list of funders):
+below it) is read so, and only the unmistakable forms are left out, since a page's lines
+are otherwise its facts ("Hello Fresh raised prices", "Best Overall", "Thank you" above a
+list of funders):
 
 - a line that is only a greeting ("Hi Ruth,", "Dear Sir or Madam,", "Hello"), or a greeting
   opening a line ("Hi Ruth, thanks for letting me know ..." keeps what follows it);
@@ -49,7 +49,7 @@ MAX_NAME_LINES, MAX_NAME_WORDS = 2, 3
 
 def without_greetings(lines: list[str], message: bool = False) -> list[str]:
     """The lines without their messages' greetings and sign-offs (the module docstring):
-    in a message, or in a page that shows messages (a greeting, and a closing below it)."""
+    in a message, or in a page that shows one (_shows_messages)."""
     if not (message or _shows_messages(lines)):
         return lines  # "Hello Fresh ...", "Best Overall", "Dear Evan Hansen": a page's own
     out: list[str] = []
