@@ -142,14 +142,15 @@ def blocks(text: str) -> list[Block]:
         # a page's quoted block ("> Note: ...") is its own text, unless it repeats it
         return _read(letters.without_greetings(_unquoted(lines)))
     out: list[Block] = []
-    thread = mail.messages(lines)
-    said = _words(mail.own_lines(thread[0].lines, _NOTICE))
-    for i, message in enumerate(thread):
+    said: set[str] = set()  # the newest message's words
+    for i, message in enumerate(mail.messages(lines)):
         sent = _sent_date(message.sent)
         if i > 0 and sent is None and not message.forwarded:
             continue  # an earlier message with no date: when was it said?
         own = mail.own_lines(message.lines, _NOTICE)
-        if i > 0:  # a thread's page quoting a post it shows already: said once
+        if i == 0:
+            said = _words(own)
+        else:  # a thread's page quoting a post it shows already: said once
             own = _unrepeated(own, said)
         out += _read(letters.without_greetings(own, message=True), sent)
     return out
@@ -187,21 +188,14 @@ def _unquoted(lines: list[str]) -> list[str]:
 
 
 def _unrepeated(lines: list[str], words: set[str]) -> list[str]:
-    """The lines without the paragraphs that `words` already say (a subject line stays: it
-    heads the message)."""
-    out: list[str] = []
-    paragraph: list[str] = []
-    for line in [*lines, ""]:
-        if line.strip():
-            paragraph.append(line)
-            continue
-        said = " ".join(x for x in paragraph if not mail.SUBJECT.match(x))
-        out += (
-            [x for x in paragraph if mail.SUBJECT.match(x)] if _repeats(said, words) else paragraph
-        )
-        out.append(line)
-        paragraph = []
-    return out[:-1]
+    """The lines with the paragraphs that `words` already say blanked (a subject line stays:
+    it heads the message)."""
+    out = list(lines)
+    for start, end in mail.runs(lines):
+        paragraph = lines[start:end]
+        if _repeats(" ".join(x for x in paragraph if not mail.SUBJECT.match(x)), words):
+            out[start:end] = [x if mail.SUBJECT.match(x) else "" for x in paragraph]
+    return out
 
 
 def _words(lines: list[str]) -> set[str]:

@@ -200,7 +200,7 @@ def _closes(body: list[str], notice: re.Pattern[str]) -> list[bool]:
 def _tail(lines: list[str], notice: re.Pattern[str]) -> int:
     """Where the paragraphs of a signature (and notices) that end a message begin."""
     keep = len(lines)
-    for start, end in reversed(_runs(lines)):
+    for start, end in reversed(runs(lines)):
         paragraph = lines[start:end]
         if not (notice.search(" ".join(paragraph)) or _signature(paragraph)):
             break
@@ -231,8 +231,8 @@ def signature_line(line: str) -> bool:
     return all(w[:1].isupper() or not w[:1].isalpha() or w.lower() in _SMALL for w in words)
 
 
-def _runs(lines: list[str]) -> list[tuple[int, int]]:
-    """(start, end) of each run of non-blank lines."""
+def runs(lines: list[str]) -> list[tuple[int, int]]:
+    """(start, end) of each run of non-blank lines: the paragraphs."""
     runs: list[tuple[int, int]] = []
     start = None
     for i, line in enumerate([*lines, ""]):
