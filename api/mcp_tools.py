@@ -109,6 +109,7 @@ def _subgraph(services: Services, a: dict[str, Any]) -> Reply:
             "date": n.prop.date,
             "text": n.prop.text,
             "source": n.prop.source,
+            "about": n.prop.about,
             "anchor": n.is_anchor,
             "score": n.score,
             "status": n.status.state,
@@ -188,8 +189,12 @@ STR = {"type": "string"}
 DAY = {"type": "string", "description": "YYYY-MM-DD"}
 WHEN = {"type": "string", "description": "ISO date or datetime"}
 SOURCE = {"type": "string", "description": "where it came from"}
+ABOUT = {
+    "type": "string",
+    "description": "the headings it sits under in its document (title, subject, section)",
+}
 LABELS = list(labels("vectors"))  # what recall can rank: the kinds with embeddings
-PROPOSITION = _schema(["text", "date"], text=STR, date=DAY, source=SOURCE)
+PROPOSITION = _schema(["text", "date"], text=STR, date=DAY, source=SOURCE, about=ABOUT)
 
 OWN_TOOLS = [
     _own(

@@ -47,6 +47,8 @@ else:
             "text": "The statement",
             "date": "The date it holds from",
             "source": "Where it came from, if given",
+            "about": "The headings it sits under in its document (title, subject, section) "
+            "that its text does not repeat, if any",
         },
         types={"id": strawberry.ID, "date": dt.date},
         hidden=("ts", "doc_id"),  # the date as epoch seconds; the stating document, while ingesting
@@ -72,6 +74,9 @@ class SubgraphNode:
     text: str = strawberry.field(description="The statement")
     date: dt.date = strawberry.field(description="The date it holds from")
     source: str | None = strawberry.field(description="Where it came from, if given")
+    about: str | None = strawberry.field(
+        description="The headings it sits under in its document that its text does not repeat"
+    )
     is_anchor: bool = strawberry.field(description="Found by the search (else a neighbour)")
     score: float | None = strawberry.field(description="Cosine similarity to the question")
     status: PropositionStatus = strawberry.field(description="Whether it stands as of the date")
@@ -131,6 +136,11 @@ class PropositionInput:
     text: str = strawberry.field(description="The statement")
     date: dt.date = strawberry.field(description="The date it holds from")
     source: str | None = strawberry.field(default=None, description="Where it came from")
+    about: str | None = strawberry.field(
+        default=None,
+        description="The headings it sits under in its document (title, subject, section), "
+        "searched with its text and shown with it",
+    )
 
 
 @strawberry.input(description="A document to extract propositions from")
@@ -187,6 +197,7 @@ def _subgraph(graph: props.Subgraph, as_of: dt.date | None) -> Subgraph:
             text=n.prop.text,
             date=_date(n.prop.date),
             source=n.prop.source,
+            about=n.prop.about,
             is_anchor=n.is_anchor,
             score=n.score,
             status=PropositionStatus(n.status.state),
@@ -362,6 +373,14 @@ class PropsMutation:
 
 
 def _items(inputs: list[DocumentInput] | list[PropositionInput]) -> list[dict[str, str]]:
-    """Input objects as the library's {text, date, source?} items."""
-    items = [{"text": i.text, "date": day(i.date), "source": i.source} for i in inputs]
+    """Input objects as the library's {text, date, source?, about?} items."""
+    items = [
+        {
+            "text": i.text,
+            "date": day(i.date),
+            "source": i.source,
+            "about": getattr(i, "about", None),
+        }
+        for i in inputs
+    ]
     return [{k: v for k, v in item.items() if v is not None} for item in items]

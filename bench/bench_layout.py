@@ -1,5 +1,6 @@
 """Offline extraction of formatted documents: round 24's sentence splitting of the flattened
-text against round 25's reading of the layout (graphmem/props/layout.py), in one process.
+text against the reading of the layout (graphmem/props/layout.py, since round 25), with and
+without the headings each statement sits under (its `about`, round 27), in one process.
 
 Corpora: tests/fixtures/formatted_docs/<corpus>/set*.jsonl (documents {text, date, source}),
 with key*.json beside a set where there is one: "questions" [{question, as_of, answer}] and
@@ -9,7 +10,10 @@ developed on (tuned); `trial26` was written by another helper, blind to the rule
 in round 25 and tuned on since round 26 (its tickets and letters); `trial27` and `trial28`
 were written by two more helpers, blind to the rules, in round 26: trial27 was scored once
 when the tickets' and letters' rules were done, then tuned on (forwarded and quoted
-messages, WhatsApp lines, forum posts); trial28 is held back, scored once at the end.
+messages, WhatsApp lines, forum posts); trial28 was held back, scored once at the end of
+round 26, and tuned on since (round 27's `about`). `trial29` was written by another helper,
+blind to the rules and with sources as a pipeline has them (file paths, URLs), in round 27:
+held back, scored once at the end of that round.
 
 For each set and each extraction, the statements are stored offline (the offline
 classifier relates them) and each dated question is asked: is the answer string in the
@@ -43,7 +47,7 @@ from graphmem.props.sentences import MAX_JOINED, _depends, split_sentences  # no
 from graphmem.services import open_props  # noqa: E402
 from graphmem.tokens import estimate_tokens  # noqa: E402
 
-HELD_BACK = {"trial28"}
+HELD_BACK = {"trial29"}
 BUDGET = 300  # tokens: a context cut to what a small prompt affords
 CORPORA = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "formatted_docs"
 DEBRIS = re.compile(
@@ -65,9 +69,17 @@ def round_24(text: str, date: str) -> list[dict[str, str]]:
     return [{"text": s, "date": date} for s in out]
 
 
+def without_about(text: str, date: str) -> list[dict[str, str]]:
+    """The layout's statements without the headings they sit under (round 26)."""
+    return [
+        {k: v for k, v in p.items() if k != "about"} for p in split_into_propositions(text, date)
+    ]
+
+
 EXTRACTIONS: dict[str, Callable[[str, str], list[dict[str, str]]]] = {
     "round 24 (flattened sentences)": round_24,
-    "layout (round 26)": split_into_propositions,
+    "layout, no headings kept (round 26)": without_about,
+    "layout with headings (round 27)": split_into_propositions,
 }
 
 
@@ -135,7 +147,7 @@ def score(docs: Sequence[dict], key: dict, extract: Callable) -> Figures:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
-        "--corpora", default="trial25,trial26,trial27,trial28", help="comma-separated"
+        "--corpora", default="trial25,trial26,trial27,trial28,trial29", help="comma-separated"
     )
     args = parser.parse_args()
     print(

@@ -12,15 +12,16 @@ RETURN p.id AS id
 // name: get
 UNWIND $ids AS pid
 MATCH (p:Proposition {space: $space, id: pid})
-RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source
+RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source,
+       p.about AS about
 
 // The same with what rankers and inspection need too.
 // name: fetch
 UNWIND $ids AS pid
 MATCH (p:Proposition {space: $space, id: pid})
 RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source,
-       p.vid AS vid, p.recall_count AS recall_count, p.g AS g, p.last_recalled_at AS last_recalled_at,
-       p.created_at AS created_at
+       p.about AS about, p.vid AS vid, p.recall_count AS recall_count, p.g AS g,
+       p.last_recalled_at AS last_recalled_at, p.created_at AS created_at
 
 // A document and the propositions it states (by date, then id); no row if it is not stored
 // completely (`complete` is set by the write that lands its last batch; a Document written
@@ -79,7 +80,7 @@ CALL {
   UNWIND $props AS row
   MERGE (p:Proposition {space: $space, id: row.id})
   ON CREATE SET p.text = row.text, p.date = row.date, p.ts = row.ts, p.source = row.source,
-                p.vid = row.vid,
+                p.about = row.about, p.vid = row.vid,
                 p.embedding = row.embedding,
                 p.recall_count = 0, p.g = 1.0, p.created_at = $now, p._new = true
   WITH p, p._new = true AS fresh
@@ -222,6 +223,7 @@ WITH p, type(r) AS kind, collect(CASE WHEN r IS NULL THEN NULL ELSE [r, n, rank]
 WITH p, collect(top) AS tops
 WITH p, reduce(acc = [], part IN tops | acc + part) AS top
 RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source,
+       p.about AS about,
        [t IN top | {id: t[0].id, src: t[1].id, src_ts: t[1].ts, type: type(t[0]),
                     confidence: t[0].confidence, model: t[0].model, refined: t[0].refined,
                     created_at: t[0].created_at, rank: t[2], src_refuted: t[2] = 1}] AS incoming,
@@ -298,7 +300,8 @@ WHERE ($source IS NULL OR p.source = $source)
   AND ($start IS NULL OR p.ts >= $start)
   AND ($end IS NULL OR p.ts <= $end)
   AND ($contains IS NULL OR toLower(p.text) CONTAINS toLower($contains))
-RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source
+RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source,
+       p.about AS about
 ORDER BY p.ts, p.id
 SKIP $offset LIMIT $limit
 

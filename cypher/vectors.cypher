@@ -128,6 +128,7 @@ SET c.rev = coalesce(c.rev, 0) + 1
 WITH c
 UNWIND $ids AS node_id
 MATCH (n:<Kind> {space: $space, id: node_id})
-WITH n, n.id AS id, n.vid AS vid, n.text AS text, n.date AS date, n.ts AS ts, n.source AS source
+WITH n, n.id AS id, n.vid AS vid, n.text AS text, n.date AS date, n.ts AS ts, n.source AS source,
+     n.about AS about
 DETACH DELETE n
-RETURN id, vid, text, date, ts, source
+RETURN id, vid, text, date, ts, source, about

@@ -20,6 +20,7 @@ _UNSTORABLE = re.compile("[\x00\x01\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 MAX_SOURCE = 500
+MAX_ABOUT = 500  # characters of the headings a proposition sits under
 MAX_LABEL = 200
 MAX_QUERY = 10_000  # a question or search text: embedded, never this long in earnest
 MAX_TEXT = 10_000  # one proposition or event: a statement, not a document

@@ -114,6 +114,21 @@ def test_bad_propositions_name_the_field_and_store_nothing(gql) -> None:
     assert error["extensions"]["field"] == "asOf"
 
 
+def test_a_proposition_keeps_the_headings_it_sits_under(gql) -> None:
+    heading = "Riverside Dental › Fees 2025"
+    items = [{"text": "A hygienist appointment costs £62.", "date": "2025-01-10", "about": heading}]
+    gql(ADD, items=items)
+    listed = gql("{ propositions { items { text about } } }")["data"]["propositions"]["items"]
+    assert listed == [{"text": items[0]["text"], "about": heading}]
+    query = '{ subgraph(question: "Riverside Dental fees", k: 1) { nodes { about } context } }'
+    graph = gql(query)["data"]["subgraph"]
+    assert graph["nodes"] == [{"about": heading}] and f"Heading: {heading}\n" in graph["context"]
+    bad = [{"text": "Fees rise.", "date": "2025-02-01", "about": "x" * 501}]
+    error = gql(ADD, items=bad)["errors"][0]
+    assert error["extensions"] == {"code": "BAD_INPUT", "field": "propositions[0].about"}
+    assert gql("{ propositions { total } }")["data"]["propositions"]["total"] == 1
+
+
 def test_cli_ingest_docs_and_query(
     monkeypatch: pytest.MonkeyPatch,
     store_url: str,

@@ -136,7 +136,11 @@ async def every_tool(client: Client, series: Any) -> list[str]:
         "add_propositions",
         propositions=[
             {"text": "The Harbour line runs every 10 minutes.", "date": "2024-01-10"},
-            {"text": "The Harbour line runs every 20 minutes.", "date": "2024-06-01"},
+            {
+                "text": "The Harbour line runs every 20 minutes.",
+                "date": "2024-06-01",
+                "about": "Harbour line timetable",
+            },
         ],
     )
     assert report["added"] == 2 and report["relations"] >= 1
@@ -158,6 +162,7 @@ async def every_tool(client: Client, series: Any) -> list[str]:
     assert "August" not in context  # stated after the as-of date
     nodes = {n["text"]: n for n in graph.structured_content["nodes"]}
     assert nodes["The Harbour line runs every 10 minutes."]["status"] == "updated"
+    assert nodes["The Harbour line runs every 20 minutes."]["about"] == "Harbour line timetable"
     assert graph.structured_content["context"] == context
     found = (
         await call(

@@ -251,3 +251,18 @@ def test_deleting_an_event_removes_it_from_recall_here_and_elsewhere(
         assert flood not in ids and len(ids) == 1
     with pytest.raises(NotFound, match="no event"):
         here.delete_event(flood)
+
+
+def test_a_corrected_proposition_keeps_the_headings_it_sits_under(
+    pair: tuple[PropsMemory, PropsMemory],
+) -> None:
+    here, _ = pair
+    about = "Riverside Dental › Fees 2025"
+    (pid,) = add_propositions(
+        here, [{"text": "A hygienist visit costs £62.", "date": "2025-01-10", "about": about}]
+    ).proposition_ids
+    new = here.update_proposition(pid, text="A hygienist visit costs £64.")
+    assert new.id != pid and new.about == about
+    # found by its heading's words, which its text does not hold
+    graph = subgraph(here, "Riverside Dental", k=1, expand=False, channels="keyword")
+    assert [n.prop.id for n in graph.nodes] == [new.id]

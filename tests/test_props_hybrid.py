@@ -254,3 +254,35 @@ def test_an_anchor_brings_the_statement_of_its_document_that_leaves_out_the_name
     from_documents = [n for n in graph.nodes if n.via == "document"]
     assert len(from_documents) <= 2 and all(n.prop.date <= "2023-06-01" for n in graph.nodes)
     assert "Investors in Marsby cheered the news." not in {n.prop.text for n in graph.nodes}
+
+
+def test_a_statement_is_found_by_the_headings_it_sits_under(
+    ctx: PropsMemory, store: Store, tmp_path: Path
+) -> None:
+    # twenty suppliers' letters raise "our flatwork price"; only the letterhead names each
+    for i, company in enumerate(COMPANIES[:20]):
+        letter = (
+            f"# {company} Linen Services\n\nOwing to rising costs, our flatwork price will "
+            f"rise to £{2 + i / 100:.2f} per kg from May.\n"
+        )
+        add_document(ctx, letter, f"2024-03-{1 + i:02d}")
+    text = "Owing to rising costs, our flatwork price will rise to £2.05 per kg from May."
+    wanted = proposition_id(text, "2024-03-06")
+    question = "What does Falkirk Linen Services charge per kg for flatwork?"
+    keyword = subgraph(ctx, question, k=3, expand=False, channels="keyword")
+    assert anchors(keyword)[0] == wanted
+    # the letters read alike to the dense channel; fused, the keyword channel lifts the one
+    hybrid = subgraph(ctx, question, k=20, expand=False)
+    dense = subgraph(ctx, question, k=20, expand=False, channels="dense")
+    assert anchors(hybrid).index(wanted) < anchors(dense).index(wanted)
+    assert wanted in anchors(subgraph(ctx, question, expand=False))  # k = 10, the default
+    node = hybrid.node(wanted)
+    assert node.prop.text == text and node.prop.about == "Falkirk Linen Services"
+    assert "keyword" in node.channels
+    # the heading is stored in the graph: an index rebuilt from it finds the statement too
+    other = open_props(Settings(home=tmp_path / "other"), store, llm=None)
+    try:
+        rebuilt = subgraph(other, question, k=3, expand=False, channels="keyword")
+        assert anchors(rebuilt)[0] == wanted
+    finally:
+        other.close()

@@ -12,6 +12,7 @@ from graphmem.props.forms import apart, slot
 from graphmem.props.layout import Block, blocks
 from graphmem.props.model import Proposition, make_proposition
 from graphmem.props.sentences import statements
+from graphmem.strings import MAX_ABOUT
 
 PRICING = """## Pricing
 
@@ -92,8 +93,16 @@ def test_a_reply_keeps_only_what_its_author_wrote() -> None:
     # pass for new, so it is stated on its own date; headers, greeting, sign-off, signature
     # and notice are no statements
     assert split_into_propositions(REPLY, "2025-03-04") == [
-        {"text": "Confirmed: the Orbit launch moves to 12 March.", "date": "2025-03-04"},
-        {"text": "The Orbit launch is on 5 March. Can you confirm?", "date": "2025-03-03"},
+        {
+            "text": "Confirmed: the Orbit launch moves to 12 March.",
+            "date": "2025-03-04",
+            "about": "Orbit launch date",  # the subject
+        },
+        {
+            "text": "The Orbit launch is on 5 March. Can you confirm?",
+            "date": "2025-03-03",
+            "about": "Orbit launch date",  # a quoted message is under the thread's subject
+        },
     ]
     # a quote with no attribution cannot be dated: left out
     assert statements("From: Ann\nTo: Ben\n\nYes.\n\n> The fee is £20.\n") == ["Yes."]
@@ -262,7 +271,7 @@ def test_an_earlier_message_below_a_reply_is_stated_on_the_date_it_was_sent() ->
     )
     assert split_into_propositions(text, "2025-03-05") == [
         {"text": "The launch is now on 19 March.", "date": "2025-03-05"},
-        {"text": "The launch is on 12 March.", "date": "2025-03-03"},
+        {"text": "The launch is on 12 March.", "date": "2025-03-03", "about": "Launch"},
         # "01/03/2025" is January or March: a message that cannot be dated is left out
     ]
 
@@ -415,10 +424,15 @@ def test_a_threads_posts_are_stated_on_their_own_dates_by_their_authors() -> Non
         "Yes, £250 is the minimum for this offer.\n\nGwen\n\nSent from my iPad\n"
     )
     assert split_into_propositions(thread, "2023-10-04") == [
-        {"text": "A couple of questions: Is £250 really the minimum?", "date": "2023-10-02"},
+        {
+            "text": "A couple of questions: Is £250 really the minimum?",
+            "date": "2023-10-02",
+            "about": "Share offer questions",
+        },
         {
             "text": "Gwen Harker (Chair): Yes, £250 is the minimum for this offer.",
             "date": "2023-10-03",
+            "about": "Share offer questions",
         },
     ]  # Gwen's quote repeats pete's post: said once
 
@@ -462,3 +476,58 @@ def test_any_statement_has_a_slot_or_none_without_error(text: str) -> None:
     one, other = make_proposition(f"x{text}", "2024-01-01"), make_proposition("a: b", "2024-01-01")
     assert apart(one, other) in (True, False)
     assert slot(text) is None or isinstance(slot(text), str)
+
+
+def test_a_statement_carries_the_headings_it_sits_under_that_it_does_not_say() -> None:
+    page = (
+        "# Riverside Dental\n\n## Fees 2025\n\n- Hygienist: £62\n\n"
+        "Dr Amir Shah joins the practice in March.\n"
+    )
+    assert split_into_propositions(page, "2025-01-10") == [
+        # a list item is led by its headings: nothing left to say
+        {"text": "Riverside Dental › Fees 2025: Hygienist: £62", "date": "2025-01-10"},
+        {
+            "text": "Dr Amir Shah joins the practice in March.",
+            "date": "2025-01-10",
+            "about": "Riverside Dental › Fees 2025",
+        },
+    ]
+    mail = (
+        "From: Ann Lee <ann@riverside.example>\nTo: Ben\nDate: 4 Mar 2025\n"
+        "Subject: Re: Change to Thursday clinic\n\nIt will now start at 2pm.\n\n"
+        "Dr Shah takes the first appointment.\n"
+    )
+    assert split_into_propositions(mail, "2025-03-04") == [
+        # a sentence that does not stand alone is led by the subject: it says it already
+        {"text": "Change to Thursday clinic: It will now start at 2pm.", "date": "2025-03-04"},
+        {
+            "text": "Dr Shah takes the first appointment.",
+            "date": "2025-03-04",
+            "about": "Change to Thursday clinic",
+        },
+    ]
+
+
+def test_what_a_statement_is_about_is_whole_headings_within_the_limit() -> None:
+    long = "Quarterly report on " + "the estates " * 19  # 248 characters: still a heading
+    page = f"# A {long}\n\n## B {long}\n\n### C {long}\n\nDr Amir Shah joins in March.\n"
+    (found,) = split_into_propositions(page, "2025-01-10")
+    # the title comes first; a heading that would not fit is left out whole, never cut
+    assert found["about"] == f"A {long}".strip()
+    assert len(f"A {long} › B {long}") > MAX_ABOUT
+    # control characters and runs of spaces in a heading do not reach the proposition
+    (found,) = split_into_propositions(
+        "# Fees\x07  2025\n\nDr Amir Shah joins in March.\n", "2025-01-10"
+    )
+    assert found["about"] == "Fees 2025"
+    make_proposition(found["text"], found["date"], about=found["about"])  # valid as stored
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab #\x0b\t\n=-:›" + "\u00a0")), max_size=2000))
+def test_every_statement_read_offline_is_a_valid_proposition(text: str) -> None:
+    for i, found in enumerate(split_into_propositions(text, "2025-01-10")):
+        prop = make_proposition(
+            found["text"], found["date"], None, None, f"p[{i}]", found.get("about")
+        )
+        assert prop.about is None or prop.about not in prop.text

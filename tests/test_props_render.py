@@ -188,3 +188,15 @@ def test_same_date_ties_are_broken_by_id() -> None:
     labels = render_detail(Subgraph("q", None, nodes, edges)).labels
     first, second = sorted([renamed["b"], renamed["c"]])  # both dated 2021-09-01
     assert (labels[first], labels[second]) == ("P3", "P4")
+
+
+def test_a_block_shows_the_headings_its_statement_sits_under() -> None:
+    prop = dataclasses.replace(NODES[0].prop, about="Riverside Dental › Fees 2025")
+    graph = Subgraph("q", "2022-12-31", (dataclasses.replace(NODES[0], prop=prop),), ())
+    assert render(graph).splitlines()[:5] == [
+        "[P1]",
+        "Date: 2019-05-05",
+        "Source: gazette",
+        "Heading: Riverside Dental › Fees 2025",
+        "Statement: Beta is blue.",
+    ]

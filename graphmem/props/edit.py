@@ -94,7 +94,7 @@ def update_proposition(
     _forget(ctx, [old.id], [vector_id(old.id)])
     if new.id in created:
         ctx.vectors.add(LABEL, [new.id], [rows[0]["vid"]], [new.ts], vecs)
-        ctx.keywords.add(LABEL, [new.id], [rows[0]["vid"]], [new.ts], [new.text])
+        ctx.keywords.add(LABEL, [new.id], [rows[0]["vid"]], [new.ts], [new.searched_text])
         return new
     return _stored(ctx, new.id)  # merged: as the other writer stored it
 

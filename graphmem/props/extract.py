@@ -152,7 +152,11 @@ def split_into_propositions(text: str, date: str) -> list[dict[str, str]]:
     ("## [2.4.0] - 2023-08-02"), a reply's header or in an earlier message (its "Sent:"
     line), with that date when it is not later."""
     return [
-        {"text": s.text, "date": s.date if s.date is not None and s.date <= date else date}
+        {
+            "text": s.text,
+            "date": s.date if s.date is not None and s.date <= date else date,
+            **({"about": s.about} if s.about else {}),
+        }
         for s in dated_statements(text)
     ]
 
@@ -202,7 +206,9 @@ def extracted(
         found = split_into_propositions(doc.text, doc.date)
     try:
         return [
-            make_proposition(p["text"], p["date"], doc.source, doc.id, f"propositions[{i}]")
+            make_proposition(
+                p["text"], p["date"], doc.source, doc.id, f"propositions[{i}]", p.get("about")
+            )
             for i, p in enumerate(found)
         ]
     except InvalidInput as error:  # found in the document: the caller sent its text

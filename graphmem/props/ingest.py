@@ -63,24 +63,31 @@ class IngestReport:
 def validate_items(items: Any, doc_id: str | None = None) -> list[Proposition]:
     """Every item as a Proposition; the first bad one raises InvalidInput naming its field."""
     return [
-        make_proposition(item.get("text"), item.get("date"), item.get("source"), doc_id, field)
+        make_proposition(
+            item.get("text"), item.get("date"), item.get("source"), doc_id, field, item.get("about")
+        )
         for field, item in text_date_source(items, "propositions")
     ]
 
 
 def text_date_source(items: Any, field: str) -> list[tuple[str, Mapping[str, Any]]]:
-    """(field[i], item) of a list of {text, date, source?} objects (Propositions too); the
-    first that is not one raises InvalidInput naming it. The values are not checked here."""
+    """(field[i], item) of a list of {text, date, source?, about?} objects (Propositions too);
+    the first that is not one raises InvalidInput naming it. The values are not checked here."""
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
-        raise InvalidInput(field, "must be a list of {text, date, source?} objects")
+        raise InvalidInput(field, "must be a list of {text, date, source?, about?} objects")
     out = []
     for i, item in enumerate(items):
         name = f"{field}[{i}]"
         if isinstance(item, Proposition):
-            item = {"text": item.text, "date": item.date, "source": item.source}
+            item = {
+                "text": item.text,
+                "date": item.date,
+                "source": item.source,
+                "about": item.about,
+            }
         if not isinstance(item, Mapping):
-            raise InvalidInput(name, "must be an object with text, date and optional source")
-        unknown = set(item) - {"text", "date", "source"}
+            raise InvalidInput(name, "must be an object with text, date and optional source, about")
+        unknown = set(item) - {"text", "date", "source", "about"}
         if unknown:
             raise InvalidInput(name, f"unknown keys {sorted(unknown)}")
         out.append((name, item))
@@ -96,7 +103,7 @@ def add_propositions(
     embeddings: np.ndarray | None = None,
     batch_size: int = BATCH,
 ) -> IngestReport:
-    """Store already-extracted propositions [{text, date: 'YYYY-MM-DD', source?}].
+    """Store already-extracted propositions [{text, date: 'YYYY-MM-DD', source?, about?}].
 
     `embeddings` (one row per item, from ctx.embedder's model) skips embedding, for bulk
     loads that embed elsewhere. `relate=False` stores without classifying relations.
@@ -300,7 +307,7 @@ def _store_batch(
     mine = [i for i, row in enumerate(rows) if row["id"] in created]
     ids, vids, ts = ([rows[i][key] for i in mine] for key in ("id", "vid", "ts"))
     ctx.vectors.add(LABEL, ids, vids, ts, vecs[mine])
-    ctx.keywords.add(LABEL, ids, vids, ts, [rows[i]["text"] for i in mine])
+    ctx.keywords.add(LABEL, ids, vids, ts, [rows[i]["searched"] for i in mine])
     return _Stored(len(rows), len(mine), relations, len(docs))
 
 
@@ -366,6 +373,8 @@ def prop_rows(batch: list[Proposition], vecs: np.ndarray) -> list[dict[str, Any]
             "date": p.date,
             "ts": p.ts,
             "source": p.source,
+            "about": p.about,
+            "searched": p.searched_text,  # not stored: what the keyword index gets
             "vid": vector_id(p.id),
             "embedding": emb,
         }

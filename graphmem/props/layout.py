@@ -51,6 +51,7 @@ class Block:
     context: str = ""
     led: bool = False
     date: str | None = None
+    about: tuple[str, ...] = ()  # the headings above it, outermost first: what it is about
 
 
 _NOTICE = re.compile(
@@ -143,6 +144,7 @@ def blocks(text: str) -> list[Block]:
         return _read(letters.without_greetings(_unquoted(lines)))
     out: list[Block] = []
     said: set[str] = set()  # the newest message's words
+    subject: list[str] = []  # the thread's Subject: line, for a quoted message with none
     for i, message in enumerate(mail.messages(lines)):
         sent = _sent_date(message.sent)
         if i > 0 and sent is None and not message.forwarded:
@@ -150,8 +152,11 @@ def blocks(text: str) -> list[Block]:
         own = mail.own_lines(message.lines, _NOTICE)
         if i == 0:
             said = _words(own)
+            subject = [x for x in message.lines if mail.SUBJECT.match(x)][:1]
         else:  # a thread's page quoting a post it shows already: said once
             own = _unrepeated(own, said)
+            if not any(mail.SUBJECT.match(x) for x in own):
+                own = subject + own
         out += _read(letters.without_greetings(own, message=True), sent)
     return out
 
@@ -328,7 +333,8 @@ class _Reader:
 
     def _block(self, text: str, led: bool, field: bool = False) -> None:
         context = self.lead_in if led and self.lead_in else self.context(led, field)
-        self.out.append(Block(_EMPHASIS.sub("", text), context, led, self.date))
+        about = tuple(h.text for h in self.headings if not h.dateline and h.level != SPEAKER)
+        self.out.append(Block(_EMPHASIS.sub("", text), context, led, self.date, about))
         self.seen, self.standing = True, None
 
     def end_paragraph(self) -> None:

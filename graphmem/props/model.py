@@ -12,7 +12,7 @@ from typing import Any
 
 from graphmem.errors import InvalidInput
 from graphmem.kinds import RELATIONS
-from graphmem.strings import MAX_SOURCE, MAX_TEXT, checked_name, checked_str
+from graphmem.strings import MAX_ABOUT, MAX_SOURCE, MAX_TEXT, checked_name, checked_str
 
 KINDS = tuple(rel.key for rel in RELATIONS)  # relation kinds that become edges
 LABELS = (*KINDS, "norel")  # what a classifier may answer
@@ -33,10 +33,13 @@ class Proposition:
     ts: int  # epoch seconds of the date at 00:00 UTC
     source: str | None = None
     doc_id: str | None = None
+    # the headings it sits under in its document that the text does not repeat (the page's
+    # title, an e-mail's subject, the section): searched by the keyword channel, shown
+    about: str | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Proposition:
-        """Build from a graph row with id, text, date, ts and optionally source."""
+        """Build from a graph row with id, text, date, ts and optionally source and about."""
         return cls(
             row["id"],
             row["text"],
@@ -44,7 +47,13 @@ class Proposition:
             int(row["ts"]),
             row.get("source"),
             row.get("doc_id"),
+            row.get("about"),
         )
+
+    @property
+    def searched_text(self) -> str:
+        """What the keyword channel indexes: the text and what it is about."""
+        return f"{self.text} {self.about}" if self.about else self.text
 
 
 @dataclass(frozen=True)
@@ -167,11 +176,25 @@ def checked_source(value: Any, field: str) -> str | None:
     return checked_name(value, field, MAX_SOURCE)
 
 
+def checked_about(value: Any, field: str) -> str | None:
+    """Optional headings a statement sits under: trimmed, spaces squeezed (it is searched and
+    shown with the text), no control characters."""
+    about = checked_name(value, field, MAX_ABOUT)
+    return _SPACE.sub(" ", about) if about else None
+
+
 def make_proposition(
-    text: Any, date: Any, source: Any = None, doc_id: str | None = None, field: str = "proposition"
+    text: Any,
+    date: Any,
+    source: Any = None,
+    doc_id: str | None = None,
+    field: str = "proposition",
+    about: Any = None,
 ) -> Proposition:
-    """A validated Proposition with its deterministic id; errors name `field`.text / .date."""
+    """A validated Proposition with its deterministic id (from text and date: `about` and
+    `source` are not part of it); errors name `field`.text / .date / .source / .about."""
     clean = checked_text(text, f"{field}.text")
     day, ts = checked_date(date, f"{field}.date")
     src = checked_source(source, f"{field}.source")
-    return Proposition(_id_of_clean(clean, day), clean, day, ts, src, doc_id)
+    heads = checked_about(about, f"{field}.about")
+    return Proposition(_id_of_clean(clean, day), clean, day, ts, src, doc_id, heads)

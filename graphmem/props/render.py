@@ -5,22 +5,24 @@ Each proposition is a block
     [P3]
     Date: 2021-09-01
     Source: orrin-gazette
+    Heading: Orrin Gazette › Business
     Statement: ...
     Status: updated by P5 (2022-03-04): no longer current.
     Relations: This statement updates the following earlier propositions: P2 (2020-01-02).
 
 P-numbers follow ascending date, then id, over the propositions shown. `Source:` is left out
-when the proposition has none. `Status:` is the node's status as of the subgraph's date
-(graphmem/props/status.py), the same value the API returns as `status` / `updatedBy` /
-`contradictedBy`: "current.", "updated by ...: no longer current.", "contradicted by ...:
-not current." or "updated by ... and contradicted by ...: no longer current."; propositions
-not shown are counted ("1 later proposition not shown"). Edges that do not count because
-their source is itself refuted are named ("P4 (2021-09-01) does not count: it is itself
+when the proposition has none, `Heading:` (the headings it sits under in its document that its
+text does not say: Proposition.about) when it has none. `Status:` is the node's status as of
+the subgraph's date (graphmem/props/status.py), the same value the API returns as `status` /
+`updatedBy` / `contradictedBy`: "current.", "updated by ...: no longer current.", "contradicted
+by ...: not current." or "updated by ... and contradicted by ...: no longer current.";
+propositions not shown are counted ("1 later proposition not shown"). Edges that do not count
+because their source is itself refuted are named ("P4 (2021-09-01) does not count: it is itself
 contradicted."), and marked where the Relations line lists them. Relation sentences come in a
 fixed order (updates, is updated by, contradicts, is contradicted by, supports, is supported
-by); each lists the nearest propositions first (earlier ones by descending P-number, later
-ones ascending). "Relations: none" when there are none. The updates and contradictions of a
-refuted proposition are followed by "(not counted: this statement is contradicted)".
+by); each lists the nearest propositions first (earlier ones by descending P-number, later ones
+ascending). "Relations: none" when there are none. The updates and contradictions of a refuted
+proposition are followed by "(not counted: this statement is contradicted)".
 
 Token budget. Tokens are estimated by graphmem.tokens.estimate_tokens, which splits text the
 way GPT-4-family BPE tokenisers do (characters / 4 would undercount numbers and dates by
@@ -148,8 +150,9 @@ def _render(graph: Subgraph, nodes: Sequence[Node]) -> tuple[str, dict[str, str]
     blocks = []
     for node in ordered:
         source = f"Source: {node.prop.source}\n" if node.prop.source else ""
+        about = f"Heading: {node.prop.about}\n" if node.prop.about else ""
         blocks.append(
-            f"[P{labels.number[node.prop.id]}]\nDate: {node.prop.date}\n{source}"
+            f"[P{labels.number[node.prop.id]}]\nDate: {node.prop.date}\n{source}{about}"
             f"Statement: {node.prop.text}\nStatus: {status_text(node.status, labels)}\n"
             f"Relations: {_relations(graph, node, labels, refuted)}"
         )

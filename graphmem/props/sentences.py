@@ -20,11 +20,13 @@ from dataclasses import dataclass
 
 from graphmem.props.layout import Block, blocks, lead
 from graphmem.props.wordlist import word_set
+from graphmem.strings import MAX_ABOUT
 
 _BOUNDARY = re.compile(r"([.!?]+)([\"'\u201d\u2019)\]]*)\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _LAST_WORD = re.compile(r"(\S+)$")
 _HAS_WORD = re.compile(r"\w")
+_SPACES = re.compile("[\\s\x00-\x1f\x7f-\x9f\ud800-\udfff]+")  # and control characters
 
 
 ABBREVIATIONS = word_set(
@@ -65,6 +67,7 @@ class Statement:
 
     text: str
     date: str | None = None
+    about: str = ""  # what the document is about where the text does not say (Block.about)
 
 
 def statements(text: str) -> list[str]:
@@ -83,12 +86,25 @@ def dated_statements(text: str) -> list[Statement]:
         for sentence in _split_paragraph(block.text):
             joined = f"{out[-1].text} {sentence}" if len(out) > start else ""
             if joined and len(joined) <= MAX_JOINED and _depends(sentence):
-                out[-1] = Statement(joined, block.date)
+                out[-1] = Statement(joined, block.date, _about(block, joined))
             elif len(out) == start and block.context and _led(block, sentence):
-                out.append(Statement(lead(block.context, sentence), block.date))
+                led = lead(block.context, sentence)
+                out.append(Statement(led, block.date, _about(block, led)))
             else:
-                out.append(Statement(sentence, block.date))
+                out.append(Statement(sentence, block.date, _about(block, sentence)))
     return out
+
+
+def _about(block: Block, text: str) -> str:
+    """The headings above a statement that it does not say, outermost first, whole headings
+    within MAX_ABOUT characters (a proposition's `about`)."""
+    about = ""
+    for heading in (_SPACES.sub(" ", h).strip() for h in block.about):
+        joined = f"{about} \u203a {heading}" if about else heading
+        if heading in text or len(joined) > MAX_ABOUT:
+            continue
+        about = joined
+    return about
 
 
 def _led(block: Block, sentence: str) -> bool:
