@@ -70,7 +70,7 @@ def round_24(text: str, date: str) -> list[dict[str, str]]:
 
 
 def without_about(text: str, date: str) -> list[dict[str, str]]:
-    """The layout's statements without the headings they sit under (round 26)."""
+    """The layout's statements without the headings they sit under (as in round 26)."""
     return [
         {k: v for k, v in p.items() if k != "about"} for p in split_into_propositions(text, date)
     ]
@@ -78,7 +78,7 @@ def without_about(text: str, date: str) -> list[dict[str, str]]:
 
 EXTRACTIONS: dict[str, Callable[[str, str], list[dict[str, str]]]] = {
     "round 24 (flattened sentences)": round_24,
-    "layout, no headings kept (round 26)": without_about,
+    "layout, headings not kept": without_about,
     "layout with headings (round 27)": split_into_propositions,
 }
 

@@ -531,3 +531,32 @@ def test_every_statement_read_offline_is_a_valid_proposition(text: str) -> None:
             found["text"], found["date"], None, None, f"p[{i}]", found.get("about")
         )
         assert prop.about is None or prop.about not in prop.text
+
+
+def test_code_link_definitions_and_company_footers_are_no_statements() -> None:
+    readme = (
+        "# tidewright\n\n## Install\n\n```bash\npip install tidewright\n```\n\n"
+        "Python 3.10 or newer is needed.\n\n[1.4.1]: https://example.org/compare/v1.4.0...v1.4.1\n"
+        "\n---\n© 2024 Tidewright Ltd · Registered in England No. 04418825 · Privacy\n"
+    )
+    assert statements(readme) == ["tidewright › Install: Python 3.10 or newer is needed."]
+    # a fence never closed fences nothing; a line of tildes under a title is no fence
+    assert statements("```\nThe hall opens at 9.\n") == ["The hall opens at 9."]
+    poster = "SWIM SCHOOL\n~~~~~~~~~~~~~~~~~~~~\n\nNo lessons on 16 December.\n"
+    assert statements(poster) == ["No lessons on 16 December."]
+    # a sentence that names a registration number's kind is no footer
+    faq = "Yes, 30% off Pro. Email us with your charity registration number.\n"
+    assert statements(faq) == ["Yes, 30% off Pro. Email us with your charity registration number."]
+
+
+def test_a_mailing_lists_headers_and_footer_are_no_statements() -> None:
+    post = (
+        "From: Jakob Lindqvist <jakob@example.org>\nTo: dev@lists.example.org\n"
+        "Date: Mon, 21 Aug 2023 09:12:00 +0000\nSubject: [dev] Release manager handover\n"
+        "Message-ID: <CAJx3k9@mail.example.org>\nIn-Reply-To: <CAJx3k8@mail.example.org>\n"
+        "List-Id: dev <dev.lists.example.org>\nMIME-Version: 1.0\n\n"
+        "Mei Takahashi takes over as release manager on 1 September.\n\n"
+        "_______________________________________________\n"
+        "dev mailing list\ndev@lists.example.org\nhttps://lists.example.org/mailman/listinfo/dev\n"
+    )
+    assert statements(post) == ["Mei Takahashi takes over as release manager on 1 September."]

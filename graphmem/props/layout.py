@@ -60,6 +60,16 @@ _NOTICE = re.compile(
     re.IGNORECASE,
 )
 
+_REGISTERED = re.compile(
+    r"\u00a9|\(c\) \d{4}|\bregistered in (england|scotland|wales|northern ireland|ireland)\b"
+    r"|\b(company|registration|registered|charity|society|vat)( reg\.?)? (no\.?|number):? ?"
+    r"[A-Z]{0,3} ?\d",  # with the number: "your charity registration number" is no footer
+    re.IGNORECASE,
+)
+_FRAGMENTS = re.compile(r"\s[\u00b7|\u2022]\s|(?<=\.)\s+|;\s")
+MAX_FRAGMENT = 8  # words of a fragment of a footer: more make a sentence
+_LINK_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+\S+")  # Markdown's "[1.4.1]: https://..."
+_FENCE = re.compile(r"^\s{0,3}(`{3,5}|~{3,5})\s*[\w+.-]*\s*$")  # "```bash", not an underline
 _HEADING = re.compile(r"^\s*(#{1,6})\s+(.+?)\s*#*\s*$")
 _BOLD_LINE = re.compile(r"^\s*(\*\*|__)([^*_]+?)\1\s*:?\s*$")
 _UNDERLINE = re.compile(r"^\s*(=+|-+)\s*$")
@@ -129,6 +139,14 @@ def _notice(text: str) -> bool:
     return len(text) <= MAX_NOTICE and _NOTICE.search(text) is not None
 
 
+def _footer(text: str) -> bool:
+    """A company's footer: "© 2024 Acme Ltd · Registered in England No. 04418825", fragments
+    of a few words each with a copyright or a registration number among them, no sentence."""
+    if len(text) > MAX_NOTICE or _REGISTERED.search(text) is None:
+        return False
+    return all(len(part.split()) <= MAX_FRAGMENT for part in _FRAGMENTS.split(text))
+
+
 def lead(context: str, text: str) -> str:
     """`text` read with its context: "Pricing: Pro: £29", "The plans cost: Pro: £29"."""
     if not context:
@@ -162,13 +180,31 @@ def blocks(text: str) -> list[Block]:
 
 
 def _read(lines: list[str], date: str | None = None) -> list[Block]:
-    """The blocks of lines, dated `date` where no dated heading dates them."""
+    """The blocks of lines, dated `date` where no dated heading dates them. A fenced code
+    block and Markdown's link definitions are no statements."""
     reader = _Reader(date)
-    for line in lines:
-        if not _metadata(line):
+    code = _fenced(lines)
+    for i, line in enumerate(lines):
+        if i in code:
+            reader.end_paragraph()
+        elif not (_metadata(line) or _LINK_DEFINITION.match(line)):
             reader.read(line)
     reader.finish()
-    return [b for b in reader.out if not _notice(b.text)]
+    return [b for b in reader.out if not (_notice(b.text) or _footer(b.text))]
+
+
+def _fenced(lines: list[str]) -> set[int]:
+    """The lines of fenced code blocks, fences included; a fence never closed fences nothing."""
+    out: set[int] = set()
+    opened: int | None = None
+    for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            if opened is None:
+                opened = i
+            else:
+                out.update(range(opened, i + 1))
+                opened = None
+    return out
 
 
 def _sent_date(sent: str | None) -> str | None:

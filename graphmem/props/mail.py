@@ -28,12 +28,16 @@ from graphmem.props.wordlist import word_set
 QUOTED = re.compile(r"^\s*>")
 _SENT = re.compile(r"^\s*(?:sent|date)\s*:\s*(.+)$", re.IGNORECASE)
 MAX_HEADERS = 8  # lines at the top of an earlier message its headers may take
-HEADER = re.compile(r"^\s*(from|to|cc|bcc|sent|date|reply-to)\s*:\s", re.IGNORECASE)
+HEADER = re.compile(
+    r"^\s*(from|to|cc|bcc|sent|date|reply-to|message-id|in-reply-to|list-[a-z]+|return-path"
+    r"|mime-version|content-type|x-[\w-]+)\s*:\s",
+    re.IGNORECASE,
+)
 SUBJECT = re.compile(r"^\s*subject\s*:\s*(?:(?:re|fwd?|fw|aw|sv)\s*:\s*)*(.*)$", re.IGNORECASE)
 _WROTE = re.compile(r"\bwrote:\s*$", re.IGNORECASE)
 _EARLIER = re.compile(r"^\s*-{2,}\s*original message\s*-{2,}\s*$", re.IGNORECASE)
 FORWARDED = re.compile(r"^\s*-{2,}\s*forwarded message\s*-{2,}\s*$", re.IGNORECASE)
-_SIGNATURE = re.compile(r"^--\s*$")
+_SIGNATURE = re.compile(r"^(--|_{10,})\s*$")  # "-- ", or a mailing list's footer rule
 _SENT_FROM = re.compile(r"^\s*sent from (my|outlook|mail|yahoo)\b", re.IGNORECASE)
 _GREETING = re.compile(
     r"^\s*(hi|hello|hey|dear|morning|good (morning|afternoon|evening))\b"
