@@ -442,3 +442,16 @@ def test_relations_do_not_depend_on_how_propositions_arrive(
         reported = ingest(split, world.items())
         assert {(e.src, e.dst, e.kind) for e in list_relations(split)} == at_once
         assert reported == len(at_once)
+
+
+def test_a_documents_statements_are_not_related_to_each_other_offline(
+    ctx: PropsMemory,  # noqa: F811 - the fixture
+) -> None:
+    page = (
+        "# Fees from September 2024\n\nThe price of a 30-minute lesson will be £10.25.\n\n"
+        "The price of a 45-minute lesson will be £14.50.\n"
+    )
+    first = add_document(ctx, page, "2024-06-18")
+    assert first.added == 2 and first.relations == 0  # said at once: no update
+    later = "# Fees from January 2025\n\nThe price of a 30-minute lesson will be £10.75.\n"
+    assert add_document(ctx, later, "2025-01-06").relations >= 1  # another date: related

@@ -312,6 +312,19 @@ def test_statements_filling_other_slots_of_a_form_are_apart() -> None:
     assert slot("Menu › Starters › Soup of the day") is None  # a path, no field
 
 
+def test_statements_of_one_document_on_one_date_are_apart() -> None:
+    def said(text: str, date: str, doc: str | None) -> Proposition:
+        return make_proposition(text, date, None, doc)
+
+    fee = "The price of a 30-minute lesson will be £10.25."
+    rumour = "Not as bad as the £11 people were saying!"
+    assert apart(said(rumour, "2024-06-18", "doc_a"), said(fee, "2024-06-18", "doc_a"))
+    # another document, or the same one's earlier message with its own date: the classifier
+    assert not apart(said(rumour, "2024-06-18", "doc_b"), said(fee, "2024-06-18", "doc_a"))
+    assert not apart(said(rumour, "2024-06-18", "doc_a"), said(fee, "2024-06-11", "doc_a"))
+    assert not apart(said(rumour, "2024-06-18", None), said(fee, "2024-06-18", None))
+
+
 TICKET = """Ticket #48213
 Subject: Bank feed not updating
 

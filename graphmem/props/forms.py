@@ -74,8 +74,12 @@ def _lead(text: str) -> str | None:
 
 
 def apart(new: Proposition, old: Proposition) -> bool:
-    """Whether two statements fill different slots of forms, or are items of one list
-    stated the same day (one document's list says all its items at once)."""
+    """Whether two statements fill different slots of forms, are items of one list stated the
+    same day (one document's list says all its items at once), or are read from one document
+    on one date (a page says its statements at once; an earlier message it quotes has its own
+    date)."""
+    if new.doc_id is not None and new.doc_id == old.doc_id and new.ts == old.ts:
+        return True
     a, b = slot(new.text), slot(old.text)
     if a is not None and b is not None and a != b and _form(a) == _form(b):
         return True  # two fields, or two rows of one table: a row and a field may relate
