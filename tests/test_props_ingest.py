@@ -24,6 +24,7 @@ from graphmem.props import (
     counts,
     list_relations,
 )
+from graphmem.props.bulk import add_documents
 from graphmem.props.ingest import DocumentRow, store_propositions
 from graphmem.props.model import document_id, make_proposition, proposition_id
 from graphmem.props.retrieve import get_propositions
@@ -455,3 +456,16 @@ def test_a_documents_statements_are_not_related_to_each_other_offline(
     assert first.added == 2 and first.relations == 0  # said at once: no update
     later = "# Fees from January 2025\n\nThe price of a 30-minute lesson will be £10.75.\n"
     assert add_document(ctx, later, "2025-01-06").relations >= 1  # another date: related
+
+
+def test_propositions_keep_their_headings_and_documents_take_none(
+    ctx: PropsMemory,  # noqa: F811 - the fixture
+) -> None:
+    heading = "Riverside Dental › Fees 2025"
+    prop = make_proposition("A hygienist visit costs £62.", "2025-01-10", about=heading)
+    (pid,) = add_propositions(ctx, [prop]).proposition_ids  # a Proposition keeps its about
+    assert get_propositions(ctx, [pid])[0].about == heading
+    with pytest.raises(InvalidInput) as err:
+        add_documents(ctx, [{"text": "Fees rise.", "date": "2025-02-01", "about": heading}])
+    assert err.value.field == "documents[0]" and "about" in err.value.problem
+    assert counts(ctx)["documents"] == 0

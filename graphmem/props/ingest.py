@@ -66,28 +66,31 @@ def validate_items(items: Any, doc_id: str | None = None) -> list[Proposition]:
         make_proposition(
             item.get("text"), item.get("date"), item.get("source"), doc_id, field, item.get("about")
         )
-        for field, item in text_date_source(items, "propositions")
+        for field, item in text_date_source(items, "propositions", about=True)
     ]
 
 
-def text_date_source(items: Any, field: str) -> list[tuple[str, Mapping[str, Any]]]:
-    """(field[i], item) of a list of {text, date, source?, about?} objects (Propositions too);
-    the first that is not one raises InvalidInput naming it. The values are not checked here."""
+def text_date_source(
+    items: Any, field: str, about: bool = False
+) -> list[tuple[str, Mapping[str, Any]]]:
+    """(field[i], item) of a list of {text, date, source?} objects (Propositions too; with
+    `about`, propositions' {..., about?}); the first that is not one raises InvalidInput naming
+    it. The values are not checked here."""
+    keys = {"text", "date", "source", "about"} if about else {"text", "date", "source"}
+    optional = "source?, about?" if about else "source?"
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
-        raise InvalidInput(field, "must be a list of {text, date, source?, about?} objects")
+        raise InvalidInput(field, f"must be a list of {{text, date, {optional}}} objects")
     out = []
     for i, item in enumerate(items):
         name = f"{field}[{i}]"
         if isinstance(item, Proposition):
-            item = {
-                "text": item.text,
-                "date": item.date,
-                "source": item.source,
-                "about": item.about,
-            }
+            prop = item
+            item = {"text": prop.text, "date": prop.date, "source": prop.source}
+            if about:
+                item["about"] = prop.about
         if not isinstance(item, Mapping):
-            raise InvalidInput(name, "must be an object with text, date and optional source, about")
-        unknown = set(item) - {"text", "date", "source", "about"}
+            raise InvalidInput(name, f"must be an object with text, date and optional {optional}")
+        unknown = set(item) - keys
         if unknown:
             raise InvalidInput(name, f"unknown keys {sorted(unknown)}")
         out.append((name, item))
