@@ -573,3 +573,21 @@ def test_a_mailing_lists_headers_and_footer_are_no_statements() -> None:
         "dev mailing list\ndev@lists.example.org\nhttps://lists.example.org/mailman/listinfo/dev\n"
     )
     assert statements(post) == ["Mei Takahashi takes over as release manager on 1 September."]
+
+
+def test_a_message_in_the_first_person_is_led_by_its_author() -> None:
+    mail = (
+        'From: "Ridley, Tom" <tom@aldermoor.example>\nTo: Ellie Marsh\nDate: 3 Mar 2025\n'
+        "Subject: Your wedding\n\nHi Ellie,\n\nI'll be your coordinator from now on.\n\n"
+        "The Barn seats 140 for dinner.\n\nTom\n"
+    )
+    assert statements(mail) == [
+        "Tom Ridley: I'll be your coordinator from now on.",
+        "The Barn seats 140 for dinner.",
+    ]
+    # an address alone names no one; a page has no author
+    unnamed = mail.replace('"Ridley, Tom" <tom@aldermoor.example>', "events@aldermoor.example")
+    assert statements(unnamed)[0] == "Your wedding: I'll be your coordinator from now on."
+    assert statements("I'll be your coordinator from now on.\n") == [
+        "I'll be your coordinator from now on."
+    ]

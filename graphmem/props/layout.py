@@ -69,6 +69,7 @@ _REGISTERED = re.compile(
 _FRAGMENTS = re.compile(r"\s[\u00b7|\u2022]\s|(?<=\.)\s+|;\s")
 MAX_FRAGMENT = 8  # words of a fragment of a footer: more make a sentence
 _LINK_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+\S+")  # Markdown's "[1.4.1]: https://..."
+_FIRST_PERSON = re.compile(r"(I|I'm|I'll|I've|I'd|I’m|I’ll|I’ve|I’d|My)\b")
 _FENCE = re.compile(r"^\s{0,3}(`{3,5}|~{3,5})\s*[\w+.-]*\s*$")  # "```bash", not an underline
 _HEADING = re.compile(r"^\s*(#{1,6})\s+(.+?)\s*#*\s*$")
 _BOLD_LINE = re.compile(r"^\s*(\*\*|__)([^*_]+?)\1\s*:?\s*$")
@@ -175,14 +176,16 @@ def blocks(text: str) -> list[Block]:
             own = _unrepeated(own, said)
             if not any(mail.SUBJECT.match(x) for x in own):
                 own = subject + own
-        out += _read(letters.without_greetings(own, message=True), sent)
+        author = mail.sender(message.lines)
+        out += _read(letters.without_greetings(own, message=True), sent, author)
     return out
 
 
-def _read(lines: list[str], date: str | None = None) -> list[Block]:
-    """The blocks of lines, dated `date` where no dated heading dates them. A fenced code
-    block and Markdown's link definitions are no statements."""
-    reader = _Reader(date)
+def _read(lines: list[str], date: str | None = None, author: str | None = None) -> list[Block]:
+    """The blocks of lines, dated `date` where no dated heading dates them; a paragraph
+    opening in the first person ("I'll be your coordinator") led by the message's `author`.
+    A fenced code block and Markdown's link definitions are no statements."""
+    reader = _Reader(date, author)
     code = _fenced(lines)
     for i, line in enumerate(lines):
         if i in code:
@@ -281,8 +284,9 @@ def _metadata(line: str) -> bool:
 class _Reader:
     """Lines in, blocks out: keeps the headings, the list's lead-in and the table's header."""
 
-    def __init__(self, date: str | None = None) -> None:
+    def __init__(self, date: str | None = None, author: str | None = None) -> None:
         self.dated = date  # the date of what no dated heading dates (None: the document's)
+        self.author = author  # who wrote the message: who "I" is
         self.out: list[Block] = []
         self.paragraph: list[str] = []
         self.item: list[str] = []  # the list item being read, with its continuation lines
@@ -369,6 +373,8 @@ class _Reader:
 
     def _block(self, text: str, led: bool, field: bool = False) -> None:
         context = self.lead_in if led and self.lead_in else self.context(led, field)
+        if self.author and not led and _FIRST_PERSON.match(text):
+            context, led = self.author, True
         about = tuple(h.text for h in self.headings if not h.dateline and h.level != SPEAKER)
         self.out.append(Block(_EMPHASIS.sub("", text), context, led, self.date, about))
         self.seen, self.standing = True, None

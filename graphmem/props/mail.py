@@ -27,6 +27,9 @@ from graphmem.props.wordlist import word_set
 
 QUOTED = re.compile(r"^\s*>")
 _SENT = re.compile(r"^\s*(?:sent|date)\s*:\s*(.+)$", re.IGNORECASE)
+_FROM = re.compile(r"^\s*from\s*:\s*(.+)$", re.IGNORECASE)
+_ADDRESS = re.compile(r"<[^>]*>|\S+@\S+|\[mailto:[^\]]*\]", re.IGNORECASE)
+MAX_NAME_WORDS = 4
 MAX_HEADERS = 8  # lines at the top of an earlier message its headers may take
 HEADER = re.compile(
     r"^\s*(from|to|cc|bcc|sent|date|reply-to|message-id|in-reply-to|list-[a-z]+|return-path"
@@ -97,12 +100,32 @@ def messages(lines: list[str]) -> list[Message]:
 def _sent(lines: list[str], start: int) -> str | None:
     """The value of the "Sent:" or "Date:" header in the header block opening a message at
     `start` (None if it has none: a body line below is no header)."""
+    return _header(lines, start, _SENT)
+
+
+def _header(lines: list[str], start: int, header: re.Pattern[str]) -> str | None:
+    """The value of a header in the header block opening a message at `start`."""
     for line in lines[start : start + MAX_HEADERS]:
-        if (match := _SENT.match(line)) is not None:
+        if (match := header.match(line)) is not None:
             return match.group(1)
         if line.strip() and not (HEADER.match(line) or SUBJECT.match(line)):
             return None
     return None
+
+
+def sender(lines: list[str]) -> str | None:
+    """The name in the "From:" header opening a message ("Tom Ridley <tom@example.org>",
+    '"Ridley, Tom" <...>' read as "Tom Ridley"); None for an address alone."""
+    value = _header(lines, 0, _FROM)
+    if value is None:
+        return None
+    name = _ADDRESS.sub(" ", value).strip(" \"'")
+    if "," in name:  # Outlook's "Last, First"
+        last, _, first = name.partition(",")
+        name = f"{first.strip()} {last.strip()}"
+    words = name.split()
+    ok = 0 < len(words) <= MAX_NAME_WORDS and all(w[:1].isupper() for w in words)
+    return " ".join(words) if ok else None
 
 
 def _quoted(lines: list[str]) -> list[Message]:
