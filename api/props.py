@@ -51,7 +51,8 @@ else:
             "that its text does not repeat, if any",
         },
         types={"id": strawberry.ID, "date": dt.date},
-        hidden=("ts", "doc_id"),  # the date as epoch seconds; the stating document, while ingesting
+        # the date as epoch seconds; the stating document and its part, while ingesting
+        hidden=("ts", "doc_id", "part"),
     )
     IngestReport = derived(
         props.IngestReport,

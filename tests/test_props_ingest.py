@@ -469,3 +469,16 @@ def test_propositions_keep_their_headings_and_documents_take_none(
         add_documents(ctx, [{"text": "Fees rise.", "date": "2025-02-01", "about": heading}])
     assert err.value.field == "documents[0]" and "about" in err.value.problem
     assert counts(ctx)["documents"] == 0
+
+
+def test_a_same_day_reply_is_related_to_the_message_it_quotes(
+    ctx: PropsMemory,  # noqa: F811 - the fixture
+) -> None:
+    thread = (
+        "From: Ann Lee <ann@example.org>\nTo: Ben Carter\nDate: 10 Mar 2025\nSubject: Launch\n\n"
+        "The launch of the Orrin app is now on 19 March.\n\n"
+        "On 10 March 2025 at 09:12, Ben Carter <ben@example.org> wrote:\n"
+        "> The launch of the Orrin app is on 12 March.\n"
+    )
+    report = add_document(ctx, thread, "2025-03-10")
+    assert report.added == 2 and report.relations >= 1  # another message: judged

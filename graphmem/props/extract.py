@@ -34,7 +34,7 @@ from graphmem.props.model import (
     document_id,
     make_proposition,
 )
-from graphmem.props.sentences import dated_statements, split_sentences
+from graphmem.props.sentences import Statement, dated_statements, split_sentences
 
 __all__ = ["add_document", "add_propositions", "extract_with_llm", "split_into_propositions"]
 
@@ -152,11 +152,16 @@ def split_into_propositions(text: str, date: str) -> list[dict[str, str]]:
     ("## [2.4.0] - 2023-08-02"), a reply's header or in an earlier message (its "Sent:"
     line), with that date when it is not later."""
     return [
-        {
-            "text": s.text,
-            "date": s.date if s.date is not None and s.date <= date else date,
-            **({"about": s.about} if s.about else {}),
-        }
+        {"text": s.text, "date": s.date or date, **({"about": s.about} if s.about else {})}
+        for s in offline_statements(text, date)
+    ]
+
+
+def offline_statements(text: str, date: str) -> list[Statement]:
+    """split_into_propositions' statements, each dated (with the document's `date` where
+    nothing dates it, never later) and with the message and post of the document it is in."""
+    return [
+        replace(s, date=s.date if s.date is not None and s.date <= date else date)
         for s in dated_statements(text)
     ]
 
@@ -202,14 +207,18 @@ def extracted(
     """The propositions a document states: through the LLM if there is one, else its sentences."""
     if ctx.llm is not None:
         found = extract_with_llm(ctx.llm, doc.text, doc.date, doc.source, progress)
+        said = [Statement(p["text"], p["date"]) for p in found]
     else:
-        found = split_into_propositions(doc.text, doc.date)
+        said = offline_statements(doc.text, doc.date)
     try:
         return [
-            make_proposition(
-                p["text"], p["date"], doc.source, doc.id, f"propositions[{i}]", p.get("about")
+            replace(
+                make_proposition(
+                    s.text, s.date, doc.source, doc.id, f"propositions[{i}]", s.about or None
+                ),
+                part=s.part,
             )
-            for i, p in enumerate(found)
+            for i, s in enumerate(said)
         ]
     except InvalidInput as error:  # found in the document: the caller sent its text
         raise InvalidInput(field, f"{error.field} found in it: {error.problem}") from None

@@ -75,13 +75,19 @@ def _lead(text: str) -> str | None:
 
 def apart(new: Proposition, old: Proposition) -> bool:
     """Whether two statements fill different slots of forms, are items of one list stated the
-    same day (one document's list says all its items at once), or are read from one document
-    on one date (a page says its statements at once; an earlier message it quotes has its own
-    date)."""
-    if new.doc_id is not None and new.doc_id == old.doc_id and new.ts == old.ts:
+    same day (one document's list says all its items at once), or are read from one message
+    or post of one document on one date (it says its statements at once; a message it quotes,
+    a reply in its thread or a chat line is another part, which may update it)."""
+    if _said_at_once(new, old):
         return True
     a, b = slot(new.text), slot(old.text)
     if a is not None and b is not None and a != b and _form(a) == _form(b):
         return True  # two fields, or two rows of one table: a row and a field may relate
     lead = _lead(new.text)
     return new.ts == old.ts and lead is not None and PATH in lead and lead == _lead(old.text)
+
+
+def _said_at_once(new: Proposition, old: Proposition) -> bool:
+    """Both read from one part (message, post) of one document, on one date."""
+    same_part = new.part is not None and new.part == old.part
+    return same_part and new.doc_id is not None and new.doc_id == old.doc_id and new.ts == old.ts

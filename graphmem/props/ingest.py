@@ -24,7 +24,7 @@ import numpy as np
 from graphmem import deadline, embcodec, metrics
 from graphmem.errors import InvalidInput
 from graphmem.props.memory import PropsMemory
-from graphmem.props.model import Proposition, make_proposition
+from graphmem.props.model import Proposition, make_proposition, searched_text
 from graphmem.props.relate import LABEL, judge, pairings, relation_rows
 from graphmem.vectors import vector_id
 from graphmem.vectors.deletion import new_epoch
@@ -310,7 +310,8 @@ def _store_batch(
     mine = [i for i, row in enumerate(rows) if row["id"] in created]
     ids, vids, ts = ([rows[i][key] for i in mine] for key in ("id", "vid", "ts"))
     ctx.vectors.add(LABEL, ids, vids, ts, vecs[mine])
-    ctx.keywords.add(LABEL, ids, vids, ts, [rows[i]["searched"] for i in mine])
+    searched = [searched_text(rows[i]["text"], rows[i]["about"]) for i in mine]
+    ctx.keywords.add(LABEL, ids, vids, ts, searched)
     return _Stored(len(rows), len(mine), relations, len(docs))
 
 
@@ -377,7 +378,6 @@ def prop_rows(batch: list[Proposition], vecs: np.ndarray) -> list[dict[str, Any]
             "ts": p.ts,
             "source": p.source,
             "about": p.about,
-            "searched": p.searched_text,  # not stored: what the keyword index gets
             "vid": vector_id(p.id),
             "embedding": emb,
         }

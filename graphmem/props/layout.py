@@ -52,6 +52,7 @@ class Block:
     led: bool = False
     date: str | None = None
     about: tuple[str, ...] = ()  # the headings above it, outermost first: what it is about
+    part: str = "0.0"  # which message of the document, and which post or chat line in it
 
 
 _NOTICE = re.compile(
@@ -60,20 +61,29 @@ _NOTICE = re.compile(
     re.IGNORECASE,
 )
 
+# a copyright with its year, or a registration with its number ("Registered in England No.
+# 04418825", "VAT No. GB 318 4472 09"): "All images © Getty" or "your charity registration
+# number" are no footer
+_COPYRIGHT = re.compile(r"(\u00a9|\(c\)|\bcopyright\b)\s?(\u00a9\s?)?\d{4}", re.IGNORECASE)
 _REGISTERED = re.compile(
-    r"\u00a9|\(c\) \d{4}|\bregistered in (england|scotland|wales|northern ireland|ireland)\b"
-    r"|\b(company|registration|registered|charity|society|vat)( reg\.?)? (no\.?|number):? ?"
-    r"[A-Z]{0,3} ?\d",  # with the number: "your charity registration number" is no footer
+    r"\b(registered in (england|scotland|wales|northern ireland|ireland)[\w& ]{0,12}?"
+    r"|(company|registration|registered|charity|society|vat)( reg\.?)?) (no\.?|number):?\s?"
+    r"(?-i:[A-Z]{0,3})\s?\d",
     re.IGNORECASE,
 )
-_FRAGMENTS = re.compile(r"\s[\u00b7|\u2022]\s|(?<=\.)\s+|;\s")
-MAX_FRAGMENT = 8  # words of a fragment of a footer: more make a sentence
-_LINK_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+\S+")  # Markdown's "[1.4.1]: https://..."
+_FRAGMENTS = re.compile(r"\s[\u00b7|\u2022]\s")  # "Acme Ltd · Company no. 09876543 · Privacy"
+MAX_FRAGMENT = 12  # words of a fragment of a footer: more make a sentence
+MAX_FOOTER_LINE = 12  # words of a footer with no separators: "© 2024 Acme Ltd."
+# Markdown's "[1.4.1]: https://example.org/..." (a footnote "[^1]: ..." or "[Decision]: ..." is
+# text)
+_LINK_DEFINITION = re.compile(
+    r"^\s{0,3}\[[^\]^][^\]]*\]:\s+<?(\w+://|/|#|www\.)\S*>?(\s+(\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*$"
+)
 _FIRST_PERSON = re.compile(r"(I|I'm|I'll|I've|I'd|I’m|I’ll|I’ve|I’d|My)\b")
-_FENCE = re.compile(r"^\s{0,3}(`{3,5}|~{3,5})\s*[\w+.-]*\s*$")  # "```bash", not an underline
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([^`\s][^`]*)?$")  # "```bash", "~~~"
 _HEADING = re.compile(r"^\s*(#{1,6})\s+(.+?)\s*#*\s*$")
 _BOLD_LINE = re.compile(r"^\s*(\*\*|__)([^*_]+?)\1\s*:?\s*$")
-_UNDERLINE = re.compile(r"^\s*(=+|-+)\s*$")
+_UNDERLINE = re.compile(r"^\s*(=+|-+|~{3,})\s*$")
 _RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 _ITEM = re.compile(
     r"^\s*(?:[-*+\u2022\u25aa\u25e6\u2013]|\(?\d{1,3}[.)]|\(?[a-z][.)]|(\d{1,2}(?:\.\d{1,2})+)\.?"
@@ -141,11 +151,23 @@ def _notice(text: str) -> bool:
 
 
 def _footer(text: str) -> bool:
-    """A company's footer: "© 2024 Acme Ltd · Registered in England No. 04418825", fragments
-    of a few words each with a copyright or a registration number among them, no sentence."""
-    if len(text) > MAX_NOTICE or _REGISTERED.search(text) is None:
+    """A company's footer: "Acme Ltd · Registered in England No. 04418825 · Privacy" (parts
+    of a few words between separators, a copyright or a registration number among them), or a
+    short line that is a copyright ("© 2024 Acme Ltd. All rights reserved.") or opens with a
+    registration ("VAT No. GB 318 4472 09")."""
+    copyright, registered = _COPYRIGHT.search(text), _REGISTERED.search(text)
+    if len(text) > MAX_NOTICE or not (copyright or registered):
         return False
-    return all(len(part.split()) <= MAX_FRAGMENT for part in _FRAGMENTS.split(text))
+    parts = _FRAGMENTS.split(text)
+    if len(parts) > 1:
+        return all(_words_in(part) <= MAX_FRAGMENT for part in parts)
+    opens = registered is not None and registered.start() == 0
+    return _words_in(text) <= MAX_FOOTER_LINE and (copyright is not None or opens)
+
+
+def _words_in(text: str) -> int:
+    """Words with a letter in them: a telephone number or a postcode's digits are none."""
+    return sum(any(c.isalpha() for c in word) for word in text.split())
 
 
 def lead(context: str, text: str) -> str:
@@ -177,15 +199,17 @@ def blocks(text: str) -> list[Block]:
             if not any(mail.SUBJECT.match(x) for x in own):
                 own = subject + own
         author = mail.sender(message.lines)
-        out += _read(letters.without_greetings(own, message=True), sent, author)
+        out += _read(letters.without_greetings(own, message=True), sent, author, i)
     return out
 
 
-def _read(lines: list[str], date: str | None = None, author: str | None = None) -> list[Block]:
+def _read(
+    lines: list[str], date: str | None = None, author: str | None = None, message: int = 0
+) -> list[Block]:
     """The blocks of lines, dated `date` where no dated heading dates them; a paragraph
     opening in the first person ("I'll be your coordinator") led by the message's `author`.
     A fenced code block and Markdown's link definitions are no statements."""
-    reader = _Reader(date, author)
+    reader = _Reader(date, author, message)
     code = _fenced(lines)
     for i, line in enumerate(lines):
         if i in code:
@@ -193,20 +217,28 @@ def _read(lines: list[str], date: str | None = None, author: str | None = None) 
         elif not (_metadata(line) or _LINK_DEFINITION.match(line)):
             reader.read(line)
     reader.finish()
-    return [b for b in reader.out if not (_notice(b.text) or _footer(b.text))]
+    return [b for b in reader.out if not (_notice(b.text) or not b.led and _footer(b.text))]
 
 
 def _fenced(lines: list[str]) -> set[int]:
-    """The lines of fenced code blocks, fences included; a fence never closed fences nothing."""
+    """The lines of fenced code blocks, fences included. A block opens with a fence that has
+    an info string ("```bash", "```yaml title=...") or stands after a blank line or a line
+    ending in ":" (a line of tildes under a title is an underline), and closes with a bare
+    fence of the same character, at least as long; a fence never closed fences nothing."""
     out: set[int] = set()
-    opened: int | None = None
+    opened: tuple[int, str] | None = None  # the opening line and its fence
     for i, line in enumerate(lines):
-        if _FENCE.match(line):
-            if opened is None:
-                opened = i
-            else:
-                out.update(range(opened, i + 1))
-                opened = None
+        match = _FENCE.match(line)
+        if match is None:
+            continue
+        fence, info = match.group(1), match.group(2)
+        if opened is None:
+            before = lines[i - 1].strip() if i > 0 else ""
+            if info or not before or before.endswith(":"):
+                opened = (i, fence)
+        elif not info and fence[0] == opened[1][0] and len(fence) >= len(opened[1]):
+            out.update(range(opened[0], i + 1))
+            opened = None
     return out
 
 
@@ -284,9 +316,13 @@ def _metadata(line: str) -> bool:
 class _Reader:
     """Lines in, blocks out: keeps the headings, the list's lead-in and the table's header."""
 
-    def __init__(self, date: str | None = None, author: str | None = None) -> None:
+    def __init__(
+        self, date: str | None = None, author: str | None = None, message: int = 0
+    ) -> None:
         self.dated = date  # the date of what no dated heading dates (None: the document's)
         self.author = author  # who wrote the message: who "I" is
+        self.message = message  # which message of the document
+        self.post = 0  # which post (a speaker's header) or chat line of the message
         self.out: list[Block] = []
         self.paragraph: list[str] = []
         self.item: list[str] = []  # the list item being read, with its continuation lines
@@ -307,7 +343,7 @@ class _Reader:
             # a reply's "Leon Marsh - 6 Mar 2023, 10:17" dates what he wrote
             self._head(*heading, _first_date(line) if heading[0] == SPEAKER else None)
         elif _UNDERLINE.match(line) and len(self.paragraph) == 1 and not self.item:
-            self._head(1 if "=" in line else 2, self.paragraph.pop().strip())
+            self._head({"=": 1, "-": 2}.get(line.strip()[0], 3), self.paragraph.pop().strip())
         elif not line.strip() or _RULE.match(line):
             self.end_paragraph()
             self._end_table()
@@ -334,6 +370,9 @@ class _Reader:
         ):
             self._end_item()  # "1. Apologies — none."
         elif item is not None:
+            if chat:  # each chat line is a message of its own
+                self._end_item()
+                self.post += 1
             self._item(item.group(2), sub=item.re is _ITEM and item.group(1) is not None)
         elif _FIELD.match(line) and (not self.paragraph or self._title_only()):
             self._item(line, field=True)
@@ -368,6 +407,7 @@ class _Reader:
         while self.headings and self.headings[-1].level >= level:
             self.headings.pop()
         dated = date or _heading_date(text)
+        self.post += level == SPEAKER  # a reply: another post
         self.headings.append(_Heading(level, text, dated, _dateline(text)))
         self.lead_in, self.header, self.seen, self.standing = "", [], True, None
 
@@ -376,7 +416,8 @@ class _Reader:
         if self.author and not led and _FIRST_PERSON.match(text):
             context, led = self.author, True
         about = tuple(h.text for h in self.headings if not h.dateline and h.level != SPEAKER)
-        self.out.append(Block(_EMPHASIS.sub("", text), context, led, self.date, about))
+        part = f"{self.message}.{self.post}"
+        self.out.append(Block(_EMPHASIS.sub("", text), context, led, self.date, about, part))
         self.seen, self.standing = True, None
 
     def end_paragraph(self) -> None:

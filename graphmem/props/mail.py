@@ -31,16 +31,21 @@ _FROM = re.compile(r"^\s*from\s*:\s*(.+)$", re.IGNORECASE)
 _ADDRESS = re.compile(r"<[^>]*>|\S+@\S+|\[mailto:[^\]]*\]", re.IGNORECASE)
 MAX_NAME_WORDS = 4
 MAX_HEADERS = 8  # lines at the top of an earlier message its headers may take
-HEADER = re.compile(
-    r"^\s*(from|to|cc|bcc|sent|date|reply-to|message-id|in-reply-to|list-[a-z]+|return-path"
-    r"|mime-version|content-type|x-[\w-]+)\s*:\s",
+HEADER = re.compile(r"^\s*(from|to|cc|bcc|sent|date|reply-to)\s*:\s", re.IGNORECASE)
+# headers that only a message's header block holds: in its body "X-ray: no fracture" or
+# "Content-Type: application/json must be sent" are what its author wrote
+_BLOCK_HEADER = re.compile(
+    r"^\s*(message-id|in-reply-to|references|list-[a-z]+|return-path|mime-version"
+    r"|content-[a-z-]+|x-[\w-]+|delivered-to|received|thread-[a-z]+)\s*:\s",
     re.IGNORECASE,
 )
 SUBJECT = re.compile(r"^\s*subject\s*:\s*(?:(?:re|fwd?|fw|aw|sv)\s*:\s*)*(.*)$", re.IGNORECASE)
 _WROTE = re.compile(r"\bwrote:\s*$", re.IGNORECASE)
 _EARLIER = re.compile(r"^\s*-{2,}\s*original message\s*-{2,}\s*$", re.IGNORECASE)
 FORWARDED = re.compile(r"^\s*-{2,}\s*forwarded message\s*-{2,}\s*$", re.IGNORECASE)
-_SIGNATURE = re.compile(r"^(--|_{10,})\s*$")  # "-- ", or a mailing list's footer rule
+_SIGNATURE = re.compile(r"^--\s*$")
+_UNDERSCORES = re.compile(r"^\s*_{10,}\s*$")
+_LIST_FOOTER = re.compile(r"mailing list|listinfo|mailman|unsubscribe", re.IGNORECASE)
 _SENT_FROM = re.compile(r"^\s*sent from (my|outlook|mail|yahoo)\b", re.IGNORECASE)
 _GREETING = re.compile(
     r"^\s*(hi|hello|hey|dear|morning|good (morning|afternoon|evening))\b"
@@ -105,12 +110,16 @@ def _sent(lines: list[str], start: int) -> str | None:
 
 def _header(lines: list[str], start: int, header: re.Pattern[str]) -> str | None:
     """The value of a header in the header block opening a message at `start`."""
-    for line in lines[start : start + MAX_HEADERS]:
+    for line in lines[start : start + MAX_HEADERS + 6]:  # and a few the block may add
         if (match := header.match(line)) is not None:
             return match.group(1)
-        if line.strip() and not (HEADER.match(line) or SUBJECT.match(line)):
+        if line.strip() and not _any_header(line):
             return None
     return None
+
+
+def _any_header(line: str) -> bool:
+    return bool(HEADER.match(line) or SUBJECT.match(line) or _BLOCK_HEADER.match(line))
 
 
 def sender(lines: list[str]) -> str | None:
@@ -153,12 +162,18 @@ def own_lines(lines: list[str], notice: re.Pattern[str]) -> list[str]:
     """The lines of a message its author wrote (see the module docstring); `notice` finds a
     confidentiality notice, which a signature may carry."""
     lines = lines[: _earlier_at(lines, 0)]
-    body = ["" if QUOTED.match(x) or attribution(lines, i) else x for i, x in enumerate(lines)]
+    top = _header_lines(lines)
+    body = [
+        "" if i < top and _BLOCK_HEADER.match(x) or QUOTED.match(x) or attribution(lines, i) else x
+        for i, x in enumerate(lines)
+    ]
     closes = _closes(body, notice)
     out: list[str] = []
     signed = False
     for i, line in enumerate(body):
-        signed = signed or bool(_SIGNATURE.match(line) or _SENT_FROM.match(line))
+        signed = signed or bool(
+            _SIGNATURE.match(line) or _SENT_FROM.match(line) or _list_footer(body, i)
+        )
         if signed or not line.strip() and lines[i].strip():
             continue  # signed, or quoted
         if _signs_off(line) and closes[i]:
@@ -166,6 +181,23 @@ def own_lines(lines: list[str], notice: re.Pattern[str]) -> list[str]:
         elif not (HEADER.match(line) or _GREETING.match(line) or _NAME_GREETING.match(line)):
             out.append(line)
     return _without_signature(out, notice)
+
+
+def _header_lines(lines: list[str]) -> int:
+    """How many lines the header block opening a message takes (0 when none opens it): it
+    ends at its first blank line."""
+    for i, line in enumerate(lines):
+        if not line.strip() or not _any_header(line):
+            return i
+    return len(lines)
+
+
+def _list_footer(lines: list[str], i: int) -> bool:
+    """Whether line i is the rule of underscores above a mailing list's footer ("dev mailing
+    list", a listinfo link), not a rule between two parts of a newsletter."""
+    return bool(_UNDERSCORES.match(lines[i])) and any(
+        _LIST_FOOTER.search(x) for x in lines[i + 1 : i + 4]
+    )
 
 
 def attribution(lines: list[str], i: int) -> bool:

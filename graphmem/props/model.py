@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import re
@@ -21,6 +22,7 @@ KIND_OF_TYPE = {v: k for k, v in EDGE_TYPES.items()}
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SPACE = re.compile(r"\s+")
+_INVISIBLE = re.compile("[\u200b-\u200f\u2060\ufeff]")  # zero-width characters and marks
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,9 @@ class Proposition:
     # the headings it sits under in its document that the text does not repeat (the page's
     # title, an e-mail's subject, the section): searched by the keyword channel, shown
     about: str | None = None
+    # which message and post of its document, while ingesting offline (layout.Block.part): one
+    # document's statements of one part and date are never related (forms.apart)
+    part: str | None = dataclasses.field(default=None, compare=False)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Proposition:
@@ -53,7 +58,13 @@ class Proposition:
     @property
     def searched_text(self) -> str:
         """What the keyword channel indexes: the text and what it is about."""
-        return f"{self.text} {self.about}" if self.about else self.text
+        return searched_text(self.text, self.about)
+
+
+def searched_text(text: str, about: str | None) -> str:
+    """A proposition's text and what it is about, as the keyword channel indexes them (the
+    graph's copy: cypher/keywords.cypher)."""
+    return f"{text} {about}" if about else text
 
 
 @dataclass(frozen=True)
@@ -180,7 +191,10 @@ def checked_about(value: Any, field: str) -> str | None:
     """Optional headings a statement sits under: trimmed, spaces squeezed (it is searched and
     shown with the text), no control characters."""
     about = checked_name(value, field, MAX_ABOUT)
-    return _SPACE.sub(" ", about) if about else None
+    if not about:
+        return None
+    about = _SPACE.sub(" ", _INVISIBLE.sub("", unicodedata.normalize("NFKC", about))).strip()
+    return about or None
 
 
 def make_proposition(

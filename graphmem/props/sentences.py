@@ -68,6 +68,7 @@ class Statement:
     text: str
     date: str | None = None
     about: str = ""  # what the document is about where the text does not say (Block.about)
+    part: str | None = None  # which message and post of the document (Block.part)
 
 
 def statements(text: str) -> list[str]:
@@ -86,12 +87,12 @@ def dated_statements(text: str) -> list[Statement]:
         for sentence in _split_paragraph(block.text):
             joined = f"{out[-1].text} {sentence}" if len(out) > start else ""
             if joined and len(joined) <= MAX_JOINED and _depends(sentence):
-                out[-1] = Statement(joined, block.date, _about(block, joined))
+                out[-1] = Statement(joined, block.date, _about(block, joined), block.part)
             elif len(out) == start and block.context and _led(block, sentence):
                 led = lead(block.context, sentence)
-                out.append(Statement(led, block.date, _about(block, led)))
+                out.append(Statement(led, block.date, _about(block, led), block.part))
             else:
-                out.append(Statement(sentence, block.date, _about(block, sentence)))
+                out.append(Statement(sentence, block.date, _about(block, sentence), block.part))
     return out
 
 
