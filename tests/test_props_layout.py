@@ -8,6 +8,7 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphmem.props import mail
 from graphmem.props.extract import chunks, offline_statements, split_into_propositions
 from graphmem.props.forms import apart, slot
 from graphmem.props.layout import Block, blocks
@@ -658,3 +659,59 @@ def test_a_messages_body_keeps_lines_that_look_like_headers() -> None:
         f"{rule}\n\nSubs rise to £40 from May.\n\n{rule}\n\nThe bar now opens at 6pm.\n"
     )
     assert len(statements(newsletter)) == 3  # a rule between parts, not a list's footer
+
+
+def test_a_second_reviews_cases_read_as_a_person_would() -> None:
+    # a registration or a copyright inside a sentence is a fact, not a footer
+    for fact in (
+        "Company No. 04418825 changed its name to Acme Holdings Ltd on 3 March 2024.",
+        "The audit covers (a) 2022, (b) 2023 and (c) 2024 accounts.",
+        "The Corn Exchange reopened on 3 March (photo: © 2024 Leeds Live).",
+        "Copyright 2019 belongs to the estate, not the publisher.",
+    ):
+        assert statements(fact) == [fact]
+    for footer in ("Copyright © 2024 Acme Ltd. All rights reserved.", "VAT No. GB 318 4472 09."):
+        assert statements(footer) == []
+    # a bare ``` fence under a heading is code; "Fees" over "~~~~" is a heading
+    readme = "# Orrin\n\n## Example\n```\norrin serve --port 9090\n```\n\nIt listens on 8080.\n"
+    assert statements(readme) == ["Orrin › Example: It listens on 8080."]
+    # a message's header block: after a blank line, with headers graphmem does not name, folded
+    mail = (
+        "\nFrom: Ann Lee <ann@example.org>\nTo: Ben\nUser-Agent: Mutt\nSubject: Release\n"
+        "References: <a1@example.org>\n <a2@example.org>\nX-Mailer: Thunderbird 115\n\n"
+        "The 2.4 release ships on Monday.\n"
+    )
+    assert statements(mail) == ["The 2.4 release ships on Monday."]
+    # an unsubscribe line closing a newsletter is no mailing list's footer above a fact
+    news = (
+        "From: Club <club@example.org>\nTo: Members\nSubject: News\n\nThe AGM is on 3 April.\n\n"
+        f"{'_' * 30}\nSubs rise to £40 from May.\n\nTo unsubscribe, reply with STOP.\n"
+    )
+    assert "Subs rise to £40 from May." in statements(news)
+
+
+def test_who_wrote_a_message_and_its_parts() -> None:
+    assert [
+        mail.sender([header, "To: Ann", "", "Hello."])
+        for header in (
+            "From: Tom Ridley, Acme Roofing <tom@acme.example>",
+            'From: "Ridley, Tom" <tom@acme.example>',
+            "From: Support Team <help@acme.example>",
+            "From: BBC News <news@bbc.example>",
+            "From: tom@acme.example",
+        )
+    ] == ["Tom Ridley", "Tom Ridley", None, None, None]
+    assert mail.sender(["To: Ann", "", "From: The Facilities Team", "Hello."]) is None
+    # a ticket mailed by its desk: each reply keeps its own author, not the desk's
+    ticket = (
+        "From: Tom Ridley <tom@acme.example>\nTo: Anna\nSubject: [Ticket #5521] Server down\n\n"
+        "Leon Marsh - 6 Mar 2023, 10:17\nI've restarted the server and it is back up.\n"
+    )
+    assert statements(ticket) == ["Leon Marsh: I've restarted the server and it is back up."]
+    # a chat message's second line is its own, not the next speaker's
+    chat = (
+        "08/11/2023, 18:02 - Liz Barton: Quick update\nThe hall is booked for Saturday.\n"
+        "08/11/2023, 18:05 - Tom Bright: The hall moved us to Sunday.\n"
+    )
+    booked, moved = offline_statements(chat, "2023-11-08")
+    assert booked.part != moved.part and "Sunday" in moved.text

@@ -74,13 +74,14 @@ _REGISTERED = re.compile(
 _FRAGMENTS = re.compile(r"\s[\u00b7|\u2022]\s")  # "Acme Ltd · Company no. 09876543 · Privacy"
 MAX_FRAGMENT = 12  # words of a fragment of a footer: more make a sentence
 MAX_FOOTER_LINE = 12  # words of a footer with no separators: "© 2024 Acme Ltd."
+_RESERVED = re.compile(r"all rights reserved\.?", re.IGNORECASE)
 # Markdown's "[1.4.1]: https://example.org/..." (a footnote "[^1]: ..." or "[Decision]: ..." is
 # text)
 _LINK_DEFINITION = re.compile(
     r"^\s{0,3}\[[^\]^][^\]]*\]:\s+<?(\w+://|/|#|www\.)\S*>?(\s+(\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*$"
 )
-_FIRST_PERSON = re.compile(r"(I|I'm|I'll|I've|I'd|I’m|I’ll|I’ve|I’d|My)\b")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([^`\s][^`]*)?$")  # "```bash", "~~~"
+_FIRST_PERSON = re.compile(r"(I|I'm|I'll|I've|I'd|I’m|I’ll|I’ve|I’d|My)\b(?!/)")  # not "I/O"
+_FENCE = re.compile(r"^\s{0,3}(`{3,}+|~{3,}+)\s*([^`\s~][^`]*)?$")  # "```bash", "~~~"
 _HEADING = re.compile(r"^\s*(#{1,6})\s+(.+?)\s*#*\s*$")
 _BOLD_LINE = re.compile(r"^\s*(\*\*|__)([^*_]+?)\1\s*:?\s*$")
 _UNDERLINE = re.compile(r"^\s*(=+|-+|~{3,})\s*$")
@@ -155,14 +156,26 @@ def _footer(text: str) -> bool:
     of a few words between separators, a copyright or a registration number among them), or a
     short line that is a copyright ("© 2024 Acme Ltd. All rights reserved.") or opens with a
     registration ("VAT No. GB 318 4472 09")."""
+    if len(text) > MAX_NOTICE:
+        return False
     copyright, registered = _COPYRIGHT.search(text), _REGISTERED.search(text)
-    if len(text) > MAX_NOTICE or not (copyright or registered):
+    if not (copyright or registered):
         return False
     parts = _FRAGMENTS.split(text)
     if len(parts) > 1:
         return all(_words_in(part) <= MAX_FRAGMENT for part in parts)
-    opens = registered is not None and registered.start() == 0
-    return _words_in(text) <= MAX_FOOTER_LINE and (copyright is not None or opens)
+    if _words_in(text) > MAX_FOOTER_LINE:
+        return False
+    if copyright is not None and _words_in(text[: copyright.start()]) <= 1:
+        # "© 2024 Acme Ltd. All rights reserved.", not "Copyright 2019 belongs to the estate"
+        rest = _RESERVED.sub("", text[copyright.end() :])
+        return sum(w[:1].islower() for w in rest.split()) <= 1
+    # "VAT No. GB 318 4472 09", not "Company No. 04418825 changed its name to ..."
+    return (
+        registered is not None
+        and registered.start() == 0
+        and not _words_in(text[registered.end() :])
+    )
 
 
 def _words_in(text: str) -> int:
@@ -221,10 +234,11 @@ def _read(
 
 
 def _fenced(lines: list[str]) -> set[int]:
-    """The lines of fenced code blocks, fences included. A block opens with a fence that has
-    an info string ("```bash", "```yaml title=...") or stands after a blank line or a line
-    ending in ":" (a line of tildes under a title is an underline), and closes with a bare
-    fence of the same character, at least as long; a fence never closed fences nothing."""
+    """The lines of fenced code blocks, fences included. A block opens with a fence of
+    backticks, or of tildes with an info string ("~~~yaml") or after a blank line, a line
+    ending in ":" or a heading (a line of tildes under a title is an underline), and closes
+    with a bare fence of the same character, at least as long; a fence never closed fences
+    nothing."""
     out: set[int] = set()
     opened: tuple[int, str] | None = None  # the opening line and its fence
     for i, line in enumerate(lines):
@@ -234,7 +248,8 @@ def _fenced(lines: list[str]) -> set[int]:
         fence, info = match.group(1), match.group(2)
         if opened is None:
             before = lines[i - 1].strip() if i > 0 else ""
-            if info or not before or before.endswith(":"):
+            under = bool(before) and not before.endswith(":") and _heading(before) is None
+            if info or fence[0] == "`" or not under:  # "Fees" over "~~~~" is a heading
                 opened = (i, fence)
         elif not info and fence[0] == opened[1][0] and len(fence) >= len(opened[1]):
             out.update(range(opened[0], i + 1))
@@ -370,8 +385,11 @@ class _Reader:
         ):
             self._end_item()  # "1. Apologies — none."
         elif item is not None:
-            if chat:  # each chat line is a message of its own
+            if chat:  # each chat line is a message of its own: what came before is the last's
                 self._end_item()
+                if self.paragraph:
+                    self._block(_flat(self.paragraph), led=False)
+                    self.paragraph = []
                 self.post += 1
             self._item(item.group(2), sub=item.re is _ITEM and item.group(1) is not None)
         elif _FIELD.match(line) and (not self.paragraph or self._title_only()):
@@ -413,7 +431,7 @@ class _Reader:
 
     def _block(self, text: str, led: bool, field: bool = False) -> None:
         context = self.lead_in if led and self.lead_in else self.context(led, field)
-        if self.author and not led and _FIRST_PERSON.match(text):
+        if self.author and not self.post and not led and _FIRST_PERSON.match(text):
             context, led = self.author, True
         about = tuple(h.text for h in self.headings if not h.dateline and h.level != SPEAKER)
         part = f"{self.message}.{self.post}"

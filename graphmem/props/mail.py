@@ -30,10 +30,20 @@ _SENT = re.compile(r"^\s*(?:sent|date)\s*:\s*(.+)$", re.IGNORECASE)
 _FROM = re.compile(r"^\s*from\s*:\s*(.+)$", re.IGNORECASE)
 _ADDRESS = re.compile(r"<[^>]*>|\S+@\S+|\[mailto:[^\]]*\]", re.IGNORECASE)
 MAX_NAME_WORDS = 4
+MAX_FROM = 200  # characters of a From: header's value read for a name
+# words of a sender that is no person: "Acme Support", "Leeds City Council", "BBC News"
+_NOT_A_PERSON = word_set(
+    """
+    team support news council office service services department admin info help desk
+    helpdesk ltd limited inc plc llc group club society hotel school surgery bank newsletter
+    notifications noreply no-reply mailer daemon via
+    """
+)
 MAX_HEADERS = 8  # lines at the top of an earlier message its headers may take
 HEADER = re.compile(r"^\s*(from|to|cc|bcc|sent|date|reply-to)\s*:\s", re.IGNORECASE)
 # headers that only a message's header block holds: in its body "X-ray: no fracture" or
 # "Content-Type: application/json must be sent" are what its author wrote
+_ANY_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{1,40}:\s")  # a header's form, any name
 _BLOCK_HEADER = re.compile(
     r"^\s*(message-id|in-reply-to|references|list-[a-z]+|return-path|mime-version"
     r"|content-[a-z-]+|x-[\w-]+|delivered-to|received|thread-[a-z]+)\s*:\s",
@@ -123,18 +133,25 @@ def _any_header(line: str) -> bool:
 
 
 def sender(lines: list[str]) -> str | None:
-    """The name in the "From:" header opening a message ("Tom Ridley <tom@example.org>",
-    '"Ridley, Tom" <...>' read as "Tom Ridley"); None for an address alone."""
-    value = _header(lines, 0, _FROM)
-    if value is None:
+    """The person named in the "From:" header of the header block opening a message ("Tom
+    Ridley <tom@example.org>", '"Ridley, Tom" <...>' read as "Tom Ridley", "Jane Smith, MD" as
+    "Jane Smith"); None for an address alone, a team or an organisation ("BBC News", "Acme
+    Support"), a single name, or a long value."""
+    start = _blank_lines(lines)
+    block = lines[start : _header_lines(lines)]
+    values = [m.group(1) for m in map(_FROM.match, block) if m is not None]
+    if not values or len(values[0]) > MAX_FROM:
         return None
-    name = _ADDRESS.sub(" ", value).strip(" \"'")
-    if "," in name:  # Outlook's "Last, First"
-        last, _, first = name.partition(",")
-        name = f"{first.strip()} {last.strip()}"
-    words = name.split()
-    ok = 0 < len(words) <= MAX_NAME_WORDS and all(w[:1].isupper() for w in words)
-    return " ".join(words) if ok else None
+    name = _ADDRESS.sub(" ", values[0])
+    parts = [p.strip(" \"'") for p in name.split(",")]
+    if len(parts) == 2 and all(len(p.split()) == 1 for p in parts):  # Outlook's "Last, First"
+        parts = [f"{parts[1]} {parts[0]}"]
+    words = parts[0].split()
+    person = 2 <= len(words) <= MAX_NAME_WORDS and all(
+        w[:1].isupper() and any(c.islower() for c in w) and w.lower() not in _NOT_A_PERSON
+        for w in words
+    )
+    return " ".join(words) if person else None
 
 
 def _quoted(lines: list[str]) -> list[Message]:
@@ -163,8 +180,8 @@ def own_lines(lines: list[str], notice: re.Pattern[str]) -> list[str]:
     confidentiality notice, which a signature may carry."""
     lines = lines[: _earlier_at(lines, 0)]
     top = _header_lines(lines)
-    body = [
-        "" if i < top and _BLOCK_HEADER.match(x) or QUOTED.match(x) or attribution(lines, i) else x
+    body = [  # the header block's Subject: stays: it heads the message
+        "" if i < top and not SUBJECT.match(x) or QUOTED.match(x) or attribution(lines, i) else x
         for i, x in enumerate(lines)
     ]
     closes = _closes(body, notice)
@@ -184,20 +201,30 @@ def own_lines(lines: list[str], notice: re.Pattern[str]) -> list[str]:
 
 
 def _header_lines(lines: list[str]) -> int:
-    """How many lines the header block opening a message takes (0 when none opens it): it
-    ends at its first blank line."""
-    for i, line in enumerate(lines):
-        if not line.strip() or not _any_header(line):
-            return i
-    return len(lines)
+    """Where the header block opening a message (after blank lines) ends: at its first blank
+    line or line that is no header; a header the block has that graphmem does not name
+    ("User-Agent:", "DKIM-Signature:") and a folded header's indented line are in it. 0 when
+    no header of a message opens it."""
+    start = i = _blank_lines(lines)
+    while i < len(lines) and (
+        _ANY_NAME.match(lines[i]) or i > start and lines[i][:1].isspace() and lines[i].strip()
+    ):
+        i += 1
+    return i if any(_any_header(x) for x in lines[start:i]) else 0
+
+
+def _blank_lines(lines: list[str]) -> int:
+    """How many blank lines open `lines`."""
+    return next((i for i, x in enumerate(lines) if x.strip()), len(lines))
 
 
 def _list_footer(lines: list[str], i: int) -> bool:
     """Whether line i is the rule of underscores above a mailing list's footer ("dev mailing
     list", a listinfo link), not a rule between two parts of a newsletter."""
-    return bool(_UNDERSCORES.match(lines[i])) and any(
-        _LIST_FOOTER.search(x) for x in lines[i + 1 : i + 4]
-    )
+    if not _UNDERSCORES.match(lines[i]):
+        return False
+    below = next((x for x in lines[i + 1 :] if x.strip()), "")
+    return _LIST_FOOTER.search(below) is not None
 
 
 def attribution(lines: list[str], i: int) -> bool:

@@ -22,7 +22,7 @@ KIND_OF_TYPE = {v: k for k, v in EDGE_TYPES.items()}
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SPACE = re.compile(r"\s+")
-_INVISIBLE = re.compile("[\u200b-\u200f\u2060\ufeff]")  # zero-width characters and marks
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff]")  # zero-width spaces (joiners stay: they spell)
 
 
 @dataclass(frozen=True)
@@ -190,11 +190,9 @@ def checked_source(value: Any, field: str) -> str | None:
 def checked_about(value: Any, field: str) -> str | None:
     """Optional headings a statement sits under: trimmed, spaces squeezed (it is searched and
     shown with the text), no control characters."""
-    about = checked_name(value, field, MAX_ABOUT)
-    if not about:
-        return None
-    about = _SPACE.sub(" ", _INVISIBLE.sub("", unicodedata.normalize("NFKC", about))).strip()
-    return about or None
+    if isinstance(value, str):  # normalised first: NFKC may lengthen it past the limit
+        value = _SPACE.sub(" ", _INVISIBLE.sub("", unicodedata.normalize("NFKC", value)))
+    return checked_name(value, field, MAX_ABOUT) or None
 
 
 def make_proposition(

@@ -16,6 +16,7 @@ statement keeps the subject its figure belongs to.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from graphmem.props.layout import Block, blocks, lead
@@ -100,7 +101,9 @@ def _about(block: Block, text: str) -> str:
     """The headings above a statement that it does not say, outermost first, whole headings
     within MAX_ABOUT characters (a proposition's `about`)."""
     about = ""
-    for heading in (_SPACES.sub(" ", h).strip() for h in block.about):
+    # as stored (NFKC, which may lengthen it) and with no control characters
+    headings = (_SPACES.sub(" ", unicodedata.normalize("NFKC", h)).strip() for h in block.about)
+    for heading in headings:
         joined = f"{about} \u203a {heading}" if about else heading
         if heading in text or len(joined) > MAX_ABOUT:
             continue
