@@ -241,7 +241,7 @@ def valid_arguments(known: Seeded) -> dict[str, list[dict[str, Any]]]:
             }
         ],
         "deleteDocument": [{"id": document_id(memo["text"], memo["date"], memo["source"])}],
-        "addPropositions": [{"propositions": [held]}],
+        "addPropositions": [{"propositions": [{**held, "about": "Sales report › April"}]}],
         "updateProposition": [
             {
                 "id": proposition_id(held["text"], held["date"]),
