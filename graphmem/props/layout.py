@@ -158,17 +158,17 @@ def _footer(text: str) -> bool:
     registration ("VAT No. GB 318 4472 09")."""
     if len(text) > MAX_NOTICE:
         return False
-    copyright, registered = _COPYRIGHT.search(text), _REGISTERED.search(text)
-    if not (copyright or registered):
+    claimed, registered = _COPYRIGHT.search(text), _REGISTERED.search(text)
+    if not (claimed or registered):
         return False
     parts = _FRAGMENTS.split(text)
     if len(parts) > 1:
         return all(_words_in(part) <= MAX_FRAGMENT for part in parts)
     if _words_in(text) > MAX_FOOTER_LINE:
         return False
-    if copyright is not None and _words_in(text[: copyright.start()]) <= 1:
+    if claimed is not None and _words_in(text[: claimed.start()]) <= 1:
         # "© 2024 Acme Ltd. All rights reserved.", not "Copyright 2019 belongs to the estate"
-        rest = _RESERVED.sub("", text[copyright.end() :])
+        rest = _RESERVED.sub("", text[claimed.end() :])
         return sum(w[:1].islower() for w in rest.split()) <= 1
     # "VAT No. GB 318 4472 09", not "Company No. 04418825 changed its name to ..."
     return (
