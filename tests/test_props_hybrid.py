@@ -9,7 +9,14 @@ import pytest
 
 from graphmem.config import Settings
 from graphmem.errors import InvalidInput
-from graphmem.props import PropsMemory, add_document, add_propositions, list_relations, subgraph
+from graphmem.props import (
+    PropsMemory,
+    add_document,
+    add_propositions,
+    list_relations,
+    retrieve,
+    subgraph,
+)
 from graphmem.props.classify import Candidate, Judgement
 from graphmem.props.model import Proposition, proposition_id
 from graphmem.props.retrieve import INCOMING, NEIGHBOURS
@@ -250,10 +257,43 @@ def test_an_anchor_brings_the_statement_of_its_document_that_leaves_out_the_name
     graph = subgraph(ctx, question, as_of="2023-06-01", k=2)
     node = graph.node(answer)
     assert node.via == "document" and not node.is_anchor and node.score is not None
-    # one per anchor: the sentence of the article most similar to the question
+    # one per anchor: the sentence of the article most similar to the question and least like
+    # what the subgraph already shows
     from_documents = [n for n in graph.nodes if n.via == "document"]
     assert len(from_documents) <= 2 and all(n.prop.date <= "2023-06-01" for n in graph.nodes)
     assert "Investors in Marsby cheered the news." not in {n.prop.text for n in graph.nodes}
+
+
+def test_an_anchors_document_brings_what_it_adds_not_what_repeats_the_anchor(
+    ctx: PropsMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    article = (
+        "Velkor Foods runs the biggest bakery in Marsby. Velkor Foods runs the largest bakery "
+        "in Marsby, the town's biggest employer. The company named Zofia Quilbrestan as its "
+        "new chief executive. Shares rose 4 percent on Monday."
+    )
+    add_document(ctx, article, "2023-05-02")
+    for i, company in enumerate(COMPANIES[:5]):
+        add_document(
+            ctx,
+            f"{company} Foods named Marta {SURNAMES[i]} as its chief executive.",
+            f"2023-0{1 + i}-10",
+        )
+    answer = "The company named Zofia Quilbrestan as its new chief executive."
+    restated = "Velkor Foods runs the largest bakery in Marsby, the town's biggest employer."
+
+    def brought(graph) -> list[str]:
+        return [n.prop.text for n in graph.nodes if n.via == "document"]
+
+    question = "Who runs Velkor Foods?"
+    graph = subgraph(ctx, question, as_of="2023-06-01", k=1)
+    assert [n.prop.text for n in graph.anchors] == [
+        "Velkor Foods runs the biggest bakery in Marsby."
+    ]
+    assert brought(graph) == [answer]
+    # the premise: by similarity to the question alone the restatement would come instead
+    monkeypatch.setattr(retrieve, "SIBLING_RELEVANCE", 1.0)
+    assert brought(subgraph(ctx, question, as_of="2023-06-01", k=1)) == [restated]
 
 
 def test_a_statement_is_found_by_the_headings_it_sits_under(

@@ -273,6 +273,34 @@ def test_ivf_is_retrained_once_the_data_has_grown_16_fold(tmp_path: Path) -> Non
         assert ids(index.search(items.vecs[q], 1)) == [items.ids[q]]
 
 
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf"])
+def test_stored_vectors_are_read_back_after_removals_and_a_reload(
+    kind: str, tmp_path: Path
+) -> None:
+    items = make_items(120, seed=5)
+    big = 1000 if kind == "flat" else 50  # above the threshold the index is ANN
+    config = VectorConfig(flat_threshold=big, kind="hnsw" if kind == "flat" else kind)
+    index = VectorIndex("Proposition", DIM, "test-model", config)
+    index.add(items.ids, items.vids, items.ts, items.vecs)
+    assert index.kind == kind
+    index.remove(items.vids[:10])
+    index.add(items.ids[:3], items.vids[:3], items.ts[:3], items.vecs[:3])  # back again
+    wanted = items.vids[:5] + items.vids[60:63] + [vector_id("never stored")]
+    for held in (index, _saved_and_loaded(index, tmp_path, config)):
+        got = held.vectors(wanted)
+        assert set(got) == set(items.vids[:3] + items.vids[60:63]), "removed, unknown: left out"
+        for i in (0, 1, 2, 60, 61, 62):
+            np.testing.assert_allclose(got[items.vids[i]], items.vecs[i], atol=1e-6)
+    with pytest.raises(InvalidInput, match="vids"):
+        index.vectors(["p1"])
+    assert index.vectors([]) == {}
+
+
+def _saved_and_loaded(index: VectorIndex, tmp_path: Path, config: VectorConfig) -> VectorIndex:
+    index.save(tmp_path)
+    return VectorIndex.load(tmp_path, "Proposition", DIM, "test-model", config)
+
+
 def test_add_after_graph_write_is_idempotent_and_remove_drops(store: Store, tmp_path: Path) -> None:
     items = make_items(20, seed=10)
     write(store, items, slice(0, 10))

@@ -122,6 +122,8 @@ class VectorIndex:
         return kind, inner, faiss.IndexIDMap(inner)
 
     def _set_index(self, kind: str, inner: Any, idmap: Any) -> None:
+        if kind == "ivf" and inner.direct_map.type == faiss.DirectMap.NoMap:
+            inner.make_direct_map(True)  # vectors() reads single items back; adds keep it
         self._kind, self._inner, self._idmap = kind, inner, idmap
 
     def _nlist_for(self, n: int) -> int:
@@ -218,6 +220,17 @@ class VectorIndex:
                     self._rebuild()
             self.dirty = True
             return len(gone)
+
+    def vectors(self, vids: Sequence[int] | np.ndarray) -> dict[int, np.ndarray]:
+        """The stored vector of each of `vids` that is indexed (others are left out)."""
+        wanted = _checked_ints("vids", vids, None, 0, _MAX_VID).tolist()
+        with self._lock.shared():
+            held = [v for v in dict.fromkeys(wanted) if v in self._pos]
+            if not held:
+                return {}
+            slots = np.array([self._pos[v] for v in held], dtype=np.int64)
+            rows = self._inner.reconstruct_batch(slots)
+        return dict(zip(held, rows, strict=True))
 
     # --- searching -------------------------------------------------------------------------
 

@@ -169,6 +169,11 @@ class VectorStore(SyncedIndexes[VectorIndex]):
         self.refresh(label)
         return self.index(label).search(query_vec, k, as_of_ts, among)
 
+    def vectors(self, label: str, vids: Sequence[int] | np.ndarray) -> dict[int, np.ndarray]:
+        """The stored vectors of these `label` vids (VectorIndex.vectors)."""
+        self.refresh(label)
+        return self.index(label).vectors(vids)
+
     def search_columns(
         self, label: str, query_vec: Sequence[float] | np.ndarray, k: int, as_of_ts: int | None
     ) -> Columns:
