@@ -6,7 +6,9 @@ without the name) and as-of questions whose answer (a name or a number) is known
 ingested as `graphmem ingest-docs` does without an LLM: add_document per article, which splits
 it into sentences (a sentence that says "the company" loses the name), relations by the offline
 classifier. A question counts as answered when its answer appears (as a whole word)
-in a proposition of the subgraph (anchors and neighbours) for its as-of date.
+in a proposition of the subgraph (anchors and neighbours) for its as-of date; the last two
+columns count it in the rendered context cut to BUDGET tokens (graphmem/props/render.py drops
+whole propositions, the least useful first).
 
 Questions: "attribute" (who runs X, how many people live in Y, as of a date) and "reverse"
 (which company named <person> chief executive, which town has <number> residents: a name or
@@ -44,13 +46,14 @@ from newsworld import Corpus, Question, generate  # noqa: E402
 
 from graphmem.config import Settings  # noqa: E402
 from graphmem.embed import Embedder  # noqa: E402
-from graphmem.props import PropsMemory, add_document, counts, retrieve  # noqa: E402
+from graphmem.props import PropsMemory, add_document, counts, render, retrieve  # noqa: E402
 from graphmem.props.hybrid import FUSION, Fusion  # noqa: E402
 from graphmem.services import open_props  # noqa: E402
 from graphmem.tokens import estimate_tokens  # noqa: E402
 
 HALVES = ("tuning", "held_back")
 FORMS = ("all", "attribute", "reverse")
+BUDGET = 500  # tokens: the rendered context cut to what a small prompt affords
 
 
 @dataclass(frozen=True)
@@ -98,13 +101,16 @@ def score(ctx: PropsMemory, questions: Sequence[Question], vecs, setting: Settin
             cell = hits.setdefault(key, [0, 0])
             cell[0] += answered(q.answer, [n.prop.text for n in graph.nodes])
             cell[1] += 1
+        cell = hits.setdefault(("budget", q.half), [0, 0])
+        cell[0] += answered(q.answer, [render(graph, BUDGET)])
+        cell[1] += 1
     p50, p95 = np.percentile(took, [50, 95]) if took else (0.0, 0.0)
     return hits, sum(sizes) / max(len(sizes), 1), sum(tokens) / max(len(tokens), 1), p50, p95
 
 
 def line(name: str, hits: dict, size: float, tokens: float, p50: float = 0, p95: float = 0) -> str:
     cells = []
-    for form in FORMS:
+    for form in (*FORMS, "budget"):
         for half in HALVES:
             got, asked = hits.get((form, half), (0, 0))
             cells.append(f"{got / max(asked, 1):6.1%}")
@@ -171,7 +177,7 @@ def main() -> None:
         vecs = embedder.encode([q.question for q in corpus.questions])
         if args.sweep:
             sweep(ctx, corpus, vecs, args.k)
-        heads = [f"{f[:6]}/{h[:4]}" for f in FORMS for h in HALVES]
+        heads = [f"{f[:6]}/{h[:4]}" for f in (*FORMS, f"{BUDGET}tok") for h in HALVES]
         print(f"answer in the k={args.k} context (share of questions)")
         columns = " ".join(f"{h:>9}" for h in heads)
         print(f"  {'':<30} {columns}  nodes  tokens  p50 ms  p95 ms")

@@ -146,6 +146,25 @@ def test_budget_keeps_a_chain_of_replacements_with_its_anchor() -> None:
     assert detail.dropped == ("d",), "the current value is kept over an unrelated neighbour"
 
 
+def test_budget_keeps_what_an_anchors_document_brought_as_long_as_the_anchor() -> None:
+    named = node("a", "2023-05-02", "Velkor Foods shares rose 4 percent.", True, 0.7)
+    brought = dataclasses.replace(
+        node("b", "2023-05-02", "The company named Zofia Quilbrestan as its chief.", False, 0.2),
+        via="document",
+        anchor="a",
+    )
+    weaker = node("c", "2023-01-10", "Ardent Foods named Marta Kestrova as its chief.", True, 0.5)
+    aside = node("d", "2023-02-01", "Velkor Foods is based in Marsby.", False, 0.6)
+    graph = Subgraph("Who runs Velkor Foods?", None, (named, brought, weaker, aside), ())
+    order = []
+    for budget in range(estimate_tokens(render(graph)), -1, -1):
+        dropped = render_detail(graph, max_tokens=budget).dropped
+        order = list(dropped) if len(dropped) > len(order) else order
+    # the unrelated neighbour, the weaker anchor, then the document's statement just before
+    # the anchor it completes, though it is the least similar of all
+    assert order == ["d", "c", "b", "a"]
+
+
 def test_budget_drops_neighbours_that_replace_no_anchor_first() -> None:
     aside = node("f", "2018-01-01", "Gamma is green.", False, 0.95)
     graph = Subgraph(GRAPH.question, GRAPH.as_of, (*NODES, aside), EDGES)

@@ -29,9 +29,10 @@ way GPT-4-family BPE tokenisers do (characters / 4 would undercount numbers and 
 about half); it is deterministic and needs no tokenizer. Over budget,
 whole propositions are dropped (never part of one): neighbours first, least similar to the
 question first (neighbours too far down the search to be scored go first, oldest first), then
-anchors the same way; a neighbour that updates or contradicts an anchor is kept until just
-before that anchor goes; references to dropped propositions disappear
-from the Relations lines. The same subgraph and budget always give the same text.
+anchors the same way; a neighbour that updates or contradicts an anchor, and the statement an
+anchor's document brought, are kept until just before that anchor goes; references to dropped
+propositions disappear from the Relations lines. The same subgraph and budget always give the
+same text.
 """
 
 from __future__ import annotations
@@ -96,14 +97,21 @@ def _keep_priority(nodes: Sequence[Node]) -> Callable[[Node], tuple]:
     least similar; an unscored neighbour (outside the search pool) is less similar than any
     scored one, and among those the oldest goes first. What updates or contradicts an anchor
     is kept as long as that anchor, and goes just before it: an anchor shown "no longer
-    current" without what replaced it would leave the question unanswered."""
+    current" without what replaced it would leave the question unanswered. So is the
+    statement an anchor's document brought: it says what the anchor lacks (the chief
+    executive of "the company" the anchor names), though it is less like the question."""
     score = {n.prop.id: -math.inf if n.score is None else n.score for n in nodes}
     by_id = {n.prop.id: n for n in nodes}
     lasts = {n.prop.id: score[n.prop.id] for n in nodes if n.is_anchor}
+    brought: dict[str, list[str]] = {}
+    for n in nodes:
+        if n.anchor is not None:
+            brought.setdefault(n.anchor, []).append(n.prop.id)
     todo = list(lasts)
     while todo:  # down the chains: what replaces what replaces an anchor stays as long too
         node = by_id[todo.pop()]
-        for pid in (*node.status.updated_by, *node.status.contradicted_by):
+        kin = brought.get(node.prop.id, ())
+        for pid in (*node.status.updated_by, *node.status.contradicted_by, *kin):
             if pid in score and lasts.get(pid, -math.inf) < lasts[node.prop.id]:
                 lasts[pid] = lasts[node.prop.id]
                 todo.append(pid)

@@ -74,6 +74,7 @@ class Node:
     rank: int | None = None
     channels: tuple[str, ...] = ()
     via: str = "search"  # one of VIA: an anchor, a relation into one, or one's document
+    anchor: str | None = None  # a document node: the anchor whose document brought it
 
 
 @dataclass(frozen=True)
@@ -240,7 +241,7 @@ def _collect(
     rows = _with_incoming(ctx, anchors, as_of_ts, anchors, True, []) if anchors else []
     members = {row["id"]: row for row in rows}
     via = dict.fromkeys(members, "search")
-    context: dict[str, float] = {}
+    context: dict[str, _Brought] = {}
     if expand and anchors:
         via.update(dict.fromkeys(_neighbours(rows, members.keys(), by_id), "relation"))
         anchor_vids = [by_id[pid].vid for pid in anchors if pid in by_id]
@@ -255,7 +256,8 @@ def _collect(
     nodes = []
     for pid, row in members.items():
         hit = by_id.get(pid)
-        score = hit.similarity if hit else context.get(pid)
+        brought = context.get(pid)
+        score = hit.similarity if hit else brought.score if brought else None
         nodes.append(
             Node(
                 Proposition.from_row(row),
@@ -265,6 +267,7 @@ def _collect(
                 rank.get(pid),
                 hit.channels if hit and pid in rank else (),
                 via[pid],
+                brought.anchor if brought else None,
             )
         )
     nodes.sort(key=lambda n: (n.prop.date, n.prop.id))
@@ -280,12 +283,19 @@ def _collect(
     return Subgraph(asked.question, asked.day, tuple(nodes), tuple(ordered))
 
 
+@dataclass(frozen=True)
+class _Brought:
+    """A document statement: its similarity to the question, the anchor it was chosen for."""
+
+    score: float
+    anchor: str
+
+
 def _siblings(
     ctx: PropsMemory, asked: _Asked, anchors: list[str], taken: list[str], anchor_vids: list[int]
-) -> dict[str, float]:
+) -> dict[str, _Brought]:
     """Up to SIBLINGS propositions of each anchor's documents, not in `taken`, best anchors
-    choosing first, by maximal marginal relevance (`_novel`); id → cosine similarity to the
-    question."""
+    choosing first, by maximal marginal relevance (`_most_novel`)."""
     if SIBLINGS < 1:
         return {}
     rows = ctx.store.read(
@@ -299,7 +309,7 @@ def _siblings(
     hits = {h.vid: h for h in ctx.vectors.search(LABEL, asked.vector, len(vids), among=vids)}
     vectors = ctx.vectors.vectors(LABEL, sorted(hits.keys() | set(anchor_vids)))
     shown = [vectors[v] for v in anchor_vids if v in vectors]
-    chosen: dict[str, float] = {}
+    chosen: dict[str, _Brought] = {}
     for pid in anchors:
         for _ in range(SIBLINGS):
             fresh = [hits[v] for v in of_anchor.get(pid, ()) if v in hits and v in vectors]
@@ -307,7 +317,7 @@ def _siblings(
             if not fresh:
                 break
             best = _most_novel(fresh, vectors, shown)
-            chosen[best.node_id] = best.score
+            chosen[best.node_id] = _Brought(best.score, pid)
             shown.append(vectors[best.vid])
     return chosen
 
