@@ -316,9 +316,41 @@ def _article(
     return " ".join([*([fact] if fact else []), *fill])
 
 
+# what a wire or a site appends to an article: no statement about anything the questions ask
+BOILERPLATE = (
+    "Reporting by {p}; editing by {q}.",
+    "Copyright {y} {o}. All rights reserved.",
+    "Click here to subscribe to our daily newsletter.",
+    "Follow {o} on social media for the latest updates.",
+    "This article was updated to add comment from analysts.",
+    "Additional reporting by {p}.",
+)
+
+
+def _boilerplate(rng: random.Random, day: int) -> str:
+    """Half the articles end with a paragraph of one or two lines of a site's boilerplate."""
+    if rng.random() < 0.5:
+        return ""
+    lines = rng.sample(BOILERPLATE, rng.randrange(1, 3))
+    person = lambda: f"{rng.choice(FIRST)} {_name(rng, 2)}"  # noqa: E731
+    filled = [
+        line.format(p=person(), q=person(), y=2019 + day // 365, o=rng.choice(OUTLETS).title())
+        for line in lines
+    ]
+    return "\n\n" + " ".join(filled)
+
+
+def _restated(outlet: str, fact: str) -> str:
+    """Another outlet's report of a fact; a name keeps its capital, "The" loses it."""
+    if fact.startswith("The "):
+        fact = fact[0].lower() + fact[1:]
+    return f"According to {outlet}, {fact}"
+
+
 def generate(seed: int = 11, documents: int = 1100, questions: int = 240) -> Corpus:
     """The corpus: about `documents` articles in date order and `questions` as-of questions."""
     rng = random.Random(seed)
+    tails = random.Random(f"{seed}-boilerplate")  # its own draws: the articles stay the same
     ents = _entities(rng)
     towns = [e.name for e in ents if e.kind == "town"]
     values = _Values(rng)
@@ -348,7 +380,7 @@ def generate(seed: int = 11, documents: int = 1100, questions: int = 240) -> Cor
             docs.append(
                 (
                     day + rng.randrange(1, 6),
-                    f"According to {rng.choice(OUTLETS)}, {restated[0].lower()}{restated[1:]}",
+                    _restated(rng.choice(OUTLETS), restated),
                     rng.choice(OUTLETS),
                 )
             )
@@ -359,7 +391,11 @@ def generate(seed: int = 11, documents: int = 1100, questions: int = 240) -> Cor
         )
     docs.sort(key=lambda d: d[0])
     out_docs = [
-        {"text": text, "date": str(START + np.timedelta64(day, "D")), "source": src}
+        {
+            "text": text + _boilerplate(tails, day),
+            "date": str(START + np.timedelta64(day, "D")),
+            "source": src,
+        }
         for day, text, src in docs
     ]
     reverse = questions // 4

@@ -292,8 +292,28 @@ def test_an_anchors_document_brings_what_it_adds_not_what_repeats_the_anchor(
     ]
     assert brought(graph) == [answer]
     # the premise: by similarity to the question alone the restatement would come instead
-    monkeypatch.setattr(retrieve, "SIBLING_RELEVANCE", 1.0)
+    monkeypatch.setattr(retrieve, "REPEAT_PENALTY", 0.0)
     assert brought(subgraph(ctx, question, as_of="2023-06-01", k=1)) == [restated]
+
+
+def test_an_anchors_document_brings_its_answer_not_its_byline(ctx: PropsMemory) -> None:
+    # a byline repeats nothing the anchor says, but answers nothing either
+    for i, company in enumerate(COMPANIES[:12]):
+        add_document(
+            ctx,
+            f"{company} Foods appointed a new chief executive on Monday. Marta {SURNAMES[i]}, "
+            f"formerly of Ardent Mills, will lead {company} Foods from June. Reporting by Anna "
+            "Smith; editing by Mark Jones.",
+            f"2023-0{1 + i % 9}-1{i % 10}",
+        )
+    graph = subgraph(ctx, "Who is the chief executive of Bellmoor Foods?", k=1)
+    assert [n.prop.text for n in graph.anchors] == [
+        "Bellmoor Foods appointed a new chief executive on Monday."
+    ]
+    brought = [n.prop.text for n in graph.nodes if n.via == "document"]
+    assert brought == [
+        "Marta Malinek, formerly of Ardent Mills, will lead Bellmoor Foods from June."
+    ]
 
 
 def test_a_statement_is_found_by_the_headings_it_sits_under(

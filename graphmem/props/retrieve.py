@@ -9,10 +9,10 @@
    contradicted, then those from a contradicted source, then SUPPORTS), newest first, then
    the more similar to the question.
 3. Document context: for each anchor, the SIBLINGS other propositions of the documents that
-   state it (dated on or before `as_of`) by maximal marginal relevance: similar to the
-   question, unlike what the subgraph already shows. A sentence of an article often leaves out
-   the name its neighbours carry ("The company named ... as its chief executive."), which
-   neither the question's embedding nor its words can find.
+   state it (dated on or before `as_of`): the most similar to the question once what repeats
+   the anchors (or the statements already chosen) is discounted. A sentence of an article
+   often leaves out the name its neighbours carry ("The company named ... as its chief
+   executive."), which neither the question's embedding nor its words can find.
 4. Edges: relations among the collected propositions, at most INCOMING of each kind (UPDATES,
    CONTRADICTS, SUPPORTS) into each proposition, chosen in the same order (members of the
    subgraph first within a rank): a proposition that dozens of newer statements relate to (a
@@ -53,9 +53,12 @@ NEIGHBOURS = 3  # neighbours added per anchor
 INCOMING = 8  # incoming relation edges of each kind read per proposition
 SIBLINGS = 1  # propositions of an anchor's documents added per anchor
 SIBLINGS_READ = 200  # of which at most this many (the newest) are read and scored per anchor
-# maximal marginal relevance's lambda for them: relevance to the question against novelty;
-# the balanced 0.5 (0.3-0.5 did best on the tuning half of bench/bench_retrieval.py)
-SIBLING_RELEVANCE = 0.5
+SIBLINGS_SCORED = 20  # and of those the most similar to the question are weighed for repeats
+# how they are ranked (`_most_novel`): similarity to the question, less REPEAT_PENALTY times
+# how far their similarity to the closest statement already shown exceeds REPEAT_FROM (the
+# tuning half of bench/bench_retrieval.py: flat from 2 to 5 and from 0.4 to 0.5)
+REPEAT_FROM = 0.5
+REPEAT_PENALTY = 3.0
 VIA = ("search", "relation", "document")  # how a node joined the subgraph
 
 
@@ -295,7 +298,7 @@ def _siblings(
     ctx: PropsMemory, asked: _Asked, anchors: list[str], taken: list[str], anchor_vids: list[int]
 ) -> dict[str, _Brought]:
     """Up to SIBLINGS propositions of each anchor's documents, not in `taken`, best anchors
-    choosing first, by maximal marginal relevance (`_most_novel`)."""
+    choosing first, repeats discounted (`_most_novel`)."""
     if SIBLINGS < 1:
         return {}
     rows = ctx.store.read(
@@ -307,32 +310,46 @@ def _siblings(
         return {}
     # unit vectors: the search's score is the cosine; a vid not yet in the index is left out
     hits = {h.vid: h for h in ctx.vectors.search(LABEL, asked.vector, len(vids), among=vids)}
-    vectors = ctx.vectors.vectors(LABEL, sorted(hits.keys() | set(anchor_vids)))
-    shown = [vectors[v] for v in anchor_vids if v in vectors]
+    ranked = {  # what each anchor weighs: its SIBLINGS_SCORED most similar to the question
+        pid: sorted(
+            (hits[v] for v in of_anchor.get(pid, ()) if v in hits),
+            key=lambda h: (-h.score, h.node_id),
+        )[:SIBLINGS_SCORED]
+        for pid in anchors
+    }
+    wanted = {h.vid for best in ranked.values() for h in best} | set(anchor_vids)
+    vectors = ctx.vectors.vectors(LABEL, sorted(wanted))
+    if not vectors:
+        return {}
+    known = [vectors[v] for v in anchor_vids if v in vectors]
+    shown = np.zeros((len(known) + len(anchors) * SIBLINGS, len(next(iter(vectors.values())))))
+    shown[: len(known)] = known if known else 0.0
+    count = len(known)
     chosen: dict[str, _Brought] = {}
     for pid in anchors:
         for _ in range(SIBLINGS):
-            fresh = [hits[v] for v in of_anchor.get(pid, ()) if v in hits and v in vectors]
-            fresh = [h for h in fresh if h.node_id not in chosen]
+            fresh = [h for h in ranked[pid] if h.vid in vectors and h.node_id not in chosen]
             if not fresh:
                 break
-            best = _most_novel(fresh, vectors, shown)
+            best = _most_novel(fresh, vectors, shown[:count])
             chosen[best.node_id] = _Brought(best.score, pid)
-            shown.append(vectors[best.vid])
+            shown[count] = vectors[best.vid]
+            count += 1
     return chosen
 
 
-def _most_novel(fresh: list[Hit], vectors: dict[int, np.ndarray], shown: list[np.ndarray]) -> Hit:
-    """The hit of best maximal marginal relevance (Carbonell and Goldstein, 1998): similarity
-    to the question less similarity to the closest statement already shown, weighed by
-    SIBLING_RELEVANCE. An article's sentences that repeat what its anchor says (its name, its
-    topic) are close to the question too; the one that adds something (the new chief executive
-    of "the company") is not, yet it is what the anchor lacks."""
+def _most_novel(fresh: list[Hit], vectors: dict[int, np.ndarray], shown: np.ndarray) -> Hit:
+    """The hit most similar to the question once repeats are discounted: an article's
+    sentences that restate what its anchor says (its name, its topic) are close to the
+    question too, but the one that adds something (the new chief executive of "the company")
+    is what the anchor lacks. Only similarity to what is shown above REPEAT_FROM counts
+    against a statement: maximal marginal relevance's linear trade-off (Carbonell and
+    Goldstein, 1998) let a byline, like nothing shown and like no question, beat the answer."""
     score = np.array([h.score for h in fresh])
-    if shown:
+    if len(shown):
         candidates = np.stack([vectors[h.vid] for h in fresh])
-        redundancy = (candidates @ np.stack(shown).T).max(axis=1)
-        score = SIBLING_RELEVANCE * score - (1.0 - SIBLING_RELEVANCE) * redundancy
+        repeats = (candidates @ shown.T).max(axis=1)
+        score = score - REPEAT_PENALTY * np.maximum(0.0, repeats - REPEAT_FROM)
     best = min(range(len(fresh)), key=lambda i: (-score[i], fresh[i].node_id))
     return fresh[best]
 
