@@ -301,29 +301,13 @@ def _siblings(
     choosing first, repeats discounted (`_most_novel`)."""
     if SIBLINGS < 1:
         return {}
-    rows = ctx.store.read(
-        "retrieve.siblings", ids=anchors, as_of=asked.as_of_ts, members=taken, cap=SIBLINGS_READ
-    )
-    of_anchor = {row["id"]: row["vids"] for row in rows}
-    vids = sorted({vid for row in rows for vid in row["vids"]})
-    if not vids:
-        return {}
-    # unit vectors: the search's score is the cosine; a vid not yet in the index is left out
-    hits = {h.vid: h for h in ctx.vectors.search(LABEL, asked.vector, len(vids), among=vids)}
-    ranked = {  # what each anchor weighs: its SIBLINGS_SCORED most similar to the question
-        pid: sorted(
-            (hits[v] for v in of_anchor.get(pid, ()) if v in hits),
-            key=lambda h: (-h.score, h.node_id),
-        )[:SIBLINGS_SCORED]
-        for pid in anchors
-    }
+    ranked = _ranked_siblings(ctx, asked, anchors, taken)
     wanted = {h.vid for best in ranked.values() for h in best} | set(anchor_vids)
     vectors = ctx.vectors.vectors(LABEL, sorted(wanted))
-    if not vectors:
-        return {}
     known = [vectors[v] for v in anchor_vids if v in vectors]
-    shown = np.zeros((len(known) + len(anchors) * SIBLINGS, len(next(iter(vectors.values())))))
-    shown[: len(known)] = known if known else 0.0
+    shown = np.zeros((len(known) + len(anchors) * SIBLINGS, ctx.vectors.dim), dtype=np.float32)
+    if known:
+        shown[: len(known)] = known
     count = len(known)
     chosen: dict[str, _Brought] = {}
     for pid in anchors:
@@ -336,6 +320,28 @@ def _siblings(
             shown[count] = vectors[best.vid]
             count += 1
     return chosen
+
+
+def _ranked_siblings(
+    ctx: PropsMemory, asked: _Asked, anchors: list[str], taken: list[str]
+) -> dict[str, list[Hit]]:
+    """Each anchor's SIBLINGS_SCORED propositions of its documents (of the SIBLINGS_READ
+    newest, none in `taken`) most similar to the question, most similar first."""
+    rows = ctx.store.read(
+        "retrieve.siblings", ids=anchors, as_of=asked.as_of_ts, members=taken, cap=SIBLINGS_READ
+    )
+    of_anchor = {row["id"]: row["vids"] for row in rows}
+    vids = sorted({vid for row in rows for vid in row["vids"]})
+    # unit vectors: the search's score is the cosine; a vid not yet in the index is left out
+    found = ctx.vectors.search(LABEL, asked.vector, len(vids), among=vids) if vids else []
+    hits = {h.vid: h for h in found}
+    return {
+        pid: sorted(
+            (hits[v] for v in of_anchor.get(pid, ()) if v in hits),
+            key=lambda h: (-h.score, h.node_id),
+        )[:SIBLINGS_SCORED]
+        for pid in anchors
+    }
 
 
 def _most_novel(fresh: list[Hit], vectors: dict[int, np.ndarray], shown: np.ndarray) -> Hit:
