@@ -117,7 +117,7 @@ def line(name: str, hits: dict, size: float, tokens: float, p50: float = 0, p95:
     for form in (*FORMS, "budget"):
         for half in HALVES:
             got, asked = hits.get((form, half), (0, 0))
-            cells.append(f"{got / max(asked, 1):6.1%}")
+            cells.append(f"{got / asked:6.1%}" if asked else "-")
     cells_text = " ".join(f"{c:>9}" for c in cells)
     return f"  {name:<30} {cells_text}  {size:5.1f} {tokens:7.0f} {p50:6.1f} {p95:6.1f}"
 

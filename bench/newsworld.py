@@ -340,9 +340,10 @@ def _boilerplate(rng: random.Random, day: int) -> str:
     return "\n\n" + " ".join(filled)
 
 
-def _restated(outlet: str, fact: str) -> str:
-    """Another outlet's report of a fact; a name keeps its capital, "The" loses it."""
-    if fact.startswith("The "):
+def _restated(outlet: str, template: str, fact: str) -> str:
+    """Another outlet's report of a fact: a name it opens with ({e}, {v}) keeps its capital,
+    a word does not."""
+    if not template.startswith("{"):
         fact = fact[0].lower() + fact[1:]
     return f"According to {outlet}, {fact}"
 
@@ -376,11 +377,12 @@ def generate(seed: int = 11, documents: int = 1100, questions: int = 240) -> Cor
             e.named.add(value)
         docs.append((day, _article(rng, e, ents, towns, fact), rng.choice(OUTLETS)))
         if rng.random() < 0.15:  # another outlet restates it a few days later
-            restated = rng.choice(attr.facts).format(e=e.name, v=value)
+            template = rng.choice(attr.facts)
+            restated = template.format(e=e.name, v=value)
             docs.append(
                 (
                     day + rng.randrange(1, 6),
-                    _restated(rng.choice(OUTLETS), restated),
+                    _restated(rng.choice(OUTLETS), template, restated),
                     rng.choice(OUTLETS),
                 )
             )

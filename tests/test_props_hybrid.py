@@ -316,6 +316,18 @@ def test_an_anchors_document_brings_its_answer_not_its_byline(ctx: PropsMemory) 
     ]
 
 
+def test_every_anchor_of_one_long_document_brings_a_statement_of_its_own(ctx: PropsMemory) -> None:
+    towns = [f"{a}{b}" for a in ("Mar", "Kel", "Dun", "Tor", "Bre", "Vel") for b in "abcde"]
+    opened = " ".join(f"Velkor Foods opened a bakery in {t} last year." for t in towns)
+    staff = " ".join(f"The plant in {t} employs {40 + i} people." for i, t in enumerate(towns))
+    add_document(ctx, f"{opened}\n\n{staff}", "2023-05-02")
+    graph = subgraph(ctx, "Where does Velkor Foods have bakeries?", k=30)
+    brought = [n for n in graph.nodes if n.via == "document"]
+    # more than SIBLINGS_SCORED statements of one document are chosen: none is left short
+    assert len(graph.anchors) == 30 and len(brought) == 30
+    assert {n.anchor for n in brought} == {n.prop.id for n in graph.anchors}
+
+
 def test_a_statement_is_found_by_the_headings_it_sits_under(
     ctx: PropsMemory, store: Store, tmp_path: Path
 ) -> None:

@@ -302,17 +302,18 @@ def _siblings(
     if SIBLINGS < 1:
         return {}
     ranked = _ranked_siblings(ctx, asked, anchors, taken)
-    wanted = {h.vid for best in ranked.values() for h in best} | set(anchor_vids)
-    vectors = ctx.vectors.vectors(LABEL, sorted(wanted))
-    known = [vectors[v] for v in anchor_vids if v in vectors]
-    shown = np.zeros((len(known) + len(anchors) * SIBLINGS, ctx.vectors.dim), dtype=np.float32)
-    if known:
-        shown[: len(known)] = known
-    count = len(known)
+    vectors = ctx.vectors.vectors(LABEL, anchor_vids)
+    shown = np.zeros((len(vectors) + len(anchors) * SIBLINGS, ctx.vectors.dim), dtype=np.float32)
+    count = len(vectors)
+    if vectors:
+        shown[:count] = np.stack(list(vectors.values()))
     chosen: dict[str, _Brought] = {}
     for pid in anchors:
         for _ in range(SIBLINGS):
-            fresh = [h for h in ranked[pid] if h.vid in vectors and h.node_id not in chosen]
+            # the SIBLINGS_SCORED most similar that no better anchor chose, read as needed
+            fresh = [h for h in ranked[pid] if h.node_id not in chosen][:SIBLINGS_SCORED]
+            vectors |= ctx.vectors.vectors(LABEL, [h.vid for h in fresh if h.vid not in vectors])
+            fresh = [h for h in fresh if h.vid in vectors]
             if not fresh:
                 break
             best = _most_novel(fresh, vectors, shown[:count])
@@ -325,8 +326,8 @@ def _siblings(
 def _ranked_siblings(
     ctx: PropsMemory, asked: _Asked, anchors: list[str], taken: list[str]
 ) -> dict[str, list[Hit]]:
-    """Each anchor's SIBLINGS_SCORED propositions of its documents (of the SIBLINGS_READ
-    newest, none in `taken`) most similar to the question, most similar first."""
+    """Each anchor's propositions of its documents (of the SIBLINGS_READ newest, none in
+    `taken`), most similar to the question first."""
     rows = ctx.store.read(
         "retrieve.siblings", ids=anchors, as_of=asked.as_of_ts, members=taken, cap=SIBLINGS_READ
     )
@@ -339,7 +340,7 @@ def _ranked_siblings(
         pid: sorted(
             (hits[v] for v in of_anchor.get(pid, ()) if v in hits),
             key=lambda h: (-h.score, h.node_id),
-        )[:SIBLINGS_SCORED]
+        )
         for pid in anchors
     }
 
