@@ -83,6 +83,11 @@ def anchors(graph) -> list[str]:
     return [n.prop.id for n in graph.anchors]
 
 
+def brought(graph) -> list[str]:
+    """The texts of the statements the anchors' documents brought."""
+    return [n.prop.text for n in graph.nodes if n.via == "document"]
+
+
 def test_a_proposition_dated_on_the_as_of_date_is_an_anchor_candidate(ctx: PropsMemory) -> None:
     items = [
         {"text": "Brackwater Mills reported 310 employees.", "date": "2024-03-09"},
@@ -257,8 +262,8 @@ def test_an_anchor_brings_the_statement_of_its_document_that_leaves_out_the_name
     graph = subgraph(ctx, question, as_of="2023-06-01", k=2)
     node = graph.node(answer)
     assert node.via == "document" and not node.is_anchor and node.score is not None
-    # one per anchor: the sentence of the article most similar to the question and least like
-    # what the subgraph already shows
+    # one per anchor: the sentence of the article most similar to the question once what
+    # repeats the subgraph is discounted
     from_documents = [n for n in graph.nodes if n.via == "document"]
     assert len(from_documents) <= 2 and all(n.prop.date <= "2023-06-01" for n in graph.nodes)
     assert "Investors in Marsby cheered the news." not in {n.prop.text for n in graph.nodes}
@@ -281,10 +286,6 @@ def test_an_anchors_document_brings_what_it_adds_not_what_repeats_the_anchor(
         )
     answer = "The company named Zofia Quilbrestan as its new chief executive."
     restated = "Velkor Foods runs the largest bakery in Marsby, the town's biggest employer."
-
-    def brought(graph) -> list[str]:
-        return [n.prop.text for n in graph.nodes if n.via == "document"]
-
     question = "Who runs Velkor Foods?"
     graph = subgraph(ctx, question, as_of="2023-06-01", k=1)
     assert [n.prop.text for n in graph.anchors] == [
@@ -310,8 +311,7 @@ def test_an_anchors_document_brings_its_answer_not_its_byline(ctx: PropsMemory) 
     assert [n.prop.text for n in graph.anchors] == [
         "Bellmoor Foods appointed a new chief executive on Monday."
     ]
-    brought = [n.prop.text for n in graph.nodes if n.via == "document"]
-    assert brought == [
+    assert brought(graph) == [
         "Marta Malinek, formerly of Ardent Mills, will lead Bellmoor Foods from June."
     ]
 
@@ -322,10 +322,10 @@ def test_every_anchor_of_one_long_document_brings_a_statement_of_its_own(ctx: Pr
     staff = " ".join(f"The plant in {t} employs {40 + i} people." for i, t in enumerate(towns))
     add_document(ctx, f"{opened}\n\n{staff}", "2023-05-02")
     graph = subgraph(ctx, "Where does Velkor Foods have bakeries?", k=30)
-    brought = [n for n in graph.nodes if n.via == "document"]
+    from_document = [n for n in graph.nodes if n.via == "document"]
     # more than SIBLINGS_SCORED statements of one document are chosen: none is left short
-    assert len(graph.anchors) == 30 and len(brought) == 30
-    assert {n.anchor for n in brought} == {n.prop.id for n in graph.anchors}
+    assert len(graph.anchors) == 30 and len(from_document) == 30
+    assert {n.anchor for n in from_document} == {n.prop.id for n in graph.anchors}
 
 
 def test_a_statement_is_found_by_the_headings_it_sits_under(

@@ -312,7 +312,9 @@ def _siblings(
         for _ in range(SIBLINGS):
             # the SIBLINGS_SCORED most similar that no better anchor chose, read as needed
             fresh = [h for h in ranked[pid] if h.node_id not in chosen][:SIBLINGS_SCORED]
-            vectors |= ctx.vectors.vectors(LABEL, [h.vid for h in fresh if h.vid not in vectors])
+            missing = [h.vid for h in fresh if h.vid not in vectors]
+            if missing:
+                vectors |= ctx.vectors.vectors(LABEL, missing)
             fresh = [h for h in fresh if h.vid in vectors]
             if not fresh:
                 break
