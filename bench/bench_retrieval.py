@@ -6,9 +6,11 @@ without the name) and as-of questions whose answer (a name or a number) is known
 ingested as `graphmem ingest-docs` does without an LLM: add_document per article, which splits
 it into sentences (a sentence that says "the company" loses the name), relations by the offline
 classifier. A question counts as answered when its answer appears (as a whole word)
-in a proposition of the subgraph (anchors and neighbours) for its as-of date; the last two
-columns count it in the rendered context cut to BUDGET tokens (graphmem/props/render.py drops
-whole propositions, the least useful first).
+in a proposition of the subgraph (anchors and neighbours) for its as-of date; the two
+"500tok" columns count it in the rendered context cut to BUDGET tokens (graphmem/props/render.py
+drops whole propositions, the least useful first). Then each row's mean subgraph size: nodes,
+tokens of the statements, tokens of the whole rendered context (no budget), and the p50 / p95
+of a subgraph call.
 
 Questions: "attribute" (who runs X, how many people live in Y, as of a date) and "reverse"
 (which company named <person> chief executive, which town has <number> residents: a name or
@@ -77,14 +79,27 @@ def answered(answer: str, texts: Sequence[str]) -> bool:
     return any(pattern.search(t) for t in texts)
 
 
-def score(ctx: PropsMemory, questions: Sequence[Question], vecs, setting: Setting, k: int):
-    """{(form, half): [answered, asked]}, the mean subgraph size in nodes and in tokens of the
-    statements' text (joined statements carry more words: the tokens say what that costs), and
-    the p50 and p95 of a subgraph call in ms (the question already embedded)."""
+@dataclass(frozen=True)
+class Scored:
+    """What one setting gave over the questions."""
+
+    hits: dict[tuple[str, str], list[int]]  # (form, half) → [answered, asked]
+    nodes: float = 0.0  # mean subgraph size
+    tokens: float = 0.0  # mean tokens of its statements' text (joined statements cost more)
+    context: float = 0.0  # mean tokens of its rendered context, no budget
+    p50: float = 0.0  # ms per subgraph call, the question already embedded
+    p95: float = 0.0
+
+
+def score(
+    ctx: PropsMemory, questions: Sequence[Question], vecs, setting: Setting, k: int
+) -> Scored:
+    """How often the answer is in the subgraph and in its rendered context cut to BUDGET, and
+    what the subgraph costs."""
     retrieve.SIBLINGS = setting.siblings  # the module's bound, for a row without it
     retrieve.REPEAT_FROM, retrieve.REPEAT_PENALTY = setting.repeat_from, setting.repeat_penalty
     hits: dict[tuple[str, str], list[int]] = {}
-    sizes, tokens, took = [], [], []
+    sizes, tokens, rendered, took = [], [], [], []
     for q, vec in zip(questions, vecs, strict=True):
         started = time.perf_counter()
         graph = retrieve.subgraph_for_vector(
@@ -100,6 +115,7 @@ def score(ctx: PropsMemory, questions: Sequence[Question], vecs, setting: Settin
         took.append(1000 * (time.perf_counter() - started))
         sizes.append(len(graph.nodes))
         tokens.append(sum(estimate_tokens(n.prop.text) for n in graph.nodes))
+        rendered.append(estimate_tokens(render(graph)))
         for key in ((q.form, q.half), ("all", q.half)):
             cell = hits.setdefault(key, [0, 0])
             cell[0] += answered(q.answer, [n.prop.text for n in graph.nodes])
@@ -108,17 +124,21 @@ def score(ctx: PropsMemory, questions: Sequence[Question], vecs, setting: Settin
         cell[0] += answered(q.answer, [render(graph, BUDGET)])
         cell[1] += 1
     p50, p95 = np.percentile(took, [50, 95]) if took else (0.0, 0.0)
-    return hits, sum(sizes) / max(len(sizes), 1), sum(tokens) / max(len(tokens), 1), p50, p95
+    mean = [float(np.mean(x)) if x else 0.0 for x in (sizes, tokens, rendered)]
+    return Scored(hits, *mean, p50=float(p50), p95=float(p95))
 
 
-def line(name: str, hits: dict, size: float, tokens: float, p50: float = 0, p95: float = 0) -> str:
+def line(name: str, got: Scored) -> str:
     cells = []
     for form in (*FORMS, "budget"):
         for half in HALVES:
-            got, asked = hits.get((form, half), (0, 0))
-            cells.append(f"{got / asked:6.1%}" if asked else "-")
+            hit, asked = got.hits.get((form, half), (0, 0))
+            cells.append(f"{hit / asked:6.1%}" if asked else "-")
     cells_text = " ".join(f"{c:>9}" for c in cells)
-    return f"  {name:<30} {cells_text}  {size:5.1f} {tokens:7.0f} {p50:6.1f} {p95:6.1f}"
+    return (
+        f"  {name:<30} {cells_text}  {got.nodes:5.1f} {got.tokens:7.0f} {got.context:7.0f} "
+        f"{got.p50:6.1f} {got.p95:6.1f}"
+    )
 
 
 def ceiling(corpus: Corpus, ctx: PropsMemory) -> dict:
@@ -145,19 +165,19 @@ def sweep(ctx: PropsMemory, corpus: Corpus, vecs, k: int) -> None:
     for rrf_k in (5, 10, 20, 60):
         for weight in (0.3, 0.5, 0.7, 1.0):
             s = Setting("", "hybrid", True, Fusion(rrf_k, 1.0, weight))
-            hits, size, *_ = score(ctx, qs, qv, s, k)
-            rates = [hits[(f, "tuning")][0] / hits[(f, "tuning")][1] for f in FORMS]
+            got = score(ctx, qs, qv, s, k)
+            rates = [got.hits[(f, "tuning")][0] / got.hits[(f, "tuning")][1] for f in FORMS]
             print(
                 f"  K={rrf_k:<3} keyword weight {weight:<4}: "
                 + " / ".join(f"{r:.1%}" for r in rates)
-                + f"  ({size:.1f} nodes)"
+                + f"  ({got.nodes:.1f} nodes)"
             )
     print("sweep on the tuning half (hybrid, expanded): document statements' repeat discount")
     for repeat_from in (0.4, 0.5, 0.6):
         for penalty in (0.0, 1.0, 2.0, 3.0, 5.0):
             s = Setting("", "hybrid", True, repeat_from=repeat_from, repeat_penalty=penalty)
-            hits, size, *_ = score(ctx, qs, qv, s, k)
-            rates = [hits[(f, "tuning")][0] / hits[(f, "tuning")][1] for f in FORMS]
+            got = score(ctx, qs, qv, s, k)
+            rates = [got.hits[(f, "tuning")][0] / got.hits[(f, "tuning")][1] for f in FORMS]
             print(
                 f"  above {repeat_from} times {penalty:<3}: "
                 + " / ".join(f"{r:.1%}" for r in rates)
@@ -187,8 +207,8 @@ def main() -> None:
         heads = [f"{f[:6]}/{h[:4]}" for f in (*FORMS, f"{BUDGET}tok") for h in HALVES]
         print(f"answer in the k={args.k} context (share of questions)")
         columns = " ".join(f"{h:>9}" for h in heads)
-        print(f"  {'':<30} {columns}  nodes  tokens  p50 ms  p95 ms")
-        print(line("answer in a sentence dated <= as-of", ceiling(corpus, ctx), 0.0, 0.0))
+        print(f"  {'':<30} {columns}  nodes  tokens context  p50 ms  p95 ms")
+        print(line("answer in a sentence dated <= as-of", Scored(ceiling(corpus, ctx))))
         for setting in (
             Setting("dense only, no expansion", "dense", False),
             Setting("dense only, expanded", "dense", True),
@@ -199,7 +219,7 @@ def main() -> None:
             Setting("  document statement by similarity", "hybrid", True, repeat_penalty=0.0),
             Setting("  with RRF K=5, keyword weight 0.5", "hybrid", True, Fusion(5.0, 1.0, 0.5)),
         ):
-            print(line(setting.name, *score(ctx, corpus.questions, vecs, setting, args.k)))
+            print(line(setting.name, score(ctx, corpus.questions, vecs, setting, args.k)))
         ctx.close()
 
 

@@ -16,8 +16,9 @@ from graphmem.errors import InvalidInput
 # written and the server crashes (and a non-unique index silently misses the node). Lone
 # surrogates are not Unicode and cannot be encoded as UTF-8.
 _UNSTORABLE = re.compile("[\x00\x01\ud800-\udfff]")
-# C0 controls, DEL and C1 controls: no name a person types holds one
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# C0 controls, DEL, C1 controls and the Unicode line and paragraph separators: no name a
+# person types holds one, and a name is shown on one line of rendered context
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 MAX_SOURCE = 500
 MAX_ABOUT = 500  # characters of the headings a proposition sits under
@@ -35,6 +36,8 @@ def describe(char: str) -> str:
         return f"a lone surrogate ({code}, not valid Unicode)"
     if char == "\x01":
         return f"{code} (a control character the graph store cannot index)"
+    if char in "\u2028\u2029":
+        return f"a {'line' if char == chr(0x2028) else 'paragraph'} separator ({code})"
     return f"the control character {code}"
 
 
@@ -69,7 +72,9 @@ def checked_name(value: Any, field: str, max_len: int, *, required: bool = False
     if bad is not None:
         where = f"at index {bad.start()}"
         raise InvalidInput(
-            field, f"holds {describe(bad.group())} {where}; names must not hold control characters"
+            field,
+            f"holds {describe(bad.group())} {where}; names must not hold control characters or "
+            "line breaks",
         )
     value = value.strip()
     if required and not value:

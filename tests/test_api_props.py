@@ -42,7 +42,7 @@ def test_add_propositions_and_dated_subgraph(gql) -> None:
     now = gql(SUBGRAPH, q="Who leads Quillmere Foundry?", asOf=None)["data"]["subgraph"]
     assert any("Tomas Rilke" in n["text"] for n in now["nodes"])
     context = now["context"]
-    assert context.startswith("[P1]\nDate: ") and "Statement: " in context
+    assert context.startswith("[P1] 2") and "\nStatement: Tomas Rilke" in context
     listed = gql('{ propositions(filter: {source: "gazette"}) { items { text date source } } }')
     assert listed["data"]["propositions"]["items"] == [
         {"text": ITEMS[2]["text"], "date": "2018-03-02", "source": "gazette"}
@@ -122,7 +122,7 @@ def test_a_proposition_keeps_the_headings_it_sits_under(gql) -> None:
     assert listed == [{"text": items[0]["text"], "about": heading}]
     query = '{ subgraph(question: "Riverside Dental fees", k: 1) { nodes { about } context } }'
     graph = gql(query)["data"]["subgraph"]
-    assert graph["nodes"] == [{"about": heading}] and f"Heading: {heading}\n" in graph["context"]
+    assert graph["nodes"] == [{"about": heading}] and f"\nHeading: {heading}\n" in graph["context"]
     bad = [{"text": "Fees rise.", "date": "2025-02-01", "about": "x" * 501}]
     error = gql(ADD, items=bad)["errors"][0]
     assert error["extensions"] == {"code": "BAD_INPUT", "field": "propositions[0].about"}

@@ -32,7 +32,7 @@ def test_the_python_page_examples_run(monkeypatch: pytest.MonkeyPatch, short_tmp
     opening, series, facts, timeline, aio = first
     assert opening == "[]\n"
     assert series.endswith("[('2024-01', 102.8), ('2024-02', 142.9)]\n")
-    assert "This statement updates the following earlier propositions: P1" in facts
+    assert "This statement updates P1." in facts
     assert facts.endswith("[('2018-03-02', 'updated'), ('2021-09-01', 'current')]\n")
     notice, forecast = timeline.splitlines()
     assert "n=4 The ward asked" in notice and "n=0 A forecast" in forecast

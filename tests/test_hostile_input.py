@@ -85,7 +85,7 @@ def test_control_characters_in_series_names_are_refused(own: tuple[str, Store], 
 def test_control_characters_in_sources_and_labels_are_refused(own: tuple[str, Store]) -> None:
     url, store = own
     meta = 'mutation($l: String) { buildMetaSegments(spec: {kind: MEMBERS, memberIds: ["x"], label: $l}) { id } }'  # noqa: E501
-    for char in ("\t", "\n", "\x1b", "\x7f", "\x85", "\x9f"):
+    for char in ("\t", "\n", "\x1b", "\x7f", "\x85", "\x9f", "\u2028", "\u2029"):
         value = f"a{char}b"
         cases = [
             (EVENT, {"t": "x", "d": "2024-01-01", "s": value}, "source"),

@@ -121,7 +121,7 @@ def test_propositions_memory_relates_and_retrieves_as_of_a_date(memory: Memory) 
     assert by_text[RUMOUR].status.contradicted_by == (by_text[DENIAL].prop.id,)
     assert all(n.prop.date <= AS_OF for n in graph.nodes)
     text = memory.propositions.context(question, as_of=AS_OF, k=3)
-    assert f"Statement: {DENIAL}" in text and "This statement contradicts" in text
+    assert f"Statement: {DENIAL}\n" in text and "This statement contradicts P" in text
     assert memory.propositions.context(question, as_of="2020-01-25", k=3).count(DENIAL) == 0
 
     ids = [by_text[DENIAL].prop.id, by_text[RUMOUR].prop.id]

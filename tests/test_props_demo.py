@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 import io
-import re
 from pathlib import Path
+
+from rendered import blocks
 
 from graphmem.config import Settings
 from graphmem.demo import propositions_demo
 from graphmem.props.demo_corpus import AS_OF, DOCUMENTS
 from graphmem.services import Services
 from graphmem.store import Store
-
-
-def _blocks(text: str) -> dict[str, str]:
-    """Rendered propositions by their statement text."""
-    out = {}
-    for block in re.split(r"\n(?=\[P\d+\])", text):
-        match = re.search(r"Statement: (.*)", block)
-        if match:
-            out[match.group(1)] = block
-    return out
 
 
 def test_demo_shows_the_denial_contradicting_the_rumour(store: Store, tmp_path: Path) -> None:
@@ -32,24 +23,17 @@ def test_demo_shows_the_denial_contradicting_the_rumour(store: Store, tmp_path: 
         services.vectors().close()
     text = out.getvalue()
     assert f"as of {AS_OF}" in text
-    blocks = _blocks(text)
+    shown = blocks(text[text.index("[P1]") :])
     rumour = "A rumour claims that Quillmere Foundry will close its Brackwater site."
     denial = "Quillmere Foundry denied that it will close its Brackwater site."
-    assert {rumour, denial} <= blocks.keys()
-    number = {s: re.match(r"\[(P\d+)\]", b).group(1) for s, b in blocks.items()}
-    rumour_date = next(d["date"] for d in DOCUMENTS if d["text"] == rumour)
-    denial_date = next(d["date"] for d in DOCUMENTS if d["text"] == denial)
-    assert (
-        f"This statement contradicts the following earlier propositions: "
-        f"{number[rumour]} ({rumour_date})" in blocks[denial]
-    )
-    assert (
-        f"This statement is contradicted by the following later propositions: "
-        f"{number[denial]} ({denial_date})" in blocks[rumour]
-    )
-    assert "supports" not in blocks[denial] and "supported" not in blocks[rumour]
-    assert "Status: contradicted by " in blocks[rumour] and "Status: current." in blocks[denial]
-    assert "Source: orrin-gazette" in blocks[denial]
+    assert {rumour, denial} <= shown.keys()
+    said, denied = shown[rumour], shown[denial]
+    assert said["Date"] == next(d["date"] for d in DOCUMENTS if d["text"] == rumour)
+    assert f"This statement contradicts {said['label']}" in denied["Relations"]
+    assert said["Status"] == f"contradicted by {denied['label']}: not current."
+    assert denied["Status"] == "current." and "supports" not in denied["Relations"]
+    assert "supported" not in said.get("Relations", "")
+    assert denied["Source"] == "orrin-gazette"
 
 
 def test_demo_corpus_relations_offline(store: Store, tmp_path: Path) -> None:

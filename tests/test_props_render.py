@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from rendered import blocks
 
 from graphmem.errors import InvalidInput
 from graphmem.props.model import Proposition, Relation, proposition_id, relation_id
@@ -48,45 +49,33 @@ EDGES = (
 GRAPH = Subgraph("What does Alpha cost?", "2022-12-31", NODES, EDGES)
 
 GOLDEN = """\
-[P1]
-Date: 2019-05-05
+[P1] 2019-05-05
 Source: gazette
 Statement: Beta is blue.
 Status: current.
-Relations: none
 
-[P2]
-Date: 2020-01-02
+[P2] 2020-01-02
 Source: gazette
 Statement: Alpha costs 5 dollars.
-Status: updated by P3 (2021-09-01) and P5 (2022-03-04) and contradicted by \
-P4 (2021-09-01): no longer current.
-Relations: This statement is updated by the following later propositions: P3 (2021-09-01), \
-P5 (2022-03-04). This statement is contradicted by the following later propositions: \
-P4 (2021-09-01).
+Status: updated by P3 and P5 and contradicted by P4: no longer current.
 
-[P3]
-Date: 2021-09-01
+[P3] 2021-09-01
 Source: gazette
 Statement: Alpha costs 7 dollars.
 Status: current.
-Relations: This statement updates the following earlier propositions: P2 (2020-01-02). \
-This statement is supported by the following later propositions: P5 (2022-03-04).
+This statement updates P2. It is supported by P5.
 
-[P4]
-Date: 2021-09-01
+[P4] 2021-09-01
 Source: gazette
 Statement: Alpha never cost 5 dollars.
 Status: current.
-Relations: This statement contradicts the following earlier propositions: P2 (2020-01-02).
+This statement contradicts P2.
 
-[P5]
-Date: 2022-03-04
+[P5] 2022-03-04
 Source: gazette
 Statement: Alpha costs 7 dollars, a report confirms.
 Status: current.
-Relations: This statement updates the following earlier propositions: P2 (2020-01-02). \
-This statement supports the following earlier propositions: P3 (2021-09-01)."""
+This statement updates P2. It supports P3."""
 
 
 def test_golden_format_with_both_directions() -> None:
@@ -101,11 +90,11 @@ def test_nearest_first_in_each_list() -> None:
     newest = node("n", "2020-01-01", "New.", True, 0.9)
     edges = tuple(edge("n", o.prop.id, "updates") for o in older)
     text = render(Subgraph("q", None, (*older, newest), edges))
-    assert (
-        "updates the following earlier propositions: P3 (2012-01-01), P2 (2011-01-01), "
-        "P1 (2010-01-01)." in text
-    )
-    assert "is updated by the following later propositions: P4 (2020-01-01)." in text
+    assert "This statement updates P3, P2 and P1." in text
+    later = [node(f"l{i}", f"203{i}-01-01", f"Later {i}.", False, 0.1) for i in range(2)]
+    edges = tuple(edge(x.prop.id, "n", "supports") for x in later[::-1])
+    text = render(Subgraph("q", None, (*later, newest), edges))
+    assert "This statement is supported by P2 and P3." in text
 
 
 def test_rendering_is_deterministic() -> None:
@@ -122,7 +111,7 @@ def test_budget_keeps_what_replaces_an_anchor_as_long_as_the_anchor() -> None:
         assert detail.tokens <= budget
         shown = {n.prop.id for n in NODES} - set(detail.dropped)
         for n in NODES:  # whole propositions only
-            assert (f"Statement: {n.prop.text}\n" in detail.text + "\n") == (n.prop.id in shown)
+            assert (f"Statement: {n.prop.text}\n" in detail.text) == (n.prop.id in shown)
         if detail.dropped not in seen:
             seen.append(detail.dropped)
     # the weakest anchor, then what replaces the strongest (c and d, neighbours, least
@@ -175,18 +164,20 @@ def test_budget_removes_references_to_dropped_propositions() -> None:
     budgets = range(estimate_tokens(GOLDEN), 0, -1)
     without_c = next(d for b in budgets if "c" in (d := render_detail(GRAPH, max_tokens=b)).dropped)
     assert without_c.dropped == ("e", "c")
-    # the relation sentences lose it; the status still counts it, as not shown
-    assert "contradicted by the following" not in without_c.text
+    # the status still counts it, as not shown; nothing names it
     assert "contradicted by 1 later proposition not shown: no longer current." in without_c.text
-    assert "Alpha never cost" not in without_c.text
+    assert "Alpha never cost" not in without_c.text and "contradicts" not in without_c.text
     # the numbering closes up: three propositions, P1..P3
-    assert "[P3]" in without_c.text and "[P4]" not in without_c.text
-    assert "P3 (2022-03-04)" in without_c.text
+    assert "[P3] 2022-03-04\n" in without_c.text and "[P4]" not in without_c.text
+    assert "Status: updated by P2 and P3 and contradicted by 1 later" in without_c.text
 
 
-def test_relations_none_and_empty_subgraph() -> None:
+def test_no_relations_line_without_relations_and_empty_subgraph() -> None:
     lone = Subgraph("q", None, (NODES[0],), ())
-    assert render(lone).endswith("Relations: none")
+    assert (
+        render(lone)
+        == "[P1] 2019-05-05\nSource: gazette\nStatement: Beta is blue.\nStatus: current."
+    )
     assert render(Subgraph("q", None, (), ())) == ""
     assert render(GRAPH, max_tokens=0) == ""
 
@@ -212,10 +203,36 @@ def test_same_date_ties_are_broken_by_id() -> None:
 def test_a_block_shows_the_headings_its_statement_sits_under() -> None:
     prop = dataclasses.replace(NODES[0].prop, about="Riverside Dental › Fees 2025")
     graph = Subgraph("q", "2022-12-31", (dataclasses.replace(NODES[0], prop=prop),), ())
-    assert render(graph).splitlines()[:5] == [
-        "[P1]",
-        "Date: 2019-05-05",
+    assert render(graph).splitlines()[:4] == [
+        "[P1] 2019-05-05",
         "Source: gazette",
         "Heading: Riverside Dental › Fees 2025",
         "Statement: Beta is blue.",
     ]
+
+
+def test_a_statement_that_reads_like_a_field_stays_the_statement() -> None:
+    ticket = dataclasses.replace(NODES[0].prop, text="Status: Resolved")
+    text = render(Subgraph("q", None, (dataclasses.replace(NODES[0], prop=ticket),), ()))
+    assert text.splitlines()[2:] == ["Statement: Status: Resolved", "Status: current."]
+    assert blocks(text)["Status: Resolved"]["Status"] == "current."
+
+
+def test_an_update_that_does_not_count_is_named_with_its_kind() -> None:
+    fact = node("f", "2018-01-10", "Ilse Varn leads Tamsin Mills.", True, 0.9)
+    fact = dataclasses.replace(fact, status=Status("current", discounted=("c",)))
+    claim = node("c", "2019-05-02", "Oskar Fell leads Tamsin Mills.", True, 0.8)
+    claim = dataclasses.replace(claim, status=Status("contradicted", (), ("d",)))
+    denial = node("d", "2019-05-06", "Oskar Fell does not lead Tamsin Mills.", False, 0.5)
+    edges = (edge("c", "f", "updates"), edge("d", "c", "contradicts"))
+    shown = blocks(render(Subgraph("q", None, (fact, claim, denial), edges)))
+    first, second = shown[fact.prop.text], shown[claim.prop.text]
+    assert first["Status"] == "current. P2 does not count: it is itself contradicted."
+    assert (
+        first["Relations"] == "This statement is updated by P2 (itself contradicted: not counted)."
+    )
+    assert second["Status"] == "contradicted by P3: not current."
+    assert second["Relations"] == (
+        "This statement updates P1 (not counted: this statement is contradicted)."
+    )
+    assert shown[denial.prop.text]["Relations"] == "This statement contradicts P2."

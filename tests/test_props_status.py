@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rendered import VOID, blocks, relations
 from test_props_world import INDEX, ctx  # noqa: F401 - fixtures
 
 from bench.props_worlds import GoldClassifier, World, load_worlds
@@ -68,14 +69,14 @@ def test_a_refuted_claim_stops_superseding_and_the_text_says_so(chain: PropsMemo
     assert after.node(pid(CLAIM)).status == Status("contradicted", (), (pid(DENIAL),))
     fact = after.node(pid(FACT)).status
     assert fact == Status("current", discounted=(pid(CLAIM),))
-    blocks = _blocks(render_detail(after).text)
+    shown = blocks(render_detail(after).text)
     assert re.fullmatch(
-        r"current\. P\d+ \([\d-]+\) does not count: it is itself contradicted\.",
-        blocks[FACT[0]]["Status"],
+        r"current\. P\d+ does not count: it is itself contradicted\.", shown[FACT[0]]["Status"]
     )
-    assert "itself contradicted: not counted" in blocks[FACT[0]]["Relations"]
-    assert blocks[CLAIM[0]]["Status"].startswith("contradicted by ")
-    assert "(not counted: this statement is contradicted)" in blocks[CLAIM[0]]["Relations"]
+    claim = shown[CLAIM[0]]["label"]
+    assert shown[FACT[0]]["Relations"] == f"This statement is updated by {claim}{VOID}."
+    assert shown[CLAIM[0]]["Status"].startswith("contradicted by ")
+    assert "(not counted: this statement is contradicted)" in shown[CLAIM[0]]["Relations"]
 
 
 @pytest.mark.parametrize("expand", [True, False])
@@ -97,19 +98,6 @@ def test_as_of_is_inclusive(chain: PropsMemory) -> None:
     day_before = subgraph(chain, QUESTION, as_of="2019-05-05")
     assert pid(DENIAL) not in {n.prop.id for n in day_before.nodes}
     assert day_before.node(pid(CLAIM)).status.state == "current"
-
-
-def _blocks(text: str) -> dict[str, dict[str, str]]:
-    """Rendered blocks by statement: their lines by field name, plus the P-label."""
-    out = {}
-    for block in text.split("\n\n"):
-        if not block:
-            continue
-        label, *lines = block.split("\n")
-        fields = dict(line.split(": ", 1) for line in lines)
-        fields["label"] = label.strip("[]")
-        out[fields["Statement"]] = fields
-    return out
 
 
 def _refs(part: str) -> tuple[set[str], int]:
@@ -144,13 +132,25 @@ def check_agrees(graph: Subgraph, node: Node, fields: dict[str, str], labels: di
         assert _refs(contradicted) == _expected(status.contradicted_by, labels)
         assert body.startswith("updated by" if status.updated_by else "contradicted by")
     assert _refs(void) == _expected(status.discounted, labels)
-    for edge in graph.edges:  # incoming edges that do not count are marked where listed
-        if edge.dst == node.prop.id and edge.kind != "supports":
-            marked = f"{labels[edge.src]} (" in fields["Relations"] and re.search(
-                rf"{labels[edge.src]} \([\d-]+, itself contradicted: not counted\)",
-                fields["Relations"],
-            )
-            assert bool(marked) == (edge.src in status.discounted)
+    counted = {*status.updated_by, *status.contradicted_by}
+    assert relations(fields.get("Relations", "")) == _sentences(graph, node, labels, counted)
+
+
+_VERBS = {"updates": "is updated by", "contradicts": "is contradicted by"}
+
+
+def _sentences(graph: Subgraph, node: Node, labels: dict, counted: set[str]) -> set:
+    """The relation sentences a block owes: every edge it gives; every edge it receives but
+    those its Status line counts, marked when their source does not count."""
+    pid, out = node.prop.id, set()
+    for edge in graph.edges:
+        if edge.src == pid:
+            refuted = node.status.refuted and edge.kind != "supports"
+            out.add((edge.kind, labels[edge.dst], "refuted" if refuted else ""))
+        elif edge.dst == pid and edge.src not in counted:
+            void = "void" if edge.src in node.status.discounted else ""
+            out.add((_VERBS.get(edge.kind, "is supported by"), labels[edge.src], void))
+    return out
 
 
 WORLDS = load_worlds(INDEX)
@@ -164,10 +164,10 @@ def test_status_and_text_agree_in_every_rendered_subgraph(ctx: PropsMemory, name
     for q in world.questions:
         graph = subgraph(ctx, q.question, as_of=q.date, k=10)
         rendered = render_detail(graph)
-        blocks = _blocks(rendered.text)
-        assert len(blocks) == len(graph.nodes)
+        shown = blocks(rendered.text)
+        assert len(shown) == len(graph.nodes)
         for node in graph.nodes:
-            fields = blocks[node.prop.text]
+            fields = shown[node.prop.text]
             assert fields["label"] == rendered.labels[node.prop.id]
             check_agrees(graph, node, fields, rendered.labels)
             checked += 1
@@ -186,10 +186,10 @@ def test_graphql_status_is_what_the_context_says(gql) -> None:
     assert gql(ADD, items=items)["data"]["addPropositions"]["added"] == 3
     for as_of in ("2019-05-03", "2019-12-31"):
         data = gql(STATUS_QUERY, q=QUESTION, asOf=as_of)["data"]["subgraph"]
-        blocks = _blocks(data["context"])
-        label = {n["id"]: blocks[n["text"]]["label"] for n in data["nodes"]}
+        shown = blocks(data["context"])
+        label = {n["id"]: shown[n["text"]]["label"] for n in data["nodes"]}
         for n in data["nodes"]:
-            block = blocks[n["text"]]
+            block = shown[n["text"]]
             assert block["Source"] == n["source"] == "gazette"
             state, status = block["Status"], n["status"].lower()  # the enum's name: CURRENT...
             assert state.startswith("current." if status == "current" else f"{status} by ")

@@ -1,28 +1,38 @@
 """A subgraph as prompt context: propositions in date order with their status and relations.
 
-Each proposition is a block
+Each proposition is a short block
 
-    [P3]
-    Date: 2021-09-01
+    [P3] 2021-09-01
     Source: orrin-gazette
     Heading: Orrin Gazette › Business
-    Statement: ...
-    Status: updated by P5 (2022-03-04): no longer current.
-    Relations: This statement updates the following earlier propositions: P2 (2020-01-02).
+    Statement: Alpha costs 7 dollars.
+    Status: updated by P5: no longer current.
+    This statement updates P2. It is supported by P4.
 
-P-numbers follow ascending date, then id, over the propositions shown. `Source:` is left out
-when the proposition has none, `Heading:` (the headings it sits under in its document that its
-text does not say: Proposition.about) when it has none. `Status:` is the node's status as of
-the subgraph's date (graphmem/props/status.py), the same value the API returns as `status` /
-`updatedBy` / `contradictedBy`: "current.", "updated by ...: no longer current.", "contradicted
-by ...: not current." or "updated by ... and contradicted by ...: no longer current.";
-propositions not shown are counted ("1 later proposition not shown"). Edges that do not count
-because their source is itself refuted are named ("P4 (2021-09-01) does not count: it is itself
-contradicted."), and marked where the Relations line lists them. Relation sentences come in a
-fixed order (updates, is updated by, contradicts, is contradicted by, supports, is supported
-by); each lists the nearest propositions first (earlier ones by descending P-number, later ones
-ascending). "Relations: none" when there are none. The updates and contradictions of a refuted
-proposition are followed by "(not counted: this statement is contradicted)".
+P-numbers follow ascending date, then id, over the propositions shown; a reference is its
+P-number alone (the block it names carries the date). `Source:` is left out when the
+proposition has none, `Heading:` (the headings it sits under in its document that its text
+does not say: Proposition.about) when it has none; each is one line (names hold no line
+breaks: graphmem.strings.checked_name), and `Statement:` keeps a statement that reads like a
+field ("Status: Resolved", from a ticket) apart from the block's own lines. `Status:` is the
+node's status as of the subgraph's date (graphmem/props/status.py), the same value the API
+returns as `status` / `updatedBy` / `contradictedBy`: "current.", "updated by ...: no longer
+current.", "contradicted by ...: not current." or "updated by ... and contradicted by ...: no
+longer current."; propositions not shown are counted ("1 later proposition not shown"). Edges
+that do not count because their source is itself refuted are named ("P4 does not count: it is
+itself contradicted.").
+
+The last line says the node's other relations in plain sentences, in a fixed order (updates,
+is updated by, contradicts, is contradicted by, supports, is supported by), each list nearest
+first (earlier propositions by descending P-number, later ones ascending); there is no such
+line when there are none. What updates or contradicts the node and counts is said there only
+when its Status line does not name it (a status reads at most retrieve.INCOMING edges of each
+kind); one that does not count is, marked "(itself contradicted: not counted)", so the kind of
+every edge shows in both blocks it joins. The updates and contradictions of a refuted
+proposition are followed by "(not counted: this statement is contradicted)". Round 29 made the
+blocks this short: the earlier layout (a line for the date and for relations, each reference
+with its date, the incoming updates said twice, "Relations: none") spent 3,070 tokens on a
+news subgraph that holds 420 tokens of statements.
 
 Token budget. Tokens are estimated by graphmem.tokens.estimate_tokens, which splits text the
 way GPT-4-family BPE tokenisers do (characters / 4 would undercount numbers and dates by
@@ -31,14 +41,14 @@ whole propositions are dropped (never part of one): neighbours first, least simi
 question first (neighbours too far down the search to be scored go first, oldest first), then
 anchors the same way; a neighbour that updates or contradicts an anchor, and the statement an
 anchor's document brought, are kept until just before that anchor goes; references to dropped
-propositions disappear from the Relations lines. The same subgraph and budget always give the
-same text.
+propositions disappear from the relation sentences (the Status line counts them as not
+shown). The same subgraph and budget always give the same text.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 
 from graphmem.errors import InvalidInput
@@ -48,14 +58,15 @@ from graphmem.tokens import estimate_tokens
 
 CHARS_PER_TOKEN = 4
 
-# (edge kind, outgoing?) → sentence head; the order is the order of the sentences
+_VOID = " (itself contradicted: not counted)"
+# (edge kind, outgoing?) → verb; the order is the order of the sentences
 _SENTENCES = (
-    ("updates", True, "This statement updates the following earlier propositions"),
-    ("updates", False, "This statement is updated by the following later propositions"),
-    ("contradicts", True, "This statement contradicts the following earlier propositions"),
-    ("contradicts", False, "This statement is contradicted by the following later propositions"),
-    ("supports", True, "This statement supports the following earlier propositions"),
-    ("supports", False, "This statement is supported by the following later propositions"),
+    ("updates", True, "updates"),
+    ("updates", False, "is updated by"),
+    ("contradicts", True, "contradicts"),
+    ("contradicts", False, "is contradicted by"),
+    ("supports", True, "supports"),
+    ("supports", False, "is supported by"),
 )
 
 
@@ -128,19 +139,22 @@ def _keep_priority(nodes: Sequence[Node]) -> Callable[[Node], tuple]:
 
 @dataclass(frozen=True)
 class _Labels:
-    """P-numbers and dates of the propositions shown."""
+    """P-numbers of the propositions shown."""
 
     number: dict[str, int]
-    dates: dict[str, str]
 
-    def ref(self, pid: str, note: str = "") -> str:
-        return f"P{self.number[pid]} ({self.dates[pid]}{note})"
-
-    def refs(self, ids: Sequence[str]) -> str:
-        """'P3 (date), P5 (date) and 1 later proposition not shown' (all are later ones)."""
+    def refs(
+        self, ids: Sequence[str], descending: bool = False, void: Set[str] = frozenset()
+    ) -> str:
+        """'P3, P5 and 1 later proposition not shown' (those not shown are all later ones);
+        those in `void` marked as not counted."""
         shown = [
-            self.ref(i)
-            for i in sorted((i for i in ids if i in self.number), key=self.number.__getitem__)
+            f"P{self.number[i]}{_VOID if i in void else ''}"
+            for i in sorted(
+                (i for i in ids if i in self.number),
+                key=self.number.__getitem__,
+                reverse=descending,
+            )
         ]
         hidden = sum(i not in self.number for i in ids)
         if hidden:
@@ -150,19 +164,17 @@ class _Labels:
 
 def _render(graph: Subgraph, nodes: Sequence[Node]) -> tuple[str, dict[str, str]]:
     ordered = sorted(nodes, key=lambda n: (n.prop.date, n.prop.id))
-    labels = _Labels(
-        {n.prop.id: i for i, n in enumerate(ordered, start=1)},
-        {n.prop.id: n.prop.date for n in ordered},
-    )
+    labels = _Labels({n.prop.id: i for i, n in enumerate(ordered, start=1)})
     refuted = {n.prop.id for n in ordered if n.status.refuted}
     blocks = []
     for node in ordered:
-        source = f"Source: {node.prop.source}\n" if node.prop.source else ""
-        about = f"Heading: {node.prop.about}\n" if node.prop.about else ""
+        prop = node.prop
+        source = f"Source: {prop.source}\n" if prop.source else ""
+        about = f"Heading: {prop.about}\n" if prop.about else ""
+        relations = _relations(graph, node, labels, refuted)
         blocks.append(
-            f"[P{labels.number[node.prop.id]}]\nDate: {node.prop.date}\n{source}{about}"
-            f"Statement: {node.prop.text}\nStatus: {status_text(node.status, labels)}\n"
-            f"Relations: {_relations(graph, node, labels, refuted)}"
+            f"[P{labels.number[prop.id]}] {prop.date}\n{source}{about}Statement: {prop.text}\n"
+            f"Status: {status_text(node.status, labels)}" + (f"\n{relations}" if relations else "")
         )
     return "\n\n".join(blocks), {pid: f"P{n}" for pid, n in labels.number.items()}
 
@@ -190,26 +202,27 @@ def status_text(status: Status, labels: _Labels) -> str:
 
 
 def _relations(graph: Subgraph, node: Node, labels: _Labels, refuted: set[str]) -> str:
+    """The node's relations to the propositions shown, in plain sentences ("" if none).
+    What updates or contradicts it is left out where its Status line names it already (the
+    status reads a capped number of edges of each kind: a hot statement's Status may not
+    name them all)."""
     pid = node.prop.id
-    sentences = []
-    for kind, outgoing, head in _SENTENCES:
+    named = {*node.status.updated_by, *node.status.contradicted_by}
+    void = set(node.status.discounted)
+    sentences: list[str] = []
+    for kind, outgoing, verb in _SENTENCES:
         if outgoing:
             others = [e.dst for e in graph.edges if e.src == pid and e.kind == kind]
         else:
             others = [e.src for e in graph.edges if e.dst == pid and e.kind == kind]
-        shown = sorted(
-            (o for o in others if o in labels.number),
-            key=labels.number.__getitem__,
-            reverse=outgoing,
-        )
+            others = [o for o in others if kind == "supports" or o not in named]
+        shown = [o for o in others if o in labels.number]
         if not shown:
             continue
-        void = set(node.status.discounted) if not outgoing else set()
-        refs = ", ".join(
-            labels.ref(o, ", itself contradicted: not counted" if o in void else "") for o in shown
-        )
         after = ""
         if outgoing and pid in refuted and kind in ("updates", "contradicts"):
             after = " (not counted: this statement is contradicted)"
-        sentences.append(f"{head}: {refs}.{after}")
-    return " ".join(sentences) if sentences else "none"
+        refs = labels.refs(shown, descending=outgoing, void=set() if outgoing else void)
+        subject = "It" if sentences else "This statement"
+        sentences.append(f"{subject} {verb} {refs}{after}.")
+    return " ".join(sentences)
