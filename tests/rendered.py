@@ -6,7 +6,7 @@ import re
 
 _LABEL = re.compile(r"\[(P\d+)\] (\d{4}-\d{2}-\d{2})")
 _SENTENCE = re.compile(
-    r"(?:This statement|It) (updates|is updated by|contradicts|is contradicted by|supports|"
+    r"This statement (updates|is updated by|contradicts|is contradicted by|supports|"
     r"is supported by) (.+?)( \(not counted: this statement is contradicted\))?\.(?: |$)"
 )
 VOID = " (itself contradicted: not counted)"

@@ -7,14 +7,15 @@ Each proposition is a short block
     Heading: Orrin Gazette › Business
     Statement: Alpha costs 7 dollars.
     Status: updated by P5: no longer current.
-    This statement updates P2. It is supported by P4.
+    This statement updates P2. This statement is supported by P4.
 
 P-numbers follow ascending date, then id, over the propositions shown; a reference is its
 P-number alone (the block it names carries the date). `Source:` is left out when the
 proposition has none, `Heading:` (the headings it sits under in its document that its text
 does not say: Proposition.about) when it has none; each is one line (names hold no line
-breaks: graphmem.strings.checked_name), and `Statement:` keeps a statement that reads like a
-field ("Status: Resolved", from a ticket) apart from the block's own lines. `Status:` is the
+breaks: graphmem.strings.checked_name; older stores' line separators are shown as spaces),
+and `Statement:` keeps a statement that reads like a field ("Status: Resolved", from a
+ticket) apart from the block's own lines. `Status:` is the
 node's status as of the subgraph's date (graphmem/props/status.py), the same value the API
 returns as `status` / `updatedBy` / `contradictedBy`: "current.", "updated by ...: no longer
 current.", "contradicted by ...: not current." or "updated by ... and contradicted by ...: no
@@ -31,16 +32,17 @@ kind); one that does not count is, marked "(itself contradicted: not counted)", 
 every edge shows in both blocks it joins. The updates and contradictions of a refuted
 proposition are followed by "(not counted: this statement is contradicted)". Round 29 made the
 blocks this short: the earlier layout (a line for the date and for relations, each reference
-with its date, the incoming updates said twice, "Relations: none") spent 3,070 tokens on a
+with its date, the incoming updates said twice, "Relations: none") spent 3,067 tokens on a
 news subgraph that holds 420 tokens of statements.
 
 Token budget. Tokens are estimated by graphmem.tokens.estimate_tokens, which splits text the
 way GPT-4-family BPE tokenisers do (characters / 4 would undercount numbers and dates by
 about half); it is deterministic and needs no tokenizer. Over budget,
-whole propositions are dropped (never part of one): neighbours first, least similar to the
-question first (neighbours too far down the search to be scored go first, oldest first), then
-anchors the same way; a neighbour that updates or contradicts an anchor, and the statement an
-anchor's document brought, are kept until just before that anchor goes; references to dropped
+whole propositions are dropped (never part of one): neighbours no longer current first, then
+the other neighbours, least similar to the question first (neighbours too far down the search
+to be scored go first, oldest first), then anchors the same way; a current neighbour that
+updates or contradicts an anchor, and the statement an anchor's document brought, are kept
+until just before that anchor goes; references to dropped
 propositions disappear from the relation sentences (the Status line counts them as not
 shown). The same subgraph and budget always give the same text.
 """
@@ -104,13 +106,15 @@ def render_detail(graph: Subgraph, max_tokens: int | None = None) -> Rendered:
 
 
 def _keep_priority(nodes: Sequence[Node]) -> Callable[[Node], tuple]:
-    """The sort key that puts the first to drop first: neighbours before anchors, then the
-    least similar; an unscored neighbour (outside the search pool) is less similar than any
-    scored one, and among those the oldest goes first. What updates or contradicts an anchor
-    is kept as long as that anchor, and goes just before it: an anchor shown "no longer
-    current" without what replaced it would leave the question unanswered. So is the
-    statement an anchor's document brought: it says what the anchor lacks (the chief
-    executive of "the company" the anchor names), though it is less like the question."""
+    """The sort key that puts the first to drop first: neighbours no longer current (what
+    they said was replaced: the least use to a question as of the date), then the other
+    neighbours, then anchors, each the least similar first; an unscored neighbour (outside
+    the search pool) is less similar than any scored one, and among those the oldest goes
+    first. What updates or contradicts an anchor is kept as long as that anchor, and goes
+    just before it: an anchor shown "no longer current" without what replaced it would leave
+    the question unanswered. So is the statement an anchor's document brought: it says what
+    the anchor lacks (the chief executive of "the company" the anchor names), though it is
+    less like the question."""
     score = {n.prop.id: -math.inf if n.score is None else n.score for n in nodes}
     by_id = {n.prop.id: n for n in nodes}
     lasts = {n.prop.id: score[n.prop.id] for n in nodes if n.is_anchor}
@@ -129,10 +133,11 @@ def _keep_priority(nodes: Sequence[Node]) -> Callable[[Node], tuple]:
 
     def key(node: Node) -> tuple:
         pid = node.prop.id
+        standing = node.is_anchor or node.status.state == "current"
         if pid not in lasts:  # a neighbour that replaces no anchor
-            return (False, score[pid], False, score[pid], node.prop.date, pid)
+            return (standing, False, score[pid], False, score[pid], node.prop.date, pid)
         own = node.is_anchor and lasts[pid] == score[pid]
-        return (True, lasts[pid], own, score[pid], node.prop.date, pid)
+        return (standing, True, lasts[pid], own, score[pid], node.prop.date, pid)
 
     return key
 
@@ -169,14 +174,20 @@ def _render(graph: Subgraph, nodes: Sequence[Node]) -> tuple[str, dict[str, str]
     blocks = []
     for node in ordered:
         prop = node.prop
-        source = f"Source: {prop.source}\n" if prop.source else ""
-        about = f"Heading: {prop.about}\n" if prop.about else ""
+        source = f"Source: {_one_line(prop.source)}\n" if prop.source else ""
+        about = f"Heading: {_one_line(prop.about)}\n" if prop.about else ""
         relations = _relations(graph, node, labels, refuted)
         blocks.append(
             f"[P{labels.number[prop.id]}] {prop.date}\n{source}{about}Statement: {prop.text}\n"
             f"Status: {status_text(node.status, labels)}" + (f"\n{relations}" if relations else "")
         )
     return "\n\n".join(blocks), {pid: f"P{n}" for pid, n in labels.number.items()}
+
+
+def _one_line(name: str) -> str:
+    """A stored name on one line: names refuse line and paragraph separators since round 29,
+    but a store written before may hold them."""
+    return name.replace("\u2028", " ").replace("\u2029", " ")
 
 
 def status_text(status: Status, labels: _Labels) -> str:
@@ -223,6 +234,6 @@ def _relations(graph: Subgraph, node: Node, labels: _Labels, refuted: set[str]) 
         if outgoing and pid in refuted and kind in ("updates", "contradicts"):
             after = " (not counted: this statement is contradicted)"
         refs = labels.refs(shown, descending=outgoing, void=set() if outgoing else void)
-        subject = "It" if sentences else "This statement"
-        sentences.append(f"{subject} {verb} {refs}{after}.")
+        # "This statement" each time: an "It" could be read as the proposition just named
+        sentences.append(f"This statement {verb} {refs}{after}.")
     return " ".join(sentences)
