@@ -33,16 +33,15 @@ every edge shows in both blocks it joins. The updates and contradictions of a re
 proposition are followed by "(not counted: this statement is contradicted)". Round 29 made the
 blocks this short: the earlier layout (a line for the date and for relations, each reference
 with its date, the incoming updates said twice, "Relations: none") spent 3,067 tokens on a
-news subgraph that holds 420 tokens of statements.
+news subgraph that holds 428 tokens of statements.
 
 Token budget. Tokens are estimated by graphmem.tokens.estimate_tokens, which splits text the
 way GPT-4-family BPE tokenisers do (characters / 4 would undercount numbers and dates by
 about half); it is deterministic and needs no tokenizer. Over budget,
-whole propositions are dropped (never part of one): neighbours no longer current first, then
-the other neighbours, least similar to the question first (neighbours too far down the search
-to be scored go first, oldest first), then anchors the same way; a current neighbour that
-updates or contradicts an anchor, and the statement an anchor's document brought, are kept
-until just before that anchor goes; references to dropped
+whole propositions are dropped (never part of one): neighbours first, least similar to the
+question first (neighbours too far down the search to be scored go first, oldest first), then
+anchors the same way; a neighbour that updates or contradicts an anchor, and the statement an
+anchor's document brought, are kept until just before that anchor goes; references to dropped
 propositions disappear from the relation sentences (the Status line counts them as not
 shown). The same subgraph and budget always give the same text.
 """
@@ -106,15 +105,13 @@ def render_detail(graph: Subgraph, max_tokens: int | None = None) -> Rendered:
 
 
 def _keep_priority(nodes: Sequence[Node]) -> Callable[[Node], tuple]:
-    """The sort key that puts the first to drop first: neighbours no longer current (what
-    they said was replaced: the least use to a question as of the date), then the other
-    neighbours, then anchors, each the least similar first; an unscored neighbour (outside
-    the search pool) is less similar than any scored one, and among those the oldest goes
-    first. What updates or contradicts an anchor is kept as long as that anchor, and goes
-    just before it: an anchor shown "no longer current" without what replaced it would leave
-    the question unanswered. So is the statement an anchor's document brought: it says what
-    the anchor lacks (the chief executive of "the company" the anchor names), though it is
-    less like the question."""
+    """The sort key that puts the first to drop first: neighbours before anchors, then the
+    least similar; an unscored neighbour (outside the search pool) is less similar than any
+    scored one, and among those the oldest goes first. What updates or contradicts an anchor
+    is kept as long as that anchor, and goes just before it: an anchor shown "no longer
+    current" without what replaced it would leave the question unanswered. So is the
+    statement an anchor's document brought: it says what the anchor lacks (the chief
+    executive of "the company" the anchor names), though it is less like the question."""
     score = {n.prop.id: -math.inf if n.score is None else n.score for n in nodes}
     by_id = {n.prop.id: n for n in nodes}
     lasts = {n.prop.id: score[n.prop.id] for n in nodes if n.is_anchor}
@@ -133,11 +130,10 @@ def _keep_priority(nodes: Sequence[Node]) -> Callable[[Node], tuple]:
 
     def key(node: Node) -> tuple:
         pid = node.prop.id
-        standing = node.is_anchor or node.status.state == "current"
         if pid not in lasts:  # a neighbour that replaces no anchor
-            return (standing, False, score[pid], False, score[pid], node.prop.date, pid)
+            return (False, score[pid], False, score[pid], node.prop.date, pid)
         own = node.is_anchor and lasts[pid] == score[pid]
-        return (standing, True, lasts[pid], own, score[pid], node.prop.date, pid)
+        return (True, lasts[pid], own, score[pid], node.prop.date, pid)
 
     return key
 
