@@ -26,10 +26,9 @@ REPEAT_FROM; 105-107 of 120 from 2 to 5 times above 0.4-0.5, 97 by similarity al
 `held_back` half (the other entities) was only scored with the chosen settings, and so was a
 second corpus (--seed 12: other entities, names, numbers and dates), both halves of which are
 held back. Round 29's shorter rendered blocks (the 500tok columns) were written, not swept.
-The bounds
-(neighbours and document statements per anchor, incoming edges) were set beforehand, not
-tuned. Only held-back figures say how well the settings generalise, and
-only a real corpus (CLARK-News, checked independently) says how well they work on real news.
+The bounds (neighbours and document statements per anchor, incoming edges) were set
+beforehand, not tuned. Only held-back figures say how well the settings generalise, and only
+a real corpus (CLARK-News, checked independently) says how well they work on real news.
 """
 
 from __future__ import annotations

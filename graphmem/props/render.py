@@ -15,12 +15,12 @@ proposition has none, `Heading:` (the headings it sits under in its document tha
 does not say: Proposition.about) when it has none; each is one line (names hold no line
 breaks: graphmem.strings.checked_name; older stores' line separators are shown as spaces),
 and `Statement:` keeps a statement that reads like a field ("Status: Resolved", from a
-ticket) apart from the block's own lines. `Status:` is the
-node's status as of the subgraph's date (graphmem/props/status.py), the same value the API
-returns as `status` / `updatedBy` / `contradictedBy`: "current.", "updated by ...: no longer
-current.", "contradicted by ...: not current." or "updated by ... and contradicted by ...: no
-longer current."; propositions not shown are counted ("1 later proposition not shown"). Edges
-that do not count because their source is itself refuted are named ("P4 does not count: it is
+ticket) apart from the block's own lines. `Status:` is the node's status as of the
+subgraph's date (graphmem/props/status.py), the same value the API returns as `status` /
+`updatedBy` / `contradictedBy`: "current.", "updated by ...: no longer current.",
+"contradicted by ...: not current." or "updated by ... and contradicted by ...: no longer
+current."; propositions not shown are counted ("1 later proposition not shown"). Edges that
+do not count because their source is itself refuted are named ("P4 does not count: it is
 itself contradicted.").
 
 The last line says the node's other relations in plain sentences, in a fixed order (updates,
