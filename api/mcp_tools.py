@@ -114,7 +114,9 @@ def _subgraph(services: Services, a: dict[str, Any]) -> Reply:
             "score": n.score,
             "status": n.status.state,
             "updated_by": list(n.status.updated_by),
+            "updated_by_count": n.status.updated_count,
             "contradicted_by": list(n.status.contradicted_by),
+            "contradicted_by_count": n.status.contradicted_count,
         }
         for n in graph.nodes
     ]

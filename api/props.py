@@ -82,10 +82,17 @@ class SubgraphNode:
     score: float | None = strawberry.field(description="Cosine similarity to the question")
     status: PropositionStatus = strawberry.field(description="Whether it stands as of the date")
     updated_by: list[strawberry.ID] = strawberry.field(
-        description="The propositions that update it (those that count as of the date)"
+        description="The propositions that update it (those that count as of the date; at most 8)"
+    )
+    updated_by_count: int = strawberry.field(
+        description="How many propositions update it and count (updatedBy may list fewer)"
     )
     contradicted_by: list[strawberry.ID] = strawberry.field(
-        description="The propositions that contradict it (those that count as of the date)"
+        description="The propositions that contradict it (those that count as of the date;"
+        " at most 8)"
+    )
+    contradicted_by_count: int = strawberry.field(
+        description="How many propositions contradict it and count (contradictedBy may list fewer)"
     )
 
 
@@ -203,7 +210,9 @@ def _subgraph(graph: props.Subgraph, as_of: dt.date | None) -> Subgraph:
             score=n.score,
             status=PropositionStatus(n.status.state),
             updated_by=[strawberry.ID(i) for i in n.status.updated_by],
+            updated_by_count=n.status.updated_count,
             contradicted_by=[strawberry.ID(i) for i in n.status.contradicted_by],
+            contradicted_by_count=n.status.contradicted_count,
         )
         for n in graph.nodes
     ]

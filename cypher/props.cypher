@@ -203,7 +203,9 @@ RETURN gone
 // source, 2 for SUPPORTS; then sources in $members first, then the newest. So a proposition's
 // status as of the date is exact (any edge of a type that counts for sure, rank 0, comes
 // first of its type; contradicted sources are followed by graphmem/props/status.py) and a
-// proposition that hundreds of statements relate to costs no more than any other.
+// proposition that hundreds of statements relate to costs no more than any other. `standing`:
+// for each type, how many of its edges are of rank 0, read or not (a status names at most
+// $cap sources of a type and counts the others).
 // SUPPORTS edges from outside $members only count when $supporters (anchors, whose supporters
 // may become neighbours). `outgoing`: the edges from each proposition to those in $targets
 // (neighbours into anchors beyond the anchor's $cap); few, since a proposition is related to at
@@ -219,14 +221,18 @@ WITH p, n, r,
           WHEN size([(x:Proposition)-[:CONTRADICTS]->(n) WHERE x.ts <= $as_of | 1]) > 0 THEN 1
           ELSE 0 END AS rank
 ORDER BY p.id, rank, CASE WHEN n.id IN $members THEN 0 ELSE 1 END, n.ts DESC, n.id
-WITH p, type(r) AS kind, collect(CASE WHEN r IS NULL THEN NULL ELSE [r, n, rank] END)[..$cap] AS top
-WITH p, collect(top) AS tops
-WITH p, reduce(acc = [], part IN tops | acc + part) AS top
+WITH p, type(r) AS kind,
+     collect(CASE WHEN r IS NULL THEN NULL ELSE [r, n, rank] END)[..$cap] AS top,
+     count(CASE WHEN rank = 0 THEN 1 END) AS standing
+WITH p, collect(top) AS tops,
+     collect(CASE WHEN standing > 0 THEN {type: kind, n: standing} END) AS standing
+WITH p, reduce(acc = [], part IN tops | acc + part) AS top, standing
 RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source,
        p.about AS about,
        [t IN top | {id: t[0].id, src: t[1].id, src_ts: t[1].ts, type: type(t[0]),
                     confidence: t[0].confidence, model: t[0].model, refined: t[0].refined,
                     created_at: t[0].created_at, rank: t[2], src_refuted: t[2] = 1}] AS incoming,
+       standing,
        [(p)-[o:<RELATION_TYPES>]->(a:Proposition) WHERE a.id IN $targets |
         {id: o.id, dst: a.id, type: type(o), confidence: o.confidence, model: o.model,
          refined: o.refined, created_at: o.created_at}] AS outgoing

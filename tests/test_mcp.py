@@ -161,7 +161,9 @@ async def every_tool(client: Client, series: Any) -> list[str]:
     assert "every 20 minutes" in context and "every 10 minutes" in context
     assert "August" not in context  # stated after the as-of date
     nodes = {n["text"]: n for n in graph.structured_content["nodes"]}
-    assert nodes["The Harbour line runs every 10 minutes."]["status"] == "updated"
+    old = nodes["The Harbour line runs every 10 minutes."]
+    assert old["status"] == "updated"
+    assert old["updated_by_count"] == len(old["updated_by"]) == 1
     assert nodes["The Harbour line runs every 20 minutes."]["about"] == "Harbour line timetable"
     assert graph.structured_content["context"] == context
     found = (

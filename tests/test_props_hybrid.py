@@ -19,6 +19,7 @@ from graphmem.props import (
 )
 from graphmem.props.classify import Candidate, Judgement
 from graphmem.props.model import Proposition, proposition_id
+from graphmem.props.render import render_detail
 from graphmem.props.retrieve import INCOMING, NEIGHBOURS
 from graphmem.services import open_props
 from graphmem.store import Store
@@ -212,14 +213,25 @@ def test_expansion_stays_bounded_on_a_hot_entity_and_status_stays_exact(
                 assert len(into) <= INCOMING + k, "INCOMING of each kind, plus from anchors"
         # every anchor but the newest statement has newer updates: its status says so
         newest = max(graph.nodes, key=lambda n: n.prop.ts)
+        stored = list_relations(memory, limit=100_000)
         for node in graph.anchors:
             if node.prop.ts < newest.prop.ts:
                 assert node.status.state == "updated"
                 assert 1 <= len(node.status.updated_by) <= INCOMING
+                # it lists at most INCOMING, and counts them all (nothing is contradicted)
+                into = {r.src for r in stored if r.dst == node.prop.id and r.kind == "updates"}
+                dated = {s for s in into if when[s] <= "2020-12-31"}
+                assert node.status.updated_count == len(dated)
+        hot = max(graph.nodes, key=lambda n: n.status.updated_count)
+        assert hot.status.updated_count > INCOMING, "the premise: more updates than are read"
+        text = render_detail(graph)
+        line = next(b for b in text.text.split("\n\n") if f"[{text.labels[hot.prop.id]}]" in b)
+        hidden = hot.status.updated_count - sum(i in text.labels for i in hot.status.updated_by)
+        assert f"and {hidden} later propositions not shown: no longer current." in line
         # the neighbours of one anchor: the newest of the statements that change its status,
         # not the still newer statements that merely support it
         first = proposition_id(updates[0]["text"], updates[0]["date"])
-        into = [r for r in list_relations(memory, limit=100_000) if r.dst == first]
+        into = [r for r in stored if r.dst == first]
         assert any(r.kind == "supports" for r in into), "the premise: supporters are newer"
         assert sum(r.kind == "updates" for r in into) > NEIGHBOURS
         updaters = sorted((r.src for r in into if r.kind == "updates"), key=lambda p: when[p])

@@ -106,8 +106,10 @@ def _refs(part: str) -> tuple[set[str], int]:
     return set(re.findall(r"P\d+", part)), int(hidden.group(1)) if hidden else 0
 
 
-def _expected(ids: tuple[str, ...], labels: dict[str, str]) -> tuple[set[str], int]:
-    return {labels[i] for i in ids if i in labels}, sum(i not in labels for i in ids)
+def _expected(
+    ids: tuple[str, ...], labels: dict[str, str], unlisted: int = 0
+) -> tuple[set[str], int]:
+    return {labels[i] for i in ids if i in labels}, sum(i not in labels for i in ids) + unlisted
 
 
 def check_agrees(graph: Subgraph, node: Node, fields: dict[str, str], labels: dict) -> None:
@@ -128,8 +130,10 @@ def check_agrees(graph: Subgraph, node: Node, fields: dict[str, str], labels: di
         assert main.endswith(tail)
         body = main.removesuffix(tail)
         updated, _, contradicted = body.partition("contradicted by ")
-        assert _refs(updated) == _expected(status.updated_by, labels)
-        assert _refs(contradicted) == _expected(status.contradicted_by, labels)
+        assert _refs(updated) == _expected(status.updated_by, labels, status.updated_unlisted)
+        assert _refs(contradicted) == _expected(
+            status.contradicted_by, labels, status.contradicted_unlisted
+        )
         assert body.startswith("updated by" if status.updated_by else "contradicted by")
     assert _refs(void) == _expected(status.discounted, labels)
     counted = {*status.updated_by, *status.contradicted_by}
@@ -176,7 +180,8 @@ def test_status_and_text_agree_in_every_rendered_subgraph(ctx: PropsMemory, name
 
 STATUS_QUERY = """query($q: String!, $asOf: Date) {
   subgraph(question: $q, asOf: $asOf, k: 10) {
-    nodes { id text source status updatedBy contradictedBy } context } }"""
+    nodes { id text source status updatedBy updatedByCount contradictedBy contradictedByCount }
+    context } }"""
 ADD = """mutation($items: [PropositionInput!]!) {
   addPropositions(propositions: $items) { added } }"""
 
@@ -195,3 +200,5 @@ def test_graphql_status_is_what_the_context_says(gql) -> None:
             assert state.startswith("current." if status == "current" else f"{status} by ")
             for other in n["updatedBy"] + n["contradictedBy"]:
                 assert label[other] in state
+            assert n["updatedByCount"] == len(n["updatedBy"])  # few edges: all listed
+            assert n["contradictedByCount"] == len(n["contradictedBy"])

@@ -19,7 +19,8 @@ ticket) apart from the block's own lines. `Status:` is the node's status as of t
 subgraph's date (graphmem/props/status.py), the same value the API returns as `status` /
 `updatedBy` / `contradictedBy`: "current.", "updated by ...: no longer current.",
 "contradicted by ...: not current." or "updated by ... and contradicted by ...: no longer
-current."; propositions not shown are counted ("1 later proposition not shown"). Edges that
+current."; propositions not shown are counted ("1 later proposition not shown"), those beyond
+the status's list too (Status.updated_unlisted: "updated by P3 and 49 later ..."). Edges that
 do not count because their source is itself refuted are named ("P4 does not count: it is
 itself contradicted.").
 
@@ -145,10 +146,14 @@ class _Labels:
     number: dict[str, int]
 
     def refs(
-        self, ids: Sequence[str], descending: bool = False, void: Set[str] = frozenset()
+        self,
+        ids: Sequence[str],
+        descending: bool = False,
+        void: Set[str] = frozenset(),
+        unlisted: int = 0,
     ) -> str:
-        """'P3, P5 and 1 later proposition not shown' (those not shown are all later ones);
-        those in `void` marked as not counted."""
+        """'P3, P5 and 1 later proposition not shown' (those not shown are all later ones,
+        `unlisted` more of them beside `ids`); those in `void` marked as not counted."""
         shown = [
             f"P{self.number[i]}{_VOID if i in void else ''}"
             for i in sorted(
@@ -157,7 +162,7 @@ class _Labels:
                 reverse=descending,
             )
         ]
-        hidden = sum(i not in self.number for i in ids)
+        hidden = sum(i not in self.number for i in ids) + unlisted
         if hidden:
             shown.append(f"{hidden} later proposition{'s' if hidden > 1 else ''} not shown")
         return " and ".join([", ".join(shown[:-1]), shown[-1]] if len(shown) > 1 else shown)
@@ -190,9 +195,11 @@ def status_text(status: Status, labels: _Labels) -> str:
     """The Status line's sentence for a node's status."""
     parts = []
     if status.updated_by:
-        parts.append(f"updated by {labels.refs(status.updated_by)}")
+        refs = labels.refs(status.updated_by, unlisted=status.updated_unlisted)
+        parts.append(f"updated by {refs}")
     if status.contradicted_by:
-        parts.append(f"contradicted by {labels.refs(status.contradicted_by)}")
+        refs = labels.refs(status.contradicted_by, unlisted=status.contradicted_unlisted)
+        parts.append(f"contradicted by {refs}")
     if not parts:
         text = "current."
     else:

@@ -12,6 +12,8 @@ that was itself refuted stops refuting. Edges that do not count are kept in `dis
 the text can say why they change nothing. The whole chain is followed: the subgraph's rows
 give each member's incoming edges; for sources outside the subgraph that are contradicted,
 the chain is read from the graph (`props.contradictors`, one read per level, usually one).
+Each kind lists at most the edges read (retrieve.INCOMING) and counts the others from sources
+nobody contradicts (`updated_unlisted`, `contradicted_unlisted`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,21 @@ class Status:
     updated_by: tuple[str, ...] = ()  # sources of the UPDATES edges that count
     contradicted_by: tuple[str, ...] = ()  # sources of the CONTRADICTS edges that count
     discounted: tuple[str, ...] = ()  # sources of UPDATES / CONTRADICTS edges that are refuted
+    # sources whose edges count beyond those listed (a list holds at most retrieve.INCOMING):
+    # every one nobody contradicts is counted; one contradicted by a refuted source is counted
+    # only when its edge was read
+    updated_unlisted: int = 0
+    contradicted_unlisted: int = 0
+
+    @property
+    def updated_count(self) -> int:
+        """How many propositions update it and count."""
+        return len(self.updated_by) + self.updated_unlisted
+
+    @property
+    def contradicted_count(self) -> int:
+        """How many propositions contradict it and count."""
+        return len(self.contradicted_by) + self.contradicted_unlisted
 
     @property
     def refuted(self) -> bool:
@@ -53,7 +70,7 @@ def statuses(store: Store, rows: Iterable[Mapping[str, Any]], as_of_ts: int) -> 
     } - contradictors.keys()
     contradictors.update(_chains(store, outside, as_of_ts))
     refuted = _Refuted(contradictors)
-    return {row["id"]: _status(row["incoming"], refuted) for row in rows}
+    return {row["id"]: _status(row, refuted) for row in rows}
 
 
 def _chains(store: Store, ids: set[str], as_of_ts: int) -> dict[str, tuple[str, ...]]:
@@ -86,11 +103,26 @@ class _Refuted:
         return self.memo[pid]
 
 
-def _status(incoming: Iterable[Mapping[str, Any]], refuted: _Refuted) -> Status:
-    changes = [e for e in incoming if e["type"] in CHANGES]
+def _status(row: Mapping[str, Any], refuted: _Refuted) -> Status:
+    changes = [e for e in row["incoming"] if e["type"] in CHANGES]
     standing = [e for e in changes if not refuted(e["src"])]
     updated = tuple(sorted(e["src"] for e in standing if e["type"] == "UPDATES"))
     contradicted = tuple(sorted(e["src"] for e in standing if e["type"] == "CONTRADICTS"))
     discounted = tuple(sorted({e["src"] for e in changes} - {e["src"] for e in standing}))
     state = "updated" if updated else "contradicted" if contradicted else "current"
-    return Status(state, updated, contradicted, discounted)
+    unlisted = _unlisted(row, changes)
+    return Status(
+        state, updated, contradicted, discounted, unlisted["UPDATES"], unlisted["CONTRADICTS"]
+    )
+
+
+def _unlisted(row: Mapping[str, Any], read: list[Mapping[str, Any]]) -> dict[str, int]:
+    """Per type, the edges of rank 0 (from a source nobody contradicts) that were not read."""
+    total = {kind: 0 for kind in CHANGES}
+    for part in row.get("standing") or ():
+        if part["type"] in total:
+            total[part["type"]] = int(part["n"])
+    for e in read:
+        if e["rank"] == 0:
+            total[e["type"]] -= 1
+    return {kind: max(0, n) for kind, n in total.items()}
