@@ -7,10 +7,12 @@ ingested as `graphmem ingest-docs` does without an LLM: add_document per article
 it into sentences (a sentence that says "the company" loses the name), relations by the offline
 classifier. A question counts as answered when its answer appears (as a whole word)
 in a proposition of the subgraph (anchors and neighbours) for its as-of date; the two
-"500tok" columns count it in the rendered context cut to BUDGET tokens (graphmem/props/render.py
-drops whole propositions, the least useful first). Then each row's mean subgraph size: nodes,
-tokens of the statements, tokens of the whole rendered context (no budget), and the p50 / p95
-of a subgraph call.
+"curren" columns only in a proposition the subgraph calls current as of that date (one that a
+reader who trusts the Status line would use: a false UPDATES edge hides the answer there); the
+two "500tok" columns count it in the rendered context cut to BUDGET tokens
+(graphmem/props/render.py drops whole propositions, the least useful first). Then each row's
+mean subgraph size: nodes, tokens of the statements, tokens of the whole rendered context
+(no budget), and the p50 / p95 of a subgraph call.
 
 Questions: "attribute" (who runs X, how many people live in Y, as of a date) and "reverse"
 (which company named <person> chief executive, which town has <number> residents: a name or
@@ -121,6 +123,9 @@ def score(
             cell = hits.setdefault(key, [0, 0])
             cell[0] += answered(q.answer, [n.prop.text for n in graph.nodes])
             cell[1] += 1
+        cell = hits.setdefault(("current", q.half), [0, 0])
+        cell[0] += answered(q.answer, [n.prop.text for n in graph.nodes if _current(n)])
+        cell[1] += 1
         cell = hits.setdefault(("budget", q.half), [0, 0])
         cell[0] += answered(q.answer, [render(graph, BUDGET)])
         cell[1] += 1
@@ -129,9 +134,13 @@ def score(
     return Scored(hits, *mean, p50=float(p50), p95=float(p95))
 
 
+def _current(node: retrieve.Node) -> bool:
+    return node.status.state == "current"
+
+
 def line(name: str, got: Scored) -> str:
     cells = []
-    for form in (*FORMS, "budget"):
+    for form in (*FORMS, "current", "budget"):
         for half in HALVES:
             hit, asked = got.hits.get((form, half), (0, 0))
             cells.append(f"{hit / asked:6.1%}" if asked else "-")
@@ -205,7 +214,7 @@ def main() -> None:
         vecs = embedder.encode([q.question for q in corpus.questions])
         if args.sweep:
             sweep(ctx, corpus, vecs, args.k)
-        heads = [f"{f[:6]}/{h[:4]}" for f in (*FORMS, f"{BUDGET}tok") for h in HALVES]
+        heads = [f"{f[:6]}/{h[:4]}" for f in (*FORMS, "curren", f"{BUDGET}tok") for h in HALVES]
         print(f"answer in the k={args.k} context (share of questions)")
         columns = " ".join(f"{h:>9}" for h in heads)
         print(f"  {'':<30} {columns}  nodes  tokens context  p50 ms  p95 ms")

@@ -13,6 +13,8 @@ from graphmem.props import PropsMemory, add_propositions, counts, list_relations
 from graphmem.props.classify import Candidate, Judgement, parse_judgements
 from graphmem.props.llmjson import Malformed
 from graphmem.props.model import make_proposition
+from graphmem.props.offline import RuleClassifier, other_subjects
+from graphmem.props.reading import read
 
 OLD = {"text": "Marta Velkova is the chief executive of Quillon Dynamics.", "date": "2015-03-02"}
 NEW = {"text": "Idris Okonjo is the chief executive of Quillon Dynamics.", "date": "2019-03-18"}
@@ -473,3 +475,60 @@ def test_a_classifier_answering_out_of_range_is_reported(ctx: PropsMemory) -> No
     with pytest.raises(InvalidInput, match="broken returned an invalid"):
         add_propositions(ctx, [NEW])
     assert counts(ctx)["propositions"] == 1
+
+
+# round 30: a news corpus reports many companies, towns and clubs in the same words; not among
+# OFFLINE_CASES, so not training rows of the relation model
+SAME_NEWS = [
+    (
+        "Pellagra Mining said its workforce stood at 12,400.",
+        "Thessaly Foods said its workforce stood at 3,150.",
+    ),
+    (
+        "Corvane Rovers climbed to ninth place in the league table.",
+        "Ostery Athletic climbed to twelfth place in the league table.",
+    ),
+    (
+        "Quenby's jobless rate moved to 4.1 percent.",
+        "Sallowmere's jobless rate moved to 6.3 percent.",
+    ),
+]
+# the same subject, or a name in common: changes as before
+ONE_SUBJECT = [
+    (
+        "Kestlow Freight cut its workforce to 9,100.",
+        "Kestlow Freight said its workforce stood at 11,300.",
+    ),
+    (NEW["text"], OLD["text"]),  # two chief executives of one company
+]
+
+
+def _judged(ctx: PropsMemory, new: str, old: str, classifier) -> str:  # noqa: F811
+    vecs = ctx.embedder.encode([new, old])
+    older = Candidate(make_proposition(old, "2019-06-01"), float(vecs[0] @ vecs[1]))
+    return classifier.classify(make_proposition(new, "2020-01-01"), [older])[0].label
+
+
+@pytest.mark.parametrize(("new", "old"), SAME_NEWS)
+def test_the_same_news_of_two_subjects_changes_neither(
+    new: str,
+    old: str,
+    ctx: PropsMemory,  # noqa: F811
+) -> None:
+    assert other_subjects(read(new), read(old), 0.5)
+    for classifier in (offline_classifier(), RuleClassifier()):
+        assert _judged(ctx, new, old, classifier) not in ("updates", "contradicts")
+
+
+@pytest.mark.parametrize(("new", "old"), ONE_SUBJECT)
+def test_news_of_one_subject_still_updates(new: str, old: str, ctx: PropsMemory) -> None:  # noqa: F811
+    assert not other_subjects(read(new), read(old), 0.5)
+    assert _judged(ctx, new, old, offline_classifier()) == "updates"
+
+
+def test_a_heading_is_no_subject() -> None:
+    new, old = (
+        "Council Notice: parking costs 2 pounds an hour.",
+        "Harbour Bulletin: parking costs 3 pounds an hour.",
+    )
+    assert read(new).opening == "" and not other_subjects(read(new), read(old), 0.5)

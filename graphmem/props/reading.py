@@ -419,6 +419,10 @@ class Reading:
     frame: frozenset[str]
     initial: str
     initial_speaks: bool  # the opening word is the speaker's ("Glaciologists said ...")
+    # the name or capitalised word the statement opens with when a word of its sentence
+    # follows ("Tesdal Rovers climbed ...", "Tortam's jobless rate ..."), else "" (a heading
+    # such as "Fleet Change Log: ..." or "Minute 24/05. ..." opens with no subject)
+    opening: str
     speaker: frozenset[str]  # words of the speaker of a report ("the ministry said ...")
     denied_words: frozenset[str]  # words of the clauses that deny
     hedged: bool
@@ -831,6 +835,7 @@ def read(text: str, source: str | None = None) -> Reading:
         frame=frozenset(parse.frame),
         initial=parse.initial,
         initial_speaks=parse.speaker_end > 0,
+        opening=_opening(parse),
         speaker=frozenset(_plain(t) for t in tokens[: parse.speaker_end] if t.kind == "word"),
         denied_words=frozenset(
             _plain(t) for t in tokens if t.kind == "word" and t.clause in parse.negated
@@ -848,6 +853,16 @@ def read(text: str, source: str | None = None) -> Reading:
         when=frozenset(tokens[k].text for when in schedules.values() for k in when.years),
         was=frozenset(parse.was),
     )
+
+
+def _opening(parse: _Parse) -> str:
+    """Reading.opening: the name at the first token (or `initial`), if a word follows it."""
+    name = next((name for pos, name in parse.names if pos == 0), parse.initial)
+    width = len(name.split())
+    if not name or width >= len(parse.tokens):
+        return ""
+    after = parse.tokens[width]
+    return name if after.kind == "word" and not after.sentence else ""
 
 
 def _speakers(parse: _Parse) -> frozenset[str]:
