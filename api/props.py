@@ -27,7 +27,7 @@ from graphmem import props
 from graphmem.errors import InvalidInput
 from graphmem.props import bulk, listing
 from graphmem.props.model import checked_date
-from graphmem.props.retrieve import anchor_ranker
+from graphmem.props.retrieve import INCOMING, anchor_ranker
 from graphmem.series.catalog import checked_page
 from graphmem.strings import MAX_QUERY, MAX_SOURCE, checked_str
 
@@ -82,17 +82,20 @@ class SubgraphNode:
     score: float | None = strawberry.field(description="Cosine similarity to the question")
     status: PropositionStatus = strawberry.field(description="Whether it stands as of the date")
     updated_by: list[strawberry.ID] = strawberry.field(
-        description="The propositions that update it (those that count as of the date; at most 8)"
+        description="The propositions that update it (those that count as of the date; at most"
+        f" {INCOMING} besides those in the subgraph)"
     )
     updated_by_count: int = strawberry.field(
-        description="How many propositions update it and count (updatedBy may list fewer)"
+        description="How many propositions update it and count (updatedBy may list fewer;"
+        " docs/retrieval.md says when this count is short)"
     )
     contradicted_by: list[strawberry.ID] = strawberry.field(
-        description="The propositions that contradict it (those that count as of the date;"
-        " at most 8)"
+        description="The propositions that contradict it (those that count as of the date; at"
+        f" most {INCOMING} besides those in the subgraph)"
     )
     contradicted_by_count: int = strawberry.field(
-        description="How many propositions contradict it and count (contradictedBy may list fewer)"
+        description="How many propositions contradict it and count (contradictedBy may list"
+        " fewer; docs/retrieval.md says when this count is short)"
     )
 
 

@@ -207,9 +207,9 @@ RETURN gone
 // for each type, how many of its edges are of rank 0, read or not (a status names at most
 // $cap sources of a type and counts the others).
 // SUPPORTS edges from outside $members only count when $supporters (anchors, whose supporters
-// may become neighbours). `outgoing`: the edges from each proposition to those in $targets
-// (neighbours into anchors beyond the anchor's $cap); few, since a proposition is related to at
-// most the candidates it was judged against when stored.
+// may become neighbours). `outgoing`: the edges from each proposition to those in $targets (the
+// other members: an edge between members past the other's $cap); few, since a proposition is
+// related to at most the candidates it was judged against when stored.
 // name: with_incoming
 UNWIND $ids AS pid
 MATCH (p:Proposition {space: $space, id: pid})
@@ -223,9 +223,9 @@ WITH p, n, r,
 ORDER BY p.id, rank, CASE WHEN n.id IN $members THEN 0 ELSE 1 END, n.ts DESC, n.id
 WITH p, type(r) AS kind,
      collect(CASE WHEN r IS NULL THEN NULL ELSE [r, n, rank] END)[..$cap] AS top,
-     count(CASE WHEN rank = 0 THEN 1 END) AS standing
+     count(CASE WHEN rank = 0 THEN 1 END) AS rank0
 WITH p, collect(top) AS tops,
-     collect(CASE WHEN standing > 0 THEN {type: kind, n: standing} END) AS standing
+     collect(CASE WHEN rank0 > 0 THEN {type: kind, n: rank0} END) AS standing
 WITH p, reduce(acc = [], part IN tops | acc + part) AS top, standing
 RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source,
        p.about AS about,

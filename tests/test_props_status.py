@@ -137,6 +137,10 @@ def check_agrees(graph: Subgraph, node: Node, fields: dict[str, str], labels: di
         assert body.startswith("updated by" if status.updated_by else "contradicted by")
     assert _refs(void) == _expected(status.discounted, labels)
     counted = {*status.updated_by, *status.contradicted_by}
+    # every member whose change edge counts is named by the status, not counted as not shown
+    for edge in graph.edges:
+        if edge.dst == node.prop.id and edge.kind in _VERBS:
+            assert (edge.src in counted) != graph.node(edge.src).status.refuted, edge
     assert relations(fields.get("Relations", "")) == _sentences(graph, node, labels, counted)
 
 

@@ -15,13 +15,16 @@
    executive."), which neither the question's embedding nor its words can find.
 4. Edges: relations among the collected propositions, at most INCOMING of each kind (UPDATES,
    CONTRADICTS, SUPPORTS) into each proposition, chosen in the same order (members of the
-   subgraph first within a rank): a proposition that dozens of newer statements relate to (a
+   subgraph first within a rank), plus each member's edges into the other members (so one
+   past the cap is not lost): a proposition that dozens of newer statements relate to (a
    "hot" entity) costs the same as any other.
 5. Status of each proposition as of the date (graphmem/props/status.py): `updated` or
    `contradicted` (and by which) when an UPDATES / CONTRADICTS edge comes from a proposition
    dated on or before `as_of` that is not itself refuted by then; otherwise `current`. The
    bound keeps it exact: the edges read of each kind begin with those from sources nobody
-   contradicts, which always count; `updated_by` and `contradicted_by` list at most INCOMING.
+   contradicts, which always count; `updated_by` and `contradicted_by` list at most INCOMING
+   sources besides the members, and the rest from sources nobody contradicts are counted
+   (Status.updated_unlisted, contradicted_unlisted).
 Three reads do it all: anchors with their ranked incoming edges, their documents' other
 propositions, then every added member with its own edges (plus one when a source outside the
 subgraph is contradicted: its chain of contradictions).
@@ -241,7 +244,7 @@ def _collect(
 ) -> Subgraph:
     by_id = {c.id: c for c in found}
     as_of_ts = asked.as_of_ts
-    rows = _with_incoming(ctx, anchors, as_of_ts, anchors, True, []) if anchors else []
+    rows = _with_incoming(ctx, anchors, as_of_ts, anchors, True, anchors) if anchors else []
     members = {row["id"]: row for row in rows}
     via = dict.fromkeys(members, "search")
     context: dict[str, _Brought] = {}
@@ -252,7 +255,7 @@ def _collect(
         via.update(dict.fromkeys(context, "document"))
         extra = sorted(via.keys() - members.keys())
         if extra:
-            for row in _with_incoming(ctx, extra, as_of_ts, sorted(via), False, anchors):
+            for row in _with_incoming(ctx, extra, as_of_ts, sorted(via), False, sorted(via)):
                 members[row["id"]] = row
     rank = {pid: i for i, pid in enumerate(anchors, start=1)}
     states = statuses(ctx.store, members.values(), as_of_ts)

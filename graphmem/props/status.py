@@ -70,7 +70,28 @@ def statuses(store: Store, rows: Iterable[Mapping[str, Any]], as_of_ts: int) -> 
     } - contradictors.keys()
     contradictors.update(_chains(store, outside, as_of_ts))
     refuted = _Refuted(contradictors)
-    return {row["id"]: _status(row, refuted) for row in rows}
+    incoming = _with_members(rows, contradictors)
+    return {row["id"]: _status(row, incoming[row["id"]], refuted) for row in rows}
+
+
+def _with_members(
+    rows: list[Mapping[str, Any]], contradictors: Mapping[str, tuple[str, ...]]
+) -> dict[str, list[Mapping[str, Any]]]:
+    """Each row's incoming edges read, and the edges from other rows into it that its capped
+    read left out (an anchor's read puts only anchors first: a neighbour that updates it may
+    be past the cap), ranked as the read ranks them: 0 when the source has no contradictor,
+    else 1. So the status names every member whose edge counts, and counts no member as not
+    read."""
+    incoming = {row["id"]: list(row["incoming"]) for row in rows}
+    read = {e["id"] for row in rows for e in row["incoming"]}
+    for row in rows:
+        for e in row.get("outgoing") or ():
+            if e["type"] in CHANGES and e["dst"] in incoming and e["id"] not in read:
+                rank = 1 if contradictors.get(row["id"]) else 0
+                edge = {**e, "src": row["id"], "rank": rank, "src_refuted": rank == 1}
+                incoming[e["dst"]].append(edge)
+                read.add(e["id"])
+    return incoming
 
 
 def _chains(store: Store, ids: set[str], as_of_ts: int) -> dict[str, tuple[str, ...]]:
@@ -103,8 +124,8 @@ class _Refuted:
         return self.memo[pid]
 
 
-def _status(row: Mapping[str, Any], refuted: _Refuted) -> Status:
-    changes = [e for e in row["incoming"] if e["type"] in CHANGES]
+def _status(row: Mapping[str, Any], incoming: list[Mapping[str, Any]], refuted: _Refuted) -> Status:
+    changes = [e for e in incoming if e["type"] in CHANGES]
     standing = [e for e in changes if not refuted(e["src"])]
     updated = tuple(sorted(e["src"] for e in standing if e["type"] == "UPDATES"))
     contradicted = tuple(sorted(e["src"] for e in standing if e["type"] == "CONTRADICTS"))
