@@ -197,19 +197,20 @@ FOREACH (p IN lone | DETACH DELETE p)
 DETACH DELETE d
 RETURN gone
 
-// Each proposition of $ids with its incoming relations whose source is dated <= $as_of, at
-// most $cap of each type, ranked: `rank` 0 for UPDATES / CONTRADICTS from a source not itself
-// contradicted by a proposition dated <= $as_of (src_refuted), 1 for those from a contradicted
-// source, 2 for SUPPORTS; then sources in $members first, then the newest. So a proposition's
+// Each proposition of $ids with its incoming relations whose source is dated <= $as_of: every
+// one from a source in $members, and at most $cap of each type from others, ranked: `rank` 0
+// for UPDATES / CONTRADICTS from a source not itself contradicted by a proposition dated <=
+// $as_of (src_refuted), 1 for those from a contradicted source, 2 for SUPPORTS; then the
+// newest. So a proposition's
 // status as of the date is exact (any edge of a type that counts for sure, rank 0, comes
 // first of its type; contradicted sources are followed by graphmem/props/status.py) and a
 // proposition that hundreds of statements relate to costs no more than any other. `standing`:
 // for each type, how many of its edges are of rank 0, read or not (a status names at most
 // $cap sources of a type and counts the others).
 // SUPPORTS edges from outside $members only count when $supporters (anchors, whose supporters
-// may become neighbours). `outgoing`: the edges from each proposition to those in $targets (the
-// other members: an edge between members past the other's $cap); few, since a proposition is
-// related to at most the candidates it was judged against when stored.
+// may become neighbours). `outgoing`: the edges from each proposition to those in $targets
+// (neighbours into anchors, which the anchors' read, whose $members are the anchors, may cap);
+// few, since a proposition is related to at most the candidates it was judged against.
 // name: with_incoming
 UNWIND $ids AS pid
 MATCH (p:Proposition {space: $space, id: pid})
@@ -220,11 +221,13 @@ WITH p, n, r,
           WHEN type(r) = 'SUPPORTS' THEN 2
           WHEN size([(x:Proposition)-[:CONTRADICTS]->(n) WHERE x.ts <= $as_of | 1]) > 0 THEN 1
           ELSE 0 END AS rank
-ORDER BY p.id, rank, CASE WHEN n.id IN $members THEN 0 ELSE 1 END, n.ts DESC, n.id
+ORDER BY p.id, rank, n.ts DESC, n.id
 WITH p, type(r) AS kind,
-     collect(CASE WHEN r IS NULL THEN NULL ELSE [r, n, rank] END)[..$cap] AS top,
+     collect(CASE WHEN r IS NOT NULL AND n.id IN $members THEN [r, n, rank] END) AS mine,
+     collect(CASE WHEN r IS NOT NULL AND NOT n.id IN $members THEN [r, n, rank] END)[..$cap]
+       AS top,
      count(CASE WHEN rank = 0 THEN 1 END) AS rank0
-WITH p, collect(top) AS tops,
+WITH p, collect(mine + top) AS tops,
      collect(CASE WHEN rank0 > 0 THEN {type: kind, n: rank0} END) AS standing
 WITH p, reduce(acc = [], part IN tops | acc + part) AS top, standing
 RETURN p.id AS id, p.text AS text, p.date AS date, p.ts AS ts, p.source AS source,

@@ -532,3 +532,30 @@ def test_a_heading_is_no_subject() -> None:
         "Harbour Bulletin: parking costs 3 pounds an hour.",
     )
     assert read(new).opening == "" and not other_subjects(read(new), read(old), 0.5)
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        (
+            "Yesterday the library cut its opening hours to 30 a week.",
+            "Today the library set its opening hours at 40 a week.",
+        ),
+        ("Good news: the bridge reopened to traffic.", "Bad news: the bridge closed to traffic."),
+        (
+            "UPDATE the bridge reopened to traffic on Friday.",
+            "BREAKING the bridge closed to traffic on Monday.",
+        ),
+        (
+            "Yorkshire Water said the reservoir level fell to 40 percent.",
+            "Met Office forecasters said the reservoir level fell to 45 percent.",
+        ),
+        (
+            "Mayor Ann Bell said the library now opens at 9am.",
+            "Councillor Ann Bell said the library opens at 10am.",
+        ),
+    ],
+)
+def test_an_ordinary_opening_word_or_a_speaker_is_no_subject(new: str, old: str) -> None:
+    # a review found each of these read as two subjects by the guard's first version
+    assert not other_subjects(read(new), read(old), 0.8)

@@ -207,17 +207,16 @@ def test_expansion_stays_bounded_on_a_hot_entity_and_status_stays_exact(
         assert len(graph.nodes) <= k * (1 + NEIGHBOURS)
         neighbours = [n for n in graph.nodes if not n.is_anchor]
         assert neighbours
+        members = {n.prop.id for n in graph.nodes}
         for node in graph.nodes:
-            for kind in ("updates", "contradicts", "supports"):
-                into = [e for e in graph.edges if e.dst == node.prop.id and e.kind == kind]
-                assert len(into) <= INCOMING + k, "INCOMING of each kind, plus from anchors"
+            # every member that updates it, and at most INCOMING others
+            assert len(set(node.status.updated_by) - members) <= INCOMING
         # every anchor but the newest statement has newer updates: its status says so
         newest = max(graph.nodes, key=lambda n: n.prop.ts)
         stored = list_relations(memory, limit=100_000)
         for node in graph.anchors:
             if node.prop.ts < newest.prop.ts:
-                assert node.status.state == "updated"
-                assert 1 <= len(node.status.updated_by) <= INCOMING
+                assert node.status.state == "updated" and node.status.updated_by
                 # it lists at most INCOMING, and counts them all (nothing is contradicted)
                 into = {r.src for r in stored if r.dst == node.prop.id and r.kind == "updates"}
                 dated = {s for s in into if when[s] <= "2020-12-31"}

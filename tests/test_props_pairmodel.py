@@ -38,6 +38,26 @@ def test_the_packaged_model_weighs_the_signals_and_never_saw_the_held_back_world
     assert 0.0 < model.about["lowo_macro_f1_pooled"] <= 1.0
 
 
+def test_rows_marked_unrelated_neither_update_nor_contradict() -> None:
+    model = load_model()
+    width = len(model.features)
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 2, size=(400, width)).astype(float)  # most signals are 0 / 1
+    x[:, model.features.index("hedged_new_only")] = 0.0
+    free = [label for label, _ in model.predict(x)]
+    assert {"updates", "contradicts"} & set(free), "the premise: some rows change something"
+    unrelated = np.array([label in ("updates", "contradicts") for label in free])
+    barred = [label for label, _ in model.predict(x, unrelated)]
+    assert not {"updates", "contradicts"} & set(barred)
+    assert [b for b, u in zip(barred, unrelated, strict=True) if not u] == [
+        f for f, u in zip(free, unrelated, strict=True) if not u
+    ]
+    with pytest.raises(ValueError, match="unrelated"):
+        model.predict(x, unrelated.astype(int))
+    with pytest.raises(ValueError, match="unrelated"):
+        model.predict(x, unrelated[:1])
+
+
 def test_fit_learns_which_signal_decides() -> None:
     rng = np.random.default_rng(7)
     x = rng.normal(size=(400, 3))

@@ -13,7 +13,7 @@ from test_props_world import INDEX, ctx  # noqa: F401 - fixtures
 
 from bench.props_worlds import GoldClassifier, World, load_worlds
 from graphmem.config import Settings
-from graphmem.props import PropsMemory, add_propositions, render_detail, subgraph
+from graphmem.props import PropsMemory, add_propositions, render_detail, retrieve, subgraph
 from graphmem.props.model import proposition_id
 from graphmem.props.retrieve import Node, Subgraph
 from graphmem.props.status import Status
@@ -206,3 +206,37 @@ def test_graphql_status_is_what_the_context_says(gql) -> None:
                 assert label[other] in state
             assert n["updatedByCount"] == len(n["updatedBy"])  # few edges: all listed
             assert n["contradictedByCount"] == len(n["contradictedBy"])
+
+
+FACTS = [
+    (f"Quillmere Foundry runs {3 + i} furnaces in Brackwater.", f"{2010 + i}-01-01")
+    for i in range(11)
+]
+
+
+def test_a_status_names_every_member_past_the_cap(store: Store, tmp_path: Path) -> None:
+    # the nine newest update the second oldest (a neighbour of theirs), which updates the oldest
+    keys = [f"f{i}" for i in range(len(FACTS))]
+    props = tuple(
+        {"key": k, "date": d, "source": None, "text": t}
+        for k, (t, d) in zip(keys, FACTS, strict=True)
+    )
+    gold = {("f1", "f0"): "updates", **{(k, "f1"): "updates" for k in keys[2:]}}
+    world = World(props, gold, ())
+    memory = open_props(Settings(home=tmp_path), store, llm=None, classifier=GoldClassifier(world))
+    try:
+        add_propositions(memory, world.items())
+        ids = [proposition_id(*f) for f in FACTS]
+        anchors = [ids[0], *ids[2:]]  # ten anchors; the second oldest joins as their neighbour
+        asked = retrieve._Asked("furnaces", None, None, retrieve.NO_LIMIT_TS)
+        graph = retrieve._collect(memory, asked, anchors, [], True)
+        node = graph.node(ids[1])
+        assert not node.is_anchor
+        assert len(anchors) - 1 > retrieve.INCOMING, "the premise: more updates than are read"
+        assert set(node.status.updated_by) == set(ids[2:]) and node.status.updated_unlisted == 0
+        text = render_detail(graph)
+        block = blocks(text.text)[FACTS[1][0]]
+        assert "not shown" not in block["Status"]
+        check_agrees(graph, node, block, text.labels)
+    finally:
+        memory.close()

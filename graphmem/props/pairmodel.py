@@ -47,14 +47,18 @@ class _Labeller:
             return signals
         return np.hstack([np.atleast_2d(signals), self.embedding.signals(u, v)])
 
-    def predict(self, x: np.ndarray, apart: np.ndarray | None = None) -> list[tuple[str, float]]:
+    def predict(
+        self, x: np.ndarray, unrelated: np.ndarray | None = None
+    ) -> list[tuple[str, float]]:
         """(label, probability) per row. A hedged statement never updates or contradicts a
-        plain one, whatever the model says, nor does a row of `apart` (True where the two
-        are about different subjects): there only supports and norel compete."""
+        plain one, whatever the model says, nor does a row where `unrelated` (one bool a row)
+        is True: there only supports and norel compete."""
         probs = self.probabilities(x)
         hedged = np.atleast_2d(x)[:, self.features.index("hedged_new_only")] > 0.5
-        if apart is not None:
-            hedged = hedged | apart
+        if unrelated is not None:
+            if unrelated.dtype != bool or unrelated.shape != hedged.shape:
+                raise ValueError(f"unrelated: one bool a row, {hedged.shape}, not {unrelated}")
+            hedged = hedged | unrelated
         barred = np.array([label in ("updates", "contradicts") for label in self.labels])
         probs[np.ix_(hedged, barred)] = 0.0
         best = probs.argmax(axis=1)

@@ -5,7 +5,9 @@ sentence's end: a denial never reaches past its sentence), then reduced to
 - names: runs of capitalised words ("Quillon Dynamics", "Ayo Kessler"; months left out) and
   identifiers ("route 7", "Aster 400"). A lone capitalised word opening the sentence is kept
   apart as `initial`: a name or an ordinary word ("Bins are collected ...") as the other
-  statement of a pair decides;
+  statement of a pair decides; `opening` is the name a statement opens with as its subject
+  (a lone word only when the statement names it again or gives it as an owner: "Tortam's
+  jobless rate ..."), for the classifier's test of the same news of two subjects;
 - anchors: the names that say whose attribute it is (the first name, names after "of"/"for");
   owners: names after "of"/"for" and possessives; speakers: names only in the part that says
   who reports ("the ministry said");
@@ -855,14 +857,34 @@ def read(text: str, source: str | None = None) -> Reading:
     )
 
 
+# possessives that open a statement without naming anyone ("Today's meeting ...")
+NOT_OWNERS = word_set("today yesterday tomorrow tonight everyone everybody nobody someone one")
+
+
 def _opening(parse: _Parse) -> str:
-    """Reading.opening: the name at the first token (or `initial`), if a word follows it."""
-    name = next((name for pos, name in parse.names if pos == 0), parse.initial)
+    """Reading.opening: the name the statement opens with as its subject, else "": a name of
+    two words or more, or a lone opening word the statement names again or gives as an owner
+    ("Tortam's jobless rate ..."; a lone capitalised word may be any word: "Today", "Our"),
+    followed by a word of its sentence; not a heading in capitals ("NOTICE OF TOLL CHANGES"),
+    nor one who reports something not its own ("Met Office forecasters said the reservoir
+    ..."; "Dalven Steel said its workforce ..." is about Dalven Steel)."""
+    tokens = parse.tokens
+    name = next((name for pos, name in parse.names if pos == 0), "")
+    if not name and parse.initial:
+        first = tokens[0].text
+        owner = first.endswith(("'s", "’s")) and parse.initial not in NOT_OWNERS | STOP
+        named = any(n == parse.initial for _, n in parse.names)
+        name = parse.initial if owner or named else ""
     width = len(name.split())
-    if not name or width >= len(parse.tokens):
+    if not name or width >= len(tokens) or all(t.text.isupper() for t in tokens[:2]):
+        return ""  # none, all of it, or a heading in capitals ("VAL FERRINE. Bargain ...")
+    after = tokens[width]
+    if after.kind != "word" or after.sentence:
         return ""
-    after = parse.tokens[width]
-    return name if after.kind == "word" and not after.sentence else ""
+    end = parse.speaker_end
+    if end and width <= end and (end >= len(tokens) or tokens[end].lower not in ("its", "their")):
+        return ""
+    return name
 
 
 def _speakers(parse: _Parse) -> frozenset[str]:

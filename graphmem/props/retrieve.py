@@ -13,11 +13,11 @@
    the anchors (or the statements already chosen) is discounted. A sentence of an article
    often leaves out the name its neighbours carry ("The company named ... as its chief
    executive."), which neither the question's embedding nor its words can find.
-4. Edges: relations among the collected propositions, at most INCOMING of each kind (UPDATES,
-   CONTRADICTS, SUPPORTS) into each proposition, chosen in the same order (members of the
-   subgraph first within a rank), plus each member's edges into the other members (so one
-   past the cap is not lost): a proposition that dozens of newer statements relate to (a
-   "hot" entity) costs the same as any other.
+4. Edges: relations among the collected propositions: every edge from a member known when it
+   is read (the anchors when the anchors are read, all members when the others are; the
+   neighbours' edges into anchors are read with the neighbours), and at most INCOMING of each
+   kind (UPDATES, CONTRADICTS, SUPPORTS) from others, chosen in the same order: a proposition
+   that dozens of newer statements relate to (a "hot" entity) costs about the same as any other.
 5. Status of each proposition as of the date (graphmem/props/status.py): `updated` or
    `contradicted` (and by which) when an UPDATES / CONTRADICTS edge comes from a proposition
    dated on or before `as_of` that is not itself refuted by then; otherwise `current`. The
@@ -244,7 +244,7 @@ def _collect(
 ) -> Subgraph:
     by_id = {c.id: c for c in found}
     as_of_ts = asked.as_of_ts
-    rows = _with_incoming(ctx, anchors, as_of_ts, anchors, True, anchors) if anchors else []
+    rows = _with_incoming(ctx, anchors, as_of_ts, anchors, True, []) if anchors else []
     members = {row["id"]: row for row in rows}
     via = dict.fromkeys(members, "search")
     context: dict[str, _Brought] = {}
@@ -255,7 +255,7 @@ def _collect(
         via.update(dict.fromkeys(context, "document"))
         extra = sorted(via.keys() - members.keys())
         if extra:
-            for row in _with_incoming(ctx, extra, as_of_ts, sorted(via), False, sorted(via)):
+            for row in _with_incoming(ctx, extra, as_of_ts, sorted(via), False, anchors):
                 members[row["id"]] = row
     rank = {pid: i for i, pid in enumerate(anchors, start=1)}
     states = statuses(ctx.store, members.values(), as_of_ts)

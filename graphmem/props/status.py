@@ -12,8 +12,9 @@ that was itself refuted stops refuting. Edges that do not count are kept in `dis
 the text can say why they change nothing. The whole chain is followed: the subgraph's rows
 give each member's incoming edges; for sources outside the subgraph that are contradicted,
 the chain is read from the graph (`props.contradictors`, one read per level, usually one).
-Each kind lists at most the edges read (retrieve.INCOMING) and counts the others from sources
-nobody contradicts (`updated_unlisted`, `contradicted_unlisted`).
+Each kind lists the subgraph's members whose edges count and at most retrieve.INCOMING other
+sources (the edges read), and counts the rest from sources nobody contradicts
+(`updated_unlisted`, `contradicted_unlisted`).
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ class Status:
     updated_by: tuple[str, ...] = ()  # sources of the UPDATES edges that count
     contradicted_by: tuple[str, ...] = ()  # sources of the CONTRADICTS edges that count
     discounted: tuple[str, ...] = ()  # sources of UPDATES / CONTRADICTS edges that are refuted
-    # sources whose edges count beyond those listed (a list holds at most retrieve.INCOMING):
-    # every one nobody contradicts is counted; one contradicted by a refuted source is counted
-    # only when its edge was read
+    # sources whose edges count beyond those listed (a list holds the members and at most
+    # retrieve.INCOMING others): every one nobody contradicts is counted; one contradicted by a
+    # refuted source only when its edge was read
     updated_unlisted: int = 0
     contradicted_unlisted: int = 0
 
@@ -78,10 +79,10 @@ def _with_members(
     rows: list[Mapping[str, Any]], contradictors: Mapping[str, tuple[str, ...]]
 ) -> dict[str, list[Mapping[str, Any]]]:
     """Each row's incoming edges read, and the edges from other rows into it that its capped
-    read left out (an anchor's read puts only anchors first: a neighbour that updates it may
-    be past the cap), ranked as the read ranks them: 0 when the source has no contradictor,
-    else 1. So the status names every member whose edge counts, and counts no member as not
-    read."""
+    read left out (an anchor's read takes every edge from the anchors, at most INCOMING from
+    others: a neighbour that updates it may be past the cap), ranked as the read ranks them: 0
+    when the source has no contradictor, else 1. So the status names every member whose edge
+    counts, and counts no member as not read."""
     incoming = {row["id"]: list(row["incoming"]) for row in rows}
     read = {e["id"] for row in rows for e in row["incoming"]}
     for row in rows:
