@@ -201,12 +201,11 @@ RETURN gone
 // one from a source in $members, and at most $cap of each type from others, ranked: `rank` 0
 // for UPDATES / CONTRADICTS from a source not itself contradicted by a proposition dated <=
 // $as_of (src_refuted), 1 for those from a contradicted source, 2 for SUPPORTS; then the
-// newest. So a proposition's
-// status as of the date is exact (any edge of a type that counts for sure, rank 0, comes
-// first of its type; contradicted sources are followed by graphmem/props/status.py) and a
-// proposition that hundreds of statements relate to costs no more than any other. `standing`:
-// for each type, how many of its edges are of rank 0, read or not (a status names at most
-// $cap sources of a type and counts the others).
+// newest. So a proposition's status as of the date is exact (any edge of a type that counts
+// for sure, rank 0, comes first of its type; contradicted sources are followed by
+// graphmem/props/status.py) and a proposition that hundreds of statements relate to costs no
+// more than any other. `standing`: for each type, how many of its edges are of rank 0, read
+// or not (a status lists those read and counts the others).
 // SUPPORTS edges from outside $members only count when $supporters (anchors, whose supporters
 // may become neighbours). `outgoing`: the edges from each proposition to those in $targets
 // (neighbours into anchors, which the anchors' read, whose $members are the anchors, may cap);

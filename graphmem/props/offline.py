@@ -225,6 +225,8 @@ def other_subjects(new: Reading, old: Reading, cosine: float) -> bool:
     updates nor contradicts the other, whatever the model says: a corpus of many companies,
     towns or clubs reported in the same words would otherwise supersede one subject's facts
     by another's."""
+    if not new.opening or not old.opening:
+        return False  # most statements: no pair to read
     p = _pair(new, old, cosine)
     mine, theirs = _opening(p.new, p.new_names), _opening(p.old, p.old_names)
     if not mine or not theirs or _same(mine, theirs) or _akin(mine, theirs):
@@ -357,8 +359,13 @@ def judge_pair(
     p = _pair(new, old, cosine)
     label, prior = _label(p, rules)
     if label == "norel":
-        return label, round(1.0 - 0.5 * max(cosine, 0.0), 3)
+        return label, _norel_confidence(cosine)
     return label, round(min(1.0, prior + 0.4 * cosine), 3)
+
+
+def _norel_confidence(cosine: float) -> float:
+    """How sure "no relation" is: less the more alike the two statements are."""
+    return round(1.0 - 0.5 * max(cosine, 0.0), 3)
 
 
 def _label(p: _Pair, rules: OfflineRules, gated: bool = True) -> tuple[str, float]:
@@ -953,7 +960,7 @@ class RuleClassifier:
     def _judged(self, new: Reading, old: Reading, cosine: float) -> tuple[str, float]:
         label, confidence = judge_pair(new, old, cosine, self.rules)
         if label in ("updates", "contradicts") and other_subjects(new, old, cosine):
-            return "norel", round(1.0 - 0.5 * max(cosine, 0.0), 3)
+            return "norel", _norel_confidence(cosine)
         return label, confidence
 
 
@@ -1010,7 +1017,7 @@ class OfflineClassifier(RuleClassifier):
         self, read_pairings: list[ReadPairing], pairings: Pairings, vectors: NewVectors
     ) -> list[list[tuple[str, float]]]:
         out = [
-            [("norel", round(1.0 - 0.5 * max(cosine, 0.0), 3)) for _, cosine, _ in olders]
+            [("norel", _norel_confidence(cosine)) for _, cosine, _ in olders]
             for _, olders in read_pairings
         ]
         similar: list[tuple[int, int]] = []
